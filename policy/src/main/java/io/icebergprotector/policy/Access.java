@@ -1,0 +1,85 @@
+package io.icebergprotector.policy;
+
+import java.util.Objects;
+
+/** The outcome of a policy decision for one reader and one column. Immutable. */
+public final class Access {
+  private static final Access CLEAR = new Access(AccessLevel.CLEAR, null, OnDenied.NULL);
+  private static final Access DENIED_NULL = new Access(AccessLevel.DENIED, null, OnDenied.NULL);
+  private static final Access DENIED_FAIL = new Access(AccessLevel.DENIED, null, OnDenied.FAIL);
+
+  private final AccessLevel level;
+  private final Mask mask;
+  private final OnDenied onDenied;
+
+  private Access(AccessLevel level, Mask mask, OnDenied onDenied) {
+    this.level = level;
+    this.mask = mask;
+    this.onDenied = onDenied;
+  }
+
+  public static Access clear() {
+    return CLEAR;
+  }
+
+  public static Access masked(Mask mask) {
+    if (mask == null) {
+      throw new IllegalArgumentException("masked access needs a mask, got null");
+    }
+    return new Access(AccessLevel.MASKED, mask, OnDenied.NULL);
+  }
+
+  /** {@code onDenied} null means the default, {@link OnDenied#NULL}. */
+  public static Access denied(OnDenied onDenied) {
+    return onDenied == OnDenied.FAIL ? DENIED_FAIL : DENIED_NULL;
+  }
+
+  public AccessLevel level() {
+    return level;
+  }
+
+  /** The mask to apply; null unless {@link AccessLevel#MASKED}. */
+  public Mask mask() {
+    return mask;
+  }
+
+  /** Only meaningful for {@link AccessLevel#DENIED}; {@link OnDenied#NULL} otherwise. */
+  public OnDenied onDenied() {
+    return onDenied;
+  }
+
+  /** True when the reader must be given the column key: CLEAR or MASKED. */
+  public boolean canDecrypt() {
+    return level != AccessLevel.DENIED;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof Access)) {
+      return false;
+    }
+    Access that = (Access) o;
+    return level == that.level && Objects.equals(mask, that.mask) && onDenied == that.onDenied;
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(level, mask, onDenied);
+  }
+
+  /** {@code CLEAR}, {@code MASKED(hash)}, {@code DENIED(fail)}. */
+  @Override
+  public String toString() {
+    switch (level) {
+      case CLEAR:
+        return "CLEAR";
+      case MASKED:
+        return "MASKED(" + mask.spec() + ")";
+      default:
+        return "DENIED(" + onDenied.spec() + ")";
+    }
+  }
+}

@@ -1,0 +1,313 @@
+package io.icebergprotector.policy;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.net.URLConnection;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The central protection policy: roles, key ids, and per table (or storage prefix) which columns
+ * are encrypted with which key and who sees them clear, masked or not at all. Immutable; every
+ * {@code load}/{@code parse} validates the whole policy and throws {@link PolicyException} with the
+ * origin, line and key of the first problem.
+ */
+public final class Policy {
+  private static final int URL_TIMEOUT_MS = 10_000;
+
+  private final String origin;
+  private final Map<String, Role> roles;
+  private final Set<String> keyIds;
+  private final Map<String, TablePolicy> tables;
+  private final Map<String, TablePolicy> paths;
+
+  Policy(
+      String origin,
+      Map<String, Role> roles,
+      Set<String> keyIds,
+      Map<String, TablePolicy> tables,
+      Map<String, TablePolicy> paths) {
+    this.origin = origin;
+    this.roles = Collections.unmodifiableMap(new LinkedHashMap<>(roles));
+    this.keyIds = Collections.unmodifiableSet(new LinkedHashSet<>(keyIds));
+    this.tables = Collections.unmodifiableMap(new LinkedHashMap<>(tables));
+    this.paths = Collections.unmodifiableMap(new LinkedHashMap<>(paths));
+  }
+
+  // ---------------------------------------------------------------------------------- loading
+
+  /** Loads a policy file; the origin in messages is the path as given. */
+  public static Policy load(Path file) {
+    String origin = file.toString();
+    String text;
+    try {
+      text = Files.readString(file, StandardCharsets.UTF_8);
+    } catch (NoSuchFileException e) {
+      throw new PolicyException(origin, -1, "", "policy file not found", e);
+    } catch (IOException e) {
+      throw new PolicyException(origin, -1, "", "cannot read policy file: " + e, e);
+    }
+    return parse(text, origin);
+  }
+
+  /** Loads a policy from a URL (file:, http:, https:, jar:...); the origin is the URL. */
+  public static Policy load(URL url) {
+    String origin = url.toString();
+    if ("file".equalsIgnoreCase(url.getProtocol())) {
+      try {
+        return load(Paths.get(url.toURI()));
+      } catch (URISyntaxException | IllegalArgumentException e) {
+        // fall through to a plain URL read
+      }
+    }
+    try {
+      URLConnection conn = url.openConnection();
+      conn.setConnectTimeout(URL_TIMEOUT_MS);
+      conn.setReadTimeout(URL_TIMEOUT_MS);
+      try (InputStream in = conn.getInputStream()) {
+        return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), origin);
+      }
+    } catch (IOException e) {
+      throw new PolicyException(origin, -1, "", "cannot read policy: " + e, e);
+    }
+  }
+
+  /** {@code classpath:name}, {@code file:...}, {@code http(s)://...}, or a plain file path. */
+  public static Policy load(String pathOrUrl) {
+    if (pathOrUrl == null || pathOrUrl.isBlank()) {
+      throw new PolicyException("<policy>", -1, "", "policy location is empty");
+    }
+    String s = pathOrUrl.trim();
+    String lower = s.toLowerCase(Locale.ROOT);
+    if (lower.startsWith("classpath:")) {
+      String name = s.substring("classpath:".length());
+      while (name.startsWith("/")) {
+        name = name.substring(1);
+      }
+      ClassLoader cl = Thread.currentThread().getContextClassLoader();
+      URL url = cl == null ? null : cl.getResource(name);
+      if (url == null) {
+        url = Policy.class.getClassLoader().getResource(name);
+      }
+      if (url == null) {
+        throw new PolicyException(s, -1, "", "policy resource not found on the classpath");
+      }
+      try (InputStream in = url.openStream()) {
+        return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), s);
+      } catch (IOException e) {
+        throw new PolicyException(s, -1, "", "cannot read policy: " + e, e);
+      }
+    }
+    if (lower.startsWith("file:") || lower.startsWith("http:") || lower.startsWith("https:")) {
+      try {
+        return load(new URI(s).toURL());
+      } catch (URISyntaxException | IOException | IllegalArgumentException e) {
+        throw new PolicyException(s, -1, "", "not a valid policy URL: " + e.getMessage(), e);
+      }
+    }
+    return load(Paths.get(s));
+  }
+
+  /** Parses HOCON text; {@code originName} is used in error messages (usually the file name). */
+  public static Policy parse(String hoconText, String originName) {
+    String origin = originName == null || originName.isBlank() ? "<policy>" : originName;
+    if (hoconText == null) {
+      throw new PolicyException(origin, -1, "", "policy text is null");
+    }
+    return new PolicyParser(origin, hoconText).parse();
+  }
+
+  // ---------------------------------------------------------------------------------- model
+
+  /** Where the policy came from: file path, URL or the name given to {@link #parse}. */
+  public String origin() {
+    return origin;
+  }
+
+  /** Roles by name, in policy order. */
+  public Map<String, Role> roles() {
+    return roles;
+  }
+
+  /** Master key ids that must exist in the key service, in policy order. */
+  public Set<String> keyIds() {
+    return keyIds;
+  }
+
+  /** Tables by normalized lower-case name, in policy order. */
+  public Map<String, TablePolicy> tables() {
+    return tables;
+  }
+
+  /** Case-insensitive. */
+  public Optional<TablePolicy> table(String name) {
+    return name == null ? Optional.empty() : Optional.ofNullable(tables.get(TablePolicy.lower(name.trim())));
+  }
+
+  /** Storage-location entries by prefix as written, in policy order. */
+  public Map<String, TablePolicy> paths() {
+    return paths;
+  }
+
+  /**
+   * The entry with the longest prefix that contains {@code location}. Prefixes match on whole path
+   * segments: {@code s3a://b/pii} covers {@code s3a://b/pii/x} but not {@code s3a://b/pii2}.
+   */
+  public Optional<TablePolicy> pathFor(String location) {
+    if (location == null) {
+      return Optional.empty();
+    }
+    TablePolicy best = null;
+    for (TablePolicy p : paths.values()) {
+      String prefix = p.name();
+      if (covers(prefix, location) && (best == null || prefix.length() > best.name().length())) {
+        best = p;
+      }
+    }
+    return Optional.ofNullable(best);
+  }
+
+  private static boolean covers(String prefix, String location) {
+    if (!location.startsWith(prefix)) {
+      return false;
+    }
+    return location.length() == prefix.length()
+        || prefix.endsWith("/")
+        || location.charAt(prefix.length()) == '/';
+  }
+
+  // ---------------------------------------------------------------------------------- decisions
+
+  /** Names of the roles the principal holds (user listed, or a group in common), in policy order. */
+  public Set<String> rolesOf(Principal p) {
+    Set<String> out = new LinkedHashSet<>();
+    if (p != null) {
+      for (Role r : roles.values()) {
+        if (r.matches(p)) {
+          out.add(r.name());
+        }
+      }
+    }
+    return Collections.unmodifiableSet(out);
+  }
+
+  /**
+   * What {@code p} may see of {@code table.columnPath}. Columns the policy does not protect, and
+   * tables it does not list, are {@link Access#clear()}. A field of a protected struct is governed
+   * by that struct's entry.
+   */
+  public Access decide(String table, String columnPath, Principal p) {
+    Optional<TablePolicy> t = table(table);
+    if (t.isEmpty()) {
+      return Access.clear();
+    }
+    Optional<ColumnPolicy> c = t.get().covering(columnPath);
+    return c.isEmpty() ? Access.clear() : c.get().accessFor(rolesOf(p));
+  }
+
+  /** Protected columns of a table (case-insensitive name); empty if the table is not listed. */
+  public List<ColumnPolicy> protectedColumns(String table) {
+    return table(table).map(TablePolicy::columns).orElse(List.of());
+  }
+
+  /** Column keys and footer key of every table/path where one of p's roles is a writer. */
+  public Set<String> wrappableKeys(Principal p) {
+    Set<String> mine = rolesOf(p);
+    Set<String> out = new LinkedHashSet<>();
+    for (TablePolicy t : allEntries()) {
+      if (!Collections.disjoint(t.writers(), mine)) {
+        out.addAll(t.columnKeyIds());
+        out.add(t.footerKeyId());
+      }
+    }
+    return Collections.unmodifiableSet(out);
+  }
+
+  /**
+   * Keys of the columns p may read (CLEAR or MASKED), plus the footer key of every table/path
+   * (anyone reading a table needs its footer key, which is why it may never protect a column).
+   */
+  public Set<String> unwrappableKeys(Principal p) {
+    Set<String> mine = rolesOf(p);
+    Set<String> out = new LinkedHashSet<>();
+    for (TablePolicy t : allEntries()) {
+      out.add(t.footerKeyId());
+      for (ColumnPolicy c : t.columns()) {
+        if (c.accessFor(mine).canDecrypt()) {
+          out.add(c.keyId());
+        }
+      }
+    }
+    return Collections.unmodifiableSet(out);
+  }
+
+  /**
+   * Checks the policy of {@code table} against the table's schema: every protected column must
+   * exist, and every mask must fit its column type. A table the policy does not list passes.
+   *
+   * @param columnTypes dotted column paths (case-insensitive) to types
+   * @throws PolicyException pointing at the offending policy line
+   */
+  public void validateSchema(String table, Map<String, ColumnType> columnTypes) {
+    Optional<TablePolicy> maybe = table(table);
+    if (maybe.isEmpty()) {
+      return;
+    }
+    TablePolicy t = maybe.get();
+    Map<String, ColumnType> types = new LinkedHashMap<>();
+    if (columnTypes != null) {
+      columnTypes.forEach((k, v) -> types.put(TablePolicy.lower(k), v));
+    }
+    for (ColumnPolicy c : t.columns()) {
+      ColumnType type = types.get(TablePolicy.lower(c.path()));
+      if (type == null) {
+        throw new PolicyException(origin, c.line(), c.configKey(),
+            "column '" + c.path() + "' is not in the schema of table " + t.name()
+                + "; schema columns: " + preview(columnTypes == null ? Set.of() : columnTypes.keySet()));
+      }
+      for (Map.Entry<String, Mask> e : c.maskedRoles().entrySet()) {
+        Mask m = e.getValue();
+        if (!m.appliesTo(type)) {
+          throw new PolicyException(origin, c.maskLine(e.getKey()), c.configKey() + ".masked." + e.getKey(),
+              "mask '" + m.spec() + "' does not fit column '" + c.path() + "' of type " + type
+                  + "; " + m.kind().name().toLowerCase(Locale.ROOT) + " applies to: " + m.applicableTypes());
+        }
+      }
+    }
+  }
+
+  private static String preview(Set<String> names) {
+    if (names.isEmpty()) {
+      return "(none)";
+    }
+    String s = names.stream().limit(20).collect(Collectors.joining(", "));
+    return names.size() > 20 ? s + ", ... (" + names.size() + " in all)" : s;
+  }
+
+  private List<TablePolicy> allEntries() {
+    List<TablePolicy> all = new java.util.ArrayList<>(tables.values());
+    all.addAll(paths.values());
+    return all;
+  }
+
+  @Override
+  public String toString() {
+    return "Policy(" + origin + ": " + tables.size() + " tables, " + paths.size() + " paths, "
+        + keyIds.size() + " keys, " + roles.size() + " roles)";
+  }
+}

@@ -1,0 +1,130 @@
+package io.icebergprotector.policy;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** Protection of one table (or one storage location prefix). Immutable. */
+public final class TablePolicy {
+  private final String name;
+  private final String footerKeyId;
+  private final FooterMode footerMode;
+  private final EncryptionAlgorithm algorithm;
+  private final Set<String> writers;
+  private final List<ColumnPolicy> columns;
+  private final Map<String, ColumnPolicy> byLowerPath;
+  private final String configKey;
+  private final int line;
+
+  TablePolicy(
+      String name,
+      String footerKeyId,
+      FooterMode footerMode,
+      EncryptionAlgorithm algorithm,
+      Set<String> writers,
+      List<ColumnPolicy> columns,
+      String configKey,
+      int line) {
+    this.name = name;
+    this.footerKeyId = footerKeyId;
+    this.footerMode = footerMode == null ? FooterMode.ENCRYPTED : footerMode;
+    this.algorithm = algorithm == null ? EncryptionAlgorithm.AES_GCM_V1 : algorithm;
+    this.writers = Collections.unmodifiableSet(new LinkedHashSet<>(writers));
+    this.columns = List.copyOf(columns);
+    Map<String, ColumnPolicy> index = new LinkedHashMap<>();
+    for (ColumnPolicy c : columns) {
+      index.put(lower(c.path()), c);
+    }
+    this.byLowerPath = Collections.unmodifiableMap(index);
+    this.configKey = configKey;
+    this.line = line;
+  }
+
+  /** Normalized lower-case {@code db.customers}; for path entries, the prefix as written. */
+  public String name() {
+    return name;
+  }
+
+  public String footerKeyId() {
+    return footerKeyId;
+  }
+
+  /** Default {@link FooterMode#ENCRYPTED}. */
+  public FooterMode footerMode() {
+    return footerMode;
+  }
+
+  /** Default {@link EncryptionAlgorithm#AES_GCM_V1}. */
+  public EncryptionAlgorithm algorithm() {
+    return algorithm;
+  }
+
+  /** Roles allowed to write (wrap keys for) this table; empty means nobody. */
+  public Set<String> writers() {
+    return writers;
+  }
+
+  /** Protected columns, in policy order. */
+  public List<ColumnPolicy> columns() {
+    return columns;
+  }
+
+  /** Case-insensitive match on the dotted path. */
+  public Optional<ColumnPolicy> column(String path) {
+    return path == null ? Optional.empty() : Optional.ofNullable(byLowerPath.get(lower(path)));
+  }
+
+  /**
+   * The policy that covers a column: the column itself or, for a field of a protected struct,
+   * the nearest protected ancestor ({@code address} covers {@code address.zip}).
+   */
+  public Optional<ColumnPolicy> covering(String path) {
+    if (path == null) {
+      return Optional.empty();
+    }
+    String p = lower(path);
+    while (true) {
+      ColumnPolicy c = byLowerPath.get(p);
+      if (c != null) {
+        return Optional.of(c);
+      }
+      int dot = p.lastIndexOf('.');
+      if (dot < 0) {
+        return Optional.empty();
+      }
+      p = p.substring(0, dot);
+    }
+  }
+
+  /** Key ids of all protected columns (not the footer key), in policy order. */
+  public Set<String> columnKeyIds() {
+    Set<String> ids = new LinkedHashSet<>();
+    for (ColumnPolicy c : columns) {
+      ids.add(c.keyId());
+    }
+    return Collections.unmodifiableSet(ids);
+  }
+
+  String configKey() {
+    return configKey;
+  }
+
+  int line() {
+    return line;
+  }
+
+  static String lower(String s) {
+    return s.toLowerCase(Locale.ROOT);
+  }
+
+  @Override
+  public String toString() {
+    return name + "{footer-key=" + footerKeyId + ", footer-mode=" + footerMode.spec()
+        + ", algorithm=" + algorithm + ", writers=" + writers + ", columns=" + columns + "}";
+  }
+}
