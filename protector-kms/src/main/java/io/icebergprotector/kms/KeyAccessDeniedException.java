@@ -1,0 +1,28 @@
+package io.icebergprotector.kms;
+
+/** The policy does not allow this principal to use this key for this operation. */
+public class KeyAccessDeniedException extends KeyServiceException {
+  private final String principal;
+  private final String keyId;
+  private final String operation;
+
+  public KeyAccessDeniedException(String principal, String keyId, String operation) {
+    super(String.format(
+        "principal '%s' is not allowed to %s with key '%s'", principal, operation, keyId));
+    this.principal = principal;
+    this.keyId = keyId;
+    this.operation = operation;
+  }
+
+  public String principal() {
+    return principal;
+  }
+
+  public String keyId() {
+    return keyId;
+  }
+
+  public String operation() {
+    return operation;
+  }
+}

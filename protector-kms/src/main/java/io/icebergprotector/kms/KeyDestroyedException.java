@@ -1,0 +1,12 @@
+package io.icebergprotector.kms;
+
+/** The key was crypto-shredded; its material is gone for good. */
+public class KeyDestroyedException extends KeyServiceException {
+  public KeyDestroyedException(String message) {
+    super(message);
+  }
+
+  public KeyDestroyedException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

@@ -1,0 +1,72 @@
+package io.icebergprotector.kms;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.IntStream;
+
+/**
+ * Metadata of one key as stored in the keystore's metadata entry. Versions are always 1..latestVersion
+ * (rotation appends; only destroy removes, and it removes all). destroyedAt != null marks a tombstone.
+ */
+record KeyRecord(String id, Instant createdAt, int latestVersion, Instant destroyedAt) {
+  static final String HEADER = "iceberg-protector-keystore 1";
+
+  boolean destroyed() {
+    return destroyedAt != null;
+  }
+
+  boolean hasVersion(int version) {
+    return !destroyed() && version >= 1 && version <= latestVersion;
+  }
+
+  KeyInfo info() {
+    List<Integer> versions = destroyed()
+        ? List.of()
+        : IntStream.rangeClosed(1, latestVersion).boxed().toList();
+    return new KeyInfo(id, latestVersion, versions, createdAt, destroyed());
+  }
+
+  /** Line format: {@code <hex id> <created ISO> <latest> <destroyed ISO or ->}. Ids are hex so no escaping. */
+  static byte[] encode(Map<String, KeyRecord> keys) {
+    StringBuilder sb = new StringBuilder(HEADER).append('\n');
+    for (KeyRecord r : keys.values()) {
+      sb.append(KeyIds.hex(r.id)).append(' ')
+          .append(r.createdAt).append(' ')
+          .append(r.latestVersion).append(' ')
+          .append(r.destroyedAt == null ? "-" : r.destroyedAt.toString())
+          .append('\n');
+    }
+    return sb.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** @throws IllegalArgumentException if the metadata is not in the expected format */
+  static Map<String, KeyRecord> decode(byte[] bytes) {
+    List<String> lines = new ArrayList<>(List.of(new String(bytes, StandardCharsets.UTF_8).split("\n")));
+    if (lines.isEmpty() || !HEADER.equals(lines.get(0))) {
+      throw new IllegalArgumentException("unknown metadata header");
+    }
+    Map<String, KeyRecord> keys = new TreeMap<>();
+    for (String line : lines.subList(1, lines.size())) {
+      if (line.isEmpty()) {
+        continue;
+      }
+      String[] f = line.split(" ");
+      if (f.length != 4) {
+        throw new IllegalArgumentException("malformed metadata line");
+      }
+      String id = KeyIds.check(KeyIds.fromHex(f[0]));
+      int latest = Integer.parseInt(f[2]);
+      if (latest < 1) {
+        throw new IllegalArgumentException("bad version count for key '" + id + "'");
+      }
+      Instant destroyed = "-".equals(f[3]) ? null : Instant.parse(f[3]);
+      keys.put(id, new KeyRecord(id, Instant.parse(f[1]), latest, destroyed));
+    }
+    return Collections.unmodifiableMap(keys);
+  }
+}

@@ -1,0 +1,42 @@
+package io.icebergprotector.kms;
+
+import java.util.List;
+
+/**
+ * Holds master keys and wraps/unwraps data keys under them. The master key material never leaves
+ * the implementation; callers only see wrapped blobs in Vault Transit format ({@code vault:v<N>:<base64>}).
+ *
+ * <p>Every failure is a typed {@link KeyServiceException}; a refusal is never answered with a wrong key.
+ */
+public interface KeyService extends AutoCloseable {
+
+  /** Creates version 1 of a new master key. @throws KeyAlreadyExistsException if the id exists (or was destroyed) */
+  KeyInfo createKey(String keyId);
+
+  /** Adds version latest+1, which becomes the version used by {@link #wrap}; old versions still unwrap. */
+  KeyInfo rotateKey(String keyId);
+
+  /** Crypto-shredding: removes all versions' material; later wrap/unwrap throw {@link KeyDestroyedException}. */
+  void destroyKey(String keyId);
+
+  List<KeyInfo> listKeys();
+
+  /** @throws KeyNotFoundException if the key does not exist */
+  KeyInfo describeKey(String keyId);
+
+  /** Wraps a data key under the latest version of the master key; returns {@code vault:v<N>:<base64>}. */
+  String wrap(String keyId, byte[] plaintext);
+
+  /**
+   * Unwraps a blob produced by {@link #wrap} for the same key id; the version is read from the blob.
+   *
+   * @throws KeyIntegrityException if the tag does not verify or the blob was wrapped under another key id
+   */
+  byte[] unwrap(String keyId, String wrapped);
+
+  /** HMAC-SHA256(version-1 material of keyId, UTF-8 context): 32 bytes, stable across rotation (hash masks). */
+  byte[] deriveKey(String keyId, String context);
+
+  @Override
+  void close();
+}

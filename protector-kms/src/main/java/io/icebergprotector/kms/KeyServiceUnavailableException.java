@@ -1,0 +1,12 @@
+package io.icebergprotector.kms;
+
+/** The key store or remote key service cannot be reached or read (IO, network). */
+public class KeyServiceUnavailableException extends KeyServiceException {
+  public KeyServiceUnavailableException(String message) {
+    super(message);
+  }
+
+  public KeyServiceUnavailableException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

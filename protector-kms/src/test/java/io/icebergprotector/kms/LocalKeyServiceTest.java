@@ -1,0 +1,401 @@
+package io.icebergprotector.kms;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.KeyStore;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LocalKeyServiceTest {
+  private static final char[] PASS = "correct horse battery staple".toCharArray();
+
+  @TempDir Path dir;
+  private Path store;
+  private LocalKeyService kms;
+
+  @BeforeEach
+  void setUp() {
+    store = dir.resolve("keys.p12");
+    kms = open(store);
+  }
+
+  @AfterEach
+  void tearDown() {
+    kms.close();
+  }
+
+  private static LocalKeyService open(Path path) {
+    try (Passphrase p = Passphrase.of(PASS)) {
+      return LocalKeyService.open(path, p, true);
+    }
+  }
+
+  private static byte[] dek() {
+    byte[] dek = new byte[16];
+    new java.security.SecureRandom().nextBytes(dek);
+    return dek;
+  }
+
+  @Test
+  void createWrapUnwrapRoundTrip() {
+    KeyInfo info = kms.createKey("pii");
+    assertThat(info.id()).isEqualTo("pii");
+    assertThat(info.latestVersion()).isEqualTo(1);
+    assertThat(info.versions()).containsExactly(1);
+    assertThat(info.destroyed()).isFalse();
+    assertThat(info.createdAt()).isNotNull();
+
+    byte[] dek = dek();
+    String wrapped = kms.wrap("pii", dek);
+    assertThat(wrapped).startsWith("vault:v1:");
+    WrappedKey parsed = WrappedKey.parse(wrapped);
+    assertThat(parsed.blob()).hasSize(12 + dek.length + 16);
+    assertThat(kms.unwrap("pii", wrapped)).containsExactly(dek);
+    // Fresh nonce every time.
+    assertThat(kms.wrap("pii", dek)).isNotEqualTo(wrapped);
+  }
+
+  @Test
+  void storeFileIsOwnerOnly() throws Exception {
+    if (Files.getFileStore(store).supportsFileAttributeView("posix")) {
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(store))).isEqualTo("rw-------");
+      kms.createKey("pii");
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(store))).isEqualTo("rw-------");
+    }
+  }
+
+  @Test
+  void rotationKeepsOldVersionsAndWrapsWithLatest() {
+    kms.createKey("pii");
+    byte[] dek1 = dek();
+    String w1 = kms.wrap("pii", dek1);
+    KeyInfo rotated = kms.rotateKey("pii");
+    assertThat(rotated.latestVersion()).isEqualTo(2);
+    assertThat(rotated.versions()).containsExactly(1, 2);
+
+    byte[] dek2 = dek();
+    String w2 = kms.wrap("pii", dek2);
+    assertThat(w2).startsWith("vault:v2:");
+    assertThat(kms.unwrap("pii", w1)).containsExactly(dek1);
+    assertThat(kms.unwrap("pii", w2)).containsExactly(dek2);
+
+    // Relabel a v1 blob as v2: the AAD binds the version, so this fails.
+    String relabeled = "vault:v2:" + w1.substring("vault:v1:".length());
+    assertThatThrownBy(() -> kms.unwrap("pii", relabeled)).isInstanceOf(KeyIntegrityException.class);
+    // Unknown version names id and version.
+    String future = "vault:v9:" + w1.substring("vault:v1:".length());
+    assertThatThrownBy(() -> kms.unwrap("pii", future))
+        .isInstanceOf(KeyNotFoundException.class)
+        .hasMessageContaining("'pii'").hasMessageContaining("version 9");
+  }
+
+  @Test
+  void listAndDescribe() {
+    kms.createKey("b-key");
+    kms.createKey("a.key");
+    kms.rotateKey("b-key");
+    assertThat(kms.listKeys()).extracting(KeyInfo::id).containsExactly("a.key", "b-key");
+    KeyInfo b = kms.describeKey("b-key");
+    assertThat(b.latestVersion()).isEqualTo(2);
+    assertThat(b.versions()).containsExactly(1, 2);
+    assertThatThrownBy(() -> kms.describeKey("nope"))
+        .isInstanceOf(KeyNotFoundException.class).hasMessageContaining("'nope'");
+    assertThatThrownBy(() -> kms.rotateKey("nope")).isInstanceOf(KeyNotFoundException.class);
+    assertThatThrownBy(() -> kms.wrap("nope", dek())).isInstanceOf(KeyNotFoundException.class);
+    assertThatThrownBy(() -> kms.createKey("a.key"))
+        .isInstanceOf(KeyAlreadyExistsException.class).hasMessageContaining("'a.key'");
+  }
+
+  @Test
+  void destroyShredsMaterialAndKeepsTombstone() throws Exception {
+    kms.createKey("pii");
+    kms.rotateKey("pii");
+    kms.createKey("other");
+    byte[] dek = dek();
+    String wrapped = kms.wrap("pii", dek);
+    assertThat(rawAliases()).contains(KeyIds.alias("pii", 1), KeyIds.alias("pii", 2));
+
+    kms.destroyKey("pii");
+
+    assertThatThrownBy(() -> kms.unwrap("pii", wrapped))
+        .isInstanceOf(KeyDestroyedException.class)
+        .hasMessageContaining("key 'pii' was destroyed");
+    assertThatThrownBy(() -> kms.wrap("pii", dek)).isInstanceOf(KeyDestroyedException.class);
+    assertThatThrownBy(() -> kms.deriveKey("pii", "ctx")).isInstanceOf(KeyDestroyedException.class);
+    assertThatThrownBy(() -> kms.rotateKey("pii")).isInstanceOf(KeyDestroyedException.class);
+    assertThatThrownBy(() -> kms.createKey("pii"))
+        .isInstanceOf(KeyDestroyedException.class).hasMessageContaining("never reused");
+    kms.destroyKey("pii"); // idempotent
+
+    KeyInfo info = kms.describeKey("pii");
+    assertThat(info.destroyed()).isTrue();
+    assertThat(info.versions()).isEmpty();
+
+    // The material is gone from the file itself, not just hidden.
+    List<String> aliases = rawAliases();
+    assertThat(aliases).doesNotContain(KeyIds.alias("pii", 1), KeyIds.alias("pii", 2));
+    assertThat(aliases).contains(KeyIds.alias("other", 1), LocalKeyService.METADATA_ALIAS);
+
+    // Also after reopening.
+    try (LocalKeyService reopened = open(store)) {
+      assertThatThrownBy(() -> reopened.unwrap("pii", wrapped)).isInstanceOf(KeyDestroyedException.class);
+      assertThat(reopened.describeKey("pii").destroyed()).isTrue();
+    }
+  }
+
+  private List<String> rawAliases() throws Exception {
+    KeyStore raw = KeyStore.getInstance("PKCS12");
+    raw.load(new ByteArrayInputStream(Files.readAllBytes(store)), PASS);
+    return Collections.list(raw.aliases());
+  }
+
+  @Test
+  void replayUnderAnotherKeyFails() {
+    kms.createKey("pii");
+    kms.createKey("finance");
+    String wrapped = kms.wrap("pii", dek());
+    assertThatThrownBy(() -> kms.unwrap("finance", wrapped))
+        .isInstanceOf(KeyIntegrityException.class)
+        .hasMessageContaining("'finance'");
+  }
+
+  @Test
+  void tamperedBlobFails() {
+    kms.createKey("pii");
+    String wrapped = kms.wrap("pii", dek());
+    byte[] blob = WrappedKey.parse(wrapped).blob();
+    for (int i : new int[] {0, 11, 12, blob.length - 1}) {
+      byte[] copy = blob.clone();
+      copy[i] ^= 0x01;
+      String tampered = WrappedKey.format(1, copy);
+      assertThatThrownBy(() -> kms.unwrap("pii", tampered))
+          .as("flipped byte %d", i)
+          .isInstanceOf(KeyIntegrityException.class)
+          .hasMessageContaining("'pii'");
+    }
+    byte[] truncated = java.util.Arrays.copyOf(blob, 20);
+    assertThatThrownBy(() -> kms.unwrap("pii", WrappedKey.format(1, truncated)))
+        .isInstanceOf(KeyIntegrityException.class).hasMessageContaining("too short");
+  }
+
+  @Test
+  void malformedWrappedStringsAreIntegrityErrors() {
+    kms.createKey("pii");
+    for (String bad : new String[] {"", "garbage", "vault:v0:AAAA", "vault:vX:AAAA", "vault:v1:%%%", null}) {
+      assertThatThrownBy(() -> kms.unwrap("pii", bad))
+          .as("input %s", bad)
+          .isInstanceOf(KeyIntegrityException.class)
+          .hasMessageContaining("Invalid wrapped key");
+    }
+  }
+
+  @Test
+  void wrongPassphraseIsAClearError() {
+    kms.createKey("pii");
+    try (Passphrase wrong = Passphrase.of("nope".toCharArray())) {
+      assertThatThrownBy(() -> LocalKeyService.open(store, wrong, false))
+          .isInstanceOf(KeyServiceException.class)
+          .hasMessage("cannot open keystore " + store.toAbsolutePath()
+              + ": wrong passphrase or corrupted file");
+    }
+  }
+
+  @Test
+  void corruptedFileIsAClearError() throws Exception {
+    Path other = dir.resolve("corrupt.p12");
+    Files.write(other, "not a keystore".getBytes(StandardCharsets.UTF_8));
+    try (Passphrase p = Passphrase.of(PASS)) {
+      assertThatThrownBy(() -> LocalKeyService.open(other, p, false))
+          .isInstanceOf(KeyServiceException.class)
+          .hasMessageContaining("wrong passphrase or corrupted file");
+    }
+  }
+
+  @Test
+  void missingFileWithoutCreateIsAClearError() {
+    Path missing = dir.resolve("missing.p12");
+    try (Passphrase p = Passphrase.of(PASS)) {
+      assertThatThrownBy(() -> LocalKeyService.open(missing, p, false))
+          .isInstanceOf(KeyServiceException.class)
+          .hasMessageContaining(missing.toString())
+          .hasMessageContaining("does not exist");
+    }
+    assertThat(missing).doesNotExist();
+  }
+
+  @Test
+  void passphraseFromEnvAndFile() throws Exception {
+    kms.createKey("pii");
+    String wrapped = kms.wrap("pii", new byte[] {1, 2, 3});
+    try (Passphrase env = Passphrase.fromEnv("KMS_PASS", java.util.Map.of("KMS_PASS", new String(PASS) + "\n"));
+        LocalKeyService viaEnv = LocalKeyService.open(store, env, false)) {
+      assertThat(viaEnv.unwrap("pii", wrapped)).containsExactly(1, 2, 3);
+    }
+    Path file = Files.writeString(dir.resolve("pass.txt"), new String(PASS) + "\n");
+    try (Passphrase fromFile = Passphrase.fromFile(file);
+        LocalKeyService viaFile = LocalKeyService.open(store, fromFile, false)) {
+      assertThat(viaFile.unwrap("pii", wrapped)).containsExactly(1, 2, 3);
+    }
+  }
+
+  @Test
+  void keyIdValidation() {
+    for (String bad : new String[] {"", "has space", "slash/no", "ümlaut", "x".repeat(129), "a#v1", null}) {
+      assertThatThrownBy(() -> kms.createKey(bad))
+          .as("id %s", bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("Invalid key id '" + bad + "'");
+    }
+    assertThatThrownBy(() -> kms.wrap("bad id", dek())).isInstanceOf(IllegalArgumentException.class);
+    kms.createKey("x".repeat(128));
+    kms.createKey("A-z_0.9");
+  }
+
+  @Test
+  void keyIdsAreCaseSensitiveDespitePkcs12Aliases() throws Exception {
+    kms.createKey("PII");
+    kms.createKey("pii");
+    assertThat(kms.listKeys()).extracting(KeyInfo::id).containsExactly("PII", "pii");
+    String upper = kms.wrap("PII", new byte[] {1});
+    assertThatThrownBy(() -> kms.unwrap("pii", upper)).isInstanceOf(KeyIntegrityException.class);
+    kms.destroyKey("pii");
+    assertThat(kms.unwrap("PII", upper)).containsExactly(1);
+    try (LocalKeyService reopened = open(store)) {
+      assertThat(reopened.unwrap("PII", upper)).containsExactly(1);
+      assertThat(reopened.describeKey("pii").destroyed()).isTrue();
+      assertThat(reopened.describeKey("PII").destroyed()).isFalse();
+    }
+    assertThat(rawAliases()).contains(KeyIds.alias("PII", 1)).doesNotContain(KeyIds.alias("pii", 1));
+  }
+
+  @Test
+  void reopenPersistsEverything() {
+    KeyInfo created = kms.createKey("pii");
+    kms.rotateKey("pii");
+    byte[] dek = dek();
+    String wrapped = kms.wrap("pii", dek);
+    byte[] derived = kms.deriveKey("pii", "ctx");
+    kms.close();
+    kms = open(store);
+    KeyInfo info = kms.describeKey("pii");
+    assertThat(info.latestVersion()).isEqualTo(2);
+    assertThat(info.createdAt()).isEqualTo(created.createdAt());
+    assertThat(kms.unwrap("pii", wrapped)).containsExactly(dek);
+    assertThat(kms.deriveKey("pii", "ctx")).containsExactly(derived);
+  }
+
+  @Test
+  void deriveKeyIsHmacOfVersionOneStableAcrossRotationAndDistinctPerKey() throws Exception {
+    kms.createKey("pii");
+    kms.createKey("finance");
+    byte[] before = kms.deriveKey("pii", "db.customers.ssn");
+    assertThat(before).hasSize(32);
+    kms.rotateKey("pii");
+    kms.rotateKey("pii");
+    assertThat(kms.deriveKey("pii", "db.customers.ssn")).containsExactly(before);
+    assertThat(kms.deriveKey("pii", "db.customers.email")).isNotEqualTo(before);
+    assertThat(kms.deriveKey("finance", "db.customers.ssn")).isNotEqualTo(before);
+
+    // It really is HMAC-SHA256 keyed by the version-1 material.
+    KeyStore raw = KeyStore.getInstance("PKCS12");
+    raw.load(new ByteArrayInputStream(Files.readAllBytes(store)), PASS);
+    byte[] material = raw.getKey(KeyIds.alias("pii", 1), PASS).getEncoded();
+    Mac mac = Mac.getInstance("HmacSHA256");
+    mac.init(new SecretKeySpec(material, "HmacSHA256"));
+    assertThat(mac.doFinal("db.customers.ssn".getBytes(StandardCharsets.UTF_8))).containsExactly(before);
+  }
+
+  @Test
+  void secondInstanceSeesRotationAndNewKeysOfTheFirst() {
+    kms.createKey("pii");
+    try (LocalKeyService other = open(store)) {
+      kms.rotateKey("pii");
+      kms.createKey("late");
+      String w = kms.wrap("pii", new byte[] {7});
+      assertThat(other.unwrap("pii", w)).containsExactly(7);
+      assertThat(other.wrap("late", new byte[] {8})).startsWith("vault:v1:");
+      // Wraps on the other instance use the rotated version.
+      assertThat(other.wrap("pii", new byte[] {9})).startsWith("vault:v2:");
+      other.destroyKey("late");
+      assertThatThrownBy(() -> kms.wrap("late", new byte[] {1})).isInstanceOf(KeyDestroyedException.class);
+    }
+  }
+
+  @Test
+  void staleTempFileDoesNotBreakOpenAndIsCleaned() throws Exception {
+    kms.createKey("pii");
+    String wrapped = kms.wrap("pii", new byte[] {5});
+    kms.close();
+    Path temp = dir.resolve(".keys.p12" + LocalKeyService.TEMP_MARKER + "deadbeef");
+    Files.write(temp, java.util.Arrays.copyOf(Files.readAllBytes(store), 100)); // partial write
+    kms = open(store);
+    assertThat(kms.unwrap("pii", wrapped)).containsExactly(5);
+    assertThat(temp).doesNotExist();
+  }
+
+  @Test
+  void closedServiceRefusesWork() {
+    kms.createKey("pii");
+    kms.close();
+    assertThatThrownBy(() -> kms.wrap("pii", new byte[] {1})).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> kms.createKey("x")).isInstanceOf(IllegalStateException.class);
+    kms.close(); // idempotent
+  }
+
+  @Test
+  void concurrentThreadsNeverLoseKeys() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try (LocalKeyService second = open(store)) {
+      List<Future<?>> futures = new java.util.ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        int thread = t;
+        LocalKeyService target = thread % 2 == 0 ? kms : second; // two instances on one file, too
+        futures.add(pool.submit(() -> {
+          for (int i = 0; i < 5; i++) {
+            String id = "t" + thread + "-" + i;
+            target.createKey(id);
+            byte[] dek = dek();
+            assertThat(target.unwrap(id, target.wrap(id, dek))).containsExactly(dek);
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : futures) {
+        f.get(60, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(kms.listKeys()).hasSize(20);
+  }
+
+  @Test
+  void messagesNeverContainMaterial() throws Exception {
+    kms.createKey("pii");
+    String wrapped = kms.wrap("pii", new byte[] {1});
+    KeyStore raw = KeyStore.getInstance("PKCS12");
+    raw.load(new ByteArrayInputStream(Files.readAllBytes(store)), PASS);
+    String b64 = Base64.getEncoder().encodeToString(raw.getKey(KeyIds.alias("pii", 1), PASS).getEncoded());
+    kms.createKey("finance");
+    assertThatThrownBy(() -> kms.unwrap("finance", wrapped))
+        .satisfies(e -> assertThat(String.valueOf(e.getMessage())).doesNotContain(b64));
+    assertThat(kms.toString()).doesNotContain(new String(PASS));
+  }
+}
