@@ -1,0 +1,108 @@
+package io.icebergprotector.cli;
+
+import io.icebergprotector.policy.ColumnPolicy;
+import io.icebergprotector.policy.ColumnType;
+import io.icebergprotector.policy.Policy;
+import io.icebergprotector.policy.TablePolicy;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code protector policy ...}: work with policy files. */
+@Command(
+    name = "policy",
+    mixinStandardHelpOptions = true,
+    description = "Validate and inspect protection policies.")
+public final class PolicyCommand implements Runnable {
+  @Spec CommandSpec spec;
+
+  @Override
+  public void run() {
+    throw new ParameterException(spec.commandLine(), "missing subcommand, e.g. 'policy validate <file>'");
+  }
+
+  @Command(
+      name = "validate",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Check a policy file: syntax, references (roles, keys), masks, and every rule the",
+        "runtime enforces. With --table-schema, also check that protected columns exist and",
+        "masks fit their column types."
+      })
+  int validate(
+      @Parameters(paramLabel = "<file>", description = "Policy file (or file:, http(s):, classpath: URL).")
+          String file,
+      @Option(
+              names = "--table-schema",
+              paramLabel = "<file>",
+              description = {
+                "HOCON file mapping table -> column -> type, e.g.",
+                "  \"db.customers\" { ssn = string, salary = decimal, \"address.zip\" = string }",
+                "Nested objects are struct fields. Types: string, binary, boolean, int, long, float,",
+                "double, decimal, date, timestamp, struct, list, map (and SQL aliases)."
+              })
+          Path tableSchema) {
+    PrintWriter out = spec.commandLine().getOut();
+    Policy policy = Policy.load(file);
+    Map<String, Map<String, ColumnType>> schemas = tableSchema == null ? null : TableSchemas.load(tableSchema);
+
+    int entries = policy.tables().size() + policy.paths().size();
+    int columns = 0;
+    for (TablePolicy t : policy.tables().values()) {
+      columns += t.columns().size();
+    }
+    for (TablePolicy t : policy.paths().values()) {
+      columns += t.columns().size();
+    }
+
+    StringBuilder notes = new StringBuilder();
+    if (schemas != null) {
+      for (Map.Entry<String, Map<String, ColumnType>> e : schemas.entrySet()) {
+        if (policy.table(e.getKey()).isEmpty()) {
+          notes.append("  note: ").append(e.getKey()).append(" in ").append(tableSchema)
+              .append(" is not in the policy (unprotected)\n");
+        } else {
+          policy.validateSchema(e.getKey(), e.getValue());
+        }
+      }
+      for (String t : policy.tables().keySet()) {
+        if (!TableSchemas.containsTable(schemas, t)) {
+          notes.append("  note: no schema for ").append(t).append(" in ").append(tableSchema)
+              .append(" (not checked)\n");
+        }
+      }
+    }
+
+    out.printf("OK: %s: %d tables, %d protected columns, %d keys%n", file, entries, columns, policy.keyIds().size());
+    for (TablePolicy t : policy.tables().values()) {
+      out.println("  table " + summary(t));
+    }
+    for (TablePolicy t : policy.paths().values()) {
+      out.println("  path  " + summary(t));
+    }
+    if (schemas != null) {
+      out.println("  schema: " + tableSchema + ": columns and masks fit");
+    }
+    out.print(notes);
+    out.flush();
+    return ProtectorCli.OK;
+  }
+
+  private static String summary(TablePolicy t) {
+    String cols = t.columns().isEmpty()
+        ? "no protected columns"
+        : t.columns().size() + (t.columns().size() == 1 ? " column (" : " columns (")
+            + t.columns().stream().map(ColumnPolicy::path).collect(Collectors.joining(", ")) + ")";
+    String keys = t.columnKeyIds().isEmpty() ? "" : ", keys " + String.join(", ", t.columnKeyIds());
+    String writers = t.writers().isEmpty() ? "nobody" : String.join(", ", t.writers());
+    return t.name() + ": " + cols + keys + ", footer " + t.footerKeyId() + " ("
+        + t.footerMode().spec() + "), " + t.algorithm() + ", writers: " + writers;
+  }
+}

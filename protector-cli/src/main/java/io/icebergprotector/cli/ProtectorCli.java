@@ -1,0 +1,105 @@
+package io.icebergprotector.cli;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.IExecutionExceptionHandler;
+import picocli.CommandLine.IParameterExceptionHandler;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.UnmatchedArgumentException;
+
+/**
+ * The {@code protector} command. One class per subcommand group ({@link PolicyCommand}, ...);
+ * register new groups in {@code subcommands} below.
+ *
+ * <p>Exit codes: 0 success, 1 failure (invalid policy, key service error, ...), 2 usage error.
+ * Failures print one line, {@code error: <what>}, to stderr; {@code --verbose} adds the stack trace.
+ */
+@Command(
+    name = "protector",
+    mixinStandardHelpOptions = true,
+    versionProvider = ProtectorCli.Version.class,
+    description = "Iceberg Protector: column-level Parquet encryption for Iceberg tables.",
+    subcommands = {PolicyCommand.class, CommandLine.HelpCommand.class})
+public final class ProtectorCli implements Runnable {
+  public static final int OK = 0;
+  public static final int FAILED = 1;
+  public static final int USAGE = 2;
+
+  @Spec CommandSpec spec;
+
+  @Option(
+      names = {"-v", "--verbose"},
+      scope = ScopeType.INHERIT,
+      description = "Print stack traces of errors.")
+  boolean verbose;
+
+  @Override
+  public void run() {
+    throw new ParameterException(spec.commandLine(), "missing command");
+  }
+
+  public static void main(String[] args) {
+    System.exit(newCommandLine().execute(args));
+  }
+
+  /** The configured command line; tests call {@code setOut/setErr} and {@code execute}. */
+  public static CommandLine newCommandLine() {
+    CommandLine cmd = new CommandLine(new ProtectorCli());
+    cmd.setExecutionExceptionHandler(new ErrorHandler());
+    cmd.setParameterExceptionHandler(new UsageHandler());
+    return cmd;
+  }
+
+  /** One-line {@code error: ...}; the stack trace only with --verbose. */
+  static final class ErrorHandler implements IExecutionExceptionHandler {
+    @Override
+    public int handleExecutionException(Exception ex, CommandLine cmd, ParseResult parseResult) {
+      PrintWriter err = cmd.getErr();
+      String msg = ex.getMessage() == null || ex.getMessage().isBlank() ? ex.toString() : ex.getMessage();
+      err.println("error: " + msg.replace('\n', ' '));
+      if (verbose(parseResult)) {
+        ex.printStackTrace(err);
+      }
+      err.flush();
+      return FAILED;
+    }
+
+    private static boolean verbose(ParseResult pr) {
+      for (ParseResult r = pr; r != null; r = r.subcommand()) {
+        if (r.hasMatchedOption("--verbose")) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+
+  /** Usage errors: the problem, a hint, exit 2. */
+  static final class UsageHandler implements IParameterExceptionHandler {
+    @Override
+    public int handleParseException(ParameterException ex, String[] args) {
+      CommandLine cmd = ex.getCommandLine();
+      PrintWriter err = cmd.getErr();
+      err.println("error: " + ex.getMessage());
+      UnmatchedArgumentException.printSuggestions(ex, err);
+      err.println(cmd.getHelp().fullSynopsis().trim());
+      err.println("Try '" + cmd.getCommandSpec().qualifiedName() + " --help' for more information.");
+      err.flush();
+      return USAGE;
+    }
+  }
+
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = ProtectorCli.class.getPackage().getImplementationVersion();
+      return new String[] {"iceberg-protector " + (v == null ? "dev" : v)};
+    }
+  }
+}
