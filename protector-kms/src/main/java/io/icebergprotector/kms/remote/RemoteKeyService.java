@@ -1,0 +1,722 @@
+package io.icebergprotector.kms.remote;
+
+import io.icebergprotector.kms.KeyAccessDeniedException;
+import io.icebergprotector.kms.KeyAlreadyExistsException;
+import io.icebergprotector.kms.KeyDestroyedException;
+import io.icebergprotector.kms.KeyInfo;
+import io.icebergprotector.kms.KeyIntegrityException;
+import io.icebergprotector.kms.KeyNotFoundException;
+import io.icebergprotector.kms.KeyService;
+import io.icebergprotector.kms.KeyServiceException;
+import io.icebergprotector.kms.KeyServiceUnavailableException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongSupplier;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.TrustManagerFactory;
+
+/**
+ * A {@link KeyService} backed by the Iceberg Protector key server, or by HashiCorp Vault / OpenBao
+ * Transit for the wrap, unwrap, hmac and key metadata calls.
+ *
+ * <p>One {@link HttpClient} per instance (connections are pooled and reused). Idempotent calls are
+ * retried with exponential backoff and jitter on connection errors, timeouts and 5xx; 4xx answers
+ * are never retried. Create and rotate are retried only when the connection could not be made, so
+ * a lost response cannot rotate a key twice. Unwrapped and derived keys are cached for a short TTL
+ * (copies, wiped on eviction). The token is sent in {@code X-Vault-Token} and appears in no message,
+ * log line or {@link #toString()}.
+ *
+ * <pre>{@code
+ * KeyService kms = RemoteKeyService.builder()
+ *     .url("https://keys.example.com:8200")
+ *     .token(token)
+ *     .trustedCertificate(Path.of("/etc/protector/server.pem"))
+ *     .build();
+ * }</pre>
+ */
+public final class RemoteKeyService implements KeyService {
+  private static final String UNWRAP = "unwrap";
+  private static final String DERIVE = "derive";
+  private static final int MAX_ERROR_TEXT = 300;
+
+  private final URI baseUri;
+  private final String shownUrl; // for messages: scheme://host:port
+  private final String mount;
+  private final String token;
+  private final HttpClient http;
+  private final Duration requestTimeout;
+  private final int maxAttempts;
+  private final long initialBackoffMillis;
+  private final long maxBackoffMillis;
+  private final UnwrapCache cache;
+  private volatile boolean closed;
+
+  private RemoteKeyService(Builder b, SSLContext sslContext) {
+    this.baseUri = b.url;
+    this.shownUrl = b.url.toString().replaceFirst("/$", "");
+    this.mount = b.mount;
+    this.token = b.token;
+    this.requestTimeout = b.requestTimeout;
+    this.maxAttempts = b.maxAttempts;
+    this.initialBackoffMillis = b.initialBackoff.toMillis();
+    this.maxBackoffMillis = b.maxBackoff.toMillis();
+    this.cache = new UnwrapCache(b.cacheTtl.toNanos(), b.cacheMaxEntries, b.nanoClock);
+    HttpClient.Builder hb = HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(b.connectTimeout)
+        .followRedirects(HttpClient.Redirect.NEVER); // never forward the token to another host
+    if (sslContext != null) {
+      hb.sslContext(sslContext);
+    }
+    this.http = hb.build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The server base URL, e.g. {@code https://127.0.0.1:8200}. */
+  public URI url() {
+    return baseUri;
+  }
+
+  // ---- KeyService ----------------------------------------------------------------------------
+
+  @Override
+  public KeyInfo createKey(String keyId) {
+    Map<String, Object> data = call("POST", keysPath(keyId), Json.object("type", "aes256-gcm96"),
+        "create", keyId, false);
+    return data != null && data.containsKey("latest_version") ? toKeyInfo(keyId, data) : describeKey(keyId);
+  }
+
+  @Override
+  public KeyInfo rotateKey(String keyId) {
+    Map<String, Object> data = call("POST", keysPath(keyId) + "/rotate", Json.object(), "rotate", keyId, false);
+    return data != null && data.containsKey("latest_version") ? toKeyInfo(keyId, data) : describeKey(keyId);
+  }
+
+  @Override
+  public void destroyKey(String keyId) {
+    cache.invalidate(keyId);
+    call("DELETE", keysPath(keyId), null, "destroy", keyId, true);
+    cache.invalidate(keyId);
+  }
+
+  @Override
+  public List<KeyInfo> listKeys() {
+    Map<String, Object> data;
+    try {
+      data = call("GET", "/v1/" + mount + "/keys?list=true", null, "list", null, true);
+    } catch (KeyNotFoundException e) {
+      return List.of(); // Vault answers 404 when there are no keys
+    }
+    List<KeyInfo> infos = new ArrayList<>();
+    Object names = data == null ? null : data.get("keys");
+    if (names instanceof Collection) {
+      for (Object name : (Collection<?>) names) {
+        infos.add(describeKey(String.valueOf(name)));
+      }
+    }
+    return infos;
+  }
+
+  @Override
+  public KeyInfo describeKey(String keyId) {
+    return toKeyInfo(keyId, call("GET", keysPath(keyId), null, "describe", keyId, true));
+  }
+
+  @Override
+  public String wrap(String keyId, byte[] plaintext) {
+    Objects.requireNonNull(plaintext, "plaintext");
+    Map<String, Object> data = call("POST", "/v1/" + mount + "/encrypt/" + segment(keyId),
+        Json.object("plaintext", Base64.getEncoder().encodeToString(plaintext)), "wrap", keyId, true);
+    String ciphertext = data == null ? null : stringField(data, "ciphertext");
+    if (ciphertext == null || !ciphertext.startsWith("vault:v")) {
+      throw new KeyServiceException("key service at " + shownUrl + " returned no ciphertext for key '" + keyId + "'");
+    }
+    return ciphertext;
+  }
+
+  @Override
+  public byte[] unwrap(String keyId, String wrapped) {
+    Objects.requireNonNull(wrapped, "wrapped");
+    byte[] cached = cache.get(UNWRAP, keyId, wrapped);
+    if (cached != null) {
+      return cached;
+    }
+    Map<String, Object> data = call("POST", "/v1/" + mount + "/decrypt/" + segment(keyId),
+        Json.object("ciphertext", wrapped), "unwrap", keyId, true);
+    byte[] plaintext = decodeBase64(data == null ? null : stringField(data, "plaintext"), "plaintext", keyId);
+    cache.put(UNWRAP, keyId, wrapped, plaintext);
+    return plaintext;
+  }
+
+  @Override
+  public byte[] deriveKey(String keyId, String context) {
+    Objects.requireNonNull(context, "context");
+    byte[] cached = cache.get(DERIVE, keyId, context);
+    if (cached != null) {
+      return cached;
+    }
+    String input = Base64.getEncoder().encodeToString(context.getBytes(StandardCharsets.UTF_8));
+    Map<String, Object> data = call("POST", "/v1/" + mount + "/hmac/" + segment(keyId),
+        Json.object("input", input, "key_version", 1), "derive", keyId, true);
+    String hmac = data == null ? null : stringField(data, "hmac");
+    if (hmac == null || !hmac.startsWith("vault:v1:")) {
+      throw new KeyServiceException("key service at " + shownUrl + " returned no hmac for key '" + keyId + "'");
+    }
+    byte[] derived = decodeBase64(hmac.substring("vault:v1:".length()), "hmac", keyId);
+    cache.put(DERIVE, keyId, context, derived);
+    return derived;
+  }
+
+  /** The caller's identity, roles and usable keys ({@code GET /v1/protector/whoami}; not on Vault). */
+  public WhoAmI whoami() {
+    Map<String, Object> data = call("GET", "/v1/protector/whoami", null, "whoami", null, true);
+    if (data == null) {
+      throw new KeyServiceException("key service at " + shownUrl + " returned no whoami data");
+    }
+    return new WhoAmI(
+        stringField(data, "principal"),
+        strings(data.get("groups")),
+        strings(data.get("roles")),
+        strings(data.get("wrappable_keys")),
+        strings(data.get("unwrappable_keys")),
+        Boolean.TRUE.equals(data.get("admin")));
+  }
+
+  /** The policy text the server enforces ({@code GET /v1/protector/policy}), for {@code Policy.parse}. */
+  public String fetchPolicyText() {
+    return send("GET", "/v1/protector/policy", null, "read policy", null, true).body();
+  }
+
+  /** Drops and wipes cached key material. The instance cannot be used afterwards. */
+  @Override
+  public void close() {
+    closed = true;
+    cache.clear();
+  }
+
+  @Override
+  public String toString() {
+    return "RemoteKeyService{url=" + shownUrl + ", mount=" + mount + "}";
+  }
+
+  // ---- HTTP ----------------------------------------------------------------------------------
+
+  private String keysPath(String keyId) {
+    return "/v1/" + mount + "/keys/" + segment(keyId);
+  }
+
+  private Map<String, Object> call(
+      String method, String path, Map<String, Object> body, String op, String keyId, boolean idempotent) {
+    HttpResponse<String> response = send(method, path, body, op, keyId, idempotent);
+    String text = response.body();
+    if (response.statusCode() == 204 || text == null || text.isBlank()) {
+      return null;
+    }
+    try {
+      return Json.object(Json.parseObject(text), "data");
+    } catch (IllegalArgumentException e) {
+      throw new KeyServiceException("key service at " + shownUrl + " sent an unreadable response to " + op
+          + (keyId == null ? "" : " for key '" + keyId + "'") + ": " + e.getMessage());
+    }
+  }
+
+  private HttpResponse<String> send(
+      String method, String path, Map<String, Object> body, String op, String keyId, boolean idempotent) {
+    if (closed) {
+      throw new IllegalStateException("RemoteKeyService is closed");
+    }
+    HttpRequest.Builder rb = HttpRequest.newBuilder(baseUri.resolve(path))
+        .timeout(requestTimeout)
+        .header("X-Vault-Token", token)
+        .header("X-Vault-Request", "true")
+        .header("Accept", "application/json");
+    if (body != null) {
+      rb.header("Content-Type", "application/json")
+          .method(method, HttpRequest.BodyPublishers.ofString(Json.write(body), StandardCharsets.UTF_8));
+    } else {
+      rb.method(method, HttpRequest.BodyPublishers.noBody());
+    }
+    HttpRequest request = rb.build();
+
+    String lastProblem = null;
+    Throwable lastCause = null;
+    for (int attempt = 1; attempt <= maxAttempts; attempt++) {
+      if (attempt > 1) {
+        backoff(attempt);
+      }
+      HttpResponse<String> response;
+      try {
+        response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new KeyServiceUnavailableException("interrupted while calling key service at " + shownUrl, e);
+      } catch (IOException e) {
+        if (isTlsFailure(e)) {
+          // a certificate or protocol problem will not heal by retrying
+          throw new KeyServiceUnavailableException(
+              "TLS connection to key service at " + shownUrl + " failed: " + safeMessage(e), e);
+        }
+        boolean notSent = e instanceof ConnectException || e instanceof HttpConnectTimeoutException;
+        lastProblem = describe(e);
+        lastCause = e;
+        if (notSent || idempotent) {
+          continue;
+        }
+        break;
+      }
+      int status = response.statusCode();
+      if (status >= 200 && status < 300) {
+        return response;
+      }
+      if (status >= 500) {
+        lastProblem = "HTTP " + status + errorText(response.body());
+        lastCause = null;
+        if (idempotent) {
+          continue;
+        }
+        break;
+      }
+      throw mapClientError(status, response.body(), op, keyId);
+    }
+    String message = "key service at " + shownUrl + " is unavailable (" + op
+        + (keyId == null ? "" : " key '" + keyId + "'") + "): " + lastProblem;
+    throw lastCause == null
+        ? new KeyServiceUnavailableException(message)
+        : new KeyServiceUnavailableException(message, lastCause);
+  }
+
+  private void backoff(int attempt) {
+    long exp = initialBackoffMillis << Math.min(attempt - 2, 20);
+    long cap = Math.min(maxBackoffMillis, exp);
+    // "equal jitter": at least half the step, so retries still spread out but never hammer
+    long delay = cap / 2 + ThreadLocalRandom.current().nextLong(cap / 2 + 1);
+    try {
+      Thread.sleep(delay);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KeyServiceUnavailableException("interrupted while retrying key service at " + shownUrl, e);
+    }
+  }
+
+  private KeyServiceException mapClientError(int status, String body, String op, String keyId) {
+    String detail = firstError(body);
+    String forKey = keyId == null ? "" : " for key '" + keyId + "'";
+    switch (status) {
+      case 401: {
+        String cause = detail == null ? "token rejected" : detail.replaceFirst("^authentication failed: ", "");
+        return new KeyAuthenticationException("authentication failed: " + cause + " (key service at " + shownUrl + ")");
+      }
+      case 403: {
+        String principal = null;
+        try {
+          principal = Json.string(Json.parseObject(body), "principal");
+        } catch (RuntimeException e) {
+          // Vault's 403 bodies carry no principal
+        }
+        return new KeyAccessDeniedException(principal == null ? "(token holder)" : principal,
+            keyId == null ? "(none)" : keyId, op);
+      }
+      case 404:
+        return new KeyNotFoundException((detail == null ? "not found" : detail) + forKey);
+      case 409:
+        return new KeyAlreadyExistsException((detail == null ? "key already exists" : detail) + forKey);
+      case 410:
+        return new KeyDestroyedException((detail == null ? "key was destroyed" : detail) + forKey);
+      case 400:
+        if (UNWRAP.equals(op)) {
+          return new KeyIntegrityException("cannot unwrap" + forKey + ": " + (detail == null ? "HTTP 400" : detail));
+        }
+        return new KeyServiceException(op + forKey + " rejected: " + (detail == null ? "HTTP 400" : detail));
+      default:
+        return new KeyServiceException(op + forKey + " rejected by key service at " + shownUrl + ": HTTP " + status
+            + (detail == null ? "" : ": " + detail));
+    }
+  }
+
+  private static boolean isTlsFailure(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SSLException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static String describe(IOException e) {
+    return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + safeMessage(e));
+  }
+
+  private static String safeMessage(Throwable e) {
+    String m = String.valueOf(e.getMessage());
+    return m.length() > MAX_ERROR_TEXT ? m.substring(0, MAX_ERROR_TEXT) + "..." : m;
+  }
+
+  private static String errorText(String body) {
+    String detail = firstError(body);
+    return detail == null ? "" : ": " + detail;
+  }
+
+  /** The server's {@code errors} joined, truncated; null when the body is not a Vault error. */
+  private static String firstError(String body) {
+    if (body == null || body.isBlank()) {
+      return null;
+    }
+    try {
+      Object errors = Json.parseObject(body).get("errors");
+      if (errors instanceof Collection && !((Collection<?>) errors).isEmpty()) {
+        StringBuilder sb = new StringBuilder();
+        for (Object e : (Collection<?>) errors) {
+          if (sb.length() > 0) {
+            sb.append("; ");
+          }
+          sb.append(String.valueOf(e).strip());
+        }
+        String s = sb.toString();
+        return s.length() > MAX_ERROR_TEXT ? s.substring(0, MAX_ERROR_TEXT) + "..." : s;
+      }
+    } catch (RuntimeException e) {
+      // not JSON: fall through
+    }
+    return null;
+  }
+
+  // ---- parsing -------------------------------------------------------------------------------
+
+  private KeyInfo toKeyInfo(String keyId, Map<String, Object> data) {
+    if (data == null) {
+      throw new KeyServiceException("key service at " + shownUrl + " returned no metadata for key '" + keyId + "'");
+    }
+    try {
+      String name = Json.string(data, "name");
+      Long latest = Json.integer(data, "latest_version");
+      Map<String, Object> keys = Json.object(data, "keys");
+      List<Integer> versions = new ArrayList<>();
+      long earliest = Long.MAX_VALUE;
+      if (keys != null) {
+        for (Map.Entry<String, Object> e : keys.entrySet()) {
+          versions.add(Integer.parseInt(e.getKey()));
+          if (e.getValue() instanceof Long) {
+            earliest = Math.min(earliest, (Long) e.getValue());
+          }
+        }
+      }
+      versions.sort(null);
+      boolean destroyed = Boolean.TRUE.equals(data.get("destroyed"));
+      return new KeyInfo(name == null ? keyId : name,
+          latest == null ? 0 : Math.toIntExact(latest),
+          versions,
+          earliest == Long.MAX_VALUE ? Instant.EPOCH : Instant.ofEpochSecond(earliest),
+          destroyed);
+    } catch (RuntimeException e) {
+      throw new KeyServiceException("key service at " + shownUrl + " returned unreadable metadata for key '"
+          + keyId + "': " + e.getMessage());
+    }
+  }
+
+  private String stringField(Map<String, Object> data, String field) {
+    try {
+      return Json.string(data, field);
+    } catch (IllegalArgumentException e) {
+      throw new KeyServiceException("key service at " + shownUrl + " sent a bad '" + field + "' field");
+    }
+  }
+
+  private byte[] decodeBase64(String text, String field, String keyId) {
+    if (text == null) {
+      throw new KeyServiceException("key service at " + shownUrl + " returned no " + field + " for key '" + keyId + "'");
+    }
+    try {
+      return Base64.getDecoder().decode(text);
+    } catch (IllegalArgumentException e) {
+      throw new KeyServiceException("key service at " + shownUrl + " returned bad base64 " + field
+          + " for key '" + keyId + "'");
+    }
+  }
+
+  private static List<String> strings(Object value) {
+    List<String> out = new ArrayList<>();
+    if (value instanceof Collection) {
+      for (Object o : (Collection<?>) value) {
+        out.add(String.valueOf(o));
+      }
+    }
+    return out;
+  }
+
+  /** Percent-encodes one path segment (RFC 3986 unreserved characters pass). */
+  static String segment(String keyId) {
+    if (keyId == null || keyId.isEmpty()) {
+      throw new IllegalArgumentException("key id must not be empty");
+    }
+    StringBuilder sb = new StringBuilder();
+    for (byte b : keyId.getBytes(StandardCharsets.UTF_8)) {
+      char c = (char) (b & 0xff);
+      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+          || c == '-' || c == '_' || c == '~' || (c == '.' && !keyId.equals(".") && !keyId.equals(".."))) {
+        sb.append(c);
+      } else {
+        sb.append('%').append(Character.toUpperCase(Character.forDigit((b >> 4) & 0xf, 16)))
+            .append(Character.toUpperCase(Character.forDigit(b & 0xf, 16)));
+      }
+    }
+    return sb.toString();
+  }
+
+  // ---- builder -------------------------------------------------------------------------------
+
+  /** Builds a {@link RemoteKeyService}; {@link #url} and one of the token setters are required. */
+  public static final class Builder {
+    private URI url;
+    private String mount = "transit";
+    private String token;
+    private Path trustStore;
+    private char[] trustStorePassword;
+    private Path trustedCertificate;
+    private SSLContext sslContext;
+    private Duration connectTimeout = Duration.ofSeconds(5);
+    private Duration requestTimeout = Duration.ofSeconds(30);
+    private int maxAttempts = 4;
+    private Duration initialBackoff = Duration.ofMillis(100);
+    private Duration maxBackoff = Duration.ofSeconds(2);
+    private Duration cacheTtl = Duration.ofSeconds(60);
+    private int cacheMaxEntries = 10_000;
+    private LongSupplier nanoClock = System::nanoTime;
+
+    private Builder() {}
+
+    /** Base URL of the key server (or Vault), e.g. {@code https://127.0.0.1:8200}; any path is ignored. */
+    public Builder url(String url) {
+      Objects.requireNonNull(url, "url");
+      try {
+        return url(new URI(url.strip()));
+      } catch (URISyntaxException e) {
+        throw new IllegalArgumentException("invalid key service url: " + url, e);
+      }
+    }
+
+    public Builder url(URI uri) {
+      Objects.requireNonNull(uri, "url");
+      String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(java.util.Locale.ROOT);
+      if (!scheme.equals("https") && !scheme.equals("http")) {
+        throw new IllegalArgumentException("key service url must be https:// (or http:// on loopback): " + uri);
+      }
+      if (uri.getHost() == null) {
+        throw new IllegalArgumentException("key service url has no host: " + uri);
+      }
+      if (uri.getUserInfo() != null) {
+        throw new IllegalArgumentException("key service url must not carry credentials; use token()");
+      }
+      this.url = URI.create(scheme + "://" + uri.getRawAuthority() + "/");
+      return this;
+    }
+
+    /** Transit mount path on Vault; {@code transit} by default (the key server serves only that). */
+    public Builder mount(String mount) {
+      String m = Objects.requireNonNull(mount, "mount").replaceAll("^/+|/+$", "");
+      if (m.isEmpty() || m.contains("..")) {
+        throw new IllegalArgumentException("invalid transit mount: " + mount);
+      }
+      this.mount = m;
+      return this;
+    }
+
+    public Builder token(String token) {
+      Objects.requireNonNull(token, "token");
+      String t = token.strip();
+      if (t.isEmpty()) {
+        throw new IllegalArgumentException("token must not be empty");
+      }
+      for (int i = 0; i < t.length(); i++) {
+        char c = t.charAt(i);
+        if (c < 0x21 || c > 0x7e) {
+          // never echo the token; say only what is wrong with it
+          throw new IllegalArgumentException("token contains a character not allowed in an HTTP header");
+        }
+      }
+      this.token = t;
+      return this;
+    }
+
+    /** Reads the token from a file (first line, trimmed). */
+    public Builder tokenFile(Path file) {
+      try {
+        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        if (lines.isEmpty() || lines.get(0).isBlank()) {
+          throw new IllegalArgumentException("token file is empty: " + file);
+        }
+        return token(lines.get(0));
+      } catch (IOException e) {
+        throw new IllegalArgumentException("cannot read token file " + file + ": " + e.getMessage(), e);
+      }
+    }
+
+    /** Reads the token from an environment variable. */
+    public Builder tokenFromEnv(String variable) {
+      String value = System.getenv(variable);
+      if (value == null || value.isBlank()) {
+        throw new IllegalArgumentException("environment variable " + variable + " holding the token is not set");
+      }
+      return token(value);
+    }
+
+    /** Trusts the certificates of a PKCS12 or JKS trust store instead of the JDK's default CAs. */
+    public Builder trustStore(Path path, char[] password) {
+      this.trustStore = Objects.requireNonNull(path, "trust store path");
+      this.trustStorePassword = password == null ? null : password.clone();
+      return this;
+    }
+
+    /** Trusts exactly the certificate(s) in a PEM or DER file, e.g. the server's self-signed cert. */
+    public Builder trustedCertificate(Path certificateFile) {
+      this.trustedCertificate = Objects.requireNonNull(certificateFile, "certificate file");
+      return this;
+    }
+
+    /** A ready SSLContext; overrides trustStore / trustedCertificate. */
+    public Builder sslContext(SSLContext context) {
+      this.sslContext = Objects.requireNonNull(context, "sslContext");
+      return this;
+    }
+
+    public Builder connectTimeout(Duration timeout) {
+      this.connectTimeout = positive(timeout, "connect timeout");
+      return this;
+    }
+
+    public Builder requestTimeout(Duration timeout) {
+      this.requestTimeout = positive(timeout, "request timeout");
+      return this;
+    }
+
+    /** Total attempts per call including the first (1 = no retries); default 4. */
+    public Builder maxAttempts(int attempts) {
+      if (attempts < 1 || attempts > 20) {
+        throw new IllegalArgumentException("max attempts must be in 1..20: " + attempts);
+      }
+      this.maxAttempts = attempts;
+      return this;
+    }
+
+    /** Backoff doubles from {@code initial} up to {@code max}, with jitter. Defaults 100 ms and 2 s. */
+    public Builder retryBackoff(Duration initial, Duration max) {
+      this.initialBackoff = positive(initial, "initial backoff");
+      this.maxBackoff = positive(max, "max backoff");
+      if (max.compareTo(initial) < 0) {
+        throw new IllegalArgumentException("max backoff " + max + " is below initial backoff " + initial);
+      }
+      return this;
+    }
+
+    /** How long unwrapped keys are cached; {@link Duration#ZERO} disables the cache. Default 60 s. */
+    public Builder cacheTtl(Duration ttl) {
+      if (ttl == null || ttl.isNegative()) {
+        throw new IllegalArgumentException("cache TTL must be >= 0: " + ttl);
+      }
+      this.cacheTtl = ttl;
+      return this;
+    }
+
+    public Builder cacheMaxEntries(int entries) {
+      if (entries < 0) {
+        throw new IllegalArgumentException("cache size must be >= 0: " + entries);
+      }
+      this.cacheMaxEntries = entries;
+      return this;
+    }
+
+    /** For tests: a nanosecond clock for the cache TTL. */
+    Builder nanoClock(LongSupplier clock) {
+      this.nanoClock = Objects.requireNonNull(clock);
+      return this;
+    }
+
+    public RemoteKeyService build() {
+      if (url == null) {
+        throw new IllegalStateException("RemoteKeyService needs a url");
+      }
+      if (token == null) {
+        throw new IllegalStateException("RemoteKeyService needs a token (token, tokenFile or tokenFromEnv)");
+      }
+      SSLContext ssl = sslContext;
+      try {
+        if (ssl == null && (trustStore != null || trustedCertificate != null)) {
+          ssl = buildSslContext();
+        }
+      } finally {
+        if (trustStorePassword != null) {
+          Arrays.fill(trustStorePassword, '\0');
+          trustStorePassword = null;
+        }
+      }
+      return new RemoteKeyService(this, ssl);
+    }
+
+    private SSLContext buildSslContext() {
+      try {
+        KeyStore trust;
+        if (trustedCertificate != null) {
+          trust = KeyStore.getInstance(KeyStore.getDefaultType());
+          trust.load(null, null);
+          CertificateFactory cf = CertificateFactory.getInstance("X.509");
+          try (InputStream in = Files.newInputStream(trustedCertificate)) {
+            int i = 0;
+            for (Certificate cert : cf.generateCertificates(in)) {
+              trust.setCertificateEntry("trusted-" + i++, cert);
+            }
+            if (i == 0) {
+              throw new IllegalArgumentException("no certificate found in " + trustedCertificate);
+            }
+          }
+        } else {
+          trust = KeyStore.getInstance("PKCS12"); // also reads JKS (keystore.type.compat)
+          try (InputStream in = Files.newInputStream(trustStore)) {
+            trust.load(in, trustStorePassword);
+          }
+        }
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trust);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, tmf.getTrustManagers(), null);
+        return context;
+      } catch (IOException | GeneralSecurityException e) {
+        Path source = trustedCertificate != null ? trustedCertificate : trustStore;
+        throw new IllegalArgumentException("cannot load trusted certificates from " + source + ": " + e.getMessage(), e);
+      }
+    }
+
+    private static Duration positive(Duration d, String what) {
+      if (d == null || d.isZero() || d.isNegative()) {
+        throw new IllegalArgumentException(what + " must be positive: " + d);
+      }
+      return d;
+    }
+  }
+}

@@ -1,0 +1,19 @@
+package io.icebergprotector.kms.remote;
+
+import java.util.List;
+
+/** What the key server knows about the caller: from {@code GET /v1/protector/whoami}. */
+public record WhoAmI(
+    String principal,
+    List<String> groups,
+    List<String> roles,
+    List<String> wrappableKeys,
+    List<String> unwrappableKeys,
+    boolean admin) {
+  public WhoAmI {
+    groups = List.copyOf(groups);
+    roles = List.copyOf(roles);
+    wrappableKeys = List.copyOf(wrappableKeys);
+    unwrappableKeys = List.copyOf(unwrappableKeys);
+  }
+}

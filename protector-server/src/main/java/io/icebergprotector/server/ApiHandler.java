@@ -1,0 +1,720 @@
+package io.icebergprotector.server;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import io.icebergprotector.kms.KeyAlreadyExistsException;
+import io.icebergprotector.kms.KeyDestroyedException;
+import io.icebergprotector.kms.KeyInfo;
+import io.icebergprotector.kms.KeyIntegrityException;
+import io.icebergprotector.kms.KeyNotFoundException;
+import io.icebergprotector.kms.KeyService;
+import io.icebergprotector.kms.KeyServiceException;
+import io.icebergprotector.kms.KeyServiceUnavailableException;
+import io.icebergprotector.kms.WrappedKey;
+import io.icebergprotector.kms.remote.Json;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+
+/**
+ * The HTTP API. Routing works on the raw (still percent-encoded) path, so an encoded slash or dot
+ * can never turn into a path step: a key name is one segment of {@code [A-Za-z0-9._-]{1,128}}.
+ *
+ * <p>Order of checks on key routes: authenticate (401), key-name syntax (400), authorize (403),
+ * then read the body (413/400), then touch the key store. Authorization looks only at the name, so
+ * a 403 is byte-for-byte the same whether the key exists or not.
+ */
+final class ApiHandler implements HttpHandler {
+  private static final System.Logger LOG = System.getLogger(ApiHandler.class.getName());
+  private static final Pattern KEY_NAME = Pattern.compile("[A-Za-z0-9._-]{1,128}");
+  private static final String TRANSIT = "/v1/transit/";
+  private static final String KEY_TYPE = "aes256-gcm96";
+
+  private final KeyService keys;
+  private final String policyText;
+  private final String policyEtag;
+  private final TokenAuthenticator authenticator;
+  private final Authorizer authorizer;
+  private final AuditLog audit;
+  private final Metrics metrics;
+  private final long maxBodyBytes;
+  private final boolean autoCreateKeys;
+  private final boolean metricsRequireAuth;
+
+  ApiHandler(KeyService keys, String policyText, TokenAuthenticator authenticator, Authorizer authorizer,
+      AuditLog audit, Metrics metrics, ServerConfig config) {
+    this.keys = keys;
+    this.policyText = policyText;
+    this.policyEtag = "\"" + java.util.HexFormat.of().formatHex(
+        TokenAuthenticator.sha256(policyText.getBytes(StandardCharsets.UTF_8))) + "\"";
+    this.authenticator = authenticator;
+    this.authorizer = authorizer;
+    this.audit = audit;
+    this.metrics = metrics;
+    this.maxBodyBytes = config.maxBodyBytes();
+    this.autoCreateKeys = config.autoCreateKeys();
+    this.metricsRequireAuth = config.metricsRequireAuth();
+  }
+
+  /** Per-request state. */
+  private static final class Request {
+    final HttpExchange exchange;
+    final String method;
+    final String path;
+    final String query;
+    final String client;
+    String route = "unmatched";
+    String op;
+    String rawKey;
+    Caller caller;
+    int status = 500;
+    boolean bodyRead;
+
+    Request(HttpExchange exchange) {
+      this.exchange = exchange;
+      this.method = exchange.getRequestMethod().toUpperCase(Locale.ROOT);
+      this.path = exchange.getRequestURI().getRawPath() == null ? "" : exchange.getRequestURI().getRawPath();
+      this.query = exchange.getRequestURI().getRawQuery();
+      InetSocketAddress remote = exchange.getRemoteAddress();
+      this.client = remote == null || remote.getAddress() == null ? "-" : remote.getAddress().getHostAddress();
+    }
+
+    String principalName() {
+      return caller == null ? null : caller.principal().user();
+    }
+  }
+
+  @Override
+  public void handle(HttpExchange exchange) {
+    long start = System.nanoTime();
+    Request r = new Request(exchange);
+    try {
+      dispatch(r);
+    } catch (HttpError e) {
+      sendError(r, e.status, e.getMessage(), e.closeConnection);
+    } catch (RuntimeException | Error e) {
+      LOG.log(System.Logger.Level.ERROR, "internal error on " + r.method + " " + r.route, e);
+      sendError(r, 500, "internal error", true);
+    } finally {
+      metrics.request(r.route, r.method, r.status, System.nanoTime() - start);
+      exchange.close();
+    }
+  }
+
+  // ---- routing -------------------------------------------------------------------------------
+
+  private void dispatch(Request r) {
+    String p = r.path;
+    if (p.equals("/health")) {
+      r.route = "/health";
+      requireMethod(r, "GET");
+      sendJson(r, 200, Json.object("status", "ok"));
+    } else if (p.equals("/metrics")) {
+      r.route = "/metrics";
+      requireMethod(r, "GET");
+      if (metricsRequireAuth) {
+        r.op = "metrics";
+        authenticate(r);
+      }
+      send(r, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.render().getBytes(StandardCharsets.UTF_8));
+    } else if (p.equals("/v1/protector/policy")) {
+      r.route = p;
+      r.op = "read-policy";
+      requireMethod(r, "GET");
+      authenticate(r);
+      r.exchange.getResponseHeaders().set("ETag", policyEtag);
+      send(r, 200, "text/plain; charset=utf-8", policyText.getBytes(StandardCharsets.UTF_8));
+    } else if (p.equals("/v1/protector/whoami")) {
+      r.route = p;
+      r.op = "whoami";
+      requireMethod(r, "GET");
+      whoami(r);
+    } else if (p.startsWith(TRANSIT)) {
+      transit(r, p.substring(TRANSIT.length()));
+    } else {
+      throw new HttpError(404, "unsupported path");
+    }
+  }
+
+  private void transit(Request r, String rest) {
+    String[] parts = rest.split("/", -1);
+    String action = parts[0];
+    switch (action) {
+      case "encrypt":
+      case "decrypt":
+      case "hmac": {
+        r.route = TRANSIT + action + "/{key}";
+        r.op = action.equals("encrypt") ? "wrap" : action.equals("decrypt") ? "unwrap" : "hmac";
+        requireMethod(r, "POST");
+        r.rawKey = parts.length > 1 ? parts[1] : "";
+        String algorithm = null;
+        boolean shapeOk = parts.length == 2 || (action.equals("hmac") && parts.length == 3);
+        if (action.equals("hmac") && parts.length == 3) {
+          algorithm = parts[2];
+        }
+        authenticate(r);
+        String key = keyName(r, shapeOk);
+        if (action.equals("encrypt")) {
+          encrypt(r, key);
+        } else if (action.equals("decrypt")) {
+          decrypt(r, key);
+        } else {
+          hmac(r, key, algorithm);
+        }
+        return;
+      }
+      case "keys":
+        keysRoute(r, parts);
+        return;
+      default:
+        throw new HttpError(404, "unsupported path");
+    }
+  }
+
+  private void keysRoute(Request r, String[] parts) {
+    if (parts.length == 1 || (parts.length == 2 && parts[1].isEmpty())) {
+      r.route = TRANSIT + "keys";
+      r.op = "list";
+      boolean list = r.method.equals("LIST") || (r.method.equals("GET") && "list=true".equals(r.query));
+      if (!list) {
+        throw methodNotAllowed(r, "LIST, GET ?list=true");
+      }
+      authenticate(r);
+      requireAdmin(r, null);
+      List<String> names = new ArrayList<>();
+      for (KeyInfo info : keys.listKeys()) {
+        names.add(info.id());
+      }
+      auditOk(r, null, null);
+      sendJson(r, 200, Json.object("data", Json.object("keys", names)));
+      return;
+    }
+    r.rawKey = parts[1];
+    if (parts.length == 3 && parts[2].equals("rotate")) {
+      r.route = TRANSIT + "keys/{key}/rotate";
+      r.op = "rotate";
+      requireMethod(r, "POST");
+    } else {
+      r.route = TRANSIT + "keys/{key}";
+      switch (r.method) {
+        case "GET": r.op = "read"; break;
+        case "POST": r.op = "create"; break;
+        case "DELETE": r.op = "destroy"; break;
+        default: throw methodNotAllowed(r, "GET, POST, DELETE");
+      }
+    }
+    authenticate(r);
+    String key = keyName(r, parts.length == 2 || (parts.length == 3 && parts[2].equals("rotate")));
+    requireAdmin(r, key);
+    try {
+      switch (r.op) {
+        case "create": {
+          Map<String, Object> body = readJson(r, true);
+          String type = Json.string(body, "type");
+          if (type != null && !type.equals(KEY_TYPE)) {
+            throw badRequest(r, key, null, "unsupported key type '" + clip(type) + "': only " + KEY_TYPE);
+          }
+          KeyInfo info = keys.createKey(key);
+          auditOk(r, key, info.latestVersion());
+          sendJson(r, 200, Json.object("data", keyInfoJson(info)));
+          return;
+        }
+        case "rotate": {
+          KeyInfo info = keys.rotateKey(key);
+          auditOk(r, key, info.latestVersion());
+          sendJson(r, 200, Json.object("data", keyInfoJson(info)));
+          return;
+        }
+        case "read": {
+          KeyInfo info = keys.describeKey(key);
+          auditOk(r, key, null);
+          sendJson(r, 200, Json.object("data", keyInfoJson(info)));
+          return;
+        }
+        default: { // destroy
+          keys.destroyKey(key);
+          auditOk(r, key, null);
+          r.status = 204;
+          sendEmpty(r, 204);
+        }
+      }
+    } catch (KeyServiceException | IllegalArgumentException e) {
+      throw keyFailure(r, key, null, e);
+    }
+  }
+
+  // ---- key operations ------------------------------------------------------------------------
+
+  private void encrypt(Request r, String key) {
+    Authorizer.Grants grants = authorizer.grants(r.caller.principal());
+    if (!grants.wrappable().contains(key)) {
+      throw deny(r, key, "not a writer of any table using this key");
+    }
+    Map<String, Object> body = readJson(r, false);
+    rejectBatch(r, key, body);
+    byte[] plaintext = base64Field(r, key, body, "plaintext");
+    if (plaintext.length == 0) {
+      throw badRequest(r, key, null, "field 'plaintext' must not be empty");
+    }
+    try {
+      String ciphertext;
+      try {
+        ciphertext = keys.wrap(key, plaintext);
+      } catch (KeyNotFoundException e) {
+        if (!autoCreateKeys) {
+          throw e;
+        }
+        autoCreate(r, key);
+        ciphertext = keys.wrap(key, plaintext);
+      }
+      int version = WrappedKey.parse(ciphertext).version();
+      auditOk(r, key, version);
+      sendJson(r, 200, Json.object("data", Json.object("ciphertext", ciphertext, "key_version", version)));
+    } catch (KeyServiceException | IllegalArgumentException e) {
+      throw keyFailure(r, key, null, e);
+    } finally {
+      Arrays.fill(plaintext, (byte) 0);
+    }
+  }
+
+  private void autoCreate(Request r, String key) {
+    try {
+      KeyInfo info = keys.createKey(key);
+      record(r, key, info.latestVersion(), "create", "allow", "auto-created on first wrap", 200);
+    } catch (KeyAlreadyExistsException raced) {
+      // another request created it first
+    }
+  }
+
+  private void decrypt(Request r, String key) {
+    Authorizer.Grants grants = authorizer.grants(r.caller.principal());
+    if (!grants.unwrappable().contains(key)) {
+      throw deny(r, key, "no role with clear or masked access to a column under this key");
+    }
+    Map<String, Object> body = readJson(r, false);
+    rejectBatch(r, key, body);
+    String ciphertext = stringField(r, key, body, "ciphertext");
+    int version;
+    try {
+      version = WrappedKey.parse(ciphertext).version();
+    } catch (IllegalArgumentException e) {
+      throw badRequest(r, key, null, "invalid ciphertext: " + e.getMessage());
+    }
+    byte[] plaintext = null;
+    try {
+      plaintext = keys.unwrap(key, ciphertext);
+      String encoded = Base64.getEncoder().encodeToString(plaintext);
+      auditOk(r, key, version);
+      sendJson(r, 200, Json.object("data", Json.object("plaintext", encoded)));
+    } catch (KeyServiceException | IllegalArgumentException e) {
+      throw keyFailure(r, key, version, e);
+    } finally {
+      if (plaintext != null) {
+        Arrays.fill(plaintext, (byte) 0);
+      }
+    }
+  }
+
+  private void hmac(Request r, String key, String algorithm) {
+    Authorizer.Grants grants = authorizer.grants(r.caller.principal());
+    if (!grants.unwrappable().contains(key)) {
+      throw deny(r, key, "no role with clear or masked access to a column under this key");
+    }
+    Map<String, Object> body = readJson(r, false);
+    rejectBatch(r, key, body);
+    String algo = algorithm != null ? algorithm : Json.string(body, "algorithm");
+    if (algo != null && !algo.equals("sha2-256")) {
+      throw badRequest(r, key, null, "unsupported hmac algorithm '" + clip(algo) + "': only sha2-256");
+    }
+    Long requested;
+    try {
+      requested = Json.integer(body, "key_version");
+    } catch (IllegalArgumentException e) {
+      throw badRequest(r, key, null, e.getMessage());
+    }
+    if (requested != null && requested != 0 && requested != 1) {
+      // derived keys are always from version 1 so that hash masks survive rotation
+      throw badRequest(r, key, null, "unknown key version " + requested + " for hmac: only version 1 is supported");
+    }
+    byte[] input = base64Field(r, key, body, "input");
+    String context;
+    try {
+      context = StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(input)).toString();
+    } catch (CharacterCodingException e) {
+      throw badRequest(r, key, 1, "input must be base64 of UTF-8 text");
+    } finally {
+      Arrays.fill(input, (byte) 0);
+    }
+    byte[] mac = null;
+    try {
+      mac = keys.deriveKey(key, context);
+      String out = "vault:v1:" + Base64.getEncoder().encodeToString(mac);
+      auditOk(r, key, 1);
+      sendJson(r, 200, Json.object("data", Json.object("hmac", out)));
+    } catch (KeyServiceException | IllegalArgumentException e) {
+      throw keyFailure(r, key, 1, e);
+    } finally {
+      if (mac != null) {
+        Arrays.fill(mac, (byte) 0);
+      }
+    }
+  }
+
+  private void whoami(Request r) {
+    authenticate(r);
+    Authorizer.Grants g = authorizer.grants(r.caller.principal());
+    Map<String, Object> data = new LinkedHashMap<>();
+    data.put("principal", r.caller.principal().user());
+    data.put("groups", new ArrayList<>(r.caller.principal().groups()));
+    data.put("roles", new ArrayList<>(g.roles()));
+    data.put("wrappable_keys", new ArrayList<>(new TreeSet<>(g.wrappable())));
+    data.put("unwrappable_keys", new ArrayList<>(new TreeSet<>(g.unwrappable())));
+    data.put("admin", g.admin());
+    data.put("auth", r.caller.method());
+    sendJson(r, 200, Json.object("data", data));
+  }
+
+  // ---- checks --------------------------------------------------------------------------------
+
+  private void authenticate(Request r) {
+    String token = r.exchange.getRequestHeaders().getFirst("X-Vault-Token");
+    if (token == null) {
+      String authorization = r.exchange.getRequestHeaders().getFirst("Authorization");
+      if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+        token = authorization.substring(7).strip();
+      }
+    }
+    try {
+      r.caller = authenticator.authenticate(token == null ? null : token.strip());
+    } catch (AuthenticationException e) {
+      metrics.authFailure(e.getMessage());
+      String reason = "authentication failed: " + e.getMessage();
+      record(r, r.rawKey, null, r.op, "deny", reason, 401);
+      r.exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"iceberg-protector\"");
+      throw new HttpError(401, reason);
+    }
+  }
+
+  private String keyName(Request r, boolean shapeOk) {
+    String key = r.rawKey;
+    if (!shapeOk || key == null || !KEY_NAME.matcher(key).matches() || key.equals(".") || key.equals("..")) {
+      throw badRequest(r, null, null, "invalid key name: must be 1-128 characters of [A-Za-z0-9._-]");
+    }
+    return key;
+  }
+
+  private void requireAdmin(Request r, String key) {
+    if (!authorizer.grants(r.caller.principal()).admin()) {
+      throw deny(r, key, "not in an admin role");
+    }
+  }
+
+  private static void requireMethod(Request r, String method) {
+    if (!r.method.equals(method)) {
+      throw methodNotAllowed(r, method);
+    }
+  }
+
+  private static HttpError methodNotAllowed(Request r, String allowed) {
+    r.exchange.getResponseHeaders().set("Allow", allowed);
+    return new HttpError(405, "method " + r.method + " not allowed here");
+  }
+
+  private void rejectBatch(Request r, String key, Map<String, Object> body) {
+    if (body.containsKey("batch_input")) {
+      throw badRequest(r, key, null, "batch_input is not supported");
+    }
+  }
+
+  private HttpError deny(Request r, String key, String reason) {
+    record(r, key, null, r.op, "deny", reason, 403);
+    return new HttpError(403, "permission denied");
+  }
+
+  private HttpError badRequest(Request r, String key, Integer version, String message) {
+    record(r, key != null ? key : r.rawKey, version, r.op, "error", message, 400);
+    return new HttpError(400, message);
+  }
+
+  /** Maps a key-store failure to a client-safe error. Store messages (which name files) never reach clients. */
+  private HttpError keyFailure(Request r, String key, Integer version, RuntimeException e) {
+    int status;
+    String message;
+    if (e instanceof HttpError) {
+      return (HttpError) e;
+    } else if (e instanceof KeyIntegrityException) {
+      status = 400;
+      message = "ciphertext failed the integrity check (tampered, truncated, or wrapped under another key)";
+    } else if (e instanceof KeyDestroyedException) {
+      status = 410;
+      message = "key '" + key + "' was destroyed";
+    } else if (e instanceof KeyAlreadyExistsException) {
+      status = 409;
+      message = "key '" + key + "' already exists";
+    } else if (e instanceof KeyNotFoundException) {
+      if (version != null && keyExists(key)) {
+        status = 400;
+        message = "unknown key version " + version + " of key '" + key + "'";
+      } else {
+        status = 404;
+        message = "key '" + key + "' not found";
+      }
+    } else if (e instanceof KeyServiceUnavailableException) {
+      LOG.log(System.Logger.Level.ERROR, "key store unavailable during " + r.op + " of key '" + key + "'", e);
+      status = 503;
+      message = "key store unavailable";
+    } else if (e instanceof IllegalArgumentException) {
+      status = 400;
+      message = "invalid request";
+    } else {
+      LOG.log(System.Logger.Level.ERROR, "key store failure during " + r.op + " of key '" + key + "'", e);
+      status = 500;
+      message = "internal error";
+    }
+    record(r, key, version, r.op, "error", message, status);
+    return new HttpError(status, message);
+  }
+
+  private boolean keyExists(String key) {
+    try {
+      return !keys.describeKey(key).destroyed();
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  // ---- body ----------------------------------------------------------------------------------
+
+  private Map<String, Object> readJson(Request r, boolean emptyAllowed) {
+    byte[] bytes = readBody(r);
+    if (bytes.length == 0) {
+      if (emptyAllowed) {
+        return new LinkedHashMap<>();
+      }
+      throw badRequest(r, null, null, "request body is empty: a JSON object is required");
+    }
+    String text;
+    try {
+      text = StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .decode(ByteBuffer.wrap(bytes)).toString();
+    } catch (CharacterCodingException e) {
+      throw badRequest(r, null, null, "request body is not valid UTF-8");
+    }
+    try {
+      return Json.parseObject(text);
+    } catch (IllegalArgumentException e) {
+      throw badRequest(r, null, null, "malformed JSON: " + e.getMessage());
+    }
+  }
+
+  /**
+   * Reads and drops an unread request body (up to the size limit) before an early answer. The JDK
+   * HTTPS server can otherwise leave the keep-alive connection stuck, so the client's next request
+   * on it would hang. Returns false if the body could not be consumed: then the connection closes.
+   */
+  private void finishRequestBody(Request r) {
+    if (!r.bodyRead && !discardBody(r)) {
+      r.exchange.getResponseHeaders().set("Connection", "close");
+    }
+  }
+
+  private boolean discardBody(Request r) {
+    r.bodyRead = true;
+    String length = r.exchange.getRequestHeaders().getFirst("Content-Length");
+    try {
+      if (length != null && Long.parseLong(length.trim()) > maxBodyBytes) {
+        return false;
+      }
+    } catch (NumberFormatException e) {
+      return false;
+    }
+    try (InputStream in = r.exchange.getRequestBody()) {
+      byte[] chunk = new byte[8192];
+      long total = 0;
+      int n;
+      while ((n = in.read(chunk)) > 0) {
+        total += n;
+        if (total > maxBodyBytes) {
+          return false;
+        }
+      }
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private byte[] readBody(Request r) {
+    r.bodyRead = true;
+    String length = r.exchange.getRequestHeaders().getFirst("Content-Length");
+    if (length != null) {
+      long declared;
+      try {
+        declared = Long.parseLong(length.trim());
+      } catch (NumberFormatException e) {
+        throw new HttpError(400, "invalid Content-Length", true);
+      }
+      if (declared > maxBodyBytes) {
+        throw tooLarge(r);
+      }
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    byte[] chunk = new byte[8192];
+    try (InputStream in = r.exchange.getRequestBody()) {
+      int n;
+      while ((n = in.read(chunk)) > 0) {
+        if (out.size() + n > maxBodyBytes) {
+          throw tooLarge(r);
+        }
+        out.write(chunk, 0, n);
+      }
+    } catch (IOException e) {
+      throw new HttpError(400, "cannot read request body", true);
+    }
+    return out.toByteArray();
+  }
+
+  private HttpError tooLarge(Request r) {
+    String message = "request body larger than " + maxBodyBytes + " bytes";
+    record(r, r.rawKey, null, r.op, "error", message, 413);
+    return new HttpError(413, message, true); // unread body: do not reuse the connection
+  }
+
+  private String stringField(Request r, String key, Map<String, Object> body, String field) {
+    Object value = body.get(field);
+    if (!(value instanceof String) || ((String) value).isEmpty()) {
+      throw badRequest(r, key, null, "field '" + field + "' is required and must be a non-empty string");
+    }
+    return (String) value;
+  }
+
+  private byte[] base64Field(Request r, String key, Map<String, Object> body, String field) {
+    String text = stringField(r, key, body, field);
+    try {
+      return Base64.getDecoder().decode(text);
+    } catch (IllegalArgumentException e) {
+      throw badRequest(r, key, null, "field '" + field + "' is not valid base64");
+    }
+  }
+
+  // ---- audit and responses -------------------------------------------------------------------
+
+  private void auditOk(Request r, String key, Integer version) {
+    try {
+      audit.record(new AuditLog.Event(r.principalName(), authOf(r), r.op, key, version, "allow", null, 200,
+          r.client));
+      metrics.operation(r.op, "allow");
+    } catch (UncheckedIOException e) {
+      metrics.auditError();
+      metrics.operation(r.op, "error");
+      LOG.log(System.Logger.Level.ERROR, "audit write failed; refusing " + r.op, e);
+      throw new HttpError(500, "audit log unavailable");
+    }
+  }
+
+  /** Records a refusal or error; a failing audit write does not turn a refusal into anything else. */
+  private void record(Request r, String key, Integer version, String op, String decision, String reason, int status) {
+    metrics.operation(op == null ? "unknown" : op, decision);
+    try {
+      audit.record(new AuditLog.Event(r.principalName(), authOf(r), op == null ? "unknown" : op, key, version,
+          decision, reason, status, r.client));
+    } catch (UncheckedIOException e) {
+      metrics.auditError();
+      LOG.log(System.Logger.Level.ERROR, "audit write failed", e);
+    }
+  }
+
+  private static String authOf(Request r) {
+    return r.caller == null ? null : r.caller.method();
+  }
+
+  private static Map<String, Object> keyInfoJson(KeyInfo info) {
+    long created = info.createdAt().getEpochSecond();
+    Map<String, Object> versions = new TreeMap<>((a, b) -> Integer.compare(Integer.parseInt(a), Integer.parseInt(b)));
+    for (int v : info.versions()) {
+      versions.put(Integer.toString(v), created); // per-version times are not tracked: the key's creation
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("name", info.id());
+    m.put("type", KEY_TYPE);
+    m.put("latest_version", info.latestVersion());
+    m.put("min_decryption_version", 1);
+    m.put("min_encryption_version", 0);
+    m.put("keys", versions);
+    m.put("deletion_allowed", true);
+    m.put("exportable", false);
+    m.put("supports_encryption", !info.destroyed());
+    m.put("supports_decryption", !info.destroyed());
+    m.put("supports_derivation", false);
+    m.put("supports_signing", false);
+    m.put("destroyed", info.destroyed());
+    return m;
+  }
+
+  private void sendError(Request r, int status, String message, boolean close) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("errors", List.of(message));
+    if (status == 403 && r.caller != null) {
+      body.put("principal", r.caller.principal().user()); // the caller's own name: same for any key
+    }
+    if (close) {
+      r.exchange.getResponseHeaders().set("Connection", "close");
+    }
+    sendJson(r, status, body);
+  }
+
+  private void sendJson(Request r, int status, Map<String, Object> body) {
+    send(r, status, "application/json", Json.write(body).getBytes(StandardCharsets.UTF_8));
+  }
+
+  private void send(Request r, int status, String contentType, byte[] body) {
+    r.status = status;
+    finishRequestBody(r);
+    try {
+      r.exchange.getResponseHeaders().set("Content-Type", contentType);
+      r.exchange.getResponseHeaders().set("Cache-Control", "no-store");
+      r.exchange.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
+      r.exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+      r.exchange.getResponseBody().write(body);
+    } catch (IOException e) {
+      // the client went away; nothing to tell it
+      LOG.log(System.Logger.Level.DEBUG, "cannot send response", e);
+    }
+  }
+
+  private void sendEmpty(Request r, int status) {
+    r.status = status;
+    finishRequestBody(r);
+    try {
+      r.exchange.getResponseHeaders().set("Cache-Control", "no-store");
+      r.exchange.sendResponseHeaders(status, -1);
+    } catch (IOException e) {
+      LOG.log(System.Logger.Level.DEBUG, "cannot send response", e);
+    }
+  }
+
+  private static String clip(String s) {
+    return s.length() > 40 ? s.substring(0, 40) + "..." : s;
+  }
+}

@@ -1,0 +1,175 @@
+package io.icebergprotector.server;
+
+import com.nimbusds.jose.JOSEObjectType;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.jwk.Curve;
+import com.nimbusds.jose.jwk.ECKey;
+import com.nimbusds.jose.jwk.JWK;
+import com.nimbusds.jose.jwk.JWKSet;
+import com.nimbusds.jose.jwk.OctetSequenceKey;
+import com.nimbusds.jose.jwk.RSAKey;
+import com.nimbusds.jose.jwk.source.ImmutableJWKSet;
+import com.nimbusds.jose.proc.BadJOSEException;
+import com.nimbusds.jose.proc.BadJWSException;
+import com.nimbusds.jose.proc.DefaultJOSEObjectTypeVerifier;
+import com.nimbusds.jose.proc.JWSVerificationKeySelector;
+import com.nimbusds.jose.proc.SecurityContext;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.proc.BadJWTException;
+import com.nimbusds.jwt.proc.DefaultJWTClaimsVerifier;
+import com.nimbusds.jwt.proc.DefaultJWTProcessor;
+import com.nimbusds.jwt.proc.ExpiredJWTException;
+import io.icebergprotector.kms.Passphrase;
+import io.icebergprotector.policy.Principal;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.StandardCharsets;
+import java.text.ParseException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Verifies JWTs with nimbus-jose-jwt: HS256 against a configured secret, RS256/ES256 against the
+ * public keys of a JWKS file. Checks signature, exp, nbf (with clock skew), iss (exact) and aud
+ * (one of the accepted). The principal comes from a configurable claim ({@code sub} by default),
+ * groups from a string-array (or single string) claim.
+ */
+final class JwtAuthenticator {
+  private final DefaultJWTProcessor<SecurityContext> processor = new DefaultJWTProcessor<>();
+  private final String principalClaim;
+  private final String groupsClaim;
+
+  JwtAuthenticator(ServerConfig.JwtSettings settings) {
+    this.principalClaim = settings.principalClaim();
+    this.groupsClaim = settings.groupsClaim();
+    List<JWK> keys = new ArrayList<>();
+    Set<JWSAlgorithm> algorithms = new LinkedHashSet<>();
+    if (settings.hs256Secret() != null) {
+      byte[] secret = secretBytes(settings.hs256Secret());
+      try {
+        if (secret.length < 32) {
+          throw new IllegalArgumentException("the JWT HS256 secret (" + settings.hs256Secret()
+              + ") must be at least 32 bytes, got " + secret.length);
+        }
+        keys.add(new OctetSequenceKey.Builder(secret).build());
+        algorithms.add(JWSAlgorithm.HS256);
+      } finally {
+        Arrays.fill(secret, (byte) 0);
+      }
+    }
+    if (settings.jwksFile() != null) {
+      JWKSet set;
+      try {
+        set = JWKSet.load(settings.jwksFile().toFile());
+      } catch (IOException | ParseException e) {
+        throw new IllegalArgumentException("cannot read JWKS file " + settings.jwksFile() + ": " + e.getMessage(), e);
+      }
+      for (JWK key : set.getKeys()) {
+        if (key instanceof RSAKey) {
+          algorithms.add(JWSAlgorithm.RS256);
+        } else if (key instanceof ECKey && Curve.P_256.equals(((ECKey) key).getCurve())) {
+          algorithms.add(JWSAlgorithm.ES256);
+        } else {
+          throw new IllegalArgumentException("JWKS file " + settings.jwksFile() + ": key '" + key.getKeyID()
+              + "' is neither RSA nor EC P-256 (HS256 secrets belong in hs256-secret-env/-file)");
+        }
+        keys.add(key.toPublicJWK()); // private parts, if any, are never kept
+      }
+    }
+    if (keys.isEmpty()) {
+      throw new IllegalArgumentException("JWT authentication is enabled but no verification key is configured");
+    }
+    processor.setJWSTypeVerifier(new DefaultJOSEObjectTypeVerifier<>(JOSEObjectType.JWT, null));
+    processor.setJWSKeySelector(new JWSVerificationKeySelector<>(algorithms, new ImmutableJWKSet<>(new JWKSet(keys))));
+    DefaultJWTClaimsVerifier<SecurityContext> claims = new DefaultJWTClaimsVerifier<>(
+        settings.audiences(),
+        new JWTClaimsSet.Builder().issuer(settings.issuer()).build(),
+        Set.of("exp", principalClaim),
+        null);
+    claims.setMaxClockSkew(Math.toIntExact(settings.clockSkew().toSeconds()));
+    processor.setJWTClaimsSetVerifier(claims);
+  }
+
+  Caller authenticate(String token) throws AuthenticationException {
+    JWTClaimsSet claims;
+    try {
+      claims = processor.process(token, null);
+    } catch (ParseException e) {
+      throw new AuthenticationException("malformed token");
+    } catch (ExpiredJWTException e) {
+      throw new AuthenticationException("token expired");
+    } catch (BadJWSException e) {
+      throw new AuthenticationException("invalid token signature");
+    } catch (BadJWTException e) {
+      throw new AuthenticationException(category(e.getMessage()));
+    } catch (BadJOSEException e) {
+      String m = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
+      throw new AuthenticationException(m.contains("no matching key") || m.contains("another algorithm")
+          ? "invalid token signature" : "token rejected");
+    } catch (Exception e) {
+      throw new AuthenticationException("token rejected");
+    }
+    Object subject = claims.getClaim(principalClaim);
+    if (!(subject instanceof String) || ((String) subject).isBlank()) {
+      throw new AuthenticationException("token has no principal claim");
+    }
+    return new Caller(Principal.of((String) subject, groups(claims.getClaim(groupsClaim))), "jwt");
+  }
+
+  private static String category(String message) {
+    String m = String.valueOf(message).toLowerCase(Locale.ROOT);
+    if (m.contains("expired")) {
+      return "token expired";
+    }
+    if (m.contains("before use time")) {
+      return "token not yet valid";
+    }
+    if (m.contains("aud")) {
+      return "token audience rejected";
+    }
+    if (m.contains("missing required")) {
+      return "token missing required claims";
+    }
+    if (m.contains("iss")) {
+      return "token issuer rejected";
+    }
+    return "token rejected";
+  }
+
+  private static List<String> groups(Object claim) {
+    List<String> groups = new ArrayList<>();
+    if (claim instanceof String) {
+      groups.add((String) claim);
+    } else if (claim instanceof Collection) {
+      for (Object o : (Collection<?>) claim) {
+        if (o instanceof String) {
+          groups.add((String) o);
+        }
+      }
+    }
+    return groups;
+  }
+
+  private static byte[] secretBytes(ServerConfig.SecretSource source) {
+    try (Passphrase p = Secrets.load(source, "JWT HS256 secret")) {
+      char[] chars = p.chars();
+      try {
+        ByteBuffer buf = StandardCharsets.UTF_8.encode(CharBuffer.wrap(chars));
+        byte[] bytes = new byte[buf.remaining()];
+        buf.get(bytes);
+        if (buf.hasArray()) {
+          Arrays.fill(buf.array(), (byte) 0);
+        }
+        return bytes;
+      } finally {
+        Arrays.fill(chars, '\0');
+      }
+    }
+  }
+}

@@ -1,0 +1,302 @@
+package io.icebergprotector.server;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigParseOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The server's HOCON configuration (see {@code conf/server.conf}), read from the {@code protector-server}
+ * block. Relative paths are resolved against the directory of the config file. Validation errors are
+ * {@link IllegalArgumentException}s naming the file and the setting.
+ */
+public final class ServerConfig {
+  static final String ROOT = "protector-server";
+
+  /** Where a secret (password, passphrase, HMAC secret) comes from: an env variable or a file. */
+  public record SecretSource(String env, Path file) {
+    @Override
+    public String toString() {
+      return env != null ? "env:" + env : "file:" + file;
+    }
+  }
+
+  public record TokenEntry(String name, byte[] sha256, String principal, List<String> groups) {
+    public TokenEntry {
+      sha256 = sha256.clone();
+      groups = List.copyOf(groups);
+    }
+
+    @Override
+    public byte[] sha256() {
+      return sha256.clone();
+    }
+
+    @Override
+    public String toString() {
+      return "TokenEntry{" + name + " -> " + principal + groups + "}"; // never the hash
+    }
+  }
+
+  public record JwtSettings(
+      String issuer,
+      Set<String> audiences,
+      SecretSource hs256Secret,
+      Path jwksFile,
+      String principalClaim,
+      String groupsClaim,
+      Duration clockSkew) {}
+
+  public enum AuditSync { NONE, FLUSH, FSYNC }
+
+  private final Path origin;
+  private final String host;
+  private final int port;
+  private final boolean allowInsecureHttp;
+  private final Path tlsKeystore;
+  private final String tlsKeystoreType;
+  private final SecretSource tlsPassword;
+  private final List<String> tlsProtocols;
+  private final Path keystore;
+  private final SecretSource keystorePassphrase;
+  private final boolean createKeystore;
+  private final boolean autoCreateKeys;
+  private final Path policy;
+  private final List<TokenEntry> tokens;
+  private final JwtSettings jwt;
+  private final Set<String> adminRoles;
+  private final Path auditFile;
+  private final AuditSync auditSync;
+  private final long maxBodyBytes;
+  private final int workerThreads;
+  private final int queueSize;
+  private final boolean metricsRequireAuth;
+
+  private ServerConfig(Config root, Path origin) {
+    this.origin = origin;
+    Path base = origin == null || origin.toAbsolutePath().getParent() == null
+        ? Path.of("").toAbsolutePath()
+        : origin.toAbsolutePath().getParent();
+    Config c = root.getConfig(ROOT);
+
+    host = c.hasPath("bind.host") ? c.getString("bind.host") : "127.0.0.1";
+    port = c.hasPath("bind.port") ? c.getInt("bind.port") : 8200;
+    if (port < 0 || port > 65535) {
+      throw bad("bind.port", "must be 0..65535, got " + port);
+    }
+    allowInsecureHttp = c.hasPath("allow-insecure-http") && c.getBoolean("allow-insecure-http");
+
+    tlsKeystore = optionalPath(c, "tls.keystore", base);
+    tlsKeystoreType = c.hasPath("tls.keystore-type") ? c.getString("tls.keystore-type") : "PKCS12";
+    tlsPassword = secretSource(c, "tls.password", base, tlsKeystore != null && !allowInsecureHttp);
+    tlsProtocols = c.hasPath("tls.protocols") ? List.copyOf(c.getStringList("tls.protocols")) : List.of("TLSv1.3", "TLSv1.2");
+    if (!allowInsecureHttp && tlsKeystore == null) {
+      throw bad("tls.keystore", "is required: the server speaks HTTPS only (plain HTTP needs "
+          + "allow-insecure-http = true and a loopback bind.host)");
+    }
+
+    keystore = requiredPath(c, "keys.keystore", base);
+    keystorePassphrase = secretSource(c, "keys.passphrase", base, true);
+    createKeystore = c.hasPath("keys.create-if-missing") && c.getBoolean("keys.create-if-missing");
+    autoCreateKeys = c.hasPath("keys.auto-create") && c.getBoolean("keys.auto-create");
+
+    policy = requiredPath(c, "policy", base);
+
+    List<TokenEntry> entries = new ArrayList<>();
+    if (c.hasPath("auth.tokens")) {
+      List<? extends Config> list = c.getConfigList("auth.tokens");
+      Set<String> names = new LinkedHashSet<>();
+      for (int i = 0; i < list.size(); i++) {
+        Config t = list.get(i);
+        String where = "auth.tokens[" + i + "]";
+        String name = t.hasPath("name") ? t.getString("name") : "token-" + i;
+        if (!names.add(name)) {
+          throw bad(where + ".name", "duplicate token name '" + name + "'");
+        }
+        if (!t.hasPath("sha256")) {
+          throw bad(where + ".sha256", "is required (hex SHA-256 of the token; see `protector-server new-token`)");
+        }
+        String hex = t.getString("sha256").trim().toLowerCase(Locale.ROOT);
+        if (!hex.matches("[0-9a-f]{64}")) {
+          throw bad(where + ".sha256", "of token '" + name + "' must be 64 hex characters");
+        }
+        if (!t.hasPath("principal") || t.getString("principal").isBlank()) {
+          throw bad(where + ".principal", "is required for token '" + name + "'");
+        }
+        List<String> groups = t.hasPath("groups") ? t.getStringList("groups") : List.of();
+        entries.add(new TokenEntry(name, HexFormat.of().parseHex(hex), t.getString("principal"), groups));
+      }
+    }
+    tokens = List.copyOf(entries);
+
+    if (c.hasPath("auth.jwt") && (!c.hasPath("auth.jwt.enabled") || c.getBoolean("auth.jwt.enabled"))) {
+      Config j = c.getConfig("auth.jwt");
+      if (!j.hasPath("issuer") || j.getString("issuer").isBlank()) {
+        throw bad("auth.jwt.issuer", "is required when JWT authentication is enabled");
+      }
+      Set<String> audiences = new LinkedHashSet<>(
+          j.hasPath("audience") ? j.getStringList("audience") : List.of());
+      if (audiences.isEmpty()) {
+        throw bad("auth.jwt.audience", "must list at least one accepted audience when JWT authentication is enabled");
+      }
+      SecretSource secret = secretSource(j, "hs256-secret", base, false, "auth.jwt.");
+      Path jwks = optionalPath(j, "jwks-file", base);
+      if (secret == null && jwks == null) {
+        throw bad("auth.jwt", "needs hs256-secret-env, hs256-secret-file or jwks-file");
+      }
+      jwt = new JwtSettings(
+          j.getString("issuer"),
+          Set.copyOf(audiences),
+          secret,
+          jwks,
+          j.hasPath("principal-claim") ? j.getString("principal-claim") : "sub",
+          j.hasPath("groups-claim") ? j.getString("groups-claim") : "groups",
+          j.hasPath("clock-skew") ? j.getDuration("clock-skew") : Duration.ofSeconds(60));
+    } else {
+      jwt = null;
+    }
+    if (tokens.isEmpty() && jwt == null) {
+      throw bad("auth", "configures no tokens and no JWT verification: nobody could use the server");
+    }
+
+    adminRoles = Set.copyOf(c.hasPath("admin-roles") ? c.getStringList("admin-roles") : List.of());
+
+    auditFile = requiredPath(c, "audit.file", base);
+    String sync = c.hasPath("audit.sync") ? c.getString("audit.sync") : "flush";
+    try {
+      auditSync = AuditSync.valueOf(sync.trim().toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw bad("audit.sync", "must be none, flush or fsync, got '" + sync + "'");
+    }
+
+    maxBodyBytes = c.hasPath("limits.max-body-size") ? c.getBytes("limits.max-body-size") : 64 * 1024;
+    if (maxBodyBytes < 256 || maxBodyBytes > 64L * 1024 * 1024) {
+      throw bad("limits.max-body-size", "must be between 256 bytes and 64 MiB, got " + maxBodyBytes);
+    }
+    workerThreads = c.hasPath("limits.worker-threads") ? c.getInt("limits.worker-threads")
+        : Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
+    if (workerThreads < 1 || workerThreads > 1024) {
+      throw bad("limits.worker-threads", "must be 1..1024, got " + workerThreads);
+    }
+    queueSize = c.hasPath("limits.queue-size") ? c.getInt("limits.queue-size") : 1024;
+    if (queueSize < 1) {
+      throw bad("limits.queue-size", "must be >= 1, got " + queueSize);
+    }
+    metricsRequireAuth = c.hasPath("metrics.require-auth") && c.getBoolean("metrics.require-auth");
+  }
+
+  /** Reads and validates a config file; {@code ${?ENV}} substitutions are resolved. */
+  public static ServerConfig load(Path file) {
+    if (!Files.isRegularFile(file)) {
+      throw new IllegalArgumentException("server config " + file + " does not exist or is not a file");
+    }
+    try {
+      Config config = ConfigFactory.parseFile(file.toFile(), ConfigParseOptions.defaults().setAllowMissing(false))
+          .resolve();
+      return fromConfig(config, file);
+    } catch (ConfigException e) {
+      throw new IllegalArgumentException("server config " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** For tests: parses HOCON text; relative paths resolve against {@code baseFile}'s directory. */
+  public static ServerConfig parse(String hocon, Path baseFile) {
+    try {
+      return fromConfig(ConfigFactory.parseString(hocon).resolve(), baseFile);
+    } catch (ConfigException e) {
+      throw new IllegalArgumentException("server config: " + e.getMessage(), e);
+    }
+  }
+
+  private static ServerConfig fromConfig(Config config, Path origin) {
+    if (!config.hasPath(ROOT)) {
+      throw new IllegalArgumentException("server config " + (origin == null ? "" : origin + " ")
+          + "has no '" + ROOT + " { ... }' block");
+    }
+    try {
+      return new ServerConfig(config, origin);
+    } catch (ConfigException e) {
+      throw new IllegalArgumentException("server config " + (origin == null ? "" : origin + ": ") + e.getMessage(), e);
+    }
+  }
+
+  private IllegalArgumentException bad(String key, String problem) {
+    return new IllegalArgumentException("server config " + (origin == null ? "" : origin + ": ")
+        + ROOT + "." + key + " " + problem);
+  }
+
+  private static Path optionalPath(Config c, String key, Path base) {
+    if (!c.hasPath(key) || c.getString(key).isBlank()) {
+      return null;
+    }
+    return base.resolve(c.getString(key)).normalize();
+  }
+
+  private Path requiredPath(Config c, String key, Path base) {
+    Path p = optionalPath(c, key, base);
+    if (p == null) {
+      throw bad(key, "is required");
+    }
+    return p;
+  }
+
+  private SecretSource secretSource(Config c, String prefix, Path base, boolean required) {
+    return secretSource(c, prefix, base, required, "");
+  }
+
+  private SecretSource secretSource(Config c, String prefix, Path base, boolean required, String shownPrefix) {
+    String envKey = prefix + "-env";
+    String fileKey = prefix + "-file";
+    boolean hasEnv = c.hasPath(envKey) && !c.getString(envKey).isBlank();
+    boolean hasFile = c.hasPath(fileKey) && !c.getString(fileKey).isBlank();
+    if (c.hasPath(prefix)) {
+      throw bad(shownPrefix + prefix, "must not hold a secret inline; use " + envKey + " or " + fileKey);
+    }
+    if (hasEnv && hasFile) {
+      throw bad(shownPrefix + prefix, "set only one of " + envKey + " and " + fileKey);
+    }
+    if (hasEnv) {
+      return new SecretSource(c.getString(envKey), null);
+    }
+    if (hasFile) {
+      return new SecretSource(null, base.resolve(c.getString(fileKey)).normalize());
+    }
+    if (required) {
+      throw bad(shownPrefix + prefix, "needs " + envKey + " or " + fileKey);
+    }
+    return null;
+  }
+
+  public Path origin() { return origin; }
+  public String host() { return host; }
+  public int port() { return port; }
+  public boolean allowInsecureHttp() { return allowInsecureHttp; }
+  public Path tlsKeystore() { return tlsKeystore; }
+  public String tlsKeystoreType() { return tlsKeystoreType; }
+  public SecretSource tlsPassword() { return tlsPassword; }
+  public List<String> tlsProtocols() { return tlsProtocols; }
+  public Path keystore() { return keystore; }
+  public SecretSource keystorePassphrase() { return keystorePassphrase; }
+  public boolean createKeystore() { return createKeystore; }
+  public boolean autoCreateKeys() { return autoCreateKeys; }
+  public Path policy() { return policy; }
+  public List<TokenEntry> tokens() { return tokens; }
+  /** Null when JWT authentication is off. */
+  public JwtSettings jwt() { return jwt; }
+  public Set<String> adminRoles() { return adminRoles; }
+  public Path auditFile() { return auditFile; }
+  public AuditSync auditSync() { return auditSync; }
+  public long maxBodyBytes() { return maxBodyBytes; }
+  public int workerThreads() { return workerThreads; }
+  public int queueSize() { return queueSize; }
+  public boolean metricsRequireAuth() { return metricsRequireAuth; }
+}

@@ -1,0 +1,131 @@
+package io.icebergprotector.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ServerConfigTest {
+  @TempDir Path dir;
+
+  private Path prepared() throws Exception {
+    ServerFixture.prepare(dir);
+    return dir.resolve("server.conf");
+  }
+
+  private Path withOverrides(String overrides) throws Exception {
+    Path conf = prepared();
+    Files.writeString(conf, Files.readString(conf) + "\n" + overrides + "\n");
+    return conf;
+  }
+
+  @Test
+  void plainHttpIsRefusedOffLoopback() throws Exception {
+    Path conf = withOverrides("protector-server { allow-insecure-http = true, bind.host = \"0.0.0.0\" }");
+    assertThatThrownBy(() -> ProtectorServer.start(conf))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("refusing to serve plain HTTP on 0.0.0.0")
+        .hasMessageContaining("loopback");
+  }
+
+  @Test
+  void plainHttpOnLoopbackWorksWhenAllowed() throws Exception {
+    Path conf = withOverrides("protector-server { allow-insecure-http = true }");
+    try (ProtectorServer server = ProtectorServer.start(conf)) {
+      assertThat(server.url().getScheme()).isEqualTo("http");
+      HttpResponse<String> r = HttpClient.newHttpClient().send(
+          HttpRequest.newBuilder(URI.create(server.url() + "/health")).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(r.body()).isEqualTo("{\"status\":\"ok\"}");
+    }
+  }
+
+  @Test
+  void tlsIsRequiredOtherwise() throws Exception {
+    Path conf = withOverrides("protector-server.tls { keystore = \"\" }");
+    assertThatThrownBy(() -> ServerConfig.load(conf))
+        .hasMessageContaining("protector-server.tls.keystore is required");
+  }
+
+  @Test
+  void inlineSecretsAndBadValuesAreRefused() throws Exception {
+    assertThatThrownBy(() -> ServerConfig.load(withOverrides("protector-server.tls.password = \"hunter2\"")))
+        .hasMessageContaining("must not hold a secret inline").hasMessageNotContaining("hunter2");
+  }
+
+  @Test
+  void badValuesNameTheSetting() throws Exception {
+    Path conf = prepared();
+    String base = Files.readString(conf);
+    for (String[] c : new String[][] {
+        {"protector-server.audit.sync = sometimes", "protector-server.audit.sync must be none, flush or fsync"},
+        {"protector-server.bind.port = 70000", "protector-server.bind.port must be 0..65535"},
+        {"protector-server.auth.tokens = [{ sha256 = \"abc\", principal = x }]", "must be 64 hex characters"},
+        {"protector-server.auth.jwt.issuer = \"\"", "protector-server.auth.jwt.issuer is required"},
+        {"protector-server.limits.max-body-size = 10", "max-body-size must be between"},
+    }) {
+      Files.writeString(conf, base + "\n" + c[0] + "\n");
+      assertThatThrownBy(() -> ServerConfig.load(conf)).as(c[0]).hasMessageContaining(c[1]);
+    }
+  }
+
+  @Test
+  void wrongKeystorePassphraseFailsToStart() throws Exception {
+    Path conf = prepared();
+    Files.writeString(dir.resolve("keystore-passphrase"), "wrong");
+    assertThatThrownBy(() -> ProtectorServer.start(conf)).hasMessageContaining("wrong passphrase");
+  }
+
+  @Test
+  void shippedServerConfParses() throws Exception {
+    Path shipped = Path.of(System.getProperty("user.dir")).resolveSibling("conf").resolve("server.conf");
+    String text = Files.readString(shipped) + "\nprotector-server.auth.tokens = [{ name = t, sha256 = \""
+        + "0".repeat(64) + "\", principal = alice }]\n";
+    ServerConfig config = ServerConfig.parse(text, shipped);
+    assertThat(config.port()).isEqualTo(8200);
+    assertThat(config.host()).isEqualTo("127.0.0.1");
+    assertThat(config.allowInsecureHttp()).isFalse();
+    assertThat(config.policy()).isEqualTo(shipped.getParent().resolve("policy.conf"));
+    assertThat(config.auditSync()).isEqualTo(ServerConfig.AuditSync.FLUSH);
+    assertThat(config.maxBodyBytes()).isEqualTo(64 * 1024);
+    assertThat(config.jwt()).isNull();
+    assertThat(config.adminRoles()).containsExactly("admin");
+  }
+
+  @Test
+  void commandLineHelpers() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int rc = ProtectorServer.run(new String[] {"new-token"}, new ByteArrayInputStream(new byte[0]),
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    assertThat(rc).isZero();
+    String[] lines = out.toString(StandardCharsets.UTF_8).split("\n");
+    String token = lines[0].replace("token:", "").strip();
+    String hash = lines[1].replace("sha256:", "").strip();
+    assertThat(token).startsWith("ipt_");
+    assertThat(hash).isEqualTo(TokenAuthenticator.sha256Hex(token));
+
+    out.reset();
+    rc = ProtectorServer.run(new String[] {"hash-token"},
+        new ByteArrayInputStream((token + "\n").getBytes(StandardCharsets.UTF_8)),
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    assertThat(rc).isZero();
+    assertThat(out.toString(StandardCharsets.UTF_8).strip()).isEqualTo(hash);
+
+    rc = ProtectorServer.run(new String[] {"server", "--config", dir.resolve("missing.conf").toString()},
+        new ByteArrayInputStream(new byte[0]), new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
+    assertThat(rc).isEqualTo(1);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("does not exist");
+  }
+}

@@ -1,0 +1,316 @@
+package io.icebergprotector.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.icebergprotector.kms.KeyAccessDeniedException;
+import io.icebergprotector.kms.KeyDestroyedException;
+import io.icebergprotector.kms.KeyInfo;
+import io.icebergprotector.kms.KeyNotFoundException;
+import io.icebergprotector.kms.KeyAlreadyExistsException;
+import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.kms.remote.KeyAuthenticationException;
+import io.icebergprotector.kms.remote.RemoteKeyService;
+import io.icebergprotector.kms.remote.WhoAmI;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class TransitApiTest {
+  @TempDir static Path dir;
+  static ServerFixture fx;
+
+  @BeforeAll
+  static void start() throws Exception {
+    fx = ServerFixture.start(dir);
+  }
+
+  @AfterAll
+  static void stop() {
+    fx.close();
+  }
+
+  private static byte[] dataKey() {
+    byte[] k = new byte[16];
+    new SecureRandom().nextBytes(k);
+    return k;
+  }
+
+  @Test
+  void writerWrapsAndReadersWithAccessUnwrap() {
+    byte[] dek = dataKey();
+    try (RemoteKeyService etl = fx.client("etl");
+        RemoteKeyService alice = fx.client("alice");
+        RemoteKeyService bob = fx.client("bob")) {
+      String wrapped = etl.wrap("pii", dek);
+      assertThat(wrapped).startsWith("vault:v1:");
+      assertThat(alice.unwrap("pii", wrapped)).isEqualTo(dek);
+      assertThat(bob.unwrap("pii", wrapped)).isEqualTo(dek); // masked access still needs the key
+
+      String salary = etl.wrap("fin", dek);
+      assertThat(alice.unwrap("fin", salary)).isEqualTo(dek);
+      assertThatThrownBy(() -> bob.unwrap("fin", salary))
+          .isInstanceOf(KeyAccessDeniedException.class)
+          .hasMessageContaining("bob").hasMessageContaining("fin").hasMessageContaining("unwrap");
+      // every reader gets the footer key; only writers wrap
+      String footer = etl.wrap("footer", dek);
+      assertThat(bob.unwrap("footer", footer)).isEqualTo(dek);
+      assertThatThrownBy(() -> alice.wrap("pii", dek)).isInstanceOf(KeyAccessDeniedException.class);
+      assertThatThrownBy(() -> etl.unwrap("pii", wrapped)).isInstanceOf(KeyAccessDeniedException.class);
+    }
+  }
+
+  @Test
+  void unwrappedKeysAreCachedAsCopies() {
+    byte[] dek = dataKey();
+    try (RemoteKeyService etl = fx.client("etl"); RemoteKeyService alice = fx.client("alice")) {
+      String wrapped = etl.wrap("pii", dek);
+      byte[] first = alice.unwrap("pii", wrapped);
+      first[0] ^= 1; // a caller wiping or changing its copy must not affect the cache
+      assertThat(alice.unwrap("pii", wrapped)).isEqualTo(dek);
+    }
+  }
+
+  @Test
+  void deriveKeyIsHmacWithVersionOneAndSameForAllReaders() {
+    try (RemoteKeyService alice = fx.client("alice"); RemoteKeyService bob = fx.client("bob")) {
+      byte[] a = alice.deriveKey("pii", "db.customers.ssn");
+      assertThat(a).hasSize(32);
+      assertThat(bob.deriveKey("pii", "db.customers.ssn")).isEqualTo(a);
+      assertThat(alice.deriveKey("pii", "db.customers.email")).isNotEqualTo(a);
+      assertThatThrownBy(() -> bob.deriveKey("fin", "x")).isInstanceOf(KeyAccessDeniedException.class);
+    }
+  }
+
+  @Test
+  void rotationKeepsOldCiphertextReadableAndHashesStable() throws Exception {
+    byte[] dek = dataKey();
+    try (RemoteKeyService etl = fx.client("etl");
+        RemoteKeyService alice = fx.client("alice");
+        RemoteKeyService ops = fx.client("ops")) {
+      // a key of its own so that other tests do not see the rotation
+      ops.createKey("rotating");
+      assertThatThrownBy(() -> ops.createKey("rotating")).isInstanceOf(KeyAlreadyExistsException.class);
+      KeyInfo before = ops.describeKey("rotating");
+      assertThat(before.latestVersion()).isEqualTo(1);
+
+      String v1 = etl.wrap("fin", dek);
+      byte[] hashBefore = alice.deriveKey("fin", "ctx");
+      KeyInfo fin = ops.rotateKey("fin");
+      assertThat(fin.latestVersion()).isGreaterThanOrEqualTo(2);
+      String v2 = etl.wrap("fin", dek);
+      assertThat(v2).startsWith("vault:v" + fin.latestVersion() + ":");
+      try (RemoteKeyService fresh = fx.client("alice")) { // no cache
+        assertThat(fresh.unwrap("fin", v1)).isEqualTo(dek);
+        assertThat(fresh.unwrap("fin", v2)).isEqualTo(dek);
+        assertThat(fresh.deriveKey("fin", "ctx")).isEqualTo(hashBefore);
+      }
+      KeyInfo described = ops.describeKey("fin");
+      assertThat(described.versions()).contains(1, fin.latestVersion());
+      assertThat(ops.listKeys()).extracting(KeyInfo::id).contains("pii", "fin", "rotating");
+    }
+  }
+
+  @Test
+  void destroyedKeyCannotBeUsed() {
+    byte[] dek = dataKey();
+    try (RemoteKeyService etl = fx.client("etl");
+        RemoteKeyService alice = fx.client("alice");
+        RemoteKeyService ops = fx.client("ops")) {
+      String wrapped = etl.wrap("scratch", dek);
+      assertThat(alice.unwrap("scratch", wrapped)).isEqualTo(dek);
+      ops.destroyKey("scratch");
+      assertThat(ops.describeKey("scratch").destroyed()).isTrue();
+      assertThatThrownBy(() -> etl.wrap("scratch", dek)).isInstanceOf(KeyDestroyedException.class);
+      try (RemoteKeyService fresh = fx.client("alice")) {
+        assertThatThrownBy(() -> fresh.unwrap("scratch", wrapped)).isInstanceOf(KeyDestroyedException.class);
+      }
+      assertThatThrownBy(() -> ops.describeKey("never-made")).isInstanceOf(KeyNotFoundException.class);
+    }
+  }
+
+  @Test
+  void keyAdministrationNeedsAnAdminRole() {
+    try (RemoteKeyService alice = fx.client("alice"); RemoteKeyService etl = fx.client("etl")) {
+      assertThatThrownBy(() -> alice.createKey("mine")).isInstanceOf(KeyAccessDeniedException.class);
+      assertThatThrownBy(() -> etl.rotateKey("pii")).isInstanceOf(KeyAccessDeniedException.class);
+      assertThatThrownBy(() -> etl.destroyKey("pii")).isInstanceOf(KeyAccessDeniedException.class);
+      assertThatThrownBy(() -> alice.describeKey("pii")).isInstanceOf(KeyAccessDeniedException.class);
+      assertThatThrownBy(alice::listKeys).isInstanceOf(KeyAccessDeniedException.class);
+    }
+  }
+
+  @Test
+  void forbiddenLooksTheSameWhetherOrNotTheKeyExists() throws Exception {
+    String bob = fx.token("bob");
+    String ct = "{\"ciphertext\":\"vault:v1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"}";
+    HttpResponse<String> existing = fx.post("/v1/transit/decrypt/fin", bob, ct);
+    HttpResponse<String> missing = fx.post("/v1/transit/decrypt/no-such-key", bob, ct);
+    HttpResponse<String> unlisted = fx.post("/v1/transit/decrypt/other", bob, ct); // exists, not in policy
+    assertThat(existing.statusCode()).isEqualTo(403);
+    assertThat(missing.statusCode()).isEqualTo(403);
+    assertThat(existing.body()).isEqualTo(missing.body()).isEqualTo(unlisted.body());
+    assertThat(existing.body()).isEqualTo("{\"errors\":[\"permission denied\"],\"principal\":\"bob\"}");
+    assertThat(existing.headers().map().keySet()).isEqualTo(missing.headers().map().keySet());
+
+    String pt = "{\"plaintext\":\"AAAA\"}";
+    String etl = fx.token("etl");
+    assertThat(fx.post("/v1/transit/encrypt/other", etl, pt).body())
+        .isEqualTo(fx.post("/v1/transit/encrypt/nope", etl, pt).body());
+    assertThat(fx.get("/v1/transit/keys/pii", etl).body()).isEqualTo(fx.get("/v1/transit/keys/nope", etl).body());
+    assertThat(fx.get("/v1/transit/keys/pii", etl).statusCode()).isEqualTo(403);
+  }
+
+  @Test
+  void unauthenticatedRequestsGet401NamingTheCauseButNotTheToken() throws Exception {
+    String body = "{\"plaintext\":\"AAAA\"}";
+    HttpResponse<String> none = fx.post("/v1/transit/encrypt/pii", null, body);
+    assertThat(none.statusCode()).isEqualTo(401);
+    assertThat(none.body()).contains("missing token");
+    String guess = "ipt_guessed-token-value-1234567890";
+    HttpResponse<String> unknown = fx.post("/v1/transit/encrypt/pii", guess, body);
+    assertThat(unknown.statusCode()).isEqualTo(401);
+    assertThat(unknown.body()).contains("unknown token").doesNotContain(guess);
+    assertThat(fx.get("/v1/protector/whoami", null).statusCode()).isEqualTo(401);
+    assertThat(fx.get("/v1/protector/policy", null).statusCode()).isEqualTo(401);
+
+    try (RemoteKeyService wrong = fx.clientBuilder(fx.url(), guess).build()) {
+      assertThatThrownBy(() -> wrong.unwrap("pii", "vault:v1:AAAA"))
+          .isInstanceOf(KeyAuthenticationException.class)
+          .hasMessageStartingWith("authentication failed: unknown token")
+          .hasMessageNotContaining(guess);
+      assertThat(wrong.toString()).doesNotContain(guess);
+    }
+  }
+
+  @Test
+  void bearerHeaderWorksLikeVaultToken() throws Exception {
+    HttpRequest request = HttpRequest.newBuilder(URI.create(fx.url() + "/v1/protector/whoami"))
+        .header("Authorization", "Bearer " + fx.token("alice")).GET().build();
+    HttpResponse<String> response = fx.http.send(request, HttpResponse.BodyHandlers.ofString());
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(Json.object(Json.parseObject(response.body()), "data")).containsEntry("principal", "alice");
+  }
+
+  @Test
+  void whoamiListsRolesAndKeys() {
+    try (RemoteKeyService bob = fx.client("bob");
+        RemoteKeyService etl = fx.client("etl");
+        RemoteKeyService dave = fx.client("dave")) {
+      WhoAmI who = bob.whoami();
+      assertThat(who.principal()).isEqualTo("bob");
+      assertThat(who.roles()).containsExactly("analyst");
+      assertThat(who.unwrappableKeys()).contains("pii", "footer").doesNotContain("fin");
+      assertThat(who.wrappableKeys()).isEmpty();
+      assertThat(who.admin()).isFalse();
+      assertThat(etl.whoami().wrappableKeys()).contains("pii", "fin", "footer");
+      WhoAmI viaGroup = dave.whoami();
+      assertThat(viaGroup.groups()).containsExactly("secops");
+      assertThat(viaGroup.roles()).containsExactly("admin");
+      assertThat(viaGroup.unwrappableKeys()).contains("fin");
+    }
+  }
+
+  @Test
+  void policyHealthAndMetrics() throws Exception {
+    try (RemoteKeyService carol = fx.client("carol")) {
+      assertThat(carol.fetchPolicyText()).isEqualTo(ServerFixture.POLICY);
+    }
+    HttpResponse<String> health = fx.get("/health", null);
+    assertThat(health.statusCode()).isEqualTo(200);
+    assertThat(health.body()).isEqualTo("{\"status\":\"ok\"}");
+
+    fx.post("/v1/transit/decrypt/fin", fx.token("bob"), "{}");
+    HttpResponse<String> metrics = fx.get("/metrics", null);
+    assertThat(metrics.statusCode()).isEqualTo(200);
+    assertThat(metrics.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).startsWith("text/plain"));
+    assertThat(metrics.body())
+        .contains("protector_http_requests_total{route=\"/health\",method=\"GET\",status=\"200\"}")
+        .contains("protector_http_requests_total{route=\"/v1/transit/decrypt/{key}\",method=\"POST\",status=\"403\"}")
+        .contains("protector_key_operations_total{op=\"unwrap\",decision=\"deny\"}")
+        .contains("protector_http_request_duration_seconds_bucket{route=\"/health\",le=\"+Inf\"}")
+        .doesNotContain("fin"); // no key names in labels
+  }
+
+  @Test
+  void auditRecordsDecisionsAndNoSecrets() throws Exception {
+    byte[] dek = dataKey();
+    String wrapped;
+    try (RemoteKeyService etl = fx.client("etl");
+        RemoteKeyService alice = fx.client("alice");
+        RemoteKeyService bob = fx.client("bob")) {
+      wrapped = etl.wrap("fin", dek);
+      alice.unwrap("fin", wrapped);
+      assertThatThrownBy(() -> bob.unwrap("fin", wrapped)).isInstanceOf(KeyAccessDeniedException.class);
+      bob.deriveKey("pii", "audit-test");
+    }
+    List<String> lines = fx.auditLines();
+    for (String line : lines) {
+      Map<String, Object> event = Json.parseObject(line); // every line is one JSON object
+      assertThat(event).containsKeys("time", "principal", "op", "decision", "client");
+    }
+    assertThat(lines).anySatisfy(l -> assertThat(Json.parseObject(l))
+        .containsEntry("principal", "bob").containsEntry("op", "unwrap").containsEntry("key", "fin")
+        .containsEntry("decision", "deny").containsEntry("status", 403L).containsEntry("client", "127.0.0.1"));
+    assertThat(lines).noneSatisfy(l -> assertThat(Json.parseObject(l))
+        .containsEntry("principal", "bob").containsEntry("key", "fin").containsEntry("decision", "allow"));
+    assertThat(lines).anySatisfy(l -> assertThat(Json.parseObject(l))
+        .containsEntry("principal", "alice").containsEntry("op", "unwrap").containsEntry("key", "fin")
+        .containsEntry("decision", "allow").containsKey("version"));
+    assertThat(lines).anySatisfy(l -> assertThat(Json.parseObject(l))
+        .containsEntry("principal", "etl").containsEntry("op", "wrap").containsEntry("auth", "token:etl-token"));
+    assertThat(lines).anySatisfy(l -> assertThat(Json.parseObject(l))
+        .containsEntry("principal", "bob").containsEntry("op", "hmac").containsEntry("version", 1L));
+
+    String audit = fx.audit();
+    for (String token : fx.tokens.values()) {
+      assertThat(audit).doesNotContain(token).doesNotContain(TokenAuthenticator.sha256Hex(token));
+    }
+    for (String material : fx.masterKeysBase64()) {
+      assertThat(audit).doesNotContain(material);
+    }
+    assertThat(audit).doesNotContain(Base64.getEncoder().encodeToString(dek))
+        .doesNotContain(wrapped.substring("vault:v1:".length()));
+    assertThat(audit).doesNotContain(ServerFixture.KEYSTORE_PASSPHRASE).doesNotContain(ServerFixture.TLS_PASSWORD);
+  }
+
+  @Test
+  void vaultStyleJsonShapes() throws Exception {
+    String etl = fx.token("etl");
+    String plaintext = Base64.getEncoder().encodeToString("sixteen byte key".getBytes(StandardCharsets.UTF_8));
+    HttpResponse<String> enc = fx.post("/v1/transit/encrypt/pii", etl, "{\"plaintext\":\"" + plaintext + "\"}");
+    assertThat(enc.statusCode()).isEqualTo(200);
+    Map<String, Object> data = Json.object(Json.parseObject(enc.body()), "data");
+    assertThat((String) data.get("ciphertext")).startsWith("vault:v1:");
+    assertThat(data.get("key_version")).isEqualTo(1L);
+
+    HttpResponse<String> dec = fx.post("/v1/transit/decrypt/pii", fx.token("alice"),
+        Json.write(Json.object("ciphertext", data.get("ciphertext"))));
+    assertThat(Json.object(Json.parseObject(dec.body()), "data")).containsEntry("plaintext", plaintext);
+
+    HttpResponse<String> hmac = fx.post("/v1/transit/hmac/pii", fx.token("alice"),
+        "{\"input\":\"" + plaintext + "\",\"key_version\":1}");
+    assertThat(hmac.statusCode()).isEqualTo(200);
+    assertThat((String) Json.object(Json.parseObject(hmac.body()), "data").get("hmac")).startsWith("vault:v1:");
+
+    HttpResponse<String> meta = fx.get("/v1/transit/keys/pii", fx.token("ops"));
+    Map<String, Object> key = Json.object(Json.parseObject(meta.body()), "data");
+    assertThat(key).containsEntry("name", "pii").containsEntry("type", "aes256-gcm96")
+        .containsEntry("latest_version", 1L).containsKeys("keys", "deletion_allowed");
+    assertThat(Json.object(key, "keys")).containsKey("1");
+
+    HttpResponse<String> list = fx.request("LIST", "/v1/transit/keys", fx.token("ops"), null);
+    assertThat(list.statusCode()).isEqualTo(200);
+    assertThat(list.body()).contains("\"pii\"");
+  }
+}
