@@ -148,7 +148,10 @@ public final class Masks {
   /** {@code year} mask on a timestamp stored as microseconds since epoch, UTC (Spark/Iceberg internal form). */
   public static long yearOfEpochMicros(long epochMicros) {
     Instant ts = Instant.EPOCH.plus(epochMicros, ChronoUnit.MICROS);
-    return ChronoUnit.MICROS.between(Instant.EPOCH, year(ts));
+    Instant start = year(ts);
+    // Not ChronoUnit.MICROS.between: it goes through nanoseconds and overflows outside 1678-2262.
+    return Math.addExact(
+        Math.multiplyExact(start.getEpochSecond(), 1_000_000L), start.getNano() / 1_000L);
   }
 
   private static String hex(byte[] bytes) {

@@ -124,6 +124,14 @@ class MaskTest {
   }
 
   @Test
+  void yearOfTimestampsOutsideTheNanosecondRange() {
+    // 1500-08-01T12:00Z in micros: beyond what a nanosecond long can hold
+    long micros = Math.multiplyExact(Instant.parse("1500-08-01T12:00:00Z").getEpochSecond(), 1_000_000L);
+    long expected = Math.multiplyExact(Instant.parse("1500-01-01T00:00:00Z").getEpochSecond(), 1_000_000L);
+    assertThat(Masks.yearOfEpochMicros(micros)).isEqualTo(expected);
+  }
+
+  @Test
   void columnTypeNames() {
     assertThat(ColumnType.fromName("VARCHAR")).isEqualTo(ColumnType.STRING);
     assertThat(ColumnType.fromName("decimal(10,2)")).isEqualTo(ColumnType.DECIMAL);
