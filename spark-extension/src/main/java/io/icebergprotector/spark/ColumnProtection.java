@@ -1,0 +1,68 @@
+package io.icebergprotector.spark;
+
+import io.icebergprotector.policy.AccessLevel;
+import io.icebergprotector.policy.Mask;
+import io.icebergprotector.policy.OnDenied;
+import java.io.Serializable;
+
+/** One protected column resolved to its Iceberg field id, with the reader's access to it. */
+public final class ColumnProtection implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  private final int fieldId;
+  private final String path;
+  private final String keyId;
+  private final AccessLevel level;
+  private final String maskSpec;
+  private final OnDenied onDenied;
+  private transient Mask mask;
+
+  ColumnProtection(
+      int fieldId, String path, String keyId, AccessLevel level, String maskSpec, OnDenied onDenied) {
+    this.fieldId = fieldId;
+    this.path = path;
+    this.keyId = keyId;
+    this.level = level;
+    this.maskSpec = maskSpec;
+    this.onDenied = onDenied;
+  }
+
+  public int fieldId() {
+    return fieldId;
+  }
+
+  /** The column path as the table names it today (it may differ from the policy after a rename). */
+  public String path() {
+    return path;
+  }
+
+  public String keyId() {
+    return keyId;
+  }
+
+  public AccessLevel level() {
+    return level;
+  }
+
+  public OnDenied onDenied() {
+    return onDenied;
+  }
+
+  public boolean readable() {
+    return level != AccessLevel.DENIED;
+  }
+
+  /** The mask for a MASKED reader, null otherwise. */
+  public Mask mask() {
+    if (mask == null && maskSpec != null) {
+      mask = Mask.parse(maskSpec);
+    }
+    return mask;
+  }
+
+  @Override
+  public String toString() {
+    return path + "(id=" + fieldId + ", key=" + keyId + ", " + level
+        + (maskSpec != null ? " " + maskSpec : "") + ")";
+  }
+}

@@ -1,0 +1,171 @@
+package io.icebergprotector.spark;
+
+import io.icebergprotector.spark.read.ProtectedScanBuilder;
+import io.icebergprotector.spark.write.ProtectedWriteBuilder;
+import java.util.Set;
+import java.util.function.Function;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.spark.SparkReadOptions;
+import org.apache.iceberg.spark.source.SparkTable;
+import org.apache.iceberg.util.SnapshotUtil;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.expressions.filter.Predicate;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.RowLevelOperationBuilder;
+import org.apache.spark.sql.connector.write.RowLevelOperationInfo;
+import org.apache.spark.sql.connector.write.WriteBuilder;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.MapType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * An Iceberg table listed in the policy. It keeps everything of {@link SparkTable} (metadata,
+ * properties, partitioning, procedures) and replaces the data paths: scans decrypt per principal,
+ * writes encrypt the policy columns, and row-level operations that would write plaintext are
+ * refused.
+ */
+public class ProtectedTable extends SparkTable {
+  private final Long snapshotId;
+  private final String branch;
+  private final boolean refreshEagerly;
+  private final ProtectionSpec spec;
+  private final Function<Schema, ProtectionSpec> resolver;
+  private StructType lazySchema;
+
+  ProtectedTable(
+      Table table,
+      Long snapshotId,
+      String branch,
+      boolean refreshEagerly,
+      Function<Schema, ProtectionSpec> resolver) {
+    super(table, snapshotId, refreshEagerly);
+    this.snapshotId = snapshotId;
+    this.branch = branch;
+    this.refreshEagerly = refreshEagerly;
+    this.resolver = resolver;
+    this.spec = resolver.apply(table.schema());
+  }
+
+  public ProtectionSpec protection() {
+    return spec;
+  }
+
+  @Override
+  public String branch() {
+    return branch;
+  }
+
+  @Override
+  public StructType schema() {
+    if (lazySchema == null) {
+      Set<Integer> ids = spec.protectedFieldIds(table().schema());
+      StructType base = super.schema();
+      this.lazySchema = (StructType) nullable(base, snapshotSchema(), ids, false);
+    }
+    return lazySchema;
+  }
+
+  @Override
+  public ProtectedTable copyWithSnapshotId(long newSnapshotId) {
+    return new ProtectedTable(table(), newSnapshotId, null, refreshEagerly, resolver);
+  }
+
+  @Override
+  public ProtectedTable copyWithBranch(String targetBranch) {
+    return new ProtectedTable(table(), null, targetBranch, refreshEagerly, resolver);
+  }
+
+  @Override
+  public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+    if (options.containsKey(SparkReadOptions.SCAN_TASK_SET_ID)) {
+      throw refusal("rewriting data files");
+    }
+    if (refreshEagerly) {
+      table().refresh();
+    }
+    return new ProtectedScanBuilder(
+        SparkSession.active(), table(), snapshotId, branch, snapshotSchema(), options, spec);
+  }
+
+  @Override
+  public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
+    if (snapshotId != null) {
+      throw new IllegalArgumentException(
+          "Cannot write to table at a specific snapshot: " + snapshotId);
+    }
+    return new ProtectedWriteBuilder(SparkSession.active(), table(), branch, info, resolver);
+  }
+
+  @Override
+  public RowLevelOperationBuilder newRowLevelOperationBuilder(RowLevelOperationInfo info) {
+    throw refusal(info.command().name() + " (row-level operations)");
+  }
+
+  @Override
+  public boolean canDeleteWhere(Predicate[] predicates) {
+    throw refusal("DELETE");
+  }
+
+  @Override
+  public void deleteWhere(Predicate[] predicates) {
+    throw refusal("DELETE");
+  }
+
+  private ProtectorException refusal(String operation) {
+    return new ProtectorException(
+        String.format(
+            "%s is not supported on protected table %s: it would rewrite protected columns"
+                + " outside the protected write path",
+            operation, spec.tableName()));
+  }
+
+  private Schema snapshotSchema() {
+    if (branch != null) {
+      return SnapshotUtil.schemaFor(table(), branch);
+    }
+    return SnapshotUtil.schemaFor(table(), snapshotId, null);
+  }
+
+  /** Marks every protected field (and what lies below it) nullable: denied readers get NULL. */
+  private static DataType nullable(DataType type, Schema schema, Set<Integer> ids, boolean force) {
+    Set<String> names = new java.util.HashSet<>();
+    for (int id : ids) {
+      String name = schema.findColumnName(id);
+      if (name != null) {
+        names.add(name);
+      }
+    }
+    return nullable(type, "", names, force);
+  }
+
+  private static DataType nullable(DataType type, String prefix, Set<String> names, boolean force) {
+    if (type instanceof StructType) {
+      StructType struct = (StructType) type;
+      StructField[] fields = new StructField[struct.fields().length];
+      for (int i = 0; i < fields.length; i++) {
+        StructField f = struct.fields()[i];
+        String path = prefix + f.name();
+        boolean protectedField = force || names.contains(path);
+        fields[i] =
+            new StructField(
+                f.name(),
+                nullable(f.dataType(), path + ".", names, protectedField),
+                f.nullable() || protectedField,
+                f.metadata());
+      }
+      return new StructType(fields);
+    } else if (type instanceof ArrayType && force) {
+      ArrayType array = (ArrayType) type;
+      return new ArrayType(nullable(array.elementType(), prefix, names, true), true);
+    } else if (type instanceof MapType && force) {
+      MapType map = (MapType) type;
+      return new MapType(map.keyType(), nullable(map.valueType(), prefix, names, true), true);
+    }
+    return type;
+  }
+}

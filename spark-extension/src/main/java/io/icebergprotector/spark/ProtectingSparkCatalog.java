@@ -1,0 +1,243 @@
+package io.icebergprotector.spark;
+
+import io.icebergprotector.policy.ColumnType;
+import io.icebergprotector.policy.Principal;
+import io.icebergprotector.policy.TablePolicy;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import org.apache.iceberg.BaseMetadataTable;
+import org.apache.iceberg.CatalogProperties;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.spark.Spark3Util;
+import org.apache.iceberg.spark.SparkCatalog;
+import org.apache.iceberg.spark.SparkSchemaUtil;
+import org.apache.iceberg.spark.source.SparkTable;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.PropertyUtil;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.analysis.NoSuchProcedureException;
+import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
+import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.StagedTable;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableChange;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.connector.iceberg.catalog.Procedure;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * Iceberg's {@link SparkCatalog} with column protection. Tables the policy lists load as {@link
+ * ProtectedTable}; all other tables are Iceberg's own, untouched. Every Iceberg catalog option
+ * passes through; the {@code protector.*} options configure the protection.
+ */
+public class ProtectingSparkCatalog extends SparkCatalog {
+  private String catalogName;
+  private ProtectorContext context;
+  private boolean refreshEagerly;
+
+  @Override
+  protected Catalog buildIcebergCatalog(String name, CaseInsensitiveStringMap options) {
+    // SparkCatalog.initialize is final; this is the hook it calls with the catalog options.
+    this.catalogName = name;
+    this.context = ProtectorContext.fromOptions(name, options.asCaseSensitiveMap());
+    boolean cacheEnabled =
+        PropertyUtil.propertyAsBoolean(
+                options, CatalogProperties.CACHE_ENABLED, CatalogProperties.CACHE_ENABLED_DEFAULT)
+            && PropertyUtil.propertyAsLong(
+                    options,
+                    CatalogProperties.CACHE_EXPIRATION_INTERVAL_MS,
+                    CatalogProperties.CACHE_EXPIRATION_INTERVAL_MS_DEFAULT)
+                != 0;
+    this.refreshEagerly = !cacheEnabled;
+    return super.buildIcebergCatalog(name, options);
+  }
+
+  public ProtectorContext protectorContext() {
+    return context;
+  }
+
+  /** The principal this catalog acts for in the active session. */
+  public Principal principal() {
+    return context.principal(activeSession(), catalogName);
+  }
+
+  @Override
+  public Table loadTable(Identifier ident) throws NoSuchTableException {
+    return protect(super.loadTable(ident));
+  }
+
+  @Override
+  public Table createTable(
+      Identifier ident, StructType schema, Transform[] transforms, Map<String, String> properties)
+      throws TableAlreadyExistsException {
+    checkCreate(ident, schema, transforms);
+    return protect(super.createTable(ident, schema, transforms, properties));
+  }
+
+  @Override
+  public StagedTable stageCreate(
+      Identifier ident, StructType schema, Transform[] transforms, Map<String, String> properties)
+      throws TableAlreadyExistsException {
+    checkCreate(ident, schema, transforms);
+    return protectStaged(super.stageCreate(ident, schema, transforms, properties));
+  }
+
+  @Override
+  public StagedTable stageReplace(
+      Identifier ident, StructType schema, Transform[] transforms, Map<String, String> properties)
+      throws NoSuchTableException {
+    checkCreate(ident, schema, transforms);
+    return protectStaged(super.stageReplace(ident, schema, transforms, properties));
+  }
+
+  @Override
+  public StagedTable stageCreateOrReplace(
+      Identifier ident, StructType schema, Transform[] transforms, Map<String, String> properties) {
+    checkCreate(ident, schema, transforms);
+    return protectStaged(super.stageCreateOrReplace(ident, schema, transforms, properties));
+  }
+
+  @Override
+  public Table alterTable(Identifier ident, TableChange... changes) throws NoSuchTableException {
+    Table table = protect(super.alterTable(ident, changes));
+    if (table instanceof ProtectedTable) {
+      ProtectedTable protectedTable = (ProtectedTable) table;
+      org.apache.iceberg.Table iceberg = protectedTable.table();
+      protectedTable.protection().checkPartitioning(iceberg.spec(), iceberg.schema());
+    }
+    return table;
+  }
+
+  @Override
+  public Procedure loadProcedure(Identifier ident) throws NoSuchProcedureException {
+    Procedure procedure = super.loadProcedure(ident);
+    return GuardedProcedure.guard(ident.name(), procedure, this);
+  }
+
+  /** The policy entry of a table identifier such as {@code db.t} or {@code <catalog>.db.t}. */
+  Optional<TablePolicy> policyFor(String tableName) {
+    String name = tableName;
+    String prefix = catalogName + ".";
+    if (name.toLowerCase(Locale.ROOT).startsWith(prefix.toLowerCase(Locale.ROOT))
+        && context.policy().table(name).isEmpty()) {
+      name = name.substring(prefix.length());
+    }
+    return context.policy().table(name);
+  }
+
+  Table protect(Table table) {
+    if (!(table instanceof SparkTable) || table instanceof ProtectedTable) {
+      return table;
+    }
+    SparkTable sparkTable = (SparkTable) table;
+    org.apache.iceberg.Table iceberg = sparkTable.table();
+    if (iceberg instanceof BaseMetadataTable) {
+      return table;
+    }
+    Optional<TablePolicy> policy = policyFor(iceberg.name());
+    if (policy.isEmpty()) {
+      return table;
+    }
+    Function<Schema, ProtectionSpec> resolver = resolver(policy.get());
+    if (table instanceof StagedTable) {
+      return new ProtectedStagedTable(sparkTable, resolver);
+    }
+    return new ProtectedTable(
+        iceberg, sparkTable.snapshotId(), sparkTable.branch(), refreshEagerly, resolver);
+  }
+
+  private StagedTable protectStaged(StagedTable staged) {
+    return (StagedTable) protect(staged);
+  }
+
+  private Function<Schema, ProtectionSpec> resolver(TablePolicy policy) {
+    Principal principal = principal();
+    ProtectorContext ctx = context;
+    return schema -> ProtectionSpec.resolve(ctx, policy, schema, principal);
+  }
+
+  /** Create-time checks: every policy column exists, fits its masks, and is no partition source. */
+  private void checkCreate(Identifier ident, StructType sparkSchema, Transform[] transforms) {
+    String name = String.join(".", ident.namespace()) + "." + ident.name();
+    Optional<TablePolicy> policy = policyFor(name);
+    if (policy.isEmpty()) {
+      return;
+    }
+    Schema schema = SparkSchemaUtil.convert(sparkSchema);
+    context.policy().validateSchema(policy.get().name(), columnTypes(schema));
+    ProtectionSpec spec = ProtectionSpec.resolve(context, policy.get(), schema, principal());
+    spec.checkWritable(schema);
+    PartitionSpec partitionSpec = Spark3Util.toPartitionSpec(schema, transforms);
+    spec.checkPartitioning(partitionSpec, schema);
+  }
+
+  static Map<String, ColumnType> columnTypes(Schema schema) {
+    Map<String, ColumnType> types = new HashMap<>();
+    Map<Integer, String> names = TypeUtil.indexNameById(schema.asStruct());
+    for (Map.Entry<Integer, String> entry : names.entrySet()) {
+      Types.NestedField field = schema.findField(entry.getKey());
+      types.put(entry.getValue(), columnType(field.type()));
+    }
+    return types;
+  }
+
+  private static ColumnType columnType(Type type) {
+    switch (type.typeId()) {
+      case STRING:
+      case UUID:
+        return ColumnType.STRING;
+      case BINARY:
+      case FIXED:
+        return ColumnType.BINARY;
+      case BOOLEAN:
+        return ColumnType.BOOLEAN;
+      case INTEGER:
+        return ColumnType.INT;
+      case LONG:
+        return ColumnType.LONG;
+      case FLOAT:
+        return ColumnType.FLOAT;
+      case DOUBLE:
+        return ColumnType.DOUBLE;
+      case DECIMAL:
+        return ColumnType.DECIMAL;
+      case DATE:
+        return ColumnType.DATE;
+      case TIMESTAMP:
+      case TIMESTAMP_NANO:
+        return ColumnType.TIMESTAMP;
+      case STRUCT:
+        return ColumnType.STRUCT;
+      case LIST:
+        return ColumnType.LIST;
+      case MAP:
+        return ColumnType.MAP;
+      default:
+        return ColumnType.OTHER;
+    }
+  }
+
+  String catalogName() {
+    return catalogName;
+  }
+
+  private static SparkSession activeSession() {
+    return SparkSession.getActiveSession().isDefined()
+        ? SparkSession.getActiveSession().get()
+        : SparkSession.getDefaultSession().isDefined() ? SparkSession.getDefaultSession().get() : null;
+  }
+
+  static Set<String> dataRewritingProcedures() {
+    return GuardedProcedure.REFUSED;
+  }
+}

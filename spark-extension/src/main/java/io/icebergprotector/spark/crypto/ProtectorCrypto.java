@@ -1,0 +1,150 @@
+package io.icebergprotector.spark.crypto;
+
+import io.icebergprotector.kms.KeyService;
+import io.icebergprotector.spark.ColumnProtection;
+import io.icebergprotector.spark.ProtectionSpec;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.shaded.org.apache.parquet.column.ColumnDescriptor;
+import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileDecryptionProperties;
+import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileEncryptionProperties;
+import org.apache.iceberg.shaded.org.apache.parquet.crypto.keytools.KeyToolkit;
+import org.apache.iceberg.shaded.org.apache.parquet.crypto.keytools.PropertiesDrivenCryptoFactory;
+import org.apache.iceberg.shaded.org.apache.parquet.hadoop.api.WriteSupport;
+import org.apache.iceberg.shaded.org.apache.parquet.schema.MessageType;
+import org.apache.iceberg.shaded.org.apache.parquet.schema.Type;
+
+/**
+ * Builds Parquet Modular Encryption properties for protected files through parquet-mr's
+ * {@link PropertiesDrivenCryptoFactory}, so footers carry the standard key material (double
+ * wrapping, master key ids) that any PME reader with a client for our key service can use.
+ */
+public final class ProtectorCrypto {
+  /** Key-derivation context for hash masks: one HMAC key per master key, stable across rotation. */
+  public static final String HASH_MASK_CONTEXT = "iceberg-protector/mask/hash/v1";
+
+  private static final String CACHE_LIFETIME_SECONDS = "600";
+  private static final Map<String, byte[]> HASH_KEYS = new ConcurrentHashMap<>();
+
+  private ProtectorCrypto() {}
+
+  /**
+   * Encryption properties for one new data file. Every leaf column under a protected field is
+   * encrypted with a data key under the field's master key; the footer follows the policy.
+   */
+  public static FileEncryptionProperties fileEncryption(
+      ProtectionSpec spec, Schema schema, MessageType parquetSchema, String location) {
+    KeyServiceRegistry.obtain(spec);
+    Configuration conf = hadoopConf(spec);
+    conf.set(PropertiesDrivenCryptoFactory.FOOTER_KEY_PROPERTY_NAME, spec.footerKeyId());
+    conf.setBoolean(
+        PropertiesDrivenCryptoFactory.PLAINTEXT_FOOTER_PROPERTY_NAME, spec.plaintextFooter());
+    conf.set(PropertiesDrivenCryptoFactory.ENCRYPTION_ALGORITHM_PROPERTY_NAME, spec.algorithm());
+    String columnKeys = columnKeys(spec, schema, parquetSchema);
+    if (!columnKeys.isEmpty()) {
+      conf.set(PropertiesDrivenCryptoFactory.COLUMN_KEYS_PROPERTY_NAME, columnKeys);
+    } else {
+      // Every protected column was dropped from the write schema: keep footer-only protection.
+      conf.set(PropertiesDrivenCryptoFactory.UNIFORM_KEY_PROPERTY_NAME, spec.footerKeyId());
+      conf.unset(PropertiesDrivenCryptoFactory.FOOTER_KEY_PROPERTY_NAME);
+    }
+    WriteSupport.WriteContext context = new WriteSupport.WriteContext(parquetSchema, Map.of());
+    return new PropertiesDrivenCryptoFactory()
+        .getFileEncryptionProperties(conf, new Path(location), context);
+  }
+
+  /**
+   * Decryption properties for one file. Keys are fetched lazily per column, so a column that is
+   * not projected never has its key requested.
+   */
+  public static FileDecryptionProperties fileDecryption(ProtectionSpec spec, String location) {
+    KeyServiceRegistry.obtain(spec);
+    return new PropertiesDrivenCryptoFactory()
+        .getFileDecryptionProperties(hadoopConf(spec), new Path(location));
+  }
+
+  /** The HMAC key for hash masks of columns under {@code keyId}, derived once per JVM. */
+  public static byte[] hashMaskKey(ProtectionSpec spec, String keyId) {
+    return HASH_KEYS.computeIfAbsent(
+        spec.cacheToken() + "/" + keyId,
+        k -> {
+          KeyService keys = KeyServiceRegistry.obtain(spec);
+          return keys.deriveKey(keyId, HASH_MASK_CONTEXT);
+        });
+  }
+
+  /** Forgets cached key-encryption keys for a spec, e.g. after a key was destroyed. */
+  public static void forgetCachedKeys(ProtectionSpec spec) {
+    KeyToolkit.removeCacheEntriesForToken(spec.cacheToken());
+    HASH_KEYS.keySet().removeIf(k -> k.startsWith(spec.cacheToken() + "/"));
+  }
+
+  /** Forgets every cached key in this JVM. */
+  public static void forgetAllCachedKeys() {
+    KeyToolkit.removeCacheEntriesForAllTokens();
+    HASH_KEYS.values().forEach(k -> java.util.Arrays.fill(k, (byte) 0));
+    HASH_KEYS.clear();
+  }
+
+  static Configuration hadoopConf(ProtectionSpec spec) {
+    Configuration conf = new Configuration(false);
+    conf.set(KeyToolkit.KMS_CLIENT_CLASS_PROPERTY_NAME, ProtectorKmsClient.class.getName());
+    conf.set(KeyToolkit.KMS_INSTANCE_ID_PROPERTY_NAME, spec.kms().endpoint());
+    conf.set(KeyToolkit.KEY_ACCESS_TOKEN_PROPERTY_NAME, spec.cacheToken());
+    conf.setBoolean(KeyToolkit.DOUBLE_WRAPPING_PROPERTY_NAME, true);
+    conf.set(KeyToolkit.CACHE_LIFETIME_PROPERTY_NAME, CACHE_LIFETIME_SECONDS);
+    conf.setInt(KeyToolkit.DATA_KEY_LENGTH_PROPERTY_NAME, 256);
+    conf.setInt(KeyToolkit.KEK_LENGTH_PROPERTY_NAME, 256);
+    return conf;
+  }
+
+  /** "key1:col.a,col.b;key2:col.c" over Parquet leaf paths, from field ids. */
+  static String columnKeys(ProtectionSpec spec, Schema schema, MessageType parquetSchema) {
+    Set<Integer> protectedIds = spec.protectedFieldIds(schema);
+    Map<String, List<String>> byKey = new LinkedHashMap<>();
+    for (ColumnDescriptor column : parquetSchema.getColumns()) {
+      String keyId = keyFor(spec, schema, parquetSchema, column, protectedIds);
+      if (keyId != null) {
+        byKey.computeIfAbsent(keyId, k -> new ArrayList<>()).add(String.join(".", column.getPath()));
+      }
+    }
+    StringBuilder sb = new StringBuilder();
+    byKey.forEach(
+        (key, paths) -> {
+          if (sb.length() > 0) {
+            sb.append(';');
+          }
+          sb.append(key).append(':').append(String.join(",", paths));
+        });
+    return sb.toString();
+  }
+
+  /** The master key of the innermost protected field on a leaf's path, or null. */
+  private static String keyFor(
+      ProtectionSpec spec,
+      Schema schema,
+      MessageType parquetSchema,
+      ColumnDescriptor column,
+      Set<Integer> protectedIds) {
+    String keyId = null;
+    String[] path = column.getPath();
+    Type type = parquetSchema;
+    for (String name : path) {
+      type = type.asGroupType().getType(name);
+      if (type.getId() != null) {
+        ColumnProtection protection = spec.columns().get(type.getId().intValue());
+        if (protection != null) {
+          keyId = protection.keyId();
+        }
+      }
+    }
+    return keyId;
+  }
+}

@@ -1,0 +1,162 @@
+package io.icebergprotector.spark.read;
+
+import io.icebergprotector.spark.ProtectionSpec;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.spark.SparkReadConf;
+import org.apache.iceberg.spark.SparkReadOptions;
+import org.apache.iceberg.spark.SparkSchemaUtil;
+import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.types.Types;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.expressions.filter.Predicate;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
+import org.apache.spark.sql.connector.read.SupportsPushDownV2Filters;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * Builds the scan of a protected table for one principal.
+ *
+ * <ul>
+ *   <li>Filters: predicates on columns the principal sees in clear are pushed to Iceberg (file and
+ *       row-group pruning); predicates on denied or masked columns are never pushed. Every
+ *       predicate is also returned to Spark as a post-scan filter, so Spark evaluates it on the
+ *       values this scan returns.
+ *   <li>Projection: denied columns read as NULL (or fail the query at planning when the policy says
+ *       {@code on-denied = fail}); protected columns are nullable in the read schema.
+ *   <li>Time travel and split options as in Iceberg: {@code snapshot-id}, {@code as-of-timestamp},
+ *       {@code branch}, {@code tag}, {@code split-size}, {@code lookback}, {@code file-open-cost}.
+ * </ul>
+ */
+public class ProtectedScanBuilder
+    implements ScanBuilder, SupportsPushDownV2Filters, SupportsPushDownRequiredColumns {
+  private final SparkSession spark;
+  private final Table table;
+  private final Schema schema;
+  private final ProtectionSpec spec;
+  private final SparkReadConf readConf;
+  private final boolean caseSensitive;
+
+  private ProtectedFilters filters = ProtectedFilters.none();
+  private Schema projected;
+  private final List<String> metadataColumns = new ArrayList<>();
+
+  /**
+   * @param table the Iceberg table
+   * @param snapshotId the snapshot of a time-travel table ({@code VERSION AS OF}), or null
+   * @param branch the branch of the table identifier, or null
+   * @param snapshotSchema the schema of the snapshot or branch being read
+   * @param options the read options
+   * @param spec the table's protection for the reading principal
+   */
+  public ProtectedScanBuilder(
+      SparkSession spark,
+      Table table,
+      Long snapshotId,
+      String branch,
+      Schema snapshotSchema,
+      CaseInsensitiveStringMap options,
+      ProtectionSpec spec) {
+    this.spark = spark;
+    this.table = table;
+    this.schema = snapshotSchema;
+    this.spec = spec;
+    CaseInsensitiveStringMap scanOptions =
+        branch != null ? options : withSnapshotId(options, snapshotId);
+    this.readConf = new SparkReadConf(spark, table, branch, scanOptions);
+    this.caseSensitive = readConf.caseSensitive();
+    this.projected = snapshotSchema;
+  }
+
+  @Override
+  public Predicate[] pushPredicates(Predicate[] predicates) {
+    Set<Integer> hidden = ProtectedProjection.hiddenFieldIds(schema, spec);
+    this.filters = ProtectedFilters.split(predicates, schema, hidden, caseSensitive);
+    // Spark evaluates everything again: pushed filters only prune files and row groups
+    return predicates;
+  }
+
+  @Override
+  public Predicate[] pushedPredicates() {
+    return filters.pushed();
+  }
+
+  @Override
+  public void pruneColumns(StructType requestedSchema) {
+    StructType dataColumns =
+        new StructType(
+            Stream.of(requestedSchema.fields())
+                .filter(field -> MetadataColumns.nonMetadataColumn(field.name()))
+                .toArray(StructField[]::new));
+    this.projected = SparkSchemaUtil.prune(schema, dataColumns);
+    metadataColumns.clear();
+    Stream.of(requestedSchema.fields())
+        .map(StructField::name)
+        .filter(MetadataColumns::isMetadataColumn)
+        .distinct()
+        .forEach(metadataColumns::add);
+  }
+
+  @Override
+  public Scan build() {
+    Schema expected = TypeUtil.join(projected, metadataSchema());
+    ProtectedProjection projection = ProtectedProjection.of(expected, spec);
+    return new ProtectedScan(
+        spark, table, projection, schema, filters, ScanSelection.from(readConf), caseSensitive);
+  }
+
+  /** Requested metadata columns; {@code _partition}'s field ids are moved clear of table ids. */
+  private Schema metadataSchema() {
+    List<Types.NestedField> fields =
+        metadataColumns.stream()
+            .map(name -> MetadataColumns.metadataColumn(table, name))
+            .collect(Collectors.toList());
+    Types.NestedField partition =
+        fields.stream()
+            .filter(f -> f.fieldId() == MetadataColumns.PARTITION_COLUMN_ID)
+            .findFirst()
+            .orElse(null);
+    if (partition == null) {
+      return new Schema(fields);
+    }
+    Set<Integer> partitionIds = TypeUtil.indexById(partition.type().asStructType()).keySet();
+    Set<Integer> used = new HashSet<>();
+    fields.forEach(f -> used.add(f.fieldId()));
+    table.schemas().values().forEach(s -> used.addAll(TypeUtil.indexById(s.asStruct()).keySet()));
+    return new Schema(
+        fields, TypeUtil.reassignConflictingIds(new LinkedHashSet<>(partitionIds), used));
+  }
+
+  private static CaseInsensitiveStringMap withSnapshotId(
+      CaseInsensitiveStringMap options, Long snapshotId) {
+    if (snapshotId == null) {
+      return options;
+    }
+    String value = snapshotId.toString();
+    String fromOptions = options.get(SparkReadOptions.SNAPSHOT_ID);
+    if (fromOptions != null && !fromOptions.equals(value)) {
+      throw new IllegalArgumentException(
+          "Cannot override snapshot ID more than once: " + fromOptions);
+    }
+    Map<String, String> merged = new HashMap<>(options.asCaseSensitiveMap());
+    merged.put(SparkReadOptions.SNAPSHOT_ID, value);
+    merged.remove(SparkReadOptions.AS_OF_TIMESTAMP);
+    merged.remove(SparkReadOptions.BRANCH);
+    merged.remove(SparkReadOptions.TAG);
+    return new CaseInsensitiveStringMap(merged);
+  }
+}

@@ -1,0 +1,121 @@
+package io.icebergprotector.spark.read;
+
+import io.icebergprotector.kms.KeyServiceException;
+import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.ProtectorException;
+import java.util.Locale;
+import javax.crypto.AEADBadTagException;
+import org.apache.iceberg.shaded.org.apache.parquet.crypto.KeyAccessDeniedException;
+import org.apache.iceberg.shaded.org.apache.parquet.crypto.ParquetCryptoRuntimeException;
+import org.apache.iceberg.shaded.org.apache.parquet.crypto.TagVerificationException;
+
+/**
+ * Turns Parquet's crypto failures into messages that name the file, the table and the cause, so a
+ * tampered file reads as an integrity failure and never as some decoding error deep in Parquet.
+ */
+final class ReadErrors {
+  private ReadErrors() {}
+
+  /**
+   * The exception to throw for {@code failure} while reading {@code location}.
+   *
+   * @param encrypted whether the file is known to be PME-encrypted (null if it never opened)
+   */
+  static RuntimeException translate(
+      Throwable failure, String location, ProtectionSpec spec, Boolean encrypted) {
+    if (failure instanceof ProtectorException) {
+      return (ProtectorException) failure;
+    }
+    String table = spec.tableName();
+    if (has(failure, KeyAccessDeniedException.class)
+        || has(failure, io.icebergprotector.kms.KeyAccessDeniedException.class)) {
+      return new ProtectorException(
+          String.format(
+              "Cannot read %s of table %s as %s: the key service refused a key (%s)",
+              location, table, spec.principal(), rootMessage(failure)),
+          failure);
+    }
+    if (has(failure, TagVerificationException.class)
+        || has(failure, AEADBadTagException.class)
+        || checksumFailure(failure)) {
+      return new ProtectorException(
+          String.format(
+              "Integrity check failed for encrypted data file %s of table %s: decryption found"
+                  + " the data was modified or corrupted after it was written (%s). No rows of"
+                  + " the damaged part were returned.",
+              location, table, rootMessage(failure)),
+          failure);
+    }
+    KeyServiceException keyFailure = find(failure, KeyServiceException.class);
+    if (keyFailure != null) {
+      return new ProtectorException(
+          String.format(
+              "Cannot decrypt %s of table %s: key service error: %s",
+              location, table, keyFailure.getMessage()),
+          failure);
+    }
+    if (has(failure, ParquetCryptoRuntimeException.class)) {
+      return new ProtectorException(
+          String.format(
+              "Decryption or integrity failure in data file %s of table %s: %s",
+              location, table, rootMessage(failure)),
+          failure);
+    }
+    if (Boolean.TRUE.equals(encrypted)) {
+      // An encrypted file that decrypts but no longer decodes was most likely altered
+      return new ProtectorException(
+          String.format(
+              "Integrity or read failure in encrypted data file %s of table %s: %s",
+              location, table, rootMessage(failure)),
+          failure);
+    }
+    if (failure instanceof RuntimeException) {
+      return (RuntimeException) failure;
+    }
+    return new RuntimeException("Failed to read " + location + " of table " + table, failure);
+  }
+
+  private static boolean checksumFailure(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      String message = t.getMessage();
+      if (message != null && message.toLowerCase(Locale.ROOT).contains("crc checksum")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean has(Throwable failure, Class<? extends Throwable> type) {
+    return find(failure, type) != null;
+  }
+
+  private static <T extends Throwable> T find(Throwable failure, Class<T> type) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (type.isInstance(t)) {
+        return type.cast(t);
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return null;
+  }
+
+  private static String rootMessage(Throwable failure) {
+    Throwable root = failure;
+    StringBuilder chain = new StringBuilder();
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      root = t;
+      if (t.getMessage() != null && chain.indexOf(t.getMessage()) < 0) {
+        if (chain.length() > 0) {
+          chain.append(": ");
+        }
+        chain.append(t.getMessage());
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return chain.length() > 0 ? chain.toString() : root.getClass().getSimpleName();
+  }
+}

@@ -1,0 +1,107 @@
+package io.icebergprotector.spark.read;
+
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.TableScan;
+import org.apache.iceberg.spark.SparkReadConf;
+import org.apache.iceberg.spark.SparkReadOptions;
+
+/** Which snapshot a scan reads and how it splits files, from the read options (as in Iceberg). */
+final class ScanSelection {
+  private final Long snapshotId;
+  private final Long asOfTimestamp;
+  private final String branch;
+  private final String tag;
+  private final Long splitSize;
+  private final Integer splitLookback;
+  private final Long splitOpenFileCost;
+
+  private ScanSelection(
+      Long snapshotId,
+      Long asOfTimestamp,
+      String branch,
+      String tag,
+      Long splitSize,
+      Integer splitLookback,
+      Long splitOpenFileCost) {
+    this.snapshotId = snapshotId;
+    this.asOfTimestamp = asOfTimestamp;
+    this.branch = branch;
+    this.tag = tag;
+    this.splitSize = splitSize;
+    this.splitLookback = splitLookback;
+    this.splitOpenFileCost = splitOpenFileCost;
+  }
+
+  static ScanSelection from(SparkReadConf conf) {
+    Long snapshotId = conf.snapshotId();
+    Long asOfTimestamp = conf.asOfTimestamp();
+    if (snapshotId != null && asOfTimestamp != null) {
+      throw new IllegalArgumentException(
+          String.format(
+              "Cannot set both %s and %s to select which table snapshot to scan",
+              SparkReadOptions.SNAPSHOT_ID, SparkReadOptions.AS_OF_TIMESTAMP));
+    }
+    if (conf.startSnapshotId() != null || conf.endSnapshotId() != null) {
+      throw new UnsupportedOperationException(
+          String.format(
+              "Incremental reads (%s, %s) are not supported on protected tables",
+              SparkReadOptions.START_SNAPSHOT_ID, SparkReadOptions.END_SNAPSHOT_ID));
+    }
+    return new ScanSelection(
+        snapshotId,
+        asOfTimestamp,
+        conf.branch(),
+        conf.tag(),
+        conf.splitSizeOption(),
+        conf.splitLookbackOption(),
+        conf.splitOpenFileCostOption());
+  }
+
+  TableScan apply(TableScan scan) {
+    TableScan result = scan;
+    if (snapshotId != null) {
+      result = result.useSnapshot(snapshotId);
+    }
+    if (asOfTimestamp != null) {
+      result = result.asOfTime(asOfTimestamp);
+    }
+    if (branch != null) {
+      result = result.useRef(branch);
+    }
+    if (tag != null) {
+      result = result.useRef(tag);
+    }
+    if (splitSize != null) {
+      result = result.option(TableProperties.SPLIT_SIZE, String.valueOf(splitSize));
+    }
+    if (splitLookback != null) {
+      result = result.option(TableProperties.SPLIT_LOOKBACK, String.valueOf(splitLookback));
+    }
+    if (splitOpenFileCost != null) {
+      result =
+          result.option(TableProperties.SPLIT_OPEN_FILE_COST, String.valueOf(splitOpenFileCost));
+    }
+    return result;
+  }
+
+  String describe(org.apache.iceberg.Table table) {
+    StringBuilder sb = new StringBuilder();
+    if (snapshotId != null) {
+      sb.append("snapshot=").append(snapshotId);
+    } else if (asOfTimestamp != null) {
+      sb.append("as-of-timestamp=").append(asOfTimestamp);
+    }
+    if (branch != null) {
+      sb.append(sb.length() > 0 ? ", " : "").append("branch=").append(branch);
+    }
+    if (tag != null) {
+      sb.append(sb.length() > 0 ? ", " : "").append("tag=").append(tag);
+    }
+    if (sb.length() > 0) {
+      return sb.toString();
+    }
+    return table.currentSnapshot() != null
+        ? "snapshot=" + table.currentSnapshot().snapshotId()
+        : "snapshot=none (empty table)";
+  }
+}

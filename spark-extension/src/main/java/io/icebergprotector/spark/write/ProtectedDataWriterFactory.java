@@ -1,0 +1,288 @@
+package io.icebergprotector.spark.write;
+
+import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.crypto.KeyServiceRegistry;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Collectors;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.io.BulkDeletionFailureException;
+import org.apache.iceberg.io.ClusteredDataWriter;
+import org.apache.iceberg.io.DataWriteResult;
+import org.apache.iceberg.io.FanoutDataWriter;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileWriter;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.io.PartitioningWriter;
+import org.apache.iceberg.io.RollingDataWriter;
+import org.apache.iceberg.io.SupportsBulkOperations;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
+import org.apache.spark.sql.connector.write.DataWriter;
+import org.apache.spark.sql.connector.write.DataWriterFactory;
+import org.apache.spark.sql.connector.write.WriterCommitMessage;
+import org.apache.spark.sql.connector.write.streaming.StreamingDataWriterFactory;
+import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Spark's executor-side entry to protected writes: each task gets a writer that rolls protected
+ * Parquet files at the target size, per partition for partitioned specs, and reports them as
+ * {@link ProtectedTaskCommit}s.
+ */
+public final class ProtectedDataWriterFactory
+    implements DataWriterFactory, StreamingDataWriterFactory {
+  private static final long serialVersionUID = 1L;
+  private static final Logger LOG = LoggerFactory.getLogger(ProtectedDataWriterFactory.class);
+
+  private final Broadcast<Table> tableBroadcast;
+  private final String queryId;
+  private final int outputSpecId;
+  private final long targetFileSize;
+  private final Schema writeSchema;
+  private final StructType dsSchema;
+  private final boolean useFanoutWriter;
+  private final int sortOrderId;
+  private final ProtectionSpec protection;
+  private final Map<String, String> writeProperties;
+
+  public ProtectedDataWriterFactory(
+      Broadcast<Table> tableBroadcast,
+      String queryId,
+      int outputSpecId,
+      long targetFileSize,
+      Schema writeSchema,
+      StructType dsSchema,
+      boolean useFanoutWriter,
+      int sortOrderId,
+      ProtectionSpec protection) {
+    this(
+        tableBroadcast, queryId, outputSpecId, targetFileSize, writeSchema, dsSchema,
+        useFanoutWriter, sortOrderId, protection, Map.of());
+  }
+
+  /**
+   * @param writeProperties write options that override table properties, as Iceberg's {@code
+   *     SparkWriteConf.writeProperties()} produces (e.g. {@code write.parquet.compression-codec})
+   */
+  public ProtectedDataWriterFactory(
+      Broadcast<Table> tableBroadcast,
+      String queryId,
+      int outputSpecId,
+      long targetFileSize,
+      Schema writeSchema,
+      StructType dsSchema,
+      boolean useFanoutWriter,
+      int sortOrderId,
+      ProtectionSpec protection,
+      Map<String, String> writeProperties) {
+    this.tableBroadcast = Objects.requireNonNull(tableBroadcast, "table broadcast");
+    this.queryId = Objects.requireNonNull(queryId, "query id");
+    this.outputSpecId = outputSpecId;
+    this.targetFileSize = targetFileSize;
+    this.writeSchema = Objects.requireNonNull(writeSchema, "write schema");
+    this.dsSchema = dsSchema;
+    this.useFanoutWriter = useFanoutWriter;
+    this.sortOrderId = sortOrderId;
+    this.protection = Objects.requireNonNull(protection, "protection spec");
+    this.writeProperties = Map.copyOf(writeProperties == null ? Map.of() : writeProperties);
+  }
+
+  @Override
+  public DataWriter<InternalRow> createWriter(int partitionId, long taskId) {
+    return newWriter(partitionId, taskId, queryId);
+  }
+
+  @Override
+  public DataWriter<InternalRow> createWriter(int partitionId, long taskId, long epochId) {
+    return newWriter(partitionId, taskId, queryId + "-" + epochId);
+  }
+
+  private DataWriter<InternalRow> newWriter(int partitionId, long taskId, String operationId) {
+    Table table = tableBroadcast.value();
+    PartitionSpec spec = table.specs().get(outputSpecId);
+    if (spec == null) {
+      throw new IllegalArgumentException(
+          String.format("Table %s has no partition spec with id %d", table.name(), outputSpecId));
+    }
+    // Checked on the driver too; repeated here so no task writes what the policy forbids.
+    protection.checkWritable(writeSchema);
+    protection.checkPartitioning(spec, table.schema());
+
+    OutputFileFactory fileFactory =
+        OutputFileFactory.builderFor(table, partitionId, taskId)
+            .format(FileFormat.PARQUET)
+            .operationId(operationId)
+            .build();
+    ProtectedFileWriterFactory writerFactory =
+        new ProtectedFileWriterFactory(
+            table, writeSchema, dsSchema, table.sortOrders().get(sortOrderId), protection,
+            writeProperties);
+    FileIO io = table.io();
+    if (spec.isUnpartitioned()) {
+      return new Unpartitioned(
+          new RollingDataWriter<>(writerFactory, fileFactory, io, targetFileSize, spec, null),
+          io,
+          protection);
+    }
+    PartitioningWriter<InternalRow, DataWriteResult> delegate =
+        useFanoutWriter
+            ? new FanoutDataWriter<>(writerFactory, fileFactory, io, targetFileSize)
+            : new ClusteredDataWriter<>(writerFactory, fileFactory, io, targetFileSize);
+    return new Partitioned(delegate, io, protection, spec, writeSchema, dsSchema);
+  }
+
+  /** Shared commit and abort: both close first, then report or delete the task's files. */
+  private abstract static class TaskWriter implements DataWriter<InternalRow> {
+    private final FileIO io;
+    private final ProtectionSpec protection;
+    private final long keyCallsAtStart;
+
+    TaskWriter(FileIO io, ProtectionSpec protection) {
+      this.io = io;
+      this.protection = protection;
+      this.keyCallsAtStart = KeyServiceRegistry.backendCalls(protection);
+    }
+
+    abstract DataWriteResult result();
+
+    @Override
+    public WriterCommitMessage commit() throws IOException {
+      close();
+      ProtectedTaskCommit commit =
+          new ProtectedTaskCommit(result().dataFiles().toArray(new DataFile[0]));
+      commit.reportOutputMetrics();
+      return commit;
+    }
+
+    @Override
+    public void abort() throws IOException {
+      close();
+      deleteFiles(io, result().dataFiles());
+    }
+
+    /**
+     * Key-service calls since this task started. The counter is per executor JVM and key
+     * endpoint, so tasks running side by side on one executor may see each other's calls.
+     */
+    @Override
+    public CustomTaskMetric[] currentMetricsValues() {
+      long calls = Math.max(0L, KeyServiceRegistry.backendCalls(protection) - keyCallsAtStart);
+      return new CustomTaskMetric[] {
+        new CustomTaskMetric() {
+          @Override
+          public String name() {
+            return KeyServiceCallsMetric.NAME;
+          }
+
+          @Override
+          public long value() {
+            return calls;
+          }
+        }
+      };
+    }
+  }
+
+  private static final class Unpartitioned extends TaskWriter {
+    private final FileWriter<InternalRow, DataWriteResult> delegate;
+
+    Unpartitioned(
+        FileWriter<InternalRow, DataWriteResult> delegate, FileIO io, ProtectionSpec protection) {
+      super(io, protection);
+      this.delegate = delegate;
+    }
+
+    @Override
+    public void write(InternalRow row) {
+      delegate.write(row);
+    }
+
+    @Override
+    DataWriteResult result() {
+      return delegate.result();
+    }
+
+    @Override
+    public void close() throws IOException {
+      delegate.close();
+    }
+  }
+
+  private static final class Partitioned extends TaskWriter {
+    private final PartitioningWriter<InternalRow, DataWriteResult> delegate;
+    private final PartitionSpec spec;
+    private final PartitionKey partitionKey;
+    private final InternalRowStructLike rowView;
+
+    Partitioned(
+        PartitioningWriter<InternalRow, DataWriteResult> delegate,
+        FileIO io,
+        ProtectionSpec protection,
+        PartitionSpec spec,
+        Schema writeSchema,
+        StructType dsSchema) {
+      super(io, protection);
+      this.delegate = delegate;
+      this.spec = spec;
+      this.partitionKey = new PartitionKey(spec, writeSchema);
+      this.rowView =
+          new InternalRowStructLike(
+              dsSchema != null
+                  ? dsSchema
+                  : org.apache.iceberg.spark.SparkSchemaUtil.convert(writeSchema),
+              writeSchema.asStruct());
+    }
+
+    @Override
+    public void write(InternalRow row) {
+      partitionKey.partition(rowView.wrap(row));
+      // The writers copy the key when they open a new partition, so it can be reused.
+      delegate.write(row, spec, partitionKey);
+    }
+
+    @Override
+    DataWriteResult result() {
+      return delegate.result();
+    }
+
+    @Override
+    public void close() throws IOException {
+      delegate.close();
+    }
+  }
+
+  private static void deleteFiles(FileIO io, List<DataFile> files) {
+    List<String> locations = files.stream().map(DataFile::location).collect(Collectors.toList());
+    if (locations.isEmpty()) {
+      return;
+    }
+    if (io instanceof SupportsBulkOperations) {
+      try {
+        ((SupportsBulkOperations) io).deleteFiles(locations);
+      } catch (BulkDeletionFailureException e) {
+        LOG.warn("Could not delete {} of {} files of an aborted task", e.numberFailedObjects(),
+            locations.size(), e);
+      } catch (RuntimeException e) {
+        LOG.warn("Could not delete the files of an aborted task", e);
+      }
+      return;
+    }
+    for (String location : locations) {
+      try {
+        io.deleteFile(location);
+      } catch (RuntimeException e) {
+        LOG.warn("Could not delete {} of an aborted task", location, e);
+      }
+    }
+  }
+}

@@ -1,0 +1,270 @@
+package io.icebergprotector.spark.write;
+
+import io.icebergprotector.policy.Principal;
+import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.ProtectorException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.IsolationLevel;
+import org.apache.iceberg.OverwriteFiles;
+import org.apache.iceberg.ReplacePartitions;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SnapshotSummary;
+import org.apache.iceberg.SnapshotUpdate;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.spark.SparkWriteConf;
+import org.apache.iceberg.spark.SparkWriteRequirements;
+import org.apache.iceberg.spark.source.SerializableTableWithSize;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.distributions.Distribution;
+import org.apache.spark.sql.connector.expressions.SortOrder;
+import org.apache.spark.sql.connector.metric.CustomMetric;
+import org.apache.spark.sql.connector.write.BatchWrite;
+import org.apache.spark.sql.connector.write.DataWriterFactory;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
+import org.apache.spark.sql.connector.write.RequiresDistributionAndOrdering;
+import org.apache.spark.sql.connector.write.Write;
+import org.apache.spark.sql.connector.write.WriterCommitMessage;
+import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A protected batch write: executors write encrypted Parquet files, the driver commits them to
+ * Iceberg in one atomic operation (append, overwrite by filter, or dynamic partition overwrite).
+ */
+public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
+  private static final Logger LOG = LoggerFactory.getLogger(ProtectedWrite.class);
+
+  enum Mode {
+    APPEND,
+    OVERWRITE_BY_FILTER,
+    DYNAMIC_OVERWRITE
+  }
+
+  private final SparkSession spark;
+  private final Table table;
+  private final SparkWriteConf writeConf;
+  private final LogicalWriteInfo info;
+  private final Schema writeSchema;
+  private final StructType dsSchema;
+  private final ProtectionSpec spec;
+  private final Mode mode;
+  private final Expression overwriteExpr;
+  private final SparkWriteRequirements requirements;
+
+  ProtectedWrite(
+      SparkSession spark,
+      Table table,
+      SparkWriteConf writeConf,
+      LogicalWriteInfo info,
+      Schema writeSchema,
+      StructType dsSchema,
+      ProtectionSpec spec,
+      Mode mode,
+      Expression overwriteExpr) {
+    this.spark = spark;
+    this.table = table;
+    this.writeConf = writeConf;
+    this.info = info;
+    this.writeSchema = writeSchema;
+    this.dsSchema = dsSchema;
+    this.spec = spec;
+    this.mode = mode;
+    this.overwriteExpr = overwriteExpr;
+    this.requirements = writeConf.writeRequirements();
+  }
+
+  /** Fails fast on the driver when the principal may not wrap every key this write needs. */
+  static void checkWriter(ProtectionSpec spec) {
+    Principal principal = spec.principal();
+    Set<String> allowed = spec.policy().wrappableKeys(principal);
+    Set<String> missing = new TreeSet<>(spec.writeKeyIds());
+    missing.removeAll(allowed);
+    if (!missing.isEmpty()) {
+      throw new ProtectorException(
+          String.format(
+              "Principal '%s' (roles %s) may not write to protected table %s: it is not a writer"
+                  + " for key(s) %s (writers: %s)",
+              principal.user(),
+              new TreeSet<>(spec.policy().rolesOf(principal)),
+              spec.tableName(),
+              missing,
+              spec.policy().table(spec.tableName()).map(t -> t.writers()).orElse(Set.of())));
+    }
+  }
+
+  @Override
+  public String description() {
+    return String.format("ProtectedWrite(table=%s, mode=%s)", table.name(), mode);
+  }
+
+  @Override
+  public Distribution requiredDistribution() {
+    return requirements.distribution();
+  }
+
+  @Override
+  public boolean distributionStrictlyRequired() {
+    return false;
+  }
+
+  @Override
+  public SortOrder[] requiredOrdering() {
+    return requirements.ordering();
+  }
+
+  @Override
+  public long advisoryPartitionSizeInBytes() {
+    return requirements.advisoryPartitionSize();
+  }
+
+  @Override
+  public CustomMetric[] supportedCustomMetrics() {
+    return KeyServiceCallsMetric.ALL;
+  }
+
+  @Override
+  public BatchWrite toBatch() {
+    return new ProtectedBatchWrite();
+  }
+
+  private DataWriterFactory writerFactory() {
+    Broadcast<Table> tableBroadcast =
+        JavaSparkContext.fromSparkContext(spark.sparkContext())
+            .broadcast(SerializableTableWithSize.copyOf(table));
+    return new ProtectedDataWriterFactory(
+        tableBroadcast,
+        info.queryId(),
+        writeConf.outputSpecId(),
+        writeConf.targetDataFileSize(),
+        writeSchema,
+        dsSchema,
+        writeConf.useFanoutWriter(requirements),
+        writeConf.outputSortOrderId(requirements),
+        spec,
+        writeConf.writeProperties());
+  }
+
+  private class ProtectedBatchWrite implements BatchWrite {
+    @Override
+    public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo physicalInfo) {
+      return writerFactory();
+    }
+
+    @Override
+    public boolean useCommitCoordinator() {
+      return false;
+    }
+
+    @Override
+    public void commit(WriterCommitMessage[] messages) {
+      List<DataFile> files = files(messages);
+      switch (mode) {
+        case APPEND:
+          commitAppend(files);
+          break;
+        case OVERWRITE_BY_FILTER:
+          commitOverwrite(files);
+          break;
+        case DYNAMIC_OVERWRITE:
+          commitDynamicOverwrite(files);
+          break;
+        default:
+          throw new IllegalStateException("Unknown write mode: " + mode);
+      }
+    }
+
+    @Override
+    public void abort(WriterCommitMessage[] messages) {
+      for (DataFile file : files(messages)) {
+        try {
+          table.io().deleteFile(file.location());
+        } catch (RuntimeException e) {
+          LOG.warn("Failed to delete {} after aborted write", file.location(), e);
+        }
+      }
+    }
+  }
+
+  private void commitAppend(List<DataFile> files) {
+    AppendFiles append = table.newAppend();
+    files.forEach(append::appendFile);
+    commit(append, String.format("append of %d protected data files", files.size()));
+  }
+
+  private void commitOverwrite(List<DataFile> files) {
+    OverwriteFiles overwrite = table.newOverwrite().overwriteByRowFilter(overwriteExpr);
+    files.forEach(overwrite::addFile);
+    IsolationLevel isolation = writeConf.isolationLevel();
+    Long validateFrom = writeConf.validateFromSnapshotId();
+    if (isolation != null && validateFrom != null) {
+      overwrite.validateFromSnapshot(validateFrom);
+    }
+    if (isolation == IsolationLevel.SERIALIZABLE) {
+      overwrite.validateNoConflictingDeletes();
+      overwrite.validateNoConflictingData();
+    } else if (isolation == IsolationLevel.SNAPSHOT) {
+      overwrite.validateNoConflictingDeletes();
+    }
+    commit(overwrite, String.format("overwrite by %s with %d protected data files",
+        overwriteExpr, files.size()));
+  }
+
+  private void commitDynamicOverwrite(List<DataFile> files) {
+    if (files.isEmpty()) {
+      LOG.info("Dynamic overwrite of {} wrote no files; nothing to replace", table.name());
+      return;
+    }
+    ReplacePartitions replace = table.newReplacePartitions();
+    files.forEach(replace::addFile);
+    IsolationLevel isolation = writeConf.isolationLevel();
+    Long validateFrom = writeConf.validateFromSnapshotId();
+    if (isolation != null && validateFrom != null) {
+      replace.validateFromSnapshot(validateFrom);
+    }
+    if (isolation == IsolationLevel.SERIALIZABLE) {
+      replace.validateNoConflictingData();
+      replace.validateNoConflictingDeletes();
+    } else if (isolation == IsolationLevel.SNAPSHOT) {
+      replace.validateNoConflictingDeletes();
+    }
+    commit(replace, String.format("dynamic overwrite with %d protected data files", files.size()));
+  }
+
+  private void commit(SnapshotUpdate<?> operation, String description) {
+    LOG.info("Committing {} to {}", description, table.name());
+    operation.set("spark.app.id", spark.sparkContext().applicationId());
+    operation.set("iceberg-protector.protected", "true");
+    for (Map.Entry<String, String> entry : writeConf.extraSnapshotMetadata().entrySet()) {
+      operation.set(entry.getKey(), entry.getValue());
+    }
+    if (writeConf.wapEnabled() && writeConf.wapId() != null) {
+      operation.set(SnapshotSummary.STAGED_WAP_ID_PROP, writeConf.wapId());
+      operation.stageOnly();
+    }
+    if (writeConf.branch() != null) {
+      operation.toBranch(writeConf.branch());
+    }
+    operation.commit();
+  }
+
+  private static List<DataFile> files(WriterCommitMessage[] messages) {
+    List<DataFile> files = new ArrayList<>();
+    for (WriterCommitMessage message : messages) {
+      if (message != null) {
+        files.addAll(List.of(((ProtectedTaskCommit) message).files()));
+      }
+    }
+    return files;
+  }
+}

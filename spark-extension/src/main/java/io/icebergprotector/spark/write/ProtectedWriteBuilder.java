@@ -1,0 +1,116 @@
+package io.icebergprotector.spark.write;
+
+import io.icebergprotector.spark.ProtectionSpec;
+import java.util.function.Function;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.UpdateSchema;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.spark.SparkSchemaUtil;
+import org.apache.iceberg.spark.SparkV2Filters;
+import org.apache.iceberg.spark.SparkWriteConf;
+import org.apache.iceberg.types.TypeUtil;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.expressions.filter.Predicate;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.SupportsDynamicOverwrite;
+import org.apache.spark.sql.connector.write.SupportsOverwriteV2;
+import org.apache.spark.sql.connector.write.Write;
+import org.apache.spark.sql.connector.write.WriteBuilder;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * Write builder of a protected table. It supports what Iceberg's batch writes support (append,
+ * overwrite by filter, truncate, dynamic partition overwrite, schema merge) and always writes
+ * through the protected Parquet path.
+ */
+public class ProtectedWriteBuilder
+    implements WriteBuilder, SupportsDynamicOverwrite, SupportsOverwriteV2 {
+  private final SparkSession spark;
+  private final Table table;
+  private final String branch;
+  private final LogicalWriteInfo info;
+  private final SparkWriteConf writeConf;
+  private final Function<Schema, ProtectionSpec> resolver;
+  private Expression overwriteExpr;
+  private boolean overwriteDynamic;
+
+  public ProtectedWriteBuilder(
+      SparkSession spark,
+      Table table,
+      String branch,
+      LogicalWriteInfo info,
+      Function<Schema, ProtectionSpec> resolver) {
+    this.spark = spark;
+    this.table = table;
+    this.branch = branch;
+    this.info = info;
+    this.writeConf = new SparkWriteConf(spark, table, branch, info.options());
+    this.resolver = resolver;
+  }
+
+  @Override
+  public WriteBuilder overwriteDynamicPartitions() {
+    if (overwriteExpr != null) {
+      throw new IllegalStateException(
+          "Cannot overwrite dynamically and by filter: " + overwriteExpr);
+    }
+    this.overwriteDynamic = true;
+    return this;
+  }
+
+  @Override
+  public WriteBuilder overwrite(Predicate[] predicates) {
+    Expression expr = SparkV2Filters.convert(predicates);
+    if (expr == null) {
+      throw new IllegalArgumentException(
+          "Cannot overwrite " + table.name() + ": filter cannot be converted to Iceberg: "
+              + java.util.Arrays.toString(predicates));
+    }
+    if (expr == Expressions.alwaysTrue() && "dynamic".equals(writeConf.overwriteMode())) {
+      this.overwriteDynamic = true;
+    } else {
+      if (overwriteDynamic) {
+        throw new IllegalStateException("Cannot overwrite dynamically and by filter: " + expr);
+      }
+      this.overwriteExpr = expr;
+    }
+    return this;
+  }
+
+  @Override
+  public Write build() {
+    StructType dsSchema = info.schema();
+    Schema writeSchema = validateOrMergeWriteSchema(dsSchema);
+    ProtectionSpec spec = resolver.apply(table.schema());
+    spec.checkWritable(table.schema());
+    spec.checkPartitioning(table.spec(), table.schema());
+    ProtectedWrite.checkWriter(spec);
+    ProtectedWrite.Mode mode =
+        overwriteExpr != null
+            ? ProtectedWrite.Mode.OVERWRITE_BY_FILTER
+            : overwriteDynamic ? ProtectedWrite.Mode.DYNAMIC_OVERWRITE : ProtectedWrite.Mode.APPEND;
+    return new ProtectedWrite(
+        spark, table, writeConf, info, writeSchema, dsSchema, spec, mode, overwriteExpr);
+  }
+
+  private Schema validateOrMergeWriteSchema(StructType dsSchema) {
+    boolean caseSensitive = writeConf.caseSensitive();
+    if (writeConf.mergeSchema()) {
+      Schema incoming = SparkSchemaUtil.convertWithFreshIds(table.schema(), dsSchema, caseSensitive);
+      UpdateSchema update =
+          table.updateSchema().caseSensitive(caseSensitive).unionByNameWith(incoming);
+      Schema merged = update.apply();
+      Schema writeSchema = SparkSchemaUtil.convert(merged, dsSchema, caseSensitive);
+      TypeUtil.validateWriteSchema(
+          merged, writeSchema, writeConf.checkNullability(), writeConf.checkOrdering());
+      update.commit();
+      return writeSchema;
+    }
+    Schema writeSchema = SparkSchemaUtil.convert(table.schema(), dsSchema, caseSensitive);
+    TypeUtil.validateWriteSchema(
+        table.schema(), writeSchema, writeConf.checkNullability(), writeConf.checkOrdering());
+    return writeSchema;
+  }
+}

@@ -1,0 +1,186 @@
+package io.icebergprotector.spark;
+
+import io.icebergprotector.spark.crypto.KeyServiceRegistry;
+import io.icebergprotector.spark.crypto.ProtectorCrypto;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * One local SparkSession per test class, with catalog {@code prot} = ProtectingSparkCatalog over a
+ * Hadoop catalog in a temp dir, a local keystore and the test policy.
+ */
+public abstract class SparkTestBase {
+  public static final String POLICY =
+      String.join(
+          "\n",
+          "protector {",
+          "  roles {",
+          "    admin   { users = [\"alice\"], groups = [\"secops\"] }",
+          "    analyst { users = [\"bob\"] }",
+          "    etl     { users = [\"etl\"] }",
+          "  }",
+          "  keys { pii {}, fin {}, footer {}, footer2 {} }",
+          "  tables {",
+          "    \"db.customers\" {",
+          "      footer-key = footer",
+          "      footer-mode = encrypted",
+          "      algorithm = AES_GCM_V1",
+          "      writers = [etl, admin]",
+          "      columns {",
+          "        ssn    { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" }, on-denied = null }",
+          "        email  { key = pii, clear = [admin], masked { analyst = hash } }",
+          "        salary { key = fin, clear = [admin] }",
+          "        \"address.zip\" { key = pii, clear = [admin] }",
+          "      }",
+          "    }",
+          "    \"db.plainfooter\" {",
+          "      footer-key = footer2",
+          "      footer-mode = plaintext",
+          "      algorithm = AES_GCM_CTR_V1",
+          "      writers = [etl]",
+          "      columns { ssn { key = pii, clear = [admin], masked { analyst = redact } } }",
+          "    }",
+          "    \"db.strict\" {",
+          "      footer-key = footer",
+          "      writers = [etl]",
+          "      columns { salary { key = fin, clear = [admin], on-denied = fail } }",
+          "    }",
+          "  }",
+          "}");
+
+  protected static SparkSession spark;
+  protected static Path root;
+  protected static Path warehouse;
+  protected static Path keystore;
+  protected static Path passphraseFile;
+  protected static Path policyFile;
+
+  @BeforeAll
+  static void startSpark() throws IOException {
+    root = Files.createTempDirectory("protector-test");
+    warehouse = root.resolve("warehouse");
+    keystore = root.resolve("keys.p12");
+    passphraseFile = root.resolve("passphrase");
+    policyFile = root.resolve("policy.conf");
+    Files.writeString(passphraseFile, "test-passphrase-" + System.nanoTime());
+    Files.writeString(policyFile, POLICY);
+    KeyServiceRegistry.clear();
+    ProtectorCrypto.forgetAllCachedKeys();
+    spark =
+        SparkSession.builder()
+            .master("local[2]")
+            .appName("protector-tests")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "4")
+            .config("spark.default.parallelism", "2")
+            .config(
+                "spark.sql.extensions",
+                "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions,"
+                    + ProtectorSparkSessionExtensions.class.getName())
+            .config("spark.sql.catalog.prot", ProtectingSparkCatalog.class.getName())
+            .config("spark.sql.catalog.prot.type", "hadoop")
+            .config("spark.sql.catalog.prot.warehouse", warehouse.toUri().toString())
+            .config("spark.sql.catalog.prot.protector.policy", policyFile.toString())
+            .config("spark.sql.catalog.prot.protector.kms.keystore", keystore.toString())
+            .config("spark.sql.catalog.prot.protector.kms.passphrase-file", passphraseFile.toString())
+            .config("spark.sql.catalog.prot.protector.kms.create-missing-keys", "true")
+            .config("spark.sql.catalog.prot.protector.user", "etl")
+            .getOrCreate();
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS prot.db");
+  }
+
+  @AfterAll
+  static void stopSpark() {
+    if (spark != null) {
+      spark.stop();
+      spark = null;
+    }
+    SparkSession.clearActiveSession();
+    SparkSession.clearDefaultSession();
+    KeyServiceRegistry.clear();
+    ProtectorCrypto.forgetAllCachedKeys();
+  }
+
+  /** Runs SQL as {@code user} through catalog {@code prot}. */
+  protected static List<Row> sqlAs(String user, String query) {
+    String previous = spark.conf().get("spark.sql.catalog.prot.protector.user");
+    spark.conf().set("spark.sql.catalog.prot.protector.user", user);
+    try {
+      return spark.sql(query).collectAsList();
+    } finally {
+      spark.conf().set("spark.sql.catalog.prot.protector.user", previous);
+    }
+  }
+
+  protected static void asUser(String user, Runnable action) {
+    String previous = spark.conf().get("spark.sql.catalog.prot.protector.user");
+    spark.conf().set("spark.sql.catalog.prot.protector.user", user);
+    try {
+      action.run();
+    } finally {
+      spark.conf().set("spark.sql.catalog.prot.protector.user", previous);
+    }
+  }
+
+  protected static Path tableDir(String table) {
+    return warehouse.resolve(table.replace('.', '/'));
+  }
+
+  /** Every file under the table location (data, manifests, manifest lists, metadata JSON). */
+  protected static List<Path> allFiles(String table) {
+    try (Stream<Path> files = Files.walk(tableDir(table))) {
+      return files.filter(Files::isRegularFile).collect(Collectors.toList());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  protected static List<Path> dataFiles(String table) {
+    return allFiles(table).stream()
+        .filter(p -> p.toString().endsWith(".parquet"))
+        .collect(Collectors.toList());
+  }
+
+  /** Files under the table whose bytes contain any canary; empty means nothing leaked. */
+  protected static List<String> filesContaining(String table, String... canaries) {
+    List<String> hits = new ArrayList<>();
+    for (Path file : allFiles(table)) {
+      byte[] bytes;
+      try {
+        bytes = Files.readAllBytes(file);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      for (String canary : canaries) {
+        if (indexOf(bytes, canary.getBytes(StandardCharsets.UTF_8)) >= 0) {
+          hits.add(file.getFileName() + " contains " + canary);
+        }
+      }
+    }
+    return hits;
+  }
+
+  static int indexOf(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i <= haystack.length - needle.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (haystack[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
+  }
+}

@@ -1,0 +1,120 @@
+package io.icebergprotector.spark.read;
+
+import static org.apache.iceberg.types.Types.NestedField.optional;
+import static org.apache.iceberg.types.Types.NestedField.required;
+
+import io.icebergprotector.kms.LocalKeyService;
+import io.icebergprotector.kms.Passphrase;
+import io.icebergprotector.policy.Policy;
+import io.icebergprotector.policy.Principal;
+import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.ProtectorContext;
+import io.icebergprotector.spark.crypto.KmsSettings;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.types.Types;
+
+/** A local keystore (keys pii, fin, footer) and a policy, in a temp dir. */
+final class ReadFixture {
+  static final String POLICY =
+      String.join(
+          "\n",
+          "protector {",
+          "  roles {",
+          "    admin   { users = [alice] }",
+          "    analyst { users = [bob] }",
+          "    etl     { users = [etl] }",
+          "  }",
+          "  keys { pii {}, fin {}, footer {} }",
+          "  tables {",
+          "    \"db.people\" {",
+          "      footer-key = footer",
+          "      footer-mode = encrypted",
+          "      algorithm = AES_GCM_V1",
+          "      writers = [etl]",
+          "      columns {",
+          "        ssn    { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\""
+              + " } }",
+          "        email  { key = pii, clear = [admin], masked { analyst = hash } }",
+          "        salary { key = fin, clear = [admin] }",
+          "        birth  { key = pii, clear = [admin], masked { analyst = year } }",
+          "        \"address.zip\" { key = pii, clear = [admin], masked { analyst = redact } }",
+          "      }",
+          "    }",
+          "    \"db.pf\" {",
+          "      footer-key = footer",
+          "      footer-mode = plaintext",
+          "      algorithm = AES_GCM_CTR_V1",
+          "      writers = [etl]",
+          "      columns {",
+          "        ssn    { key = pii, clear = [admin], masked { analyst = redact } }",
+          "        salary { key = fin, clear = [admin] }",
+          "      }",
+          "    }",
+          "    \"db.strict\" {",
+          "      footer-key = footer",
+          "      writers = [etl]",
+          "      columns {",
+          "        salary { key = fin, clear = [admin], on-denied = fail }",
+          "        ssn    { key = pii, clear = [admin, analyst] }",
+          "      }",
+          "    }",
+          "  }",
+          "}");
+
+  /** id, name, ssn, email, salary, birth, address{city, zip}, tags. */
+  static final Schema SCHEMA =
+      new Schema(
+          required(1, "id", Types.LongType.get()),
+          optional(2, "name", Types.StringType.get()),
+          optional(3, "ssn", Types.StringType.get()),
+          optional(4, "email", Types.StringType.get()),
+          optional(5, "salary", Types.DecimalType.of(10, 2)),
+          optional(6, "birth", Types.DateType.get()),
+          optional(
+              7,
+              "address",
+              Types.StructType.of(
+                  optional(8, "city", Types.StringType.get()),
+                  optional(9, "zip", Types.StringType.get()))),
+          optional(10, "tags", Types.ListType.ofOptional(11, Types.StringType.get())));
+
+  final Path dir;
+  final KmsSettings kms;
+  final Policy policy;
+
+  ReadFixture(Path dir) {
+    this.dir = dir;
+    Path keystore = dir.resolve("keys.p12");
+    Path passphraseFile = dir.resolve("passphrase");
+    try {
+      Files.createDirectories(dir);
+      Files.writeString(passphraseFile, "read-test-passphrase-" + System.nanoTime());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    try (Passphrase passphrase = Passphrase.fromFile(passphraseFile);
+        LocalKeyService keys = LocalKeyService.open(keystore, passphrase, true)) {
+      keys.createKey("pii");
+      keys.createKey("fin");
+      keys.createKey("footer");
+    }
+    this.kms =
+        KmsSettings.builder(KmsSettings.Type.LOCAL)
+            .keystore(keystore.toString())
+            .passphraseFile(passphraseFile.toString())
+            .build();
+    this.policy = Policy.parse(POLICY, "read-test-policy");
+  }
+
+  ProtectionSpec spec(String table, Schema schema, String user) {
+    return ProtectionSpec.resolve(
+        ProtectorContext.of(policy, POLICY, kms),
+        policy.table(table).orElseThrow(),
+        schema,
+        Principal.user(user));
+  }
+}
