@@ -1,0 +1,528 @@
+package io.icebergprotector.kms.pkcs11;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.icebergprotector.kms.KeyAlreadyExistsException;
+import io.icebergprotector.kms.KeyDestroyedException;
+import io.icebergprotector.kms.KeyInfo;
+import io.icebergprotector.kms.KeyIntegrityException;
+import io.icebergprotector.kms.KeyNotFoundException;
+import io.icebergprotector.kms.KeyServiceException;
+import io.icebergprotector.kms.LocalKeyService;
+import io.icebergprotector.kms.Passphrase;
+import io.icebergprotector.kms.WrappedKey;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.InvalidKeyException;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.KeyStore;
+import java.security.Provider;
+import java.security.SecureRandom;
+import java.security.Security;
+import java.security.spec.InvalidKeySpecException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import javax.crypto.Cipher;
+import javax.crypto.KeyGenerator;
+import javax.crypto.SecretKey;
+import javax.crypto.SecretKeyFactory;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * Test bodies that run in a child JVM started by {@link Pkcs11KeyServiceTest} with SOFTHSM2_CONF pointing at a
+ * private token directory. Exit code 0 means the scenario passed; otherwise the stack trace is printed.
+ */
+public final class Pkcs11Scenarios {
+  static final String ENV_LIBRARY = "PKCS11_TEST_LIBRARY";
+  static final String ENV_PIN = "PKCS11_TEST_PIN";
+  static final String ENV_DIR = "PKCS11_TEST_DIR";
+
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  @FunctionalInterface
+  private interface Scenario {
+    void run() throws Exception;
+  }
+
+  private static final Map<String, Scenario> SCENARIOS = Map.ofEntries(
+      Map.entry("roundTrip", Pkcs11Scenarios::roundTrip),
+      Map.entry("nonExtractable", Pkcs11Scenarios::nonExtractable),
+      Map.entry("rotation", Pkcs11Scenarios::rotation),
+      Map.entry("replayAndTamper", Pkcs11Scenarios::replayAndTamper),
+      Map.entry("destroy", Pkcs11Scenarios::destroy),
+      Map.entry("deriveStable", Pkcs11Scenarios::deriveStable),
+      Map.entry("localCannotUnwrap", Pkcs11Scenarios::localCannotUnwrap),
+      Map.entry("persistWrite", Pkcs11Scenarios::persistWrite),
+      Map.entry("persistReadAndDestroy", Pkcs11Scenarios::persistReadAndDestroy),
+      Map.entry("persistDestroyed", Pkcs11Scenarios::persistDestroyed),
+      Map.entry("errors", Pkcs11Scenarios::errors),
+      Map.entry("labelSelection", Pkcs11Scenarios::labelSelection),
+      Map.entry("rotationRace", Pkcs11Scenarios::rotationRace),
+      Map.entry("concurrentUse", Pkcs11Scenarios::concurrentUse));
+
+  private Pkcs11Scenarios() {}
+
+  public static void main(String[] args) {
+    Scenario scenario = args.length == 1 ? SCENARIOS.get(args[0]) : null;
+    if (scenario == null) {
+      System.out.println("usage: Pkcs11Scenarios <" + String.join("|", SCENARIOS.keySet()) + ">");
+      System.exit(2);
+    }
+    try {
+      scenario.run();
+      System.out.println("SCENARIO PASSED: " + args[0]);
+      System.out.flush();
+      System.exit(0);
+    } catch (Throwable t) {
+      System.out.println("SCENARIO FAILED: " + args[0]);
+      t.printStackTrace(System.out);
+      System.out.flush();
+      System.exit(1);
+    }
+  }
+
+  // ---------------------------------------------------------------- scenarios
+
+  private static void roundTrip() throws Exception {
+    Pkcs11KeyService kms = openByIndex();
+    try {
+      Instant before = Instant.now().minusSeconds(1);
+      KeyInfo info = kms.createKey("pii");
+      assertThat(info.id()).isEqualTo("pii");
+      assertThat(info.latestVersion()).isEqualTo(1);
+      assertThat(info.versions()).containsExactly(1);
+      assertThat(info.destroyed()).isFalse();
+      assertThat(info.createdAt()).isBetween(before, Instant.now().plusSeconds(1));
+
+      byte[] dek = randomBytes(32);
+      String wrapped = kms.wrap("pii", dek);
+      assertThat(wrapped).startsWith("vault:v1:");
+      byte[] blob = WrappedKey.parse(wrapped).blob();
+      assertThat(blob).hasSize(12 + 32 + 16); // nonce || ciphertext || tag, as LocalKeyService
+      assertThat(kms.unwrap("pii", wrapped)).isEqualTo(dek);
+      String again = kms.wrap("pii", dek);
+      assertThat(again).isNotEqualTo(wrapped);
+      assertThat(java.util.Arrays.copyOf(WrappedKey.parse(again).blob(), 12))
+          .isNotEqualTo(java.util.Arrays.copyOf(blob, 12)); // fresh nonce per wrap
+      assertThat(kms.unwrap("pii", again)).isEqualTo(dek);
+
+      assertThatThrownBy(() -> kms.createKey("pii")).isInstanceOf(KeyAlreadyExistsException.class)
+          .hasMessageContaining("key 'pii' already exists");
+      assertThatThrownBy(() -> kms.describeKey("nope")).isInstanceOf(KeyNotFoundException.class)
+          .hasMessageContaining("key 'nope' does not exist");
+      assertThatThrownBy(() -> kms.wrap("nope", dek)).isInstanceOf(KeyNotFoundException.class);
+      assertThatThrownBy(() -> kms.createKey("bad id")).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("Invalid key id 'bad id'");
+      assertThatThrownBy(() -> kms.wrap("pii", new byte[0])).isInstanceOf(IllegalArgumentException.class);
+      assertThat(kms.listKeys()).extracting(KeyInfo::id).containsExactly("pii");
+      assertThat(kms.describeKey("pii")).isEqualTo(info);
+      assertThat(kms.toString()).contains("slot list index 0").doesNotContain(pin());
+
+      kms.close();
+      assertThatThrownBy(() -> kms.wrap("pii", dek)).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("closed");
+    } finally {
+      kms.close(); // idempotent
+    }
+  }
+
+  private static void nonExtractable() throws Exception {
+    try (Pkcs11KeyService kms = openByIndex()) {
+      kms.createKey("pii");
+      kms.rotateKey("pii");
+      kms.createKey("gone");
+      kms.destroyKey("gone");
+
+      // Inspect the token with a provider of our own: the test trusts only what the token reports.
+      Provider raw = rawProvider();
+      KeyStore ks = KeyStore.getInstance("PKCS11", raw);
+      ks.load(null, pin().toCharArray());
+      List<String> aliases = Collections.list(ks.aliases());
+      // pii#v1, pii#v2, pii#hmac and the tombstone of 'gone': no session copies or unlabelled objects persist.
+      assertThat(aliases).hasSize(4);
+      assertThat(aliases).filteredOn(a -> a.startsWith("pii#v1#")).hasSize(1);
+      assertThat(aliases).filteredOn(a -> a.startsWith("pii#v2#")).hasSize(1);
+      assertThat(aliases).filteredOn(a -> a.startsWith("pii#hmac#")).hasSize(1);
+      assertThat(aliases).filteredOn(a -> a.startsWith("gone#destroyed#")).hasSize(1);
+
+      KeyPairGenerator rsa = KeyPairGenerator.getInstance("RSA", raw);
+      rsa.initialize(2048);
+      KeyPair wrapping = rsa.generateKeyPair();
+      for (String alias : aliases) {
+        SecretKey key = (SecretKey) ks.getKey(alias, null);
+        // SunPKCS11 reads CKA_TOKEN, CKA_SENSITIVE and CKA_EXTRACTABLE from the token for toString.
+        assertThat(key.toString()).as(alias).contains("token object", "sensitive", "unextractable");
+        assertThat(key.getEncoded()).as(alias).isNull();
+        assertThat(key.getFormat()).as(alias).isNull();
+        if (key.getAlgorithm().equals("AES")) { // SunPKCS11 has no factory for HMAC ("Generic Secret") keys
+          assertThatThrownBy(() -> SecretKeyFactory.getInstance("AES", raw).getKeySpec(key, SecretKeySpec.class))
+              .as(alias).isInstanceOf(InvalidKeySpecException.class);
+        }
+        // The token itself refuses to export it, even encrypted under a key of its own (C_WrapKey).
+        Cipher wrap = Cipher.getInstance("RSA/ECB/PKCS1Padding", raw);
+        wrap.init(Cipher.WRAP_MODE, wrapping.getPublic());
+        assertThatThrownBy(() -> wrap.wrap(key)).as(alias).isInstanceOf(InvalidKeyException.class)
+            .hasStackTraceContaining("CKR_KEY_UNEXTRACTABLE");
+      }
+    }
+  }
+
+  private static void rotation() throws Exception {
+    try (Pkcs11KeyService kms = openByIndex()) {
+      KeyInfo created = kms.createKey("pii");
+      byte[] dek1 = randomBytes(32);
+      String w1 = kms.wrap("pii", dek1);
+      KeyInfo rotated = kms.rotateKey("pii");
+      assertThat(rotated.latestVersion()).isEqualTo(2);
+      assertThat(rotated.versions()).containsExactly(1, 2);
+      assertThat(rotated.createdAt()).isEqualTo(created.createdAt());
+      byte[] dek2 = randomBytes(16);
+      String w2 = kms.wrap("pii", dek2);
+      assertThat(w2).startsWith("vault:v2:");
+      assertThat(kms.unwrap("pii", w1)).isEqualTo(dek1); // old blobs keep unwrapping
+      assertThat(kms.unwrap("pii", w2)).isEqualTo(dek2);
+      assertThat(kms.rotateKey("pii").versions()).containsExactly(1, 2, 3);
+      assertThat(kms.wrap("pii", dek1)).startsWith("vault:v3:");
+      assertThat(kms.unwrap("pii", w1)).isEqualTo(dek1);
+      assertThatThrownBy(() -> kms.rotateKey("nope")).isInstanceOf(KeyNotFoundException.class);
+    }
+  }
+
+  private static void replayAndTamper() throws Exception {
+    try (Pkcs11KeyService kms = openByIndex()) {
+      kms.createKey("a");
+      kms.createKey("b");
+      byte[] dek = randomBytes(32);
+      String wa = kms.wrap("a", dek);
+      // Same version number, other key id: the associated data (and the key) differ.
+      assertThatThrownBy(() -> kms.unwrap("b", wa)).isInstanceOf(KeyIntegrityException.class)
+          .hasMessageContaining("authentication failed");
+
+      byte[] blob = WrappedKey.parse(wa).blob();
+      blob[20] ^= 1;
+      assertThatThrownBy(() -> kms.unwrap("a", WrappedKey.format(1, blob)))
+          .isInstanceOf(KeyIntegrityException.class);
+      byte[] truncated = java.util.Arrays.copyOf(WrappedKey.parse(wa).blob(), 27);
+      assertThatThrownBy(() -> kms.unwrap("a", WrappedKey.format(1, truncated)))
+          .isInstanceOf(KeyIntegrityException.class).hasMessageContaining("too short");
+      assertThatThrownBy(() -> kms.unwrap("a", "not a blob")).isInstanceOf(KeyIntegrityException.class);
+
+      // A v2 blob relabelled as v1 fails too: the version is authenticated.
+      kms.rotateKey("a");
+      String w2 = kms.wrap("a", dek);
+      String relabelled = "vault:v1:" + w2.substring("vault:v2:".length());
+      assertThatThrownBy(() -> kms.unwrap("a", relabelled)).isInstanceOf(KeyIntegrityException.class);
+      assertThatThrownBy(() -> kms.unwrap("a", "vault:v9:" + w2.substring("vault:v2:".length())))
+          .isInstanceOf(KeyNotFoundException.class).hasMessageContaining("has no version 9");
+      assertThat(kms.unwrap("a", wa)).isEqualTo(dek);
+    }
+  }
+
+  private static void destroy() throws Exception {
+    try (Pkcs11KeyService kms = openByIndex()) {
+      kms.createKey("pii");
+      kms.rotateKey("pii");
+      kms.createKey("keep");
+      byte[] dek = randomBytes(32);
+      String wrapped = kms.wrap("pii", dek);
+      String kept = kms.wrap("keep", dek);
+
+      kms.destroyKey("pii");
+      assertThatThrownBy(() -> kms.unwrap("pii", wrapped)).isInstanceOf(KeyDestroyedException.class)
+          .hasMessageContaining("key 'pii' was destroyed");
+      assertThatThrownBy(() -> kms.wrap("pii", dek)).isInstanceOf(KeyDestroyedException.class);
+      assertThatThrownBy(() -> kms.deriveKey("pii", "ctx")).isInstanceOf(KeyDestroyedException.class);
+      assertThatThrownBy(() -> kms.rotateKey("pii")).isInstanceOf(KeyDestroyedException.class);
+      assertThatThrownBy(() -> kms.createKey("pii")).isInstanceOf(KeyDestroyedException.class)
+          .hasMessageContaining("never reused");
+      kms.destroyKey("pii"); // idempotent
+      KeyInfo info = kms.describeKey("pii");
+      assertThat(info.destroyed()).isTrue();
+      assertThat(info.versions()).isEmpty();
+      assertThat(info.latestVersion()).isEqualTo(2);
+      assertThat(kms.listKeys()).extracting(KeyInfo::id, KeyInfo::destroyed)
+          .containsExactly(org.assertj.core.groups.Tuple.tuple("keep", false),
+              org.assertj.core.groups.Tuple.tuple("pii", true));
+      // "destroyed" is told apart from "never existed".
+      assertThatThrownBy(() -> kms.describeKey("never")).isInstanceOf(KeyNotFoundException.class);
+      assertThatThrownBy(() -> kms.destroyKey("never")).isInstanceOf(KeyNotFoundException.class);
+      assertThat(kms.unwrap("keep", kept)).isEqualTo(dek);
+
+      // Every version object and the HMAC key are gone from the token; only the tombstone is left.
+      KeyStore ks = KeyStore.getInstance("PKCS11", rawProvider());
+      ks.load(null, pin().toCharArray());
+      assertThat(Collections.list(ks.aliases())).filteredOn(a -> a.startsWith("pii#"))
+          .singleElement().asString().startsWith("pii#destroyed#");
+    }
+  }
+
+  private static void deriveStable() throws Exception {
+    byte[] first;
+    try (Pkcs11KeyService kms = openByIndex()) {
+      kms.createKey("pii");
+      kms.createKey("other");
+      first = kms.deriveKey("pii", "hash-mask:db.t.email");
+      assertThat(first).hasSize(32);
+      kms.rotateKey("pii");
+      kms.rotateKey("pii");
+      assertThat(kms.deriveKey("pii", "hash-mask:db.t.email")).isEqualTo(first);
+      assertThat(kms.deriveKey("pii", "hash-mask:db.t.phone")).isNotEqualTo(first);
+      assertThat(kms.deriveKey("other", "hash-mask:db.t.email")).isNotEqualTo(first);
+      assertThat(kms.deriveKey("pii", "")).hasSize(32);
+    }
+    try (Pkcs11KeyService reopened = openByLabel("test")) {
+      assertThat(reopened.deriveKey("pii", "hash-mask:db.t.email")).isEqualTo(first);
+    }
+  }
+
+  private static void localCannotUnwrap() throws Exception {
+    Path dir = Path.of(System.getenv(ENV_DIR));
+    byte[] dek = randomBytes(32);
+    try (Pkcs11KeyService token = openByIndex();
+        Passphrase pass = Passphrase.of("local passphrase".toCharArray());
+        LocalKeyService local = LocalKeyService.open(dir.resolve("local.p12"), pass, true)) {
+      token.createKey("pii");
+      local.createKey("pii");
+      String fromToken = token.wrap("pii", dek);
+      String fromLocal = local.wrap("pii", dek);
+      // One format: same prefix and blob layout ...
+      assertThat(fromToken).startsWith("vault:v1:");
+      assertThat(fromLocal).startsWith("vault:v1:");
+      assertThat(WrappedKey.parse(fromToken).blob()).hasSameSizeAs(WrappedKey.parse(fromLocal).blob());
+      // ... but different key material: the token's key never left the token.
+      assertThatThrownBy(() -> local.unwrap("pii", fromToken)).isInstanceOf(KeyIntegrityException.class);
+      assertThatThrownBy(() -> token.unwrap("pii", fromLocal)).isInstanceOf(KeyIntegrityException.class);
+      assertThat(token.deriveKey("pii", "ctx")).isNotEqualTo(local.deriveKey("pii", "ctx"));
+      assertThat(token.unwrap("pii", fromToken)).isEqualTo(dek);
+      assertThat(local.unwrap("pii", fromLocal)).isEqualTo(dek);
+    }
+  }
+
+  /** First JVM: creates a key, wraps, records the blob. */
+  private static void persistWrite() throws Exception {
+    Path dir = Path.of(System.getenv(ENV_DIR));
+    byte[] dek = randomBytes(32);
+    try (Pkcs11KeyService kms = openByIndex()) {
+      kms.createKey("pii");
+      String wrapped = kms.wrap("pii", dek);
+      String derived = HexFormat.of().formatHex(kms.deriveKey("pii", "ctx"));
+      Files.writeString(dir.resolve("persist.txt"),
+          Base64.getEncoder().encodeToString(dek) + "\n" + wrapped + "\n" + derived + "\n");
+    }
+  }
+
+  /** Second JVM (fresh login): the token objects persisted; then destroys the key. */
+  private static void persistReadAndDestroy() throws Exception {
+    List<String> lines = Files.readAllLines(Path.of(System.getenv(ENV_DIR)).resolve("persist.txt"));
+    byte[] dek = Base64.getDecoder().decode(lines.get(0));
+    try (Passphrase pin = Passphrase.fromFile(pinFile());
+        Pkcs11KeyService kms = Pkcs11KeyService.open(library(), "test", pin)) {
+      assertThat(kms.unwrap("pii", lines.get(1))).isEqualTo(dek);
+      assertThat(HexFormat.of().formatHex(kms.deriveKey("pii", "ctx"))).isEqualTo(lines.get(2));
+      kms.destroyKey("pii");
+    }
+  }
+
+  /** Third JVM: the tombstone persisted too. */
+  private static void persistDestroyed() throws Exception {
+    List<String> lines = Files.readAllLines(Path.of(System.getenv(ENV_DIR)).resolve("persist.txt"));
+    try (Pkcs11KeyService kms = openByIndex()) {
+      assertThatThrownBy(() -> kms.unwrap("pii", lines.get(1))).isInstanceOf(KeyDestroyedException.class);
+      assertThat(kms.describeKey("pii").destroyed()).isTrue();
+    }
+  }
+
+  private static void errors() throws Exception {
+    Path missing = Path.of("/nonexistent/libpkcs11-missing.so");
+    try (Passphrase pin = Passphrase.fromEnv(ENV_PIN); Passphrase wrong = Passphrase.of("9999".toCharArray())) {
+      assertThatThrownBy(() -> Pkcs11KeyService.open(missing, 0, pin)).isInstanceOf(KeyServiceException.class)
+          .hasMessageContaining("PKCS#11 library " + missing + " does not exist");
+      // First login of this JVM, so the token itself checks the PIN.
+      assertThatThrownBy(() -> Pkcs11KeyService.open(library(), 0, wrong)).isInstanceOf(KeyServiceException.class)
+          .hasMessageContaining("wrong user PIN").hasMessageContaining("CKR_PIN_INCORRECT")
+          .hasMessageNotContaining("9999");
+      assertThatThrownBy(() -> Pkcs11KeyService.open(library(), "nope", pin))
+          .isInstanceOf(KeyServiceException.class)
+          .hasMessageContaining("no PKCS#11 token labelled 'nope'").hasMessageContaining("'test'");
+      assertThatThrownBy(() -> Pkcs11KeyService.open(library(), 7, pin)).isInstanceOf(KeyServiceException.class)
+          .hasMessageContaining("slotListIndex is 7");
+      assertThatThrownBy(() -> Pkcs11KeyService.builder(library()).pin(pin).build())
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exactly one");
+      assertThatThrownBy(() -> Pkcs11KeyService.builder(library()).slotListIndex(0).tokenLabel("test").pin(pin)
+          .build()).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> Pkcs11KeyService.builder(library()).slotListIndex(0).build())
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PIN");
+
+      try (Pkcs11KeyService first = Pkcs11KeyService.open(library(), 0, pin)) {
+        first.createKey("pii");
+        // This JVM is logged in now; a second open must still present the right PIN.
+        assertThatThrownBy(() -> Pkcs11KeyService.open(library(), 0, wrong)).isInstanceOf(KeyServiceException.class)
+            .hasMessageContaining("wrong user PIN");
+        try (Pkcs11KeyService second = Pkcs11KeyService.open(library(), 0, pin)) {
+          assertThat(second.describeKey("pii").latestVersion()).isEqualTo(1);
+        }
+        // Closing the second did not log out the first.
+        assertThat(first.unwrap("pii", first.wrap("pii", new byte[] {7}))).containsExactly(7);
+      }
+      // After the last close the token is logged out: the PIN is checked by the token again.
+      assertThatThrownBy(() -> Pkcs11KeyService.open(library(), 0, wrong)).isInstanceOf(KeyServiceException.class)
+          .hasMessageContaining("CKR_PIN_INCORRECT");
+    }
+  }
+
+  private static void labelSelection() throws Exception {
+    byte[] dek = randomBytes(32);
+    try (Pkcs11KeyService test = openByLabel("test"); Pkcs11KeyService other = openByLabel("other")) {
+      test.createKey("pii");
+      assertThat(other.listKeys()).isEmpty();
+      other.createKey("pii");
+      String wrapped = test.wrap("pii", dek);
+      assertThatThrownBy(() -> other.unwrap("pii", wrapped)).isInstanceOf(KeyIntegrityException.class);
+      assertThat(test.toString()).contains("'test'");
+      assertThat(other.toString()).contains("'other'");
+      try (Passphrase pin = Passphrase.fromEnv(ENV_PIN)) {
+        assertThatThrownBy(() -> Pkcs11KeyService.open(library(), "nope", pin))
+            .hasMessageContaining("'test'").hasMessageContaining("'other'");
+      }
+    }
+    // Index and label selection share one login per token: exactly one index reaches 'test'.
+    try (Pkcs11KeyService test = openByLabel("test"); Passphrase pin = envPin()) {
+      Pkcs11KeyService index0 = Pkcs11KeyService.open(library(), 0, pin);
+      Pkcs11KeyService index1 = Pkcs11KeyService.open(library(), 1, pin);
+      String wrapped = test.wrap("pii", dek);
+      int reached = 0;
+      for (Pkcs11KeyService byIndex : List.of(index0, index1)) {
+        try {
+          assertThat(byIndex.unwrap("pii", wrapped)).isEqualTo(dek);
+          reached++;
+        } catch (KeyIntegrityException e) {
+          // the other token
+        }
+      }
+      assertThat(reached).isEqualTo(1);
+      index0.close();
+      index1.close();
+      assertThat(test.unwrap("pii", wrapped)).isEqualTo(dek); // still logged in: the sessions are shared
+    }
+  }
+
+  /**
+   * Two processes rotating at once can each create a version-2 object. Simulated here by adding a second v2
+   * object by hand: the token must stay usable (no duplicate CKA_LABEL), and blobs under either object unwrap.
+   */
+  private static void rotationRace() throws Exception {
+    try (Pkcs11KeyService kms = Pkcs11KeyService.builder(library()).slotListIndex(0).pin(envPin())
+        .refreshInterval(Duration.ZERO).build()) {
+      kms.createKey("pii");
+      kms.rotateKey("pii");
+      byte[] dek = randomBytes(32);
+      String underFirst = kms.wrap("pii", dek);
+
+      Provider raw = rawProvider();
+      KeyStore ks = KeyStore.getInstance("PKCS11", raw);
+      ks.load(null, pin().toCharArray());
+      KeyGenerator aes = KeyGenerator.getInstance("AES", raw);
+      aes.init(256);
+      // Older timestamp: the racing object becomes the one wrap picks.
+      ks.setEntry(Labels.version("pii", 2, 0L, randomBytes(8)), new KeyStore.SecretKeyEntry(aes.generateKey()), null);
+
+      String underSecond = kms.wrap("pii", dek);
+      assertThat(underSecond).startsWith("vault:v2:");
+      assertThat(kms.unwrap("pii", underFirst)).isEqualTo(dek);
+      assertThat(kms.unwrap("pii", underSecond)).isEqualTo(dek);
+      assertThat(kms.describeKey("pii").versions()).containsExactly(1, 2);
+
+      kms.destroyKey("pii");
+      ks.load(null, pin().toCharArray());
+      assertThat(Collections.list(ks.aliases())).filteredOn(a -> a.startsWith("pii#"))
+          .allMatch(a -> a.startsWith("pii#destroyed#"));
+    }
+  }
+
+  private static void concurrentUse() throws Exception {
+    try (Pkcs11KeyService kms = openByIndex()) {
+      kms.createKey("pii");
+      ExecutorService pool = Executors.newFixedThreadPool(8);
+      try {
+        List<Future<?>> futures = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+          int thread = t;
+          futures.add(pool.submit(() -> {
+            for (int i = 0; i < 50; i++) {
+              byte[] dek = randomBytes(32);
+              assertThat(kms.unwrap("pii", kms.wrap("pii", dek))).isEqualTo(dek);
+              if (thread == 0 && i == 25) {
+                kms.rotateKey("pii");
+              }
+              assertThat(kms.deriveKey("pii", "c" + i)).hasSize(32);
+            }
+            return null;
+          }));
+        }
+        for (Future<?> f : futures) {
+          f.get(60, TimeUnit.SECONDS);
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+      assertThat(kms.describeKey("pii").latestVersion()).isEqualTo(2);
+    }
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  private static Path library() {
+    return Path.of(System.getenv(ENV_LIBRARY));
+  }
+
+  private static String pin() {
+    return System.getenv(ENV_PIN);
+  }
+
+  private static Passphrase envPin() {
+    return Passphrase.fromEnv(ENV_PIN);
+  }
+
+  private static Path pinFile() throws Exception {
+    Path file = Path.of(System.getenv(ENV_DIR)).resolve("pin.txt");
+    Files.writeString(file, pin() + "\n", StandardCharsets.UTF_8);
+    return file;
+  }
+
+  private static Pkcs11KeyService openByIndex() {
+    try (Passphrase pin = envPin()) {
+      return Pkcs11KeyService.open(library(), 0, pin);
+    }
+  }
+
+  private static Pkcs11KeyService openByLabel(String label) {
+    try (Passphrase pin = envPin()) {
+      return Pkcs11KeyService.open(library(), label, pin);
+    }
+  }
+
+  /** A plain SunPKCS11 provider on the first token, independent of the code under test. */
+  private static Provider rawProvider() {
+    return Security.getProvider("SunPKCS11").configure(
+        "--name = TestInspector\nlibrary = \"" + library() + "\"\nslotListIndex = 0\n");
+  }
+
+  private static byte[] randomBytes(int n) {
+    byte[] b = new byte[n];
+    RANDOM.nextBytes(b);
+    return b;
+  }
+}

@@ -1,0 +1,108 @@
+package io.icebergprotector.kms.pkcs11;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A private SoftHSM2 installation for tests: its own token directory and SOFTHSM2_CONF in a temp dir, never the
+ * system's /etc/softhsm or /var/lib/softhsm.
+ *
+ * <p>SoftHSM reads SOFTHSM2_CONF from the process environment when the library is initialized, and a PKCS#11
+ * library is initialized once per process; a running JVM cannot change its own environment. So the PKCS#11 code
+ * under test runs in child JVMs ({@link #run}) whose environment names this directory's config.
+ */
+final class SoftHsm {
+  static final String PIN = "1234";
+  static final String SO_PIN = "5678";
+  private static final List<String> LIBRARIES = List.of(
+      "/usr/lib/softhsm/libsofthsm2.so",
+      "/usr/lib/x86_64-linux-gnu/softhsm/libsofthsm2.so",
+      "/usr/lib/aarch64-linux-gnu/softhsm/libsofthsm2.so",
+      "/usr/local/lib/softhsm/libsofthsm2.so");
+
+  final Path library;
+  final Path util;
+  final Path dir;
+  final Path conf;
+
+  private SoftHsm(Path library, Path util, Path dir) {
+    this.library = library;
+    this.util = util;
+    this.dir = dir;
+    this.conf = dir.resolve("softhsm2.conf");
+  }
+
+  static Optional<Path> findLibrary() {
+    return LIBRARIES.stream().map(Path::of).filter(Files::isRegularFile).findFirst();
+  }
+
+  static Optional<Path> findUtil() {
+    String path = System.getenv().getOrDefault("PATH", "/usr/bin:/bin");
+    List<String> dirs = new ArrayList<>(List.of(path.split(File.pathSeparator)));
+    dirs.add("/usr/bin");
+    dirs.add("/usr/local/bin");
+    return dirs.stream().map(d -> Path.of(d, "softhsm2-util")).filter(Files::isExecutable).findFirst();
+  }
+
+  /** Empty when softhsm2 is not installed. */
+  static Optional<SoftHsm> create(Path dir) throws IOException {
+    Optional<Path> library = findLibrary();
+    Optional<Path> util = findUtil();
+    if (library.isEmpty() || util.isEmpty()) {
+      return Optional.empty();
+    }
+    Path tokens = Files.createDirectories(dir.resolve("tokens"));
+    SoftHsm hsm = new SoftHsm(library.get(), util.get(), dir);
+    Files.writeString(hsm.conf, "directories.tokendir = " + tokens + "\n"
+        + "objectstore.backend = file\n"
+        + "log.level = ERROR\n"
+        + "slots.removable = false\n", StandardCharsets.UTF_8);
+    return Optional.of(hsm);
+  }
+
+  /** softhsm2-util --init-token --free --label label --pin 1234 --so-pin 5678 */
+  void initToken(String label) throws IOException, InterruptedException {
+    ProcessBuilder pb = new ProcessBuilder(util.toString(), "--init-token", "--free", "--label", label,
+        "--pin", PIN, "--so-pin", SO_PIN);
+    pb.environment().put("SOFTHSM2_CONF", conf.toString());
+    pb.redirectErrorStream(true);
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new IOException("softhsm2-util --init-token failed: " + out);
+    }
+  }
+
+  /** Result of a child JVM: exit code and everything it printed. */
+  record Result(int exitCode, String output) {}
+
+  /** Runs scenario {@code name} of {@link Pkcs11Scenarios} in a child JVM with SOFTHSM2_CONF set. */
+  Result run(String name, Map<String, String> extraEnv) throws IOException, InterruptedException {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+        Pkcs11Scenarios.class.getName(), name);
+    Map<String, String> env = pb.environment();
+    env.put("SOFTHSM2_CONF", conf.toString());
+    env.put(Pkcs11Scenarios.ENV_LIBRARY, library.toString());
+    env.put(Pkcs11Scenarios.ENV_PIN, PIN);
+    env.put(Pkcs11Scenarios.ENV_DIR, dir.toString());
+    env.putAll(extraEnv);
+    Path log = dir.resolve(name + ".log");
+    pb.redirectErrorStream(true);
+    pb.redirectOutput(log.toFile());
+    Process p = pb.start();
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      return new Result(-1, "timed out after 120 s\n" + Files.readString(log));
+    }
+    return new Result(p.exitValue(), Files.readString(log));
+  }
+}
