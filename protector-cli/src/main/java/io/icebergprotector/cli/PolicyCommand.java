@@ -30,6 +30,7 @@ public final class PolicyCommand implements Runnable {
 
   @Command(
       name = "validate",
+      header = "Check a policy file, and optionally that it fits table schemas.",
       mixinStandardHelpOptions = true,
       description = {
         "Check a policy file: syntax, references (roles, keys), masks, and every rule the",

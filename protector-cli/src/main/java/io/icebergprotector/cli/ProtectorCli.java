@@ -14,24 +14,57 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * The {@code protector} command. One class per subcommand group ({@link PolicyCommand}, ...);
- * register new groups in {@code subcommands} below.
+ * The {@code protector} command. One class per subcommand group ({@link PolicyCommand},
+ * {@link KeysCommand}, ...); register new groups in {@code subcommands} below.
  *
  * <p>Exit codes: 0 success, 1 failure (invalid policy, key service error, ...), 2 usage error.
  * Failures print one line, {@code error: <what>}, to stderr; {@code --verbose} adds the stack trace.
+ *
+ * <p>{@code policy}, {@code keys} and {@code server} run from the shaded CLI jar alone. {@code
+ * inspect}, {@code sql} and {@code demo} need Spark, Iceberg and the Spark extension on the
+ * classpath, which {@code bin/protector} adds for them; their command classes keep Spark types out
+ * of their signatures so that picocli can build the command tree without those classes.
  */
 @Command(
     name = "protector",
     mixinStandardHelpOptions = true,
     versionProvider = ProtectorCli.Version.class,
     description = "Iceberg Protector: column-level Parquet encryption for Iceberg tables.",
-    subcommands = {PolicyCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      DemoCommand.class,
+      SqlCommand.class,
+      RewriteCommand.class,
+      InspectCommand.class,
+      PolicyCommand.class,
+      KeysCommand.class,
+      ServerCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class ProtectorCli implements Runnable {
   public static final int OK = 0;
   public static final int FAILED = 1;
   public static final int USAGE = 2;
 
+  /** Where the CLI asks for confirmations; null when there is no terminal (scripts, CI). */
+  @FunctionalInterface
+  public interface Terminal {
+    /** Shows {@code prompt} and returns the line typed, or null at end of input. */
+    String readLine(String prompt);
+
+    /** The process's console, or null if stdin/stdout are not a terminal. */
+    static Terminal system() {
+      java.io.Console console = System.console();
+      return console == null ? null : prompt -> console.readLine("%s", prompt);
+    }
+  }
+
   @Spec CommandSpec spec;
+
+  final Terminal terminal;
+
+  ProtectorCli(Terminal terminal) {
+    this.terminal = terminal;
+  }
 
   @Option(
       names = {"-v", "--verbose"},
@@ -45,12 +78,24 @@ public final class ProtectorCli implements Runnable {
   }
 
   public static void main(String[] args) {
+    // Spark's startup chatter (and Hadoop's native-library warning) would bury the output.
+    if (System.getProperty("log4j2.configurationFile") == null) {
+      java.net.URL quiet = ProtectorCli.class.getResource("log4j2-cli.properties");
+      if (quiet != null) {
+        System.setProperty("log4j2.configurationFile", quiet.toString());
+      }
+    }
     System.exit(newCommandLine().execute(args));
   }
 
   /** The configured command line; tests call {@code setOut/setErr} and {@code execute}. */
   public static CommandLine newCommandLine() {
-    CommandLine cmd = new CommandLine(new ProtectorCli());
+    return newCommandLine(Terminal.system());
+  }
+
+  /** As {@link #newCommandLine()}, asking confirmations on {@code terminal} (null: none). */
+  public static CommandLine newCommandLine(Terminal terminal) {
+    CommandLine cmd = new CommandLine(new ProtectorCli(terminal));
     cmd.setExecutionExceptionHandler(new ErrorHandler());
     cmd.setParameterExceptionHandler(new UsageHandler());
     return cmd;

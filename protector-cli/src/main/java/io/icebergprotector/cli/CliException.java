@@ -1,0 +1,8 @@
+package io.icebergprotector.cli;
+
+/** A failure whose message is already the one line the user should read. */
+final class CliException extends RuntimeException {
+  CliException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

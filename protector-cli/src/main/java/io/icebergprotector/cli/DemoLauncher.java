@@ -1,0 +1,12 @@
+package io.icebergprotector.cli;
+
+import java.io.PrintWriter;
+
+/** Keeps {@link Demo}'s Spark-typed signature out of {@link DemoCommand}. */
+final class DemoLauncher {
+  private DemoLauncher() {}
+
+  static void run(Workspace ws, long rows, PrintWriter out, PrintWriter progress) {
+    Demo.run(ws, rows, out, progress);
+  }
+}

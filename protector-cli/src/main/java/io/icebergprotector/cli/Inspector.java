@@ -1,0 +1,75 @@
+package io.icebergprotector.cli;
+
+import io.icebergprotector.policy.Policy;
+import io.icebergprotector.policy.Principal;
+import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.ProtectorContext;
+import io.icebergprotector.spark.crypto.KmsSettings;
+import io.icebergprotector.spark.crypto.ProtectorCrypto;
+import io.icebergprotector.spark.inspect.FooterReport;
+import io.icebergprotector.spark.inspect.ParquetFooterInspector;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileDecryptionProperties;
+
+/** Runs {@link ParquetFooterInspector} on files, optionally with a footer key from a keystore. */
+final class Inspector {
+  private Inspector() {}
+
+  /** How to unwrap an encrypted footer's key: a local keystore, used as {@code user} under {@code policy}. */
+  record Keys(Path keystore, String passphraseEnv, Path passphraseFile, Path policy, String user) {}
+
+  static int run(List<Path> files, Keys keys, PrintWriter out) {
+    boolean first = true;
+    for (Path file : files) {
+      if (!first) {
+        out.println();
+      }
+      first = false;
+      FooterReport report = keys == null
+          ? ParquetFooterInspector.inspect(file)
+          : ParquetFooterInspector.inspect(file, footerDecryption(keys, file.toAbsolutePath().toString()));
+      out.print(report.toText());
+      out.flush();
+    }
+    return ProtectorCli.OK;
+  }
+
+  static FileDecryptionProperties footerDecryption(Keys keys, String location) {
+    String text;
+    try {
+      text = Files.readString(keys.policy(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read policy " + keys.policy() + ": " + e.getMessage(), e);
+    }
+    Policy policy = Policy.parse(text, keys.policy().toString());
+    KmsSettings kms = KmsSettings.builder(KmsSettings.Type.LOCAL)
+        .keystore(keys.keystore().toAbsolutePath().toString())
+        .passphraseEnv(keys.passphraseEnv())
+        .passphraseFile(keys.passphraseFile() == null ? null : keys.passphraseFile().toAbsolutePath().toString())
+        .build();
+    return footerDecryption(ProtectorContext.of(policy, text, kms), Principal.user(keys.user()), location);
+  }
+
+  /**
+   * Decryption properties acting as {@code principal}: keys are unwrapped through the policy's
+   * authorization, and Parquet asks only for the footer key when just the footer is read.
+   */
+  static FileDecryptionProperties footerDecryption(ProtectorContext context, Principal principal, String location) {
+    Policy policy = context.policy();
+    TablePolicy any = policy.tables().values().stream().findFirst()
+        .or(() -> policy.paths().values().stream().findFirst())
+        .orElseThrow(() -> new IllegalArgumentException(
+            "policy " + policy.origin() + " protects no table, so it allows no footer key"));
+    // Only the key-service settings and the principal matter for reading a footer.
+    ProtectionSpec spec = ProtectionSpec.resolve(context, any, new Schema(), principal);
+    return ProtectorCrypto.fileDecryption(spec, location);
+  }
+}

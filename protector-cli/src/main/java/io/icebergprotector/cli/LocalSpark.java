@@ -1,0 +1,66 @@
+package io.icebergprotector.cli;
+
+import io.icebergprotector.spark.ProtectorContext;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The CLI's embedded Spark: {@code local[*]}, no UI, quiet logs, and catalog {@value #CATALOG}, a
+ * protecting Hadoop catalog over the workspace's warehouse, policy and local keystore. It is also
+ * the default catalog, so {@code db.customers} and {@code demo.db.customers} name the same table.
+ */
+final class LocalSpark {
+  static final String CATALOG = "demo";
+  static final String ICEBERG_EXTENSIONS = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions";
+  static final String PROTECTOR_EXTENSIONS = "io.icebergprotector.spark.ProtectorSparkSessionExtensions";
+  static final String CATALOG_CLASS = "io.icebergprotector.spark.ProtectingSparkCatalog";
+
+  private LocalSpark() {}
+
+  /** The Spark settings, for {@code SparkSession.builder().config(...)} and for documentation. */
+  static Map<String, String> settings(Workspace ws, String user, String groups) {
+    String prefix = "spark.sql.catalog." + CATALOG;
+    Map<String, String> conf = new LinkedHashMap<>();
+    conf.put("spark.ui.enabled", "false");
+    conf.put("spark.ui.showConsoleProgress", "false");
+    conf.put("spark.sql.shuffle.partitions", "4");
+    conf.put("spark.driver.host", "127.0.0.1");
+    conf.put("spark.driver.bindAddress", "127.0.0.1");
+    conf.put("spark.sql.warehouse.dir", absolute(ws.keystore.getParent().resolve("spark-warehouse")).toUri().toString());
+    conf.put("spark.sql.extensions", ICEBERG_EXTENSIONS + "," + PROTECTOR_EXTENSIONS);
+    conf.put(prefix, CATALOG_CLASS);
+    conf.put(prefix + ".type", "hadoop");
+    conf.put(prefix + ".warehouse", absolute(ws.warehouse).toUri().toString());
+    conf.put(prefix + "." + ProtectorContext.POLICY, absolute(ws.policy).toString());
+    conf.put(prefix + "." + ProtectorContext.KMS_KEYSTORE, absolute(ws.keystore).toString());
+    conf.put(prefix + "." + ProtectorContext.KMS_PASSPHRASE_FILE, absolute(ws.passphraseFile).toString());
+    conf.put(prefix + "." + ProtectorContext.USER, user);
+    if (groups != null && !groups.isBlank()) {
+      conf.put(prefix + "." + ProtectorContext.GROUPS, groups);
+    }
+    conf.put("spark.sql.defaultCatalog", CATALOG);
+    return conf;
+  }
+
+  static SparkSession start(Workspace ws, String user, String groups, String appName) {
+    SparkSession.Builder builder = SparkSession.builder().master("local[*]").appName(appName);
+    settings(ws, user, groups).forEach(builder::config);
+    SparkSession spark = builder.getOrCreate();
+    spark.sparkContext().setLogLevel("ERROR");
+    return spark;
+  }
+
+  /** Switches the principal of catalog {@value #CATALOG} for the following queries of this session. */
+  static void actAs(SparkSession spark, String user, String groups) {
+    String prefix = "spark.sql.catalog." + CATALOG + ".";
+    spark.conf().set(prefix + ProtectorContext.USER, user);
+    // Empty, not unset: unset would fall back to the groups the catalog was configured with.
+    spark.conf().set(prefix + ProtectorContext.GROUPS, groups == null ? "" : groups);
+  }
+
+  private static Path absolute(Path p) {
+    return p.toAbsolutePath().normalize();
+  }
+}

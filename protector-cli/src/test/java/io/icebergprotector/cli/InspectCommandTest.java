@@ -1,0 +1,184 @@
+package io.icebergprotector.cli;
+
+import static org.apache.iceberg.types.Types.NestedField.optional;
+import static org.apache.iceberg.types.Types.NestedField.required;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.icebergprotector.kms.LocalKeyService;
+import io.icebergprotector.kms.Passphrase;
+import io.icebergprotector.policy.Policy;
+import io.icebergprotector.policy.Principal;
+import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.ProtectorContext;
+import io.icebergprotector.spark.crypto.KmsSettings;
+import io.icebergprotector.spark.crypto.ProtectorCrypto;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileEncryptionProperties;
+import org.apache.iceberg.shaded.org.apache.parquet.example.data.Group;
+import org.apache.iceberg.shaded.org.apache.parquet.example.data.simple.SimpleGroupFactory;
+import org.apache.iceberg.shaded.org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.iceberg.shaded.org.apache.parquet.hadoop.example.ExampleParquetWriter;
+import org.apache.iceberg.shaded.org.apache.parquet.io.LocalOutputFile;
+import org.apache.iceberg.shaded.org.apache.parquet.schema.MessageType;
+import org.apache.iceberg.shaded.org.apache.parquet.schema.MessageTypeParser;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code inspect} without Spark: files written with parquet-mr directly, encrypted by our crypto. */
+class InspectCommandTest {
+  static final String POLICY = """
+      protector {
+        roles { admin { users = [alice] }, etl { users = [etl] } }
+        keys { pii {}, fin {}, footer {} }
+        tables {
+          "db.customers" {
+            footer-key = footer
+            writers = [etl]
+            columns {
+              ssn { key = pii, clear = [admin] }
+              "address.zip" { key = fin, clear = [admin] }
+            }
+          }
+        }
+      }
+      """;
+  static final MessageType PARQUET = MessageTypeParser.parseMessageType(
+      "message customers {\n"
+          + "  required int64 id = 1;\n"
+          + "  optional binary ssn (UTF8) = 2;\n"
+          + "  optional group address = 3 {\n"
+          + "    optional binary street (UTF8) = 4;\n"
+          + "    optional binary zip (UTF8) = 5;\n"
+          + "  }\n"
+          + "}");
+  static final Schema SCHEMA = new Schema(
+      required(1, "id", Types.LongType.get()),
+      optional(2, "ssn", Types.StringType.get()),
+      optional(3, "address", Types.StructType.of(
+          optional(4, "street", Types.StringType.get()),
+          optional(5, "zip", Types.StringType.get()))));
+
+  @TempDir Path dir;
+  Path keystore;
+  Path passphrase;
+  Path policy;
+
+  @BeforeEach
+  void keys() throws IOException {
+    keystore = dir.resolve("keys.p12");
+    passphrase = dir.resolve("passphrase");
+    policy = dir.resolve("policy.conf");
+    Files.writeString(passphrase, "inspect test passphrase");
+    Files.writeString(policy, POLICY);
+    try (Passphrase p = Passphrase.fromFile(passphrase);
+        LocalKeyService keys = LocalKeyService.open(keystore, p, true)) {
+      keys.createKey("pii");
+      keys.createKey("fin");
+      keys.createKey("footer");
+    }
+  }
+
+  private Path write(String name, FileEncryptionProperties encryption) throws IOException {
+    Path file = dir.resolve(name);
+    SimpleGroupFactory groups = new SimpleGroupFactory(PARQUET);
+    try (ParquetWriter<Group> writer = ExampleParquetWriter.builder(new LocalOutputFile(file))
+        .withType(PARQUET)
+        .withConf(new Configuration(false))
+        .withEncryption(encryption)
+        .build()) {
+      for (int i = 0; i < 3; i++) {
+        Group row = groups.newGroup().append("id", (long) i).append("ssn", "123-45-000" + i);
+        row.addGroup("address").append("street", i + " Main St").append("zip", "9410" + i);
+        writer.write(row);
+      }
+    }
+    return file;
+  }
+
+  private Path writeEncrypted(String name) throws IOException {
+    String text = Files.readString(policy);
+    Policy p = Policy.parse(text, policy.toString());
+    KmsSettings kms = KmsSettings.builder(KmsSettings.Type.LOCAL)
+        .keystore(keystore.toString())
+        .passphraseFile(passphrase.toString())
+        .build();
+    ProtectionSpec spec = ProtectionSpec.resolve(
+        ProtectorContext.of(p, text, kms), p.table("db.customers").orElseThrow(), SCHEMA, Principal.user("etl"));
+    Path file = dir.resolve(name);
+    return write(name, ProtectorCrypto.fileEncryption(spec, SCHEMA, PARQUET, file.toString()));
+  }
+
+  @Test
+  void plaintextFile() throws IOException {
+    Path file = write("plain.parquet", null);
+    Cli.Result r = Cli.run("inspect", file.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out())
+        .startsWith("File:       " + file)
+        .contains("Footer:     PLAINTEXT (file is not encrypted)")
+        .contains("Rows:       3 in 1 row group(s)")
+        .contains("  id: plaintext\n")
+        .contains("  address.zip: plaintext\n");
+  }
+
+  @Test
+  void encryptedFooterWithoutKeysHidesColumns() throws IOException {
+    Path file = writeEncrypted("enc.parquet");
+    Cli.Result r = Cli.run("inspect", file.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out())
+        .contains("Footer:     ENCRYPTED (not decrypted: no keys supplied)")
+        .contains("Algorithm:  AES_GCM_V1")
+        .contains("Footer key: masterKeyID=footer")
+        .contains("Columns:    hidden");
+  }
+
+  @Test
+  void encryptedFooterWithKeystoreListsColumnKeys() throws IOException {
+    Path file = writeEncrypted("enc.parquet");
+    Path plain = write("plain.parquet", null);
+    Cli.Result r = Cli.run("inspect", file.toString(), plain.toString(),
+        "--keystore", keystore.toString(), "--passphrase-file", passphrase.toString(),
+        "--policy", policy.toString(), "--user", "nobody");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out())
+        .contains("Footer:     ENCRYPTED (decrypted)")
+        .contains("Columns:    4 (2 encrypted)")
+        .contains("  id: plaintext\n")
+        .containsPattern("  ssn: encrypted \\(column key\\) masterKeyID=pii ")
+        .contains("  address.street: plaintext\n")
+        .containsPattern("  address.zip: encrypted \\(column key\\) masterKeyID=fin ")
+        // the second file follows after a blank line
+        .contains("\n\nFile:       " + plain);
+    assertThat(r.out()).doesNotContain("123-45-");
+  }
+
+  @Test
+  void badFilesAreOneLineErrors() throws IOException {
+    Path notParquet = dir.resolve("notes.txt");
+    Files.writeString(notParquet, "definitely not parquet, but long enough");
+    Cli.Result r = Cli.run("inspect", notParquet.toString());
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).startsWith("error: Not a Parquet file: ").contains("notes.txt");
+    assertThat(r.err().lines()).hasSize(1);
+
+    Cli.Result missing = Cli.run("inspect", dir.resolve("missing.parquet").toString());
+    assertThat(missing.code()).isEqualTo(1);
+    assertThat(missing.err()).contains("file not found");
+  }
+
+  @Test
+  void usageErrorsExit2() {
+    assertThat(Cli.run("inspect").code()).isEqualTo(2);
+    Cli.Result userWithoutKeys = Cli.run("inspect", "f.parquet", "--user", "alice");
+    assertThat(userWithoutKeys.code()).isEqualTo(2);
+    assertThat(userWithoutKeys.err()).startsWith("error: --passphrase-*, --policy and --user need --keystore");
+    assertThat(Cli.run("inspect", "--nope", "f.parquet").code()).isEqualTo(2);
+  }
+}
