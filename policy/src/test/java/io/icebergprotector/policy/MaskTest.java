@@ -95,6 +95,23 @@ class MaskTest {
   }
 
   @Test
+  void reusableHasherGivesTheSameDigestsAsHashHex() {
+    byte[] key = "Jefe".getBytes(StandardCharsets.US_ASCII);
+    byte[] other = "Jeff".getBytes(StandardCharsets.US_ASCII);
+    Masks.Hasher hasher = Masks.hasher(key);
+    for (String value : new String[] {"what do ya want for nothing?", "", "a", "a"}) {
+      byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+      assertThat(hasher.hashHex(bytes)).isEqualTo(Masks.hashHex(key, bytes));
+      // the per-thread Mac is re-keyed on every call: another key in between changes nothing
+      assertThat(Masks.hashHex(other, bytes)).isNotEqualTo(Masks.hashHex(key, bytes));
+    }
+    byte[] framed = "xxwhat do ya want for nothing?yy".getBytes(StandardCharsets.US_ASCII);
+    assertThat(java.util.HexFormat.of().formatHex(hasher.digest(framed, 2, framed.length - 4)))
+        .isEqualTo("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+    assertThatThrownBy(() -> Masks.hasher(new byte[0])).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void redactConstants() {
     assertThat(Masks.redactedString()).isEqualTo("****");
     assertThat(Masks.redacted(ColumnType.STRING)).isEqualTo("****");
