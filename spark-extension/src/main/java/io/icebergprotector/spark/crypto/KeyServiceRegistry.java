@@ -65,7 +65,7 @@ public final class KeyServiceRegistry {
     } else {
       service = RemoteKeyServices.open(kms);
     }
-    CountingKeyService counting = new CountingKeyService(service);
+    CountingKeyService counting = new CountingKeyService(new ThreadKeyCalls(service));
     COUNTERS.merge(kms.endpoint(), counting, (a, b) -> b);
     return counting;
   }

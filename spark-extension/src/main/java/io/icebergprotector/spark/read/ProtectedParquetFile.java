@@ -3,7 +3,9 @@ package io.icebergprotector.spark.read;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import org.apache.iceberg.Schema;
@@ -18,6 +20,7 @@ import org.apache.iceberg.parquet.ParquetDictionaryRowGroupFilter;
 import org.apache.iceberg.parquet.ParquetMetricsRowGroupFilter;
 import org.apache.iceberg.parquet.ParquetSchemaUtil;
 import org.apache.iceberg.parquet.ParquetValueReader;
+import org.apache.iceberg.parquet.VectorizedReader;
 import org.apache.iceberg.shaded.org.apache.parquet.ParquetReadOptions;
 import org.apache.iceberg.shaded.org.apache.parquet.column.page.DictionaryPageReadStore;
 import org.apache.iceberg.shaded.org.apache.parquet.column.page.PageReadStore;
@@ -26,6 +29,7 @@ import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileDecryptionPropert
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.FileMetaData;
 import org.apache.iceberg.shaded.org.apache.parquet.schema.MessageType;
 import org.apache.iceberg.shaded.org.apache.parquet.schema.Type;
@@ -40,13 +44,16 @@ import org.apache.iceberg.shaded.org.apache.parquet.schema.Type;
  * even for a column the reader is denied (the request fails, or at best the key is fetched for
  * nothing). Here the filters only see the chunks of the columns the filter references, and those
  * are always columns the principal may see in clear. Everything else matches Iceberg: the same
- * public filter classes, id resolution and name mapping, and the same row-group loop, so a columnar
- * reader can reuse {@link #open} and iterate with a vectorized model later.
+ * public filter classes, id resolution and name mapping, and the same row-group loop (that of
+ * Iceberg's {@code ParquetReader} and {@code VectorizedParquetReader}), so the row
+ * and the columnar reader both iterate through {@link #rows} and {@link #batches}.
  */
 final class ProtectedParquetFile implements Closeable {
   private final String location;
   private final ParquetFileReader reader;
   private final MessageType typeWithIds;
+  private final MessageType requested;
+  private final List<BlockMetaData> rowGroups;
   private final boolean[] skip;
   private final long totalRows;
   private final boolean encrypted;
@@ -55,12 +62,16 @@ final class ProtectedParquetFile implements Closeable {
       String location,
       ParquetFileReader reader,
       MessageType typeWithIds,
+      MessageType requested,
+      List<BlockMetaData> rowGroups,
       boolean[] skip,
       long totalRows,
       boolean encrypted) {
     this.location = location;
     this.reader = reader;
     this.typeWithIds = typeWithIds;
+    this.requested = requested;
+    this.rowGroups = rowGroups;
     this.skip = skip;
     this.totalRows = totalRows;
     this.encrypted = encrypted;
@@ -133,7 +144,7 @@ final class ProtectedParquetFile implements Closeable {
       reader.setRequestedSchema(projection);
       boolean encrypted = footer.getEncryptionType() != FileMetaData.EncryptionType.UNENCRYPTED;
       return new ProtectedParquetFile(
-          file.location(), reader, typeWithIds, skip, totalRows, encrypted);
+          file.location(), reader, typeWithIds, projection, rowGroups, skip, totalRows, encrypted);
     } catch (RuntimeException e) {
       closeQuietly(reader, e);
       throw e;
@@ -179,18 +190,21 @@ final class ProtectedParquetFile implements Closeable {
     }
   }
 
-  private final class RowIterator<T> implements CloseableIterator<T> {
-    private final ParquetValueReader<T> model;
-    private final boolean reuseContainers;
+  /**
+   * Columnar batches of the chosen row groups, at most {@code batchSize} rows each, read with
+   * {@code model} (built from {@link #typeWithIds()}, e.g. Iceberg's {@code
+   * VectorizedSparkParquetReaders}). Closing the iterator closes the model and the file.
+   */
+  <T> CloseableIterator<T> batches(
+      VectorizedReader<T> model, int batchSize, boolean reuseContainers) {
+    return new BatchIterator<>(model, batchSize, reuseContainers);
+  }
+
+  /** The row-group loop shared by both iterators: skips pruned row groups, reads the next one. */
+  private abstract class RowGroupIterator<T> implements CloseableIterator<T> {
     private int nextRowGroup = 0;
     private long nextRowGroupStart = 0;
     private long rowsRead = 0;
-    private T last = null;
-
-    RowIterator(ParquetValueReader<T> model, boolean reuseContainers) {
-      this.model = model;
-      this.reuseContainers = reuseContainers;
-    }
 
     @Override
     public boolean hasNext() {
@@ -205,9 +219,10 @@ final class ProtectedParquetFile implements Closeable {
       if (rowsRead >= nextRowGroupStart) {
         advance();
       }
-      last = model.read(reuseContainers ? last : null);
-      rowsRead += 1;
-      return last;
+      int rows = (int) Math.min(nextRowGroupStart - rowsRead, maxRows());
+      T result = read(rows);
+      rowsRead += rows;
+      return result;
     }
 
     private void advance() {
@@ -222,13 +237,97 @@ final class ProtectedParquetFile implements Closeable {
         throw new UncheckedIOException("Failed to read a row group of " + location, e);
       }
       nextRowGroupStart += pages.getRowCount();
+      startRowGroup(pages, nextRowGroup);
       nextRowGroup += 1;
+    }
+
+    abstract int maxRows();
+
+    abstract void startRowGroup(PageReadStore pages, int ordinal);
+
+    abstract T read(int rows);
+  }
+
+  private final class RowIterator<T> extends RowGroupIterator<T> {
+    private final ParquetValueReader<T> model;
+    private final boolean reuseContainers;
+    private T last = null;
+
+    RowIterator(ParquetValueReader<T> model, boolean reuseContainers) {
+      this.model = model;
+      this.reuseContainers = reuseContainers;
+    }
+
+    @Override
+    int maxRows() {
+      return 1;
+    }
+
+    @Override
+    void startRowGroup(PageReadStore pages, int ordinal) {
       model.setPageSource(pages);
+    }
+
+    @Override
+    T read(int rows) {
+      last = model.read(reuseContainers ? last : null);
+      return last;
     }
 
     @Override
     public void close() throws IOException {
       ProtectedParquetFile.this.close();
+    }
+  }
+
+  private final class BatchIterator<T> extends RowGroupIterator<T> {
+    private final VectorizedReader<T> model;
+    private final int batchSize;
+    private final boolean reuseContainers;
+    private T last = null;
+
+    BatchIterator(VectorizedReader<T> model, int batchSize, boolean reuseContainers) {
+      this.model = model;
+      this.batchSize = batchSize;
+      this.reuseContainers = reuseContainers;
+      model.setBatchSize(batchSize);
+    }
+
+    @Override
+    int maxRows() {
+      return batchSize;
+    }
+
+    @Override
+    void startRowGroup(PageReadStore pages, int ordinal) {
+      model.setRowGroupInfo(pages, requestedChunks(rowGroups.get(ordinal)));
+    }
+
+    /** Chunk metadata of the requested columns only (never a denied column's). */
+    private Map<ColumnPath, ColumnChunkMetaData> requestedChunks(BlockMetaData rowGroup) {
+      Map<ColumnPath, ColumnChunkMetaData> chunks = new HashMap<>();
+      for (ColumnChunkMetaData chunk : rowGroup.getColumns()) {
+        // getPath() never decrypts
+        if (requested.containsPath(chunk.getPath().toArray())) {
+          chunks.put(chunk.getPath(), chunk);
+        }
+      }
+      return chunks;
+    }
+
+    @Override
+    T read(int rows) {
+      last = model.read(reuseContainers ? last : null, rows);
+      return last;
+    }
+
+    @Override
+    public void close() throws IOException {
+      try {
+        model.close();
+      } finally {
+        ProtectedParquetFile.this.close();
+      }
     }
   }
 

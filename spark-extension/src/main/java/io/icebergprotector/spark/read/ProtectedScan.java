@@ -3,6 +3,7 @@ package io.icebergprotector.spark.read;
 import io.icebergprotector.policy.AccessLevel;
 import io.icebergprotector.spark.ColumnProtection;
 import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.write.KeyServiceCallsMetric;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -22,6 +23,7 @@ import org.apache.iceberg.spark.source.SerializableTableWithSize;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
@@ -32,7 +34,8 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * A batch scan of a protected table for one principal. Plans with Iceberg ({@link Table#newScan()})
- * using only the predicates that are safe to push, and reads through {@link ProtectedRowReader}.
+ * using only the predicates that are safe to push, and reads through {@link ProtectedBatchReader}
+ * (columnar, wherever Iceberg would read columnar) or {@link ProtectedRowReader}.
  */
 public final class ProtectedScan implements Scan, Batch, SupportsReportStatistics {
   private final SparkSession spark;
@@ -42,8 +45,15 @@ public final class ProtectedScan implements Scan, Batch, SupportsReportStatistic
   private final ProtectedFilters filters;
   private final ScanSelection selection;
   private final boolean caseSensitive;
+  private final boolean batchReads;
+  private final int batchSize;
   private List<List<FileScanTask>> lazyTasks = null;
 
+  /**
+   * @param vectorization whether Parquet vectorization is enabled for this read (Iceberg's {@code
+   *     SparkReadConf.parquetVectorizationEnabled()})
+   * @param batchSize rows per columnar batch ({@code SparkReadConf.parquetBatchSize()})
+   */
   ProtectedScan(
       SparkSession spark,
       Table table,
@@ -51,7 +61,9 @@ public final class ProtectedScan implements Scan, Batch, SupportsReportStatistic
       Schema filterSchema,
       ProtectedFilters filters,
       ScanSelection selection,
-      boolean caseSensitive) {
+      boolean caseSensitive,
+      boolean vectorization,
+      int batchSize) {
     this.spark = spark;
     this.table = table;
     this.projection = projection;
@@ -59,6 +71,10 @@ public final class ProtectedScan implements Scan, Batch, SupportsReportStatistic
     this.filters = filters;
     this.selection = selection;
     this.caseSensitive = caseSensitive;
+    // Iceberg's conditions (SparkBatch.useParquetBatchReads): vectorization on and only primitive
+    // or metadata columns; every task is a Parquet data file without deletes (checked at planning)
+    this.batchReads = vectorization && projection.supportsBatchReads();
+    this.batchSize = batchSize;
   }
 
   public ProtectedProjection projection() {
@@ -80,9 +96,20 @@ public final class ProtectedScan implements Scan, Batch, SupportsReportStatistic
     return this;
   }
 
+  /** Decided for the whole scan without planning: no partition differs from another. */
   @Override
   public ColumnarSupportMode columnarSupportMode() {
-    return ColumnarSupportMode.UNSUPPORTED;
+    return batchReads ? ColumnarSupportMode.SUPPORTED : ColumnarSupportMode.UNSUPPORTED;
+  }
+
+  /** Whether this scan returns columnar batches (Iceberg's vectorized Parquet readers). */
+  public boolean batchReads() {
+    return batchReads;
+  }
+
+  @Override
+  public CustomMetric[] supportedCustomMetrics() {
+    return KeyServiceCallsMetric.all();
   }
 
   /** The planned file splits, one inner list per input partition. Planned once. */
@@ -104,11 +131,16 @@ public final class ProtectedScan implements Scan, Batch, SupportsReportStatistic
     List<List<FileScanTask>> groups = new ArrayList<>();
     try (CloseableIterable<CombinedScanTask> planned = scan.planTasks()) {
       for (CombinedScanTask group : planned) {
-        List<FileScanTask> files = new ArrayList<>(group.files());
-        for (FileScanTask task : files) {
-          ProtectedRowReader.checkReadable(task, projection.spec());
+        List<FileScanTask> files = new ArrayList<>();
+        for (FileScanTask task : group.files()) {
+          if (selection.includes(task)) {
+            BaseProtectedReader.checkReadable(task, projection.spec());
+            files.add(task);
+          }
         }
-        groups.add(files);
+        if (!files.isEmpty()) {
+          groups.add(files);
+        }
       }
     } catch (IOException e) {
       throw new UncheckedIOException("Failed to plan a scan of " + table.name(), e);
@@ -139,7 +171,7 @@ public final class ProtectedScan implements Scan, Batch, SupportsReportStatistic
 
   @Override
   public PartitionReaderFactory createReaderFactory() {
-    return new ProtectedReaderFactory();
+    return new ProtectedReaderFactory(batchReads, batchSize);
   }
 
   @Override
@@ -172,6 +204,7 @@ public final class ProtectedScan implements Scan, Batch, SupportsReportStatistic
     StringBuilder sb = new StringBuilder("ProtectedScan[table=").append(table.name());
     sb.append(", ").append(selection.describe(table));
     sb.append(", principal=").append(spec.principal());
+    sb.append(", ").append(batchReads ? "columnar" : "rows");
     sb.append(", pushedFilters=").append(filters.expressions());
     if (filters.withheld().length > 0) {
       sb.append(", filtersLeftToSpark=").append(filters.withheld().length);

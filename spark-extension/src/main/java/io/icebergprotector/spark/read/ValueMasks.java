@@ -3,18 +3,18 @@ package io.icebergprotector.spark.read;
 import io.icebergprotector.policy.Mask;
 import io.icebergprotector.policy.Masks;
 import io.icebergprotector.spark.ProtectorException;
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.HexFormat;
+import java.util.Arrays;
 import java.util.function.Supplier;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.types.Decimal;
+import org.apache.spark.unsafe.Platform;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
@@ -50,19 +50,32 @@ import org.apache.spark.unsafe.types.UTF8String;
  *       chosen the same way at microsecond precision
  * </ul>
  *
- * Nulls stay null under every mask (callers never pass null here).
+ * Nulls stay null under every mask (callers never pass null here). The typed kernels below
+ * ({@link #partial}, {@link Hash}, {@link #redacted}) are shared with the columnar path ({@link
+ * VectorMasks}), so a row and a vector of the same value always mask alike.
  */
 final class ValueMasks {
-  private static final HexFormat HEX = HexFormat.of();
+  private static final byte[] HEX_DIGITS = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
   private static final UTF8String REDACTED_STRING = UTF8String.fromString(Masks.REDACTED_STRING);
   private static final DateTimeFormatter TS_FORMAT =
       DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS");
+  private static final long[] POWERS_OF_TEN = new long[19];
   private static final long MIN_DAY = LocalDate.of(1, 1, 1).toEpochDay();
   private static final long DAY_RANGE = LocalDate.of(9999, 12, 31).toEpochDay() - MIN_DAY + 1;
   private static final long MIN_MICROS = micros(LocalDateTime.of(1, 1, 1, 0, 0));
   private static final long MICROS_RANGE = micros(LocalDateTime.of(10000, 1, 1, 0, 0)) - MIN_MICROS;
 
-  /** A mask on one non-null Spark internal value. */
+  static {
+    POWERS_OF_TEN[0] = 1L;
+    for (int i = 1; i < POWERS_OF_TEN.length; i++) {
+      POWERS_OF_TEN[i] = POWERS_OF_TEN[i - 1] * 10L;
+    }
+  }
+
+  /**
+   * A mask on one non-null Spark internal value. Not thread-safe (a hash mask keeps one keyed
+   * HMAC): build one per reader.
+   */
   @FunctionalInterface
   interface ValueMask {
     Object apply(Object value);
@@ -95,12 +108,12 @@ final class ValueMasks {
       case NULL:
         return value -> null;
       case REDACT:
-        return redact(mask, type, column);
+        checkRedactable(mask, type, column);
+        return value -> redacted(type);
       case PARTIAL:
         if (isString(type)) {
           int keep = mask.keepLast();
-          return value ->
-              UTF8String.fromString(Masks.partial(((UTF8String) value).toString(), keep));
+          return value -> partial((UTF8String) value, keep);
         }
         throw unsupported(mask, type, column);
       case YEAR:
@@ -111,83 +124,176 @@ final class ValueMasks {
         }
         throw unsupported(mask, type, column);
       case HASH:
-        return hash(mask, type, new LazyKey(hashKey), column);
+        return hash(mask, type, new Hash(hashKey), column);
       default:
         throw unsupported(mask, type, column);
     }
   }
 
-  private static ValueMask redact(Mask mask, Type type, String column) {
+  /** Types {@code redact} has a constant for (see {@link #redacted}). */
+  static void checkRedactable(Mask mask, Type type, String column) {
     switch (type.typeId()) {
       case STRING:
       case UUID:
-        return value -> REDACTED_STRING;
       case BINARY:
-        return value -> Masks.redactedBinary();
       case FIXED:
-        int length = ((Types.FixedType) type).length();
-        return value -> new byte[length];
       case BOOLEAN:
-        return value -> Masks.REDACTED_BOOLEAN;
       case INTEGER:
       case DATE:
-        return value -> 0;
       case LONG:
       case TIME:
       case TIMESTAMP:
-        return value -> 0L;
       case FLOAT:
-        return value -> Masks.REDACTED_FLOAT;
       case DOUBLE:
-        return value -> Masks.REDACTED_DOUBLE;
       case DECIMAL:
-        Types.DecimalType decimal = (Types.DecimalType) type;
-        int precision = decimal.precision();
-        int scale = decimal.scale();
-        return value -> Decimal.apply(0L, precision, scale);
+        return;
       default:
         throw unsupported(mask, type, column);
     }
   }
 
-  private static ValueMask hash(Mask mask, Type type, LazyKey key, String column) {
+  /**
+   * The {@code redact} constant of a type as a Spark internal value; byte arrays are fresh on every
+   * call since callers may not share a mutable constant.
+   */
+  static Object redacted(Type type) {
     switch (type.typeId()) {
       case STRING:
       case UUID:
-        return value ->
-            UTF8String.fromString(Masks.hashHex(key.get(), ((UTF8String) value).getBytes()));
+        return REDACTED_STRING;
       case BINARY:
-        return value -> digest(key, (byte[]) value);
+        return Masks.redactedBinary();
+      case FIXED:
+        return new byte[((Types.FixedType) type).length()];
+      case BOOLEAN:
+        return Masks.REDACTED_BOOLEAN;
+      case INTEGER:
+      case DATE:
+        return 0;
+      case LONG:
+      case TIME:
+      case TIMESTAMP:
+        return 0L;
+      case FLOAT:
+        return Masks.REDACTED_FLOAT;
+      case DOUBLE:
+        return Masks.REDACTED_DOUBLE;
+      case DECIMAL:
+        Types.DecimalType decimal = (Types.DecimalType) type;
+        return Decimal.apply(0L, decimal.precision(), decimal.scale());
+      default:
+        throw new IllegalArgumentException("No redaction constant for type " + type);
+    }
+  }
+
+  /**
+   * {@link Masks#partial} on UTF-8 bytes: every code point but the last {@code keepLast} becomes
+   * {@code '*'}; no round trip through a Java String.
+   */
+  static UTF8String partial(UTF8String value, int keepLast) {
+    int total = value.numChars();
+    int hide = Math.max(0, total - keepLast);
+    if (hide == 0) {
+      return value;
+    }
+    UTF8String kept = value.substring(hide, total);
+    byte[] out = new byte[hide + kept.numBytes()];
+    Arrays.fill(out, 0, hide, (byte) '*');
+    kept.writeToMemory(out, Platform.BYTE_ARRAY_OFFSET + hide);
+    return UTF8String.fromBytes(out);
+  }
+
+  private static ValueMask hash(Mask mask, Type type, Hash hash, String column) {
+    switch (type.typeId()) {
+      case STRING:
+      case UUID:
+        return value -> hash.string((UTF8String) value);
+      case BINARY:
+        return value -> hash.digest((byte[]) value);
       case FIXED:
         int length = ((Types.FixedType) type).length();
-        return value -> repeat(digest(key, (byte[]) value), length);
+        return value -> hash.fixed((byte[]) value, length);
       case INTEGER:
-        return value -> (int) (first8(digest(key, text(Integer.toString((Integer) value)))) >> 32);
+        return value -> hash.ofInt((Integer) value);
       case LONG:
-        return value -> first8(digest(key, text(Long.toString((Long) value))));
+        return value -> hash.ofLong((Long) value);
       case DECIMAL:
         Types.DecimalType decimal = (Types.DecimalType) type;
         int precision = decimal.precision();
         int scale = decimal.scale();
-        long modulus = BigDecimal.TEN.pow(Math.min(precision, 18)).longValueExact();
-        return value -> {
-          String canonical = ((Decimal) value).toJavaBigDecimal().setScale(scale).toPlainString();
-          long unscaled = Math.floorMod(first8(digest(key, text(canonical))), modulus);
-          return Decimal.apply(unscaled, precision, scale);
-        };
+        return value -> hash.ofDecimal((Decimal) value, precision, scale);
       case DATE:
-        return value -> {
-          String canonical = LocalDate.ofEpochDay((Integer) value).toString();
-          return (int) (MIN_DAY + Math.floorMod(first8(digest(key, text(canonical))), DAY_RANGE));
-        };
+        return value -> hash.ofDate((Integer) value);
       case TIMESTAMP:
         boolean withZone = ((Types.TimestampType) type).shouldAdjustToUTC();
-        return value -> {
-          String canonical = TS_FORMAT.format(dateTime((Long) value)) + (withZone ? "Z" : "");
-          return MIN_MICROS + Math.floorMod(first8(digest(key, text(canonical))), MICROS_RANGE);
-        };
+        return value -> hash.ofTimestamp((Long) value, withZone);
       default:
         throw unsupported(mask, type, column);
+    }
+  }
+
+  /**
+   * The {@code hash} mask of one column: HMAC-SHA256 under the column's key, with one keyed Mac
+   * reused for every value. The key is fetched on the first hashed value (never for an all-null
+   * column). Not thread-safe.
+   */
+  static final class Hash {
+    private final Supplier<byte[]> key;
+    private Masks.Hasher hasher = null;
+
+    Hash(Supplier<byte[]> key) {
+      this.key = key;
+    }
+
+    private Masks.Hasher hasher() {
+      if (hasher == null) {
+        hasher = Masks.hasher(key.get());
+      }
+      return hasher;
+    }
+
+    byte[] digest(byte[] value) {
+      return hasher().digest(value);
+    }
+
+    /** Lowercase hex digest of the string's UTF-8 bytes, as {@link Masks#hashHex}. */
+    UTF8String string(UTF8String value) {
+      byte[] digest = hasher().digest(value.getBytes());
+      byte[] hex = new byte[digest.length * 2];
+      for (int i = 0; i < digest.length; i++) {
+        hex[2 * i] = HEX_DIGITS[(digest[i] >> 4) & 0xf];
+        hex[2 * i + 1] = HEX_DIGITS[digest[i] & 0xf];
+      }
+      return UTF8String.fromBytes(hex);
+    }
+
+    byte[] fixed(byte[] value, int length) {
+      return repeat(digest(value), length);
+    }
+
+    int ofInt(int value) {
+      return (int) (first8(digest(text(Integer.toString(value)))) >> 32);
+    }
+
+    long ofLong(long value) {
+      return first8(digest(text(Long.toString(value))));
+    }
+
+    Decimal ofDecimal(Decimal value, int precision, int scale) {
+      long modulus = POWERS_OF_TEN[Math.min(precision, 18)];
+      String canonical = value.toJavaBigDecimal().setScale(scale).toPlainString();
+      long unscaled = Math.floorMod(first8(digest(text(canonical))), modulus);
+      return Decimal.apply(unscaled, precision, scale);
+    }
+
+    int ofDate(int epochDay) {
+      String canonical = LocalDate.ofEpochDay(epochDay).toString();
+      return (int) (MIN_DAY + Math.floorMod(first8(digest(text(canonical))), DAY_RANGE));
+    }
+
+    long ofTimestamp(long micros, boolean withZone) {
+      String canonical = TS_FORMAT.format(dateTime(micros)) + (withZone ? "Z" : "");
+      return MIN_MICROS + Math.floorMod(first8(digest(text(canonical))), MICROS_RANGE);
     }
   }
 
@@ -197,10 +303,6 @@ final class ValueMasks {
 
   private static byte[] text(String value) {
     return value.getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static byte[] digest(LazyKey key, byte[] value) {
-    return HEX.parseHex(Masks.hashHex(key.get(), value));
   }
 
   private static long first8(byte[] digest) {
@@ -233,30 +335,11 @@ final class ValueMasks {
         Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1000);
   }
 
-  private static ProtectorException unsupported(Mask mask, Type type, String column) {
+  static ProtectorException unsupported(Mask mask, Type type, String column) {
     return new ProtectorException(
         String.format(
             "Mask '%s' cannot be applied to column '%s' of type %s; fix the policy (valid types:"
                 + " %s)",
             mask.spec(), column, type, mask.applicableTypes()));
-  }
-
-  /** Fetches the HMAC key once, on the first hashed value (never for an all-null column). */
-  private static final class LazyKey {
-    private final Supplier<byte[]> supplier;
-    private volatile byte[] key;
-
-    LazyKey(Supplier<byte[]> supplier) {
-      this.supplier = supplier;
-    }
-
-    byte[] get() {
-      byte[] result = key;
-      if (result == null) {
-        result = supplier.get();
-        key = result;
-      }
-      return result;
-    }
   }
 }

@@ -1,7 +1,6 @@
 package io.icebergprotector.spark.write;
 
 import io.icebergprotector.spark.ProtectionSpec;
-import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -145,12 +144,11 @@ public final class ProtectedDataWriterFactory
   private abstract static class TaskWriter implements DataWriter<InternalRow> {
     private final FileIO io;
     private final ProtectionSpec protection;
-    private final long keyCallsAtStart;
+    private final TaskKeyCalls keyCalls = new TaskKeyCalls();
 
     TaskWriter(FileIO io, ProtectionSpec protection) {
       this.io = io;
       this.protection = protection;
-      this.keyCallsAtStart = KeyServiceRegistry.backendCalls(protection);
     }
 
     abstract DataWriteResult result();
@@ -170,26 +168,10 @@ public final class ProtectedDataWriterFactory
       deleteFiles(io, result().dataFiles());
     }
 
-    /**
-     * Key-service calls since this task started. The counter is per executor JVM and key
-     * endpoint, so tasks running side by side on one executor may see each other's calls.
-     */
+    /** Key-service calls this task made (on its thread) since it started. */
     @Override
     public CustomTaskMetric[] currentMetricsValues() {
-      long calls = Math.max(0L, KeyServiceRegistry.backendCalls(protection) - keyCallsAtStart);
-      return new CustomTaskMetric[] {
-        new CustomTaskMetric() {
-          @Override
-          public String name() {
-            return KeyServiceCallsMetric.NAME;
-          }
-
-          @Override
-          public long value() {
-            return calls;
-          }
-        }
-      };
+      return keyCalls.metrics();
     }
   }
 

@@ -1,0 +1,260 @@
+package io.icebergprotector.spark.read;
+
+import io.icebergprotector.policy.EncryptionAlgorithm;
+import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.crypto.ProtectorCrypto;
+import io.icebergprotector.spark.write.TaskKeyCalls;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.Partitioning;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.expressions.Binder;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.CloseableIterator;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.mapping.NameMapping;
+import org.apache.iceberg.mapping.NameMappingParser;
+import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileDecryptionProperties;
+import org.apache.iceberg.spark.SparkUtil;
+import org.apache.iceberg.util.PartitionUtil;
+import org.apache.spark.rdd.InputFileBlockHolder;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
+import org.apache.spark.sql.connector.read.PartitionReader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads the file splits of one input partition for one principal: opens every file through the
+ * table's FileIO with the principal's decryption properties, reads only the columns the principal
+ * may decrypt, and returns denied and null-masked fields as NULL constants. Subclasses choose the
+ * model (rows or columnar batches) and apply the masks.
+ *
+ * @param <T> what the reader returns: rows or batches
+ */
+abstract class BaseProtectedReader<T> implements PartitionReader<T> {
+  private static final Logger LOG = LoggerFactory.getLogger(BaseProtectedReader.class);
+
+  private final Table table;
+  private final Iterator<FileScanTask> tasks;
+  private final ProtectedProjection projection;
+  private final ProtectionSpec spec;
+  private final Schema filterSchema;
+  private final Set<Integer> hiddenIds;
+  private final boolean caseSensitive;
+  private final NameMapping nameMapping;
+  private final boolean verifyPageChecksums;
+  private final TaskKeyCalls keyCalls = new TaskKeyCalls();
+
+  private ProtectedParquetFile file = null;
+  private CloseableIterator<T> items = CloseableIterator.empty();
+  private String currentLocation = null;
+  private T current = null;
+
+  /**
+   * @param table the table (on executors: the broadcast copy), whose FileIO opens every file
+   * @param tasks the file splits to read, in order
+   * @param filterSchema the schema the tasks' residual filters bind to
+   */
+  BaseProtectedReader(
+      Table table,
+      List<FileScanTask> tasks,
+      ProtectedProjection projection,
+      Schema filterSchema,
+      boolean caseSensitive) {
+    this.table = table;
+    this.tasks = tasks.iterator();
+    this.projection = projection;
+    this.spec = projection.spec();
+    this.filterSchema = filterSchema;
+    this.hiddenIds = ProtectedProjection.hiddenFieldIds(filterSchema, spec);
+    this.caseSensitive = caseSensitive;
+    String mapping = table.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
+    this.nameMapping = mapping != null ? NameMappingParser.fromJson(mapping) : null;
+    // CTR mode leaves page payloads unauthenticated: the page CRCs at least catch corruption
+    this.verifyPageChecksums =
+        EncryptionAlgorithm.AES_GCM_CTR_V1.name().equalsIgnoreCase(spec.algorithm());
+  }
+
+  /**
+   * The items of one opened file, read with this reader's model.
+   *
+   * @param constants partition and metadata constants, and NULL for every field read as NULL
+   */
+  abstract CloseableIterator<T> items(ProtectedParquetFile file, Map<Integer, ?> constants);
+
+  /** Masks one item (in place or as a new item); identity when nothing is masked. */
+  abstract T mask(T item);
+
+  /** Releases what the subclass holds beyond the open file. */
+  void release() {}
+
+  ProtectedProjection projection() {
+    return projection;
+  }
+
+  @Override
+  public boolean next() throws IOException {
+    while (true) {
+      try {
+        if (items.hasNext()) {
+          current = mask(items.next());
+          return true;
+        }
+      } catch (RuntimeException e) {
+        throw failure(e);
+      }
+      closeCurrent();
+      if (!tasks.hasNext()) {
+        return false;
+      }
+      open(tasks.next());
+    }
+  }
+
+  @Override
+  public T get() {
+    return current;
+  }
+
+  /**
+   * Key-service calls this reader made (on the task thread) since it started: key-encryption keys
+   * are unwrapped once per executor and cache lifetime, so mostly the first task of an executor.
+   */
+  @Override
+  public CustomTaskMetric[] currentMetricsValues() {
+    return keyCalls.metrics();
+  }
+
+  @Override
+  public void close() throws IOException {
+    InputFileBlockHolder.unset();
+    keyCalls.calls();
+    try {
+      closeCurrent();
+    } finally {
+      release();
+    }
+  }
+
+  private void open(FileScanTask task) {
+    DataFile dataFile = task.file();
+    String location = dataFile.location();
+    checkReadable(task, spec);
+    currentLocation = location;
+    try {
+      InputFile input = table.io().newInputFile(location, dataFile.fileSizeInBytes());
+      FileDecryptionProperties decryption = ProtectorCrypto.fileDecryption(spec, location);
+      file =
+          ProtectedParquetFile.open(
+              input,
+              task.start(),
+              task.length(),
+              projection.fileSchema(),
+              filterSchema,
+              rowGroupFilter(task),
+              nameMapping,
+              caseSensitive,
+              decryption,
+              verifyPageChecksums);
+      items = items(file, constants(task));
+    } catch (RuntimeException e) {
+      RuntimeException translated = failure(e);
+      if (file != null) {
+        try {
+          file.close();
+        } catch (IOException | RuntimeException suppressed) {
+          translated.addSuppressed(suppressed);
+        }
+        file = null;
+      }
+      throw translated;
+    }
+    InputFileBlockHolder.set(location, task.start(), task.length());
+  }
+
+  /** Refuses splits a protected reader cannot protect; the scan checks this at planning already. */
+  static void checkReadable(FileScanTask task, ProtectionSpec spec) {
+    if (!task.deletes().isEmpty()) {
+      throw new ProtectorException(
+          String.format(
+              "Table %s has row-level delete files for data file %s (for example %s): row-level"
+                  + " deletes are not supported on protected tables",
+              spec.tableName(), task.file().location(), task.deletes().get(0).location()));
+    }
+    if (task.file().format() != FileFormat.PARQUET) {
+      throw new ProtectorException(
+          String.format(
+              "Data file %s of protected table %s is %s: protected tables can only read Parquet",
+              task.file().location(), spec.tableName(), task.file().format()));
+    }
+  }
+
+  /**
+   * The task's residual for row-group pruning, unless it touches a hidden column (never expected).
+   */
+  private Expression rowGroupFilter(FileScanTask task) {
+    Expression residual = task.residual();
+    if (residual == null || residual == Expressions.alwaysTrue()) {
+      return null;
+    }
+    Set<Integer> refs;
+    try {
+      refs = Binder.boundReferences(filterSchema.asStruct(), List.of(residual), caseSensitive);
+    } catch (RuntimeException e) {
+      LOG.warn("Not using a residual filter that does not bind: {}", e.getMessage());
+      return null;
+    }
+    if (refs.stream().anyMatch(hiddenIds::contains)) {
+      LOG.warn(
+          "Not pruning row groups of {} with a filter on protected columns",
+          task.file().location());
+      return null;
+    }
+    return residual;
+  }
+
+  /** Partition and metadata constants, plus NULL for every field this principal reads as NULL. */
+  private Map<Integer, ?> constants(FileScanTask task) {
+    Map<Integer, ?> base =
+        projection.outputSchema().findField(MetadataColumns.PARTITION_COLUMN_ID) != null
+            ? PartitionUtil.constantsMap(
+                task, Partitioning.partitionType(table), SparkUtil::internalToSpark)
+            : PartitionUtil.constantsMap(task, SparkUtil::internalToSpark);
+    Map<Integer, Object> constants = new HashMap<>(base);
+    for (int id : projection.nullFieldIds()) {
+      constants.put(id, null);
+    }
+    return constants;
+  }
+
+  private RuntimeException failure(RuntimeException e) {
+    Boolean encrypted = file != null ? file.encrypted() : null;
+    RuntimeException translated = ReadErrors.translate(e, currentLocation, spec, encrypted);
+    if (translated != e) {
+      LOG.error("Failed to read {} of table {}", currentLocation, spec.tableName(), e);
+    }
+    return translated;
+  }
+
+  private void closeCurrent() throws IOException {
+    try {
+      items.close();
+    } finally {
+      items = CloseableIterator.empty();
+      file = null;
+      current = null;
+    }
+  }
+}
