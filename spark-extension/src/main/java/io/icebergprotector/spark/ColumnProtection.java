@@ -11,16 +11,38 @@ public final class ColumnProtection implements Serializable {
 
   private final int fieldId;
   private final String path;
+  private final String policyPath;
   private final String keyId;
   private final AccessLevel level;
   private final String maskSpec;
   private final OnDenied onDenied;
+  private final boolean keyDestroyed;
   private transient Mask mask;
 
   ColumnProtection(
-      int fieldId, String path, String keyId, AccessLevel level, String maskSpec, OnDenied onDenied) {
+      int fieldId,
+      String path,
+      String policyPath,
+      String keyId,
+      AccessLevel level,
+      String maskSpec,
+      OnDenied onDenied) {
+    this(fieldId, path, policyPath, keyId, level, maskSpec, onDenied, false);
+  }
+
+  private ColumnProtection(
+      int fieldId,
+      String path,
+      String policyPath,
+      String keyId,
+      AccessLevel level,
+      String maskSpec,
+      OnDenied onDenied,
+      boolean keyDestroyed) {
+    this.keyDestroyed = keyDestroyed;
     this.fieldId = fieldId;
     this.path = path;
+    this.policyPath = policyPath;
     this.keyId = keyId;
     this.level = level;
     this.maskSpec = maskSpec;
@@ -34,6 +56,28 @@ public final class ColumnProtection implements Serializable {
   /** The column path as the table names it today (it may differ from the policy after a rename). */
   public String path() {
     return path;
+  }
+
+  /** The column path as the policy names it. */
+  public String policyPath() {
+    return policyPath;
+  }
+
+  /** The same column with another access level (e.g. denied once its key was destroyed). */
+  ColumnProtection withAccess(AccessLevel newLevel, String newMaskSpec, OnDenied newOnDenied) {
+    return new ColumnProtection(
+        fieldId, path, policyPath, keyId, newLevel, newMaskSpec, newOnDenied, keyDestroyed);
+  }
+
+  /** Denied because its master key was destroyed (crypto-shredded). */
+  ColumnProtection withDestroyedKey() {
+    return new ColumnProtection(
+        fieldId, path, policyPath, keyId, AccessLevel.DENIED, null, onDenied, true);
+  }
+
+  /** True when the column is unreadable because its key was destroyed. */
+  public boolean keyDestroyed() {
+    return keyDestroyed;
   }
 
   public String keyId() {

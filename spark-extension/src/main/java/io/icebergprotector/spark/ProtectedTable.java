@@ -1,6 +1,12 @@
 package io.icebergprotector.spark;
 
+import io.icebergprotector.kms.KeyDestroyedException;
+import io.icebergprotector.kms.KeyService;
+import io.icebergprotector.kms.KeyServiceException;
+import io.icebergprotector.spark.crypto.KeyServiceRegistry;
+import io.icebergprotector.spark.crypto.KmsSettings;
 import io.icebergprotector.spark.read.ProtectedScanBuilder;
+import io.icebergprotector.spark.write.RewriteRequest;
 import io.icebergprotector.spark.write.ProtectedWriteBuilder;
 import java.util.Set;
 import java.util.function.Function;
@@ -88,8 +94,12 @@ public class ProtectedTable extends SparkTable {
     if (refreshEagerly) {
       table().refresh();
     }
+    ProtectionSpec scanSpec = spec.withDestroyedKeys(destroyedKeys(spec));
+    if (Boolean.parseBoolean(options.get(RewriteRequest.DECRYPT))) {
+      scanSpec = scanSpec.forDecryptRead();
+    }
     return new ProtectedScanBuilder(
-        SparkSession.active(), table(), snapshotId, branch, snapshotSchema(), options, spec);
+        SparkSession.active(), table(), snapshotId, branch, snapshotSchema(), options, scanSpec);
   }
 
   @Override
@@ -114,6 +124,36 @@ public class ProtectedTable extends SparkTable {
   @Override
   public void deleteWhere(Predicate[] predicates) {
     throw refusal("DELETE");
+  }
+
+  /**
+   * Keys of readable columns (and the footer key) that were destroyed. Checked on the driver
+   * because executors may still hold unwrapped keys in parquet's key cache. Only the local key
+   * service is asked: a remote server reports a destroyed key on unwrap.
+   */
+  private static Set<String> destroyedKeys(ProtectionSpec spec) {
+    if (spec.kms().type() != KmsSettings.Type.LOCAL) {
+      return Set.of();
+    }
+    Set<String> keyIds = new java.util.TreeSet<>();
+    keyIds.add(spec.footerKeyId());
+    spec.columns().values().stream()
+        .filter(ColumnProtection::readable)
+        .forEach(c -> keyIds.add(c.keyId()));
+    KeyService keys = KeyServiceRegistry.obtain(spec);
+    Set<String> destroyed = new java.util.TreeSet<>();
+    for (String keyId : keyIds) {
+      try {
+        if (keys.describeKey(keyId).destroyed()) {
+          destroyed.add(keyId);
+        }
+      } catch (KeyDestroyedException e) {
+        destroyed.add(keyId);
+      } catch (KeyServiceException e) {
+        // reported by the read itself, with the file that needs the key
+      }
+    }
+    return destroyed;
   }
 
   private ProtectorException refusal(String operation) {

@@ -81,7 +81,7 @@ public class ProtectingSparkCatalog extends SparkCatalog {
       Identifier ident, StructType schema, Transform[] transforms, Map<String, String> properties)
       throws TableAlreadyExistsException {
     checkCreate(ident, schema, transforms);
-    return protect(super.createTable(ident, schema, transforms, properties));
+    return recordProtection(protect(super.createTable(ident, schema, transforms, properties)));
   }
 
   @Override
@@ -120,6 +120,11 @@ public class ProtectingSparkCatalog extends SparkCatalog {
 
   @Override
   public Procedure loadProcedure(Identifier ident) throws NoSuchProcedureException {
+    if (ident.namespace().length == 1
+        && ident.namespace()[0].equalsIgnoreCase("system")
+        && ident.name().equalsIgnoreCase(RewriteProtectedProcedure.NAME)) {
+      return new RewriteProtectedProcedure(this);
+    }
     Procedure procedure = super.loadProcedure(ident);
     return GuardedProcedure.guard(ident.name(), procedure, this);
   }
@@ -146,9 +151,20 @@ public class ProtectingSparkCatalog extends SparkCatalog {
     }
     Optional<TablePolicy> policy = policyFor(iceberg.name());
     if (policy.isEmpty()) {
+      RecordedColumns recorded = RecordedColumns.of(iceberg);
+      if (!recorded.isEmpty()) {
+        throw new ProtectorException(
+            String.format(
+                "Table %s holds protected columns %s, but the policy %s no longer lists the table."
+                    + " Restore its policy entry; to remove protection, keep the entry, drop its"
+                    + " columns and run CALL %s.system.rewrite_protected(table => '<table>',"
+                    + " decrypt => true)",
+                iceberg.name(), recorded.entries().keySet(), context.policy().origin(),
+                catalogName));
+      }
       return table;
     }
-    Function<Schema, ProtectionSpec> resolver = resolver(policy.get());
+    Function<Schema, ProtectionSpec> resolver = resolver(policy.get(), iceberg);
     if (table instanceof StagedTable) {
       return new ProtectedStagedTable(sparkTable, resolver);
     }
@@ -157,13 +173,25 @@ public class ProtectingSparkCatalog extends SparkCatalog {
   }
 
   private StagedTable protectStaged(StagedTable staged) {
-    return (StagedTable) protect(staged);
+    // inside the staged transaction, so the record commits with the table
+    return (StagedTable) recordProtection(protect(staged));
   }
 
-  private Function<Schema, ProtectionSpec> resolver(TablePolicy policy) {
+  /** Records the protected columns' field ids in the table, so protection survives renames. */
+  private static Table recordProtection(Table table) {
+    if (table instanceof ProtectedTable) {
+      ProtectedTable protectedTable = (ProtectedTable) table;
+      RecordedColumns.record(protectedTable.table(), protectedTable.protection());
+    }
+    return table;
+  }
+
+  private Function<Schema, ProtectionSpec> resolver(
+      TablePolicy policy, org.apache.iceberg.Table iceberg) {
     Principal principal = principal();
     ProtectorContext ctx = context;
-    return schema -> ProtectionSpec.resolve(ctx, policy, schema, principal);
+    return schema ->
+        ProtectionSpec.resolve(ctx, policy, schema, principal, RecordedColumns.of(iceberg));
   }
 
   /** Create-time checks: every policy column exists, fits its masks, and is no partition source. */
@@ -227,7 +255,7 @@ public class ProtectingSparkCatalog extends SparkCatalog {
     }
   }
 
-  String catalogName() {
+  public String catalogName() {
     return catalogName;
   }
 

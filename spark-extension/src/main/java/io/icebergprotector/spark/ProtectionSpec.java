@@ -41,6 +41,10 @@ public final class ProtectionSpec implements Serializable {
   private final String algorithm;
   private final Map<Integer, ColumnProtection> columns;
   private final List<String> unresolvedColumns;
+  private final Map<String, String> renamedColumns;
+  private final Map<String, RecordedColumns.Entry> droppedColumns;
+  private final Set<Integer> retiredFieldIds;
+  private final String writeGeneration;
   private transient Policy policy;
 
   private ProtectionSpec(
@@ -51,7 +55,11 @@ public final class ProtectionSpec implements Serializable {
       KmsSettings kms,
       TablePolicy table,
       Map<Integer, ColumnProtection> columns,
-      List<String> unresolvedColumns) {
+      List<String> unresolvedColumns,
+      Map<String, String> renamedColumns,
+      Map<String, RecordedColumns.Entry> droppedColumns,
+      Set<Integer> retiredFieldIds,
+      String writeGeneration) {
     this.tableName = tableName;
     this.policyText = policyText;
     this.policyOrigin = policyOrigin;
@@ -63,20 +71,67 @@ public final class ProtectionSpec implements Serializable {
     this.algorithm = table.algorithm().name();
     this.columns = Collections.unmodifiableMap(columns);
     this.unresolvedColumns = List.copyOf(unresolvedColumns);
+    this.renamedColumns = Collections.unmodifiableMap(renamedColumns);
+    this.droppedColumns = Collections.unmodifiableMap(droppedColumns);
+    this.retiredFieldIds = Collections.unmodifiableSet(retiredFieldIds);
+    this.writeGeneration = writeGeneration;
+  }
+
+  private ProtectionSpec(ProtectionSpec base, Map<Integer, ColumnProtection> columns,
+      Set<Integer> retiredFieldIds, String writeGeneration) {
+    this.tableName = base.tableName;
+    this.policyText = base.policyText;
+    this.policyOrigin = base.policyOrigin;
+    this.user = base.user;
+    this.groups = base.groups;
+    this.kms = base.kms;
+    this.footerKeyId = base.footerKeyId;
+    this.plaintextFooter = base.plaintextFooter;
+    this.algorithm = base.algorithm;
+    this.columns = Collections.unmodifiableMap(columns);
+    this.unresolvedColumns = base.unresolvedColumns;
+    this.renamedColumns = base.renamedColumns;
+    this.droppedColumns = base.droppedColumns;
+    this.retiredFieldIds = Collections.unmodifiableSet(retiredFieldIds);
+    this.writeGeneration = writeGeneration;
+  }
+
+  /** Resolves the table's policy columns by name against its schema. */
+  public static ProtectionSpec resolve(
+      ProtectorContext context, TablePolicy table, Schema schema, Principal principal) {
+    return resolve(context, table, schema, principal, RecordedColumns.none());
   }
 
   /**
-   * Resolves the table's policy columns against its current schema. Columns are matched by name
-   * once, then tracked by field id, so a later rename keeps its protection.
+   * Resolves the table's policy columns against its schema. A policy column is matched by name;
+   * failing that, by the field id recorded at the last protected write, so a renamed column keeps
+   * its protection. Recorded columns that the policy no longer protects but the schema still has
+   * are "retired": files may hold them encrypted, so they read as denied and writes are refused
+   * until a decrypt-rewrite.
    */
   public static ProtectionSpec resolve(
-      ProtectorContext context, TablePolicy table, Schema schema, Principal principal) {
+      ProtectorContext context,
+      TablePolicy table,
+      Schema schema,
+      Principal principal,
+      RecordedColumns recorded) {
     Policy policy = context.policy();
     Set<String> roles = policy.rolesOf(principal);
     Map<Integer, ColumnProtection> resolved = new LinkedHashMap<>();
     List<String> unresolved = new ArrayList<>();
+    Map<String, String> renamed = new LinkedHashMap<>();
+    Map<String, RecordedColumns.Entry> dropped = new LinkedHashMap<>();
     for (ColumnPolicy column : table.columns()) {
       Types.NestedField field = schema.caseInsensitiveFindField(column.path());
+      RecordedColumns.Entry entry = recorded.entries().get(column.path());
+      if (field == null && entry != null) {
+        field = schema.findField(entry.fieldId());
+        if (field == null) {
+          dropped.put(column.path(), entry); // nothing left to protect; keep the record
+          continue;
+        }
+        renamed.put(column.path(), schema.findColumnName(field.fieldId()));
+      }
       if (field == null) {
         unresolved.add(column.path());
         continue;
@@ -87,8 +142,20 @@ public final class ProtectionSpec implements Serializable {
       resolved.put(
           field.fieldId(),
           new ColumnProtection(
-              field.fieldId(), currentPath, column.keyId(), access.level(), mask,
-              access.onDenied()));
+              field.fieldId(), currentPath, column.path(), column.keyId(), access.level(), mask,
+              column.onDenied()));
+    }
+    Set<Integer> retired = new LinkedHashSet<>();
+    for (Map.Entry<String, RecordedColumns.Entry> entry : recorded.entries().entrySet()) {
+      int id = entry.getValue().fieldId();
+      if (!resolved.containsKey(id) && schema.findField(id) != null) {
+        retired.add(id);
+        resolved.put(
+            id,
+            new ColumnProtection(
+                id, schema.findColumnName(id), entry.getKey(), entry.getValue().keyId(),
+                AccessLevel.DENIED, null, io.icebergprotector.policy.OnDenied.NULL));
+      }
     }
     return new ProtectionSpec(
         table.name(),
@@ -98,7 +165,88 @@ public final class ProtectionSpec implements Serializable {
         context.kms(),
         table,
         resolved,
-        unresolved);
+        unresolved,
+        renamed,
+        dropped,
+        retired,
+        "");
+  }
+
+  /**
+   * This spec for new files written after the given key versions were current: parquet caches
+   * key-encryption keys per access token, so a new generation makes new writes use rotated keys.
+   */
+  public ProtectionSpec withWriteGeneration(String generation) {
+    return new ProtectionSpec(this, columns, retiredFieldIds, generation == null ? "" : generation);
+  }
+
+  /**
+   * Columns whose master key was destroyed read as NULL when their policy says {@code on-denied =
+   * null}; otherwise a scan that projects them fails, naming the key.
+   */
+  public ProtectionSpec withDestroyedKeys(Set<String> destroyedKeys) {
+    if (destroyedKeys.isEmpty()) {
+      return this;
+    }
+    if (destroyedKeys.contains(footerKeyId)) {
+      throw new ProtectorException(
+          String.format(
+              "Key '%s' was destroyed (crypto-shredded): it is the footer key of %s, whose files"
+                  + " can no longer be read",
+              footerKeyId, tableName));
+    }
+    Map<Integer, ColumnProtection> changed = new LinkedHashMap<>();
+    for (ColumnProtection column : columns.values()) {
+      if (destroyedKeys.contains(column.keyId()) && column.readable()) {
+        // read as NULL, or fail once projected when the policy says on-denied = fail
+        changed.put(column.fieldId(), column.withDestroyedKey());
+      } else {
+        changed.put(column.fieldId(), column);
+      }
+    }
+    return new ProtectionSpec(this, changed, retiredFieldIds, writeGeneration);
+  }
+
+  /**
+   * For a forced decrypt-rewrite: retired columns become readable in clear (the principal must be
+   * allowed to unwrap their keys) so they can be written back unencrypted.
+   */
+  public ProtectionSpec forDecryptRead() {
+    Set<String> unwrappable = policy().unwrappableKeys(principal());
+    Map<Integer, ColumnProtection> changed = new LinkedHashMap<>(columns);
+    for (int id : retiredFieldIds) {
+      ColumnProtection column = columns.get(id);
+      if (!unwrappable.contains(column.keyId())) {
+        throw new ProtectorException(
+            String.format(
+                "Principal '%s' may not decrypt retired column %s of %s: it cannot unwrap key '%s'",
+                user, column.path(), tableName, column.keyId()));
+      }
+      changed.put(id, column.withAccess(AccessLevel.CLEAR, null, column.onDenied()));
+    }
+    return new ProtectionSpec(this, changed, retiredFieldIds, writeGeneration);
+  }
+
+  /** For a forced decrypt-rewrite: retired columns are written in plaintext. */
+  public ProtectionSpec withoutRetired() {
+    Map<Integer, ColumnProtection> kept = new LinkedHashMap<>(columns);
+    retiredFieldIds.forEach(kept::remove);
+    return new ProtectionSpec(this, kept, Set.of(), writeGeneration);
+  }
+
+  /** Policy column paths found only through their recorded field id, with their current names. */
+  public Map<String, String> renamedColumns() {
+    return renamedColumns;
+  }
+
+  /** Policy columns recorded for this table whose field was dropped since. */
+  public Map<String, RecordedColumns.Entry> droppedColumns() {
+    return droppedColumns;
+  }
+
+  /** Recorded columns that the policy no longer protects but the table still has. */
+  public Set<Integer> retiredFieldIds() {
+    return retiredFieldIds;
   }
 
   public String tableName() {
@@ -125,7 +273,9 @@ public final class ProtectionSpec implements Serializable {
   public Set<String> writeKeyIds() {
     Set<String> keys = new LinkedHashSet<>();
     keys.add(footerKeyId);
-    columns.values().forEach(c -> keys.add(c.keyId()));
+    columns.values().stream()
+        .filter(c -> !retiredFieldIds.contains(c.fieldId()))
+        .forEach(c -> keys.add(c.keyId()));
     return keys;
   }
 
@@ -183,6 +333,17 @@ public final class ProtectionSpec implements Serializable {
 
   /** Refuses a write whose policy columns are missing from the table: they would go out in clear. */
   public void checkWritable(Schema schema) {
+    if (!retiredFieldIds.isEmpty()) {
+      throw new ProtectorException(
+          String.format(
+              "Cannot write to %s: column(s) %s are no longer protected by the policy %s, but files"
+                  + " still hold them encrypted. Restore their protection in the policy, or remove it"
+                  + " for good with a forced decrypt-rewrite:"
+                  + " CALL <catalog>.system.rewrite_protected(table => '%s', decrypt => true)",
+              tableName,
+              retiredFieldIds.stream().map(id -> columns.get(id).path()).collect(Collectors.toList()),
+              policyOrigin, tableName));
+    }
     if (!unresolvedColumns.isEmpty()) {
       throw new ProtectorException(
           String.format(
@@ -209,7 +370,7 @@ public final class ProtectionSpec implements Serializable {
 
   /** A non-secret identity of (key service, credential, principal, policy) for key caches. */
   public String cacheToken() {
-    return kms.credentialDigestFor(user, groups, policyText);
+    return kms.credentialDigestFor(user, groups, policyText + "\u0000" + writeGeneration);
   }
 
   @Override

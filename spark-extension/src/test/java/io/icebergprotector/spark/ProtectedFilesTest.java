@@ -81,14 +81,7 @@ class ProtectedFilesTest extends SparkTestBase {
   void footerMarksProtectedColumnsEncrypted() throws Exception {
     ProtectionSpec alice = specFor("alice");
     Path file = dataFiles("db.customers").get(0);
-    ParquetReadOptions options =
-        ParquetReadOptions.builder()
-            .withDecryption(ProtectorCrypto.fileDecryption(alice, file.toString()))
-            .build();
-    try (ParquetFileReader reader =
-        ParquetFileReader.open(
-            HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(file.toUri()), new Configuration()),
-            options)) {
+    try (ParquetFileReader reader = open(file, alice)) {
       BlockMetaData block = reader.getFooter().getBlocks().get(0);
       for (ColumnChunkMetaData column : block.getColumns()) {
         String path = column.getPath().toDotString();
@@ -111,14 +104,7 @@ class ProtectedFilesTest extends SparkTestBase {
     Path file = dataFiles("db.strict").get(0);
     long start;
     long size;
-    ParquetReadOptions options =
-        ParquetReadOptions.builder()
-            .withDecryption(ProtectorCrypto.fileDecryption(alice, file.toString()))
-            .build();
-    try (ParquetFileReader reader =
-        ParquetFileReader.open(
-            HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(file.toUri()), new Configuration()),
-            options)) {
+    try (ParquetFileReader reader = open(file, alice)) {
       ColumnChunkMetaData chunk =
           reader.getFooter().getBlocks().get(0).getColumns().stream()
               .filter(c -> c.getPath().toDotString().equals("salary"))
@@ -171,6 +157,17 @@ class ProtectedFilesTest extends SparkTestBase {
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
+  }
+
+  /** Opens a data file's footer with the decryption properties of a principal's spec. */
+  private static ParquetFileReader open(Path file, ProtectionSpec spec) throws java.io.IOException {
+    ParquetReadOptions options =
+        ParquetReadOptions.builder()
+            .withDecryption(ProtectorCrypto.fileDecryption(spec, file.toString()))
+            .build();
+    return ParquetFileReader.open(
+        HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(file.toUri()), new Configuration()),
+        options);
   }
 
   private static String stackTrace(Throwable t) {

@@ -236,7 +236,10 @@ class ProtectedTableTest extends SparkTestBase {
                         + " WHEN MATCHED THEN UPDATE SET t.name = s.name"))
         .hasStackTraceContaining("not supported on protected table");
     assertThatThrownBy(() -> spark.sql("CALL prot.system.rewrite_data_files(table => 'db.customers')"))
-        .hasStackTraceContaining("rewrite_data_files");
+        .hasStackTraceContaining("Procedure rewrite_data_files is not supported on protected table");
+    assertThatThrownBy(
+            () -> spark.sql("CALL prot.system.add_files(table => 'db.customers', source_table => '`parquet`.`/tmp/x`')"))
+        .hasStackTraceContaining("Procedure add_files is not supported on protected table");
     assertThat(spark.table(T).count()).isEqualTo(40);
   }
 

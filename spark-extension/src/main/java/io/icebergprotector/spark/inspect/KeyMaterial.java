@@ -101,6 +101,26 @@ public final class KeyMaterial {
     return doubleWrapping;
   }
 
+  /**
+   * The version of the master key that wrapped this key, read from the key service's wrapped form
+   * ({@code vault:v<N>:...}): the KEK's under double wrapping, else the data key's. Empty when the
+   * wrapped key is not in that form.
+   */
+  public java.util.OptionalInt masterKeyVersion() {
+    String wrapped = doubleWrapping ? wrappedKek : wrappedDek;
+    if (wrapped == null || !wrapped.startsWith("vault:v")) {
+      return java.util.OptionalInt.empty();
+    }
+    int end = wrapped.indexOf(':', "vault:v".length());
+    try {
+      return end < 0
+          ? java.util.OptionalInt.empty()
+          : java.util.OptionalInt.of(Integer.parseInt(wrapped.substring("vault:v".length(), end)));
+    } catch (NumberFormatException e) {
+      return java.util.OptionalInt.empty();
+    }
+  }
+
   /** The key material type, e.g. {@code PKMT1}; null for opaque metadata. */
   public String keyMaterialType() {
     return keyMaterialType;

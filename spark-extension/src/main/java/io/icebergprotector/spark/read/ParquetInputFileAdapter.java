@@ -9,11 +9,11 @@ import org.apache.iceberg.shaded.org.apache.parquet.io.SeekableInputStream;
  * Presents an Iceberg {@link InputFile} (from the table's own FileIO, e.g. S3FileIO with vended
  * credentials) as a Parquet input file, so no Hadoop FileSystem is ever involved.
  */
-final class ParquetInputFileAdapter
+public final class ParquetInputFileAdapter
     implements org.apache.iceberg.shaded.org.apache.parquet.io.InputFile {
   private final InputFile file;
 
-  ParquetInputFileAdapter(InputFile file) {
+  public ParquetInputFileAdapter(InputFile file) {
     this.file = file;
   }
 

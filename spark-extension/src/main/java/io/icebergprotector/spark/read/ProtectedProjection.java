@@ -101,6 +101,13 @@ public final class ProtectedProjection implements Serializable {
       if (column.level() == AccessLevel.DENIED
           && column.onDenied() == OnDenied.FAIL
           && projected.findField(column.fieldId()) != null) {
+        if (column.keyDestroyed()) {
+          throw new ProtectorException(
+              String.format(
+                  "Key '%s' was destroyed (crypto-shredded): column '%s' of table %s can no longer"
+                      + " be read, and the policy (%s) says on-denied = fail for it",
+                  column.keyId(), column.path(), spec.tableName(), spec.policyOrigin()));
+        }
         throw new ProtectorException(
             String.format(
                 "Access denied: principal %s may not read column '%s' of table %s, and the policy"
@@ -251,15 +258,50 @@ public final class ProtectedProjection implements Serializable {
       int id = entry.getKey();
       ColumnProtection protection = spec.columns().get(id);
       Types.NestedField field = outputSchema.findField(id);
-      String keyId = protection.keyId();
       masks.put(
           id,
           ValueMasks.forType(
-              Mask.parse(entry.getValue()),
-              field.type(),
-              () -> ProtectorCrypto.hashMaskKey(spec, keyId),
-              protection.path()));
+              Mask.parse(entry.getValue()), field.type(), hashKey(protection), protection.path()));
     }
     return RowMasker.compile(outputSchema.asStruct(), masks);
+  }
+
+  /**
+   * The masker for this projection's columnar batches, or null when nothing is masked. Only for
+   * flat projections (see {@link #supportsBatchReads()}).
+   */
+  BatchMasker newBatchMasker() {
+    if (maskedFields.isEmpty()) {
+      return null;
+    }
+    Map<Integer, VectorMasks.VectorMask> masks = new HashMap<>();
+    for (Map.Entry<Integer, String> entry : maskedFields.entrySet()) {
+      int id = entry.getKey();
+      ColumnProtection protection = spec.columns().get(id);
+      Types.NestedField field = outputSchema.findField(id);
+      masks.put(
+          id,
+          VectorMasks.forType(
+              Mask.parse(entry.getValue()), field.type(), hashKey(protection), protection.path()));
+    }
+    return BatchMasker.compile(outputSchema, masks);
+  }
+
+  /**
+   * Whether Iceberg would read this projection with its vectorized Parquet reader: every output
+   * column is a primitive or a metadata column (as in Iceberg's {@code SparkBatch}). Masks and
+   * NULL columns sit at the top level then, where the columnar path handles them.
+   */
+  public boolean supportsBatchReads() {
+    return outputSchema.columns().stream()
+        .allMatch(
+            f ->
+                f.type().isPrimitiveType()
+                    || org.apache.iceberg.MetadataColumns.isMetadataColumn(f.fieldId()));
+  }
+
+  private java.util.function.Supplier<byte[]> hashKey(ColumnProtection protection) {
+    String keyId = protection.keyId();
+    return () -> ProtectorCrypto.hashMaskKey(spec, keyId);
   }
 }

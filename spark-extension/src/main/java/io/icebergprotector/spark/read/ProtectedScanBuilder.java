@@ -50,6 +50,7 @@ public class ProtectedScanBuilder
   private final ProtectionSpec spec;
   private final SparkReadConf readConf;
   private final boolean caseSensitive;
+  private final String onlyFiles;
 
   private ProtectedFilters filters = ProtectedFilters.none();
   private Schema projected;
@@ -80,6 +81,7 @@ public class ProtectedScanBuilder
     this.readConf = new SparkReadConf(spark, table, branch, scanOptions);
     this.caseSensitive = readConf.caseSensitive();
     this.projected = snapshotSchema;
+    this.onlyFiles = options.get(io.icebergprotector.spark.write.RewriteRequest.FILES);
   }
 
   @Override
@@ -116,7 +118,18 @@ public class ProtectedScanBuilder
     Schema expected = TypeUtil.join(projected, metadataSchema());
     ProtectedProjection projection = ProtectedProjection.of(expected, spec);
     return new ProtectedScan(
-        spark, table, projection, schema, filters, ScanSelection.from(readConf), caseSensitive);
+        spark,
+        table,
+        projection,
+        schema,
+        filters,
+        onlyFiles == null
+            ? ScanSelection.from(readConf)
+            : ScanSelection.from(readConf)
+                .onlyFiles(io.icebergprotector.spark.write.RewriteRequest.decode(onlyFiles)),
+        caseSensitive,
+        readConf.parquetVectorizationEnabled(),
+        readConf.parquetBatchSize());
   }
 
   /** Requested metadata columns; {@code _partition}'s field ids are moved clear of table ids. */

@@ -14,6 +14,7 @@ final class ScanSelection {
   private final Long splitSize;
   private final Integer splitLookback;
   private final Long splitOpenFileCost;
+  private final java.util.Set<String> onlyFiles;
 
   private ScanSelection(
       Long snapshotId,
@@ -22,7 +23,9 @@ final class ScanSelection {
       String tag,
       Long splitSize,
       Integer splitLookback,
-      Long splitOpenFileCost) {
+      Long splitOpenFileCost,
+      java.util.Set<String> onlyFiles) {
+    this.onlyFiles = onlyFiles;
     this.snapshotId = snapshotId;
     this.asOfTimestamp = asOfTimestamp;
     this.branch = branch;
@@ -54,7 +57,18 @@ final class ScanSelection {
         conf.tag(),
         conf.splitSizeOption(),
         conf.splitLookbackOption(),
-        conf.splitOpenFileCostOption());
+        conf.splitOpenFileCostOption(),
+        null);
+  }
+
+  /** The same selection restricted to the given data files (a protected rewrite reads only those). */
+  ScanSelection onlyFiles(java.util.Set<String> files) {
+    return new ScanSelection(
+        snapshotId, asOfTimestamp, branch, tag, splitSize, splitLookback, splitOpenFileCost, files);
+  }
+
+  boolean includes(org.apache.iceberg.FileScanTask task) {
+    return onlyFiles == null || onlyFiles.contains(task.file().location());
   }
 
   TableScan apply(TableScan scan) {

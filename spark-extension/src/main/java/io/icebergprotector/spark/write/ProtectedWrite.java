@@ -1,6 +1,13 @@
 package io.icebergprotector.spark.write;
 
+import io.icebergprotector.kms.KeyService;
+import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.policy.Principal;
+import io.icebergprotector.spark.RecordedColumns;
+import io.icebergprotector.spark.crypto.KeyServiceRegistry;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.RewriteFiles;
+import org.apache.iceberg.io.CloseableIterable;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorException;
 import java.util.ArrayList;
@@ -48,7 +55,8 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
   enum Mode {
     APPEND,
     OVERWRITE_BY_FILTER,
-    DYNAMIC_OVERWRITE
+    DYNAMIC_OVERWRITE,
+    REWRITE
   }
 
   private final SparkSession spark;
@@ -60,6 +68,7 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
   private final ProtectionSpec spec;
   private final Mode mode;
   private final Expression overwriteExpr;
+  private final RewriteRequest rewrite;
   private final SparkWriteRequirements requirements;
 
   ProtectedWrite(
@@ -71,17 +80,43 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
       StructType dsSchema,
       ProtectionSpec spec,
       Mode mode,
-      Expression overwriteExpr) {
+      Expression overwriteExpr,
+      RewriteRequest rewrite) {
     this.spark = spark;
     this.table = table;
     this.writeConf = writeConf;
     this.info = info;
     this.writeSchema = writeSchema;
     this.dsSchema = dsSchema;
-    this.spec = spec;
+    this.spec = spec.withWriteGeneration(keyGeneration(spec));
     this.mode = mode;
     this.overwriteExpr = overwriteExpr;
+    this.rewrite = rewrite;
     this.requirements = writeConf.writeRequirements();
+  }
+
+  /**
+   * The current versions of the keys this write uses. Parquet caches key-encryption keys per
+   * access token; a new generation after a rotation makes new files use the new key version at
+   * once instead of when the cache expires. Best effort: a key service that does not describe
+   * keys to this principal leaves the generation empty.
+   */
+  static String keyGeneration(ProtectionSpec spec) {
+    if (spec.kms().type() != io.icebergprotector.spark.crypto.KmsSettings.Type.LOCAL) {
+      // a key server shows key metadata to admins only; writers rely on the KEK cache lifetime
+      return "";
+    }
+    StringBuilder sb = new StringBuilder();
+    try {
+      KeyService keys = KeyServiceRegistry.obtain(spec);
+      for (String keyId : new TreeSet<>(spec.writeKeyIds())) {
+        sb.append(keyId).append('@').append(keys.describeKey(keyId).latestVersion()).append(';');
+      }
+    } catch (KeyServiceException e) {
+      LOG.debug("Key versions unavailable for {}: {}", spec.tableName(), e.getMessage());
+      return "";
+    }
+    return sb.toString();
   }
 
   /** Fails fast on the driver when the principal may not wrap every key this write needs. */
@@ -179,6 +214,9 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
         case DYNAMIC_OVERWRITE:
           commitDynamicOverwrite(files);
           break;
+        case REWRITE:
+          commitRewrite(files);
+          break;
         default:
           throw new IllegalStateException("Unknown write mode: " + mode);
       }
@@ -239,6 +277,38 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
       replace.validateNoConflictingDeletes();
     }
     commit(replace, String.format("dynamic overwrite with %d protected data files", files.size()));
+  }
+
+  private void commitRewrite(List<DataFile> newFiles) {
+    Set<String> paths = rewrite.files();
+    List<DataFile> oldFiles = new ArrayList<>();
+    try (CloseableIterable<FileScanTask> tasks =
+        table.newScan().useSnapshot(rewrite.snapshotId()).planFiles()) {
+      for (FileScanTask task : tasks) {
+        if (paths.contains(task.file().location())) {
+          oldFiles.add(task.file());
+        }
+      }
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    if (oldFiles.size() != paths.size()) {
+      throw new ProtectorException(
+          String.format(
+              "Cannot commit the protected rewrite of %s: %d of the %d files to replace are not in"
+                  + " snapshot %d",
+              table.name(), paths.size() - oldFiles.size(), paths.size(), rewrite.snapshotId()));
+    }
+    RewriteFiles operation = table.newRewrite().validateFromSnapshot(rewrite.snapshotId());
+    oldFiles.forEach(operation::deleteFile);
+    newFiles.forEach(operation::addFile);
+    commit(
+        operation,
+        String.format(
+            "protected rewrite of %d files into %d files", oldFiles.size(), newFiles.size()));
+    if (rewrite.decrypt()) {
+      RecordedColumns.record(table, spec);
+    }
   }
 
   private void commit(SnapshotUpdate<?> operation, String description) {

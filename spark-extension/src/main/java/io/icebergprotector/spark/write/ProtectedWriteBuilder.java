@@ -1,6 +1,7 @@
 package io.icebergprotector.spark.write;
 
 import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.RecordedColumns;
 import java.util.function.Function;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -82,17 +83,34 @@ public class ProtectedWriteBuilder
   @Override
   public Write build() {
     StructType dsSchema = info.schema();
+    RewriteRequest rewrite = RewriteRequest.fromOptions(info.options());
     Schema writeSchema = validateOrMergeWriteSchema(dsSchema);
     ProtectionSpec spec = resolver.apply(table.schema());
+    if (rewrite != null && rewrite.decrypt()) {
+      spec = spec.withoutRetired();
+    }
     spec.checkWritable(table.schema());
     spec.checkPartitioning(table.spec(), table.schema());
     ProtectedWrite.checkWriter(spec);
-    ProtectedWrite.Mode mode =
-        overwriteExpr != null
-            ? ProtectedWrite.Mode.OVERWRITE_BY_FILTER
-            : overwriteDynamic ? ProtectedWrite.Mode.DYNAMIC_OVERWRITE : ProtectedWrite.Mode.APPEND;
+    if (rewrite == null) {
+      RecordedColumns.record(table, spec);
+    }
+    ProtectedWrite.Mode mode;
+    if (rewrite != null) {
+      if (overwriteExpr != null || overwriteDynamic) {
+        throw new IllegalArgumentException("A protected rewrite must be written as an append");
+      }
+      mode = ProtectedWrite.Mode.REWRITE;
+    } else {
+      mode =
+          overwriteExpr != null
+              ? ProtectedWrite.Mode.OVERWRITE_BY_FILTER
+              : overwriteDynamic
+                  ? ProtectedWrite.Mode.DYNAMIC_OVERWRITE
+                  : ProtectedWrite.Mode.APPEND;
+    }
     return new ProtectedWrite(
-        spark, table, writeConf, info, writeSchema, dsSchema, spec, mode, overwriteExpr);
+        spark, table, writeConf, info, writeSchema, dsSchema, spec, mode, overwriteExpr, rewrite);
   }
 
   private Schema validateOrMergeWriteSchema(StructType dsSchema) {

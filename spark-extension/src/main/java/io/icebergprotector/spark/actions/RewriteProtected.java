@@ -1,0 +1,348 @@
+package io.icebergprotector.spark.actions;
+
+import io.icebergprotector.policy.AccessLevel;
+import io.icebergprotector.spark.ColumnProtection;
+import io.icebergprotector.spark.ProtectedTable;
+import io.icebergprotector.spark.ProtectingSessionCatalog;
+import io.icebergprotector.spark.ProtectingSparkCatalog;
+import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.crypto.KeyServiceRegistry;
+import io.icebergprotector.spark.crypto.ProtectorCrypto;
+import io.icebergprotector.spark.inspect.ColumnReport;
+import io.icebergprotector.spark.inspect.FooterReport;
+import io.icebergprotector.spark.inspect.KeyMaterial;
+import io.icebergprotector.spark.inspect.ParquetFooterInspector;
+import io.icebergprotector.spark.write.RewriteRequest;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotSummary;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.shaded.org.apache.parquet.ParquetReadOptions;
+import org.apache.iceberg.shaded.org.apache.parquet.column.ColumnDescriptor;
+import org.apache.iceberg.shaded.org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.iceberg.shaded.org.apache.parquet.schema.MessageType;
+import org.apache.iceberg.shaded.org.apache.parquet.schema.Type;
+import org.apache.iceberg.spark.Spark3Util;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.catalog.CatalogPlugin;
+import org.apache.spark.sql.connector.catalog.Identifier;
+
+/**
+ * Rewrites the data files of a protected table that do not match its protection today, as one
+ * atomic Iceberg rewrite commit: files whose keys are older than a key version (after a
+ * rotation), plaintext files (a table that was just put under the policy), files whose columns
+ * are encrypted differently from the policy (a newly protected column, a changed key), and, in
+ * decrypt mode, files holding columns whose protection was removed. Readers keep reading the
+ * previous snapshot until the commit.
+ *
+ * <pre>
+ * RewriteProtected.Result r = RewriteProtected.of(spark, "prod.db.customers").minKeyVersion(3).execute();
+ * </pre>
+ */
+public final class RewriteProtected {
+  private final SparkSession spark;
+  private final String tableName;
+  private int minKeyVersion = 0;
+  private boolean decrypt = false;
+  private boolean force = false;
+  private final Map<String, Integer> latestVersions = new java.util.HashMap<>();
+  private ProtectionSpec currentSpec;
+
+  private RewriteProtected(SparkSession spark, String tableName) {
+    this.spark = spark;
+    this.tableName = tableName;
+  }
+
+  /** The action for a table name as Spark resolves it, e.g. {@code prod.db.customers}. */
+  public static RewriteProtected of(SparkSession spark, String tableName) {
+    return new RewriteProtected(spark, tableName);
+  }
+
+  /** Rewrites files with any key (column or footer) older than this version. */
+  public RewriteProtected minKeyVersion(int version) {
+    if (version < 0) {
+      throw new IllegalArgumentException("min key version must be >= 0: " + version);
+    }
+    this.minKeyVersion = version;
+    return this;
+  }
+
+  /** Decrypts columns whose protection was removed from the policy (forced unprotection). */
+  public RewriteProtected decrypt(boolean decryptRetired) {
+    this.decrypt = decryptRetired;
+    return this;
+  }
+
+  /** Rewrites every data file. */
+  public RewriteProtected force(boolean rewriteAll) {
+    this.force = rewriteAll;
+    return this;
+  }
+
+  /** What a rewrite did. */
+  public static final class Result {
+    private final int rewrittenFiles;
+    private final long rewrittenBytes;
+    private final int addedFiles;
+    private final long addedBytes;
+    private final Map<String, Integer> reasons;
+
+    Result(int rewrittenFiles, long rewrittenBytes, int addedFiles, long addedBytes,
+        Map<String, Integer> reasons) {
+      this.rewrittenFiles = rewrittenFiles;
+      this.rewrittenBytes = rewrittenBytes;
+      this.addedFiles = addedFiles;
+      this.addedBytes = addedBytes;
+      this.reasons = reasons;
+    }
+
+    public int rewrittenFiles() {
+      return rewrittenFiles;
+    }
+
+    public long rewrittenBytes() {
+      return rewrittenBytes;
+    }
+
+    public int addedFiles() {
+      return addedFiles;
+    }
+
+    public long addedBytes() {
+      return addedBytes;
+    }
+
+    /** Why files were selected: reason → file count. */
+    public Map<String, Integer> reasons() {
+      return reasons;
+    }
+
+    @Override
+    public String toString() {
+      return String.format(
+          "rewrote %d files (%d bytes) into %d files (%d bytes); reasons %s",
+          rewrittenFiles, rewrittenBytes, addedFiles, addedBytes, reasons);
+    }
+  }
+
+  public Result execute() {
+    ProtectedTable protectedTable = loadProtectedTable();
+    Table table = protectedTable.table();
+    table.refresh();
+    ProtectionSpec spec = protectedTable.protection();
+    this.currentSpec = spec;
+    checkClearAccess(spec);
+    ProtectionSpec readSpec = decrypt ? spec.forDecryptRead() : spec;
+    Snapshot snapshot = table.currentSnapshot();
+    if (snapshot == null) {
+      return new Result(0, 0, 0, 0, Map.of());
+    }
+
+    Map<String, Integer> reasons = new LinkedHashMap<>();
+    Set<String> selected = new LinkedHashSet<>();
+    long bytes = 0;
+    try (CloseableIterable<FileScanTask> tasks =
+        table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
+      for (FileScanTask task : tasks) {
+        DataFile file = task.file();
+        String reason = reasonToRewrite(table, readSpec, spec, file);
+        if (reason != null && selected.add(file.location())) {
+          reasons.merge(reason, 1, Integer::sum);
+          bytes += file.fileSizeInBytes();
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    if (selected.isEmpty()) {
+      return new Result(0, 0, 0, 0, reasons);
+    }
+
+    String files = RewriteRequest.encode(selected);
+    Dataset<Row> rows =
+        spark
+            .read()
+            .option("snapshot-id", String.valueOf(snapshot.snapshotId()))
+            .option(RewriteRequest.FILES, files)
+            .option(RewriteRequest.DECRYPT, String.valueOf(decrypt))
+            .table(tableName);
+    try {
+      rows.writeTo(tableName)
+          .option(RewriteRequest.FILES, files)
+          .option(RewriteRequest.SNAPSHOT_ID, String.valueOf(snapshot.snapshotId()))
+          .option(RewriteRequest.DECRYPT, String.valueOf(decrypt))
+          .append();
+    } catch (org.apache.spark.sql.catalyst.analysis.NoSuchTableException e) {
+      throw new ProtectorException("Table " + tableName + " disappeared during the rewrite", e);
+    }
+
+    table.refresh();
+    Map<String, String> summary = table.currentSnapshot().summary();
+    return new Result(
+        selected.size(),
+        bytes,
+        Integer.parseInt(summary.getOrDefault(SnapshotSummary.ADDED_FILES_PROP, "0")),
+        Long.parseLong(summary.getOrDefault(SnapshotSummary.ADDED_FILE_SIZE_PROP, "0")),
+        reasons);
+  }
+
+  private ProtectedTable loadProtectedTable() {
+    Spark3Util.CatalogAndIdentifier resolved =
+        Spark3Util.catalogAndIdentifier("table", spark, tableName);
+    CatalogPlugin catalog = resolved.catalog();
+    ProtectingSparkCatalog protecting =
+        catalog instanceof ProtectingSparkCatalog
+            ? (ProtectingSparkCatalog) catalog
+            : catalog instanceof ProtectingSessionCatalog
+                ? ((ProtectingSessionCatalog<?>) catalog).protectingCatalog()
+                : null;
+    if (protecting == null) {
+      throw new ProtectorException(
+          String.format(
+              "Table %s is not in a protecting catalog (catalog %s is %s)",
+              tableName, catalog.name(), catalog.getClass().getName()));
+    }
+    Identifier ident = resolved.identifier();
+    try {
+      org.apache.spark.sql.connector.catalog.Table loaded = protecting.loadTable(ident);
+      if (!(loaded instanceof ProtectedTable)) {
+        throw new ProtectorException(
+            "Table " + tableName + " is not listed in the policy: there is nothing to rewrite");
+      }
+      return (ProtectedTable) loaded;
+    } catch (org.apache.spark.sql.catalyst.analysis.NoSuchTableException e) {
+      throw new ProtectorException("Table " + tableName + " does not exist", e);
+    }
+  }
+
+  /** A rewrite reads every protected column, so it needs them all in clear. */
+  private static void checkClearAccess(ProtectionSpec spec) {
+    List<String> notClear =
+        spec.columns().values().stream()
+            .filter(c -> !spec.retiredFieldIds().contains(c.fieldId()))
+            .filter(c -> c.level() != AccessLevel.CLEAR)
+            .map(c -> c.path() + " (" + c.level() + ")")
+            .collect(Collectors.toList());
+    if (!notClear.isEmpty()) {
+      throw new ProtectorException(
+          String.format(
+              "Principal '%s' cannot rewrite %s: a rewrite needs clear access to every protected"
+                  + " column, but not to %s",
+              spec.principal().user(), spec.tableName(), notClear));
+    }
+  }
+
+  /** Why a file must be rewritten, or null if it matches today's protection. */
+  private String reasonToRewrite(
+      Table table, ProtectionSpec readSpec, ProtectionSpec spec, DataFile file) {
+    if (force) {
+      return "forced";
+    }
+    String location = file.location();
+    InputFile input = table.io().newInputFile(location, file.fileSizeInBytes());
+    FooterReport report =
+        ParquetFooterInspector.inspect(input, ProtectorCrypto.fileDecryption(readSpec, location));
+    Map<String, String> expected = expectedKeys(table, readSpec, spec, location);
+    if (!report.encrypted()) {
+      return expected.isEmpty() ? null : "plaintext";
+    }
+    if (minKeyVersion > 0 && olderThan(report.footerKey().orElse(null))) {
+      return "key-version";
+    }
+    for (ColumnReport column : report.columns()) {
+      String want = expected.get(column.path());
+      String have =
+          column.encrypted() && !column.encryptedWithFooterKey()
+              ? column.keyMaterial().map(KeyMaterial::masterKeyId).orElse("?")
+              : null;
+      if (!java.util.Objects.equals(want, have)) {
+        return want == null ? "unprotected-column" : "policy-change";
+      }
+      if (have != null && minKeyVersion > 0 && olderThan(column.keyMaterial().orElse(null))) {
+        return "key-version";
+      }
+    }
+    return null;
+  }
+
+  /**
+   * True when the material's key version is below the requested minimum, capped at the key's
+   * latest version: a key that was never rotated that far does not force rewrites forever.
+   */
+  private boolean olderThan(KeyMaterial material) {
+    if (material == null) {
+      return false;
+    }
+    java.util.OptionalInt version = material.masterKeyVersion();
+    if (version.isEmpty()) {
+      return false;
+    }
+    int target = Math.min(minKeyVersion, latestVersions.computeIfAbsent(material.masterKeyId(), this::latestVersion));
+    return version.getAsInt() < target;
+  }
+
+  private int latestVersion(String keyId) {
+    if (currentSpec.kms().type() != io.icebergprotector.spark.crypto.KmsSettings.Type.LOCAL) {
+      return minKeyVersion; // key servers describe keys to admins only
+    }
+    try {
+      return KeyServiceRegistry.obtain(currentSpec).describeKey(keyId).latestVersion();
+    } catch (RuntimeException e) {
+      return minKeyVersion; // a service that does not describe keys: trust the requested minimum
+    }
+  }
+
+  /**
+   * The master key each Parquet leaf column of the file should be encrypted with today, by the
+   * file's own field ids (so renamed columns still match). Retired columns expect plaintext in
+   * decrypt mode and keep their recorded key otherwise.
+   */
+  private Map<String, String> expectedKeys(
+      Table table, ProtectionSpec readSpec, ProtectionSpec spec, String location) {
+    MessageType fileSchema;
+    ParquetReadOptions options =
+        ParquetReadOptions.builder()
+            .withDecryption(ProtectorCrypto.fileDecryption(readSpec, location))
+            .build();
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(new io.icebergprotector.spark.read.ParquetInputFileAdapter(table.io().newInputFile(location)), options)) {
+      fileSchema = reader.getFooter().getFileMetaData().getSchema();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the footer of " + location, e);
+    }
+    Map<String, String> expected = new LinkedHashMap<>();
+    for (ColumnDescriptor column : fileSchema.getColumns()) {
+      String keyId = null;
+      Type type = fileSchema;
+      for (String name : column.getPath()) {
+        type = type.asGroupType().getType(name);
+        if (type.getId() != null) {
+          ColumnProtection protection = spec.columns().get(type.getId().intValue());
+          if (protection != null) {
+            boolean retired = spec.retiredFieldIds().contains(protection.fieldId());
+            keyId = retired && decrypt ? null : protection.keyId();
+          }
+        }
+      }
+      if (keyId != null) {
+        expected.put(String.join(".", column.getPath()), keyId);
+      }
+    }
+    return expected;
+  }
+
+}
