@@ -29,8 +29,12 @@ public class ProtectorSparkSessionExtensions implements Function1<SparkSessionEx
 
   @Override
   public BoxedUnit apply(SparkSessionExtensions extensions) {
+    extensions.injectParser(
+        (session, parser) -> (org.apache.spark.sql.catalyst.parser.ParserInterface) new ProtectorSqlParser(parser));
     extensions.injectCheckRule(
         session -> (Function1<LogicalPlan, BoxedUnit>) plan -> checkPlan(session, plan));
+    // Plain Parquet paths under the policy's `paths` prefixes (spark.protector.* settings).
+    io.icebergprotector.spark.paths.PathProtection.register(extensions);
     return BoxedUnit.UNIT;
   }
 

@@ -1,0 +1,196 @@
+package io.icebergprotector.spark.paths;
+
+import io.icebergprotector.policy.ColumnPolicy;
+import io.icebergprotector.policy.FooterMode;
+import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.crypto.KeyServiceRegistry;
+import io.icebergprotector.spark.crypto.ProtectorUnshadedKmsClient;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.crypto.DecryptionPropertiesFactory;
+import org.apache.parquet.crypto.EncryptionPropertiesFactory;
+import org.apache.parquet.crypto.FileDecryptionProperties;
+import org.apache.parquet.crypto.FileEncryptionProperties;
+import org.apache.parquet.crypto.ParquetCryptoRuntimeException;
+import org.apache.parquet.crypto.keytools.KeyToolkit;
+import org.apache.parquet.crypto.keytools.PropertiesDrivenCryptoFactory;
+import org.apache.parquet.hadoop.api.WriteSupport;
+import org.apache.parquet.schema.GroupType;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.Type;
+
+/**
+ * Spark's {@code parquet.crypto.factory.class} (unshaded parquet-mr) for plain Parquet paths. For a
+ * file under a policy path prefix it builds Parquet Modular Encryption properties through
+ * parquet-mr's {@link PropertiesDrivenCryptoFactory}: the policy's columns under their master keys,
+ * the footer key, mode and algorithm, double wrapping, and {@link ProtectorUnshadedKmsClient} with
+ * a per-principal access token. Files outside every prefix stay plaintext ({@code null}).
+ *
+ * <p>It reads the principal and the policy from the job's Hadoop configuration ({@code
+ * spark.protector.*}, copied there from the session), so it works the same on driver and
+ * executors. It is registered by {@code ProtectorSparkSessionExtensions}; which columns a reader
+ * may see is decided on the driver by the plan rules of this package, and key release by the key
+ * service per master key.
+ */
+public class PathPolicyCryptoFactory implements EncryptionPropertiesFactory, DecryptionPropertiesFactory {
+  private static final String CACHE_LIFETIME_SECONDS = "600";
+
+  @Override
+  public FileEncryptionProperties getFileEncryptionProperties(
+      Configuration conf, Path file, WriteSupport.WriteContext context)
+      throws ParquetCryptoRuntimeException {
+    Optional<PathScope> maybeScope = PathScope.fromHadoop(conf);
+    if (maybeScope.isEmpty()) {
+      return null;
+    }
+    PathScope scope = maybeScope.get();
+    String location = file.toString();
+    Optional<TablePolicy> entry = scope.policyFor(location);
+    if (entry.isEmpty()) {
+      return null;
+    }
+    // The plan rule refused this already; checked again where the keys are used.
+    scope.checkWrite(entry.get(), location);
+    Configuration crypto = cryptoConf(scope);
+    TablePolicy policy = entry.get();
+    crypto.set(PropertiesDrivenCryptoFactory.ENCRYPTION_ALGORITHM_PROPERTY_NAME, policy.algorithm().name());
+    crypto.setBoolean(
+        PropertiesDrivenCryptoFactory.PLAINTEXT_FOOTER_PROPERTY_NAME,
+        policy.footerMode() == FooterMode.PLAINTEXT);
+    String columnKeys = columnKeys(policy, context.getSchema());
+    if (columnKeys.isEmpty()) {
+      // None of the policy's columns is in this file: still a PME file, all under the footer key.
+      crypto.set(PropertiesDrivenCryptoFactory.UNIFORM_KEY_PROPERTY_NAME, policy.footerKeyId());
+    } else {
+      crypto.set(PropertiesDrivenCryptoFactory.FOOTER_KEY_PROPERTY_NAME, policy.footerKeyId());
+      crypto.set(PropertiesDrivenCryptoFactory.COLUMN_KEYS_PROPERTY_NAME, columnKeys);
+    }
+    return new PropertiesDrivenCryptoFactory().getFileEncryptionProperties(crypto, file, context);
+  }
+
+  @Override
+  public FileDecryptionProperties getFileDecryptionProperties(Configuration conf, Path file)
+      throws ParquetCryptoRuntimeException {
+    if (file == null) {
+      // parquet-mr asks without a file when it opens one whose footer it read already; an
+      // encrypted file then brings the decryptor of that footer
+      return null;
+    }
+    Optional<PathScope> maybeScope = PathScope.fromHadoop(conf);
+    if (maybeScope.isEmpty()) {
+      return null;
+    }
+    PathScope scope = maybeScope.get();
+    if (scope.policyFor(file.toString()).isEmpty()) {
+      return null;
+    }
+    // Column keys are fetched lazily, per column read: a pruned column never asks for its key.
+    return new PropertiesDrivenCryptoFactory().getFileDecryptionProperties(cryptoConf(scope), file);
+  }
+
+  /**
+   * Key-tools settings for the scope's principal, in a fresh configuration so that stray {@code
+   * parquet.encryption.*} settings of the job cannot change them.
+   */
+  static Configuration cryptoConf(PathScope scope) {
+    ProtectionSpec keys = scope.keyScope();
+    KeyServiceRegistry.obtain(keys);
+    Configuration conf = new Configuration(false);
+    conf.set(KeyToolkit.KMS_CLIENT_CLASS_PROPERTY_NAME, ProtectorUnshadedKmsClient.class.getName());
+    conf.set(KeyToolkit.KMS_INSTANCE_ID_PROPERTY_NAME, keys.kms().endpoint());
+    conf.set(KeyToolkit.KEY_ACCESS_TOKEN_PROPERTY_NAME, keys.cacheToken());
+    conf.setBoolean(KeyToolkit.DOUBLE_WRAPPING_PROPERTY_NAME, true);
+    conf.set(KeyToolkit.CACHE_LIFETIME_PROPERTY_NAME, CACHE_LIFETIME_SECONDS);
+    conf.setInt(KeyToolkit.DATA_KEY_LENGTH_PROPERTY_NAME, 256);
+    conf.setInt(KeyToolkit.KEK_LENGTH_PROPERTY_NAME, 256);
+    return conf;
+  }
+
+  /**
+   * {@code key1:a,b.c;key2:d} over the file's leaf columns: a leaf is encrypted with the key of the
+   * policy column that covers it (itself or its nearest protected ancestor, matched
+   * case-insensitively on field names, list and map wrappers left out).
+   */
+  static String columnKeys(TablePolicy policy, MessageType schema) {
+    Map<String, List<String>> byKey = new LinkedHashMap<>();
+    for (ColumnDescriptor column : schema.getColumns()) {
+      String[] path = column.getPath();
+      Optional<ColumnPolicy> covering = policy.covering(logicalPath(schema, path));
+      if (covering.isEmpty()) {
+        continue;
+      }
+      String dotted = String.join(".", path);
+      for (String part : path) {
+        if (part.isEmpty() || part.contains(".") || part.contains(",") || part.contains(":")
+            || part.contains(";")) {
+          throw new ProtectorException(
+              String.format(
+                  "Cannot encrypt column '%s' under %s: Parquet's column-key list cannot name a"
+                      + " field containing '.', ',', ':' or ';'; rename the column",
+                  dotted, policy.name()));
+        }
+      }
+      byKey.computeIfAbsent(covering.get().keyId(), k -> new ArrayList<>()).add(dotted);
+    }
+    StringBuilder sb = new StringBuilder();
+    byKey.forEach(
+        (key, paths) -> {
+          if (sb.length() > 0) {
+            sb.append(';');
+          }
+          sb.append(key).append(':').append(String.join(",", paths));
+        });
+    return sb.toString();
+  }
+
+  /**
+   * The dotted path of a leaf as a policy names it: {@code tags.list.element} is {@code tags} and
+   * {@code items.list.element.price} is {@code items.price} (also for the legacy 2-level lists and
+   * map {@code key_value} groups).
+   */
+  static String logicalPath(MessageType schema, String[] path) {
+    List<String> names = new ArrayList<>();
+    GroupType grandparent = null;
+    GroupType parent = schema;
+    for (String name : path) {
+      Type type = parent.getType(name);
+      boolean wrapper = isListOrMap(parent);
+      boolean element =
+          grandparent != null
+              && isList(grandparent)
+              && parent.isRepetition(Type.Repetition.REPEATED)
+              && parent.getFieldCount() == 1
+              && !parent.getName().equals("array")
+              && !parent.getName().endsWith("_tuple");
+      if (!wrapper && !element) {
+        names.add(name);
+      }
+      if (type.isPrimitive()) {
+        break;
+      }
+      grandparent = parent;
+      parent = type.asGroupType();
+    }
+    return String.join(".", names);
+  }
+
+  private static boolean isList(GroupType type) {
+    return type.getLogicalTypeAnnotation() instanceof LogicalTypeAnnotation.ListLogicalTypeAnnotation;
+  }
+
+  private static boolean isListOrMap(GroupType type) {
+    LogicalTypeAnnotation annotation = type.getLogicalTypeAnnotation();
+    return annotation instanceof LogicalTypeAnnotation.ListLogicalTypeAnnotation
+        || annotation instanceof LogicalTypeAnnotation.MapLogicalTypeAnnotation
+        || annotation instanceof LogicalTypeAnnotation.MapKeyValueTypeAnnotation;
+  }
+}

@@ -1,0 +1,71 @@
+package io.icebergprotector.spark.paths;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.crypto.keytools.KeyToolkit;
+import org.apache.spark.SparkContext;
+import org.apache.spark.sql.SparkSessionExtensions;
+import org.apache.spark.sql.catalyst.trees.TreeNodeTag;
+
+/**
+ * Protection of plain Parquet paths ({@code df.write.parquet}, {@code spark.read.parquet}, Parquet
+ * tables) under the policy's {@code paths} prefixes, registered by {@code
+ * ProtectorSparkSessionExtensions}:
+ *
+ * <ul>
+ *   <li>{@link PathPolicyCryptoFactory} as Spark's {@code parquet.crypto.factory.class}: files under
+ *       a prefix are written with the policy's column encryption and read with the key service;
+ *   <li>{@link PathReadRule}: reads see the principal's view (clear, masked, NULL or refused);
+ *   <li>{@link PathWriteRule}: only the prefix's writers write there, never partitioned by a
+ *       protected column;
+ *   <li>{@link PathPlanCheck}: refusals that depend on what the optimized query really reads.
+ * </ul>
+ *
+ * The session settings are {@code spark.protector.*} ({@link PathScope#SETTINGS}).
+ */
+public final class PathProtection {
+  /** Spark's (parquet-mr's) crypto factory setting. */
+  public static final String FACTORY_PROPERTY = "parquet.crypto.factory.class";
+
+  /** On a Parquet relation that got the principal's view: the principal's {@link PathScope#identity()}. */
+  static final TreeNodeTag<String> VIEW_TAG = new TreeNodeTag<>("iceberg-protector.path-view");
+
+  private PathProtection() {}
+
+  public static void register(SparkSessionExtensions extensions) {
+    // The parser builder runs while each session's state is built, before anything is read:
+    // spark.read.parquet infers the schema from footers before any analyzer rule runs, and an
+    // encrypted footer needs the factory already.
+    extensions.injectParser(
+        (session, parser) -> {
+          installFactory(session.sparkContext());
+          return parser;
+        });
+    extensions.injectResolutionRule(PathReadRule::new);
+    extensions.injectPostHocResolutionRule(PathWriteRule::new);
+    extensions.injectPlannerStrategy(PathPlanCheck::new);
+  }
+
+  /**
+   * Makes {@link PathPolicyCryptoFactory} the application's Parquet crypto factory, unless the
+   * application set one itself (then writes under a policy prefix are refused, and reads of them
+   * fail to decrypt). Spark copies this Hadoop configuration into every job's, on the driver and
+   * the executors. Without {@code spark.protector.*} settings the factory does nothing.
+   */
+  public static void installFactory(SparkContext context) {
+    Configuration conf = context.hadoopConfiguration();
+    synchronized (conf) {
+      if (conf.get(FACTORY_PROPERTY) == null) {
+        conf.set(FACTORY_PROPERTY, PathPolicyCryptoFactory.class.getName());
+      }
+    }
+  }
+
+  /**
+   * Forgets this JVM's loaded settings and the unshaded Parquet key caches (tests that rotate or
+   * destroy keys, or clear the key-service registry).
+   */
+  public static void forgetCachedKeys() {
+    PathScope.forgetLoadedSettings();
+    KeyToolkit.removeCacheEntriesForAllTokens();
+  }
+}

@@ -1,0 +1,301 @@
+package io.icebergprotector.spark.paths;
+
+import io.icebergprotector.policy.Policy;
+import io.icebergprotector.policy.Principal;
+import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.ProtectorContext;
+import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.crypto.KmsSettings;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.iceberg.Schema;
+import org.apache.spark.sql.SparkSession;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * The protector settings of a Spark session for plain Parquet paths: the policy, the key service
+ * and the principal, read from {@code spark.protector.*} (the catalog option names with a {@code
+ * spark.} prefix). The same settings reach executors because Spark copies the session's SQL conf
+ * into each job's Hadoop configuration; driver and executors therefore agree on the principal.
+ */
+public final class PathScope {
+  /** Session settings are the catalog options ({@code protector.*}) with this prefix. */
+  public static final String SESSION_PREFIX = "spark.";
+
+  /** Every session setting, for documentation checks. */
+  public static final List<String> SETTINGS =
+      ProtectorContext.OPTIONS.stream().map(o -> SESSION_PREFIX + o).collect(Collectors.toList());
+
+  private static final String OPTION_PREFIX = "protector.";
+  private static final String ORIGIN = "spark.protector.* session settings";
+  // Policy edits are picked up within this time (the policy is read again, not on every file).
+  private static final long REFRESH_NANOS = TimeUnit.SECONDS.toNanos(60);
+  private static final Map<String, Loaded> CONTEXTS = new ConcurrentHashMap<>();
+  private static final Schema NO_COLUMNS = new Schema(List.of());
+
+  private final ProtectorContext context;
+  private final Principal principal;
+  private final Set<String> roles;
+  private final String identity;
+  private volatile ProtectionSpec keyScope;
+
+  private PathScope(ProtectorContext context, Principal principal) {
+    this.context = context;
+    this.principal = principal;
+    this.roles = context.policy().rolesOf(principal);
+    this.identity =
+        context.kms().credentialDigestFor(
+            principal.user(), List.copyOf(principal.groups()), context.policyText());
+  }
+
+  /** The session's settings (driver side); empty when the session sets no protector policy. */
+  public static Optional<PathScope> fromSession(SparkSession session) {
+    Map<String, String> all = CollectionConverters.asJava(session.conf().getAll());
+    return of(options(all, SESSION_PREFIX + OPTION_PREFIX, null), true);
+  }
+
+  /**
+   * The settings in a Hadoop configuration: {@code spark.protector.*} (what Spark copies from the
+   * session), else {@code protector.*} (standalone parquet-mr). Never creates keys.
+   */
+  public static Optional<PathScope> fromHadoop(Configuration conf) {
+    Map<String, String> spark = conf.getPropsWithPrefix(SESSION_PREFIX + OPTION_PREFIX);
+    Map<String, String> plain = spark.isEmpty() ? conf.getPropsWithPrefix(OPTION_PREFIX) : spark;
+    return of(options(plain, "", OPTION_PREFIX), false);
+  }
+
+  /** Options keyed like the catalog options ({@code protector.policy}, ...). */
+  static Optional<PathScope> of(Map<String, String> options, boolean driver) {
+    boolean remote =
+        "remote".equalsIgnoreCase(options.getOrDefault(ProtectorContext.KMS_TYPE, "").trim());
+    if (!remote && isBlank(options.get(ProtectorContext.POLICY))) {
+      return Optional.empty();
+    }
+    Map<String, String> effective = new TreeMap<>(options);
+    if (!driver) {
+      // Only the driver creates missing local keys: executors must not race on the keystore.
+      effective.remove(ProtectorContext.KMS_CREATE_MISSING_KEYS);
+    }
+    ProtectorContext context = context(effective);
+    Principal principal;
+    if (context.kms().type() == KmsSettings.Type.REMOTE) {
+      // The key server names the principal from the token.
+      principal = context.principal(null, ORIGIN);
+    } else {
+      String user = options.get(ProtectorContext.USER);
+      principal =
+          Principal.of(isBlank(user) ? currentUser() : user.trim(), groups(options.get(ProtectorContext.GROUPS)));
+    }
+    return Optional.of(new PathScope(context, principal));
+  }
+
+  // Keys in `source` start with `prefix`; the result is keyed "protector.<name>".
+  private static Map<String, String> options(
+      Map<String, String> source, String prefix, String strippedPrefix) {
+    Map<String, String> out = new TreeMap<>();
+    source.forEach(
+        (k, v) -> {
+          if (v == null) {
+            return;
+          }
+          if (strippedPrefix != null) {
+            out.put(strippedPrefix + k, v);
+          } else if (k.startsWith(prefix)) {
+            out.put(k.substring(SESSION_PREFIX.length()), v);
+          }
+        });
+    return out;
+  }
+
+  private static ProtectorContext context(Map<String, String> options) {
+    String key = digest(options.toString());
+    long now = System.nanoTime();
+    Loaded loaded = CONTEXTS.get(key);
+    if (loaded == null || now - loaded.at > REFRESH_NANOS) {
+      loaded = new Loaded(ProtectorContext.fromOptions(ORIGIN, options), now);
+      CONTEXTS.put(key, loaded);
+    }
+    return loaded.context;
+  }
+
+  /** Forgets loaded settings, so the next use reads the policy again (tests, policy changes). */
+  public static void forgetLoadedSettings() {
+    CONTEXTS.clear();
+  }
+
+  /**
+   * The user Spark runs as when {@code spark.protector.user} is not set: {@code SPARK_USER}, else
+   * the Hadoop login user, as Spark's own {@code sparkUser} (the same on driver and executors).
+   */
+  static String currentUser() {
+    String env = System.getenv("SPARK_USER");
+    if (!isBlank(env)) {
+      return env.trim();
+    }
+    try {
+      return UserGroupInformation.getCurrentUser().getShortUserName();
+    } catch (IOException e) {
+      return System.getProperty("user.name");
+    }
+  }
+
+  public Policy policy() {
+    return context.policy();
+  }
+
+  public ProtectorContext context() {
+    return context;
+  }
+
+  public Principal principal() {
+    return principal;
+  }
+
+  /** The principal's roles in the policy. */
+  public Set<String> roles() {
+    return roles;
+  }
+
+  /**
+   * A non-secret digest of (key service, credential, principal, policy): what a plan was analyzed
+   * for, and the Parquet key-cache token.
+   */
+  public String identity() {
+    return identity;
+  }
+
+  /**
+   * The policy entry governing {@code location}: the longest matching prefix. Local paths match
+   * whether the prefix is written {@code file:/x}, {@code file:///x} or {@code /x}.
+   */
+  public Optional<TablePolicy> policyFor(String location) {
+    return policyFor(context.policy(), location);
+  }
+
+  static Optional<TablePolicy> policyFor(Policy policy, String location) {
+    if (location == null || policy.paths().isEmpty()) {
+      return Optional.empty();
+    }
+    for (String candidate : candidates(location)) {
+      Optional<TablePolicy> found = policy.pathFor(candidate);
+      if (found.isPresent()) {
+        return found;
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static Set<String> candidates(String location) {
+    Set<String> out = new LinkedHashSet<>();
+    out.add(location);
+    String lower = location.toLowerCase(Locale.ROOT);
+    if (lower.startsWith("file:")) {
+      String path = location.substring("file:".length());
+      while (path.startsWith("//")) {
+        path = path.substring(1);
+      }
+      out.add("file:" + path);
+      out.add("file://" + path);
+      out.add(path);
+    } else if (location.startsWith("/")) {
+      out.add("file:" + location);
+      out.add("file://" + location);
+    }
+    return out;
+  }
+
+  /** Whether one of the principal's roles may write under {@code entry}. */
+  public boolean canWrite(TablePolicy entry) {
+    return !Collections.disjoint(entry.writers(), roles);
+  }
+
+  /** Refuses a write under {@code entry} by a principal that is not one of its writers. */
+  public void checkWrite(TablePolicy entry, String location) {
+    if (!canWrite(entry)) {
+      throw new ProtectorException(
+          String.format(
+              "Access denied: principal %s may not write %s: the policy (%s) protects prefix %s and"
+                  + " lets only the roles %s write there (the principal's roles: %s)",
+              principal, location, context.policy().origin(), entry.name(), entry.writers(),
+              roles.isEmpty() ? "none" : roles));
+    }
+  }
+
+  /**
+   * The principal's key scope: what {@code KeyServiceRegistry} and {@code ProtectorCrypto} key
+   * their services and caches by. It carries no table columns: path files are keyed by policy
+   * columns, not Iceberg field ids.
+   */
+  public ProtectionSpec keyScope() {
+    ProtectionSpec spec = keyScope;
+    if (spec == null) {
+      TablePolicy any =
+          context.policy().paths().values().stream()
+              .findFirst()
+              .orElseGet(() -> context.policy().tables().values().stream().findFirst().orElse(null));
+      if (any == null) {
+        throw new ProtectorException(
+            "The policy " + context.policy().origin() + " lists no tables and no paths");
+      }
+      spec = ProtectionSpec.resolve(context, any, NO_COLUMNS, principal);
+      keyScope = spec;
+    }
+    return spec;
+  }
+
+  private static List<String> groups(String text) {
+    if (isBlank(text)) {
+      return List.of();
+    }
+    return Arrays.stream(text.split(","))
+        .map(String::trim)
+        .filter(s -> !s.isEmpty())
+        .collect(Collectors.toList());
+  }
+
+  private static boolean isBlank(String s) {
+    return s == null || s.isBlank();
+  }
+
+  static String digest(String text) {
+    try {
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
+      return HexFormat.of().formatHex(md.digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is not available", e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "PathScope{" + principal + ", policy=" + context.policy().origin() + "}";
+  }
+
+  private static final class Loaded {
+    final ProtectorContext context;
+    final long at;
+
+    Loaded(ProtectorContext context, long at) {
+      this.context = context;
+      this.at = at;
+    }
+  }
+}
