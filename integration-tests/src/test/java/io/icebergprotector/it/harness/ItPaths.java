@@ -37,6 +37,11 @@ public final class ItPaths {
     return requiredFile("it.rest.classpath.file");
   }
 
+  /** A file holding the key server's classpath, written by maven-dependency-plugin. */
+  public static Path protectorServerClasspathFile() {
+    return requiredFile("it.protector-server.classpath.file");
+  }
+
   private static Path requiredFile(String property) {
     String value = System.getProperty(property);
     if (value == null || value.isBlank()) {

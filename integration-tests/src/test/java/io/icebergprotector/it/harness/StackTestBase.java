@@ -29,6 +29,7 @@ public abstract class StackTestBase {
     this.store = createObjectStore(name, work);
     // Start the catalog server while the store's JVM boots: it needs S3 only on first table I/O.
     this.rest = RestCatalogServer.start(name + ".rest-catalog", work, store, true);
+    startMoreServers();
     awaitObjectStore(store);
     rest.awaitReady();
     System.out.printf(
@@ -47,6 +48,12 @@ public abstract class StackTestBase {
       store.close();
     }
   }
+
+  /**
+   * Hook for subclasses to start further server processes while the store and catalog JVMs boot
+   * ({@link #work} is set). Await them in the subclass's own {@code @BeforeAll}.
+   */
+  protected void startMoreServers() {}
 
   /** The object store; may return before it is ready ({@link #awaitObjectStore} waits). */
   protected ObjectStore createObjectStore(String name, Path workDir) {

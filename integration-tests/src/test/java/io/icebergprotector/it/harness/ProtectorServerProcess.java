@@ -1,0 +1,516 @@
+package io.icebergprotector.it.harness;
+
+import io.icebergprotector.kms.KeyAlreadyExistsException;
+import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.kms.remote.RemoteKeyService;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.security.cert.CertificateFactory;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+
+/**
+ * The Iceberg Protector key server ({@code io.icebergprotector.server.ProtectorServer}) in its own
+ * JVM on a loopback port, set up the way an operator would:
+ *
+ * <ul>
+ *   <li>a self-signed TLS certificate made with the JDK's {@code keytool} (SAN 127.0.0.1 and
+ *       localhost); clients trust its PEM ({@link #certificate()});
+ *   <li>a master keystore created on first start, holding the keys an admin creates through the
+ *       Transit admin API ({@link #createKeys});
+ *   <li>personal access tokens, one file per token ({@link #tokenFile}, mode 600); only their
+ *       SHA-256 (computed as the server's {@code TokenAuthenticator} does) is in the config;
+ *   <li>HS256 JWT verification with a shared secret ({@link #jwt});
+ *   <li>an audit file with {@code sync = fsync} ({@link #auditEvents()}).
+ * </ul>
+ *
+ * It binds port 0 and prints {@code protector-server listening on https://127.0.0.1:PORT}; after a
+ * {@link #stop()} the next {@link #start()} binds the same port again, so clients configured with
+ * {@link #url()} keep working.
+ */
+public final class ProtectorServerProcess implements AutoCloseable {
+  public static final String JWT_ISSUER = "https://idp.it.test/";
+  public static final String JWT_AUDIENCE = "iceberg-protector";
+  private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
+  private static final Pattern LISTENING =
+      Pattern.compile("protector-server listening on (https://127\\.0\\.0\\.1:(\\d+))");
+  private static final String TLS_PASSWORD_ENV = "IT_PROTECTOR_TLS_PASSWORD";
+  private static final String PASSPHRASE_ENV = "IT_PROTECTOR_KEYSTORE_PASSPHRASE";
+  private static final String PORT_ENV = "IT_PROTECTOR_PORT";
+
+  private final String name;
+  private final Path dir;
+  private final Path certificate;
+  private final Path configFile;
+  private final Path auditFile;
+  private final String classpath;
+  private final Map<String, String> env = new LinkedHashMap<>();
+  private final Map<String, Path> tokenFiles = new LinkedHashMap<>();
+  private final byte[] jwtSecret;
+  private final SSLContext trusting;
+  private ManagedProcess process;
+  private int starts;
+  private int port;
+
+  private ProtectorServerProcess(Builder b) {
+    this.name = b.name;
+    this.dir = b.dir;
+    this.classpath = readClasspath();
+    SecureRandom random = new SecureRandom();
+    try {
+      Files.createDirectories(dir);
+      Path secrets = Files.createDirectories(dir.resolve("secrets"));
+      Path tokens = Files.createDirectories(dir.resolve("tokens"));
+
+      // TLS: the server reads the keystore password from the environment, as in production.
+      String tlsPassword = "tls-" + randomText(random, 12);
+      env.put(TLS_PASSWORD_ENV, tlsPassword);
+      Path tlsKeystore = secrets.resolve("server-tls.p12");
+      this.certificate = dir.resolve("server.pem");
+      keytool("-genkeypair", "-alias", "server", "-keyalg", "EC", "-groupname", "secp256r1",
+          "-validity", "2", "-dname", "CN=localhost", "-ext", "san=ip:127.0.0.1,dns:localhost",
+          "-storetype", "PKCS12", "-keystore", tlsKeystore.toString(),
+          "-storepass:env", TLS_PASSWORD_ENV);
+      keytool("-exportcert", "-rfc", "-alias", "server", "-keystore", tlsKeystore.toString(),
+          "-storepass:env", TLS_PASSWORD_ENV, "-file", certificate.toString());
+      this.trusting = trusting(certificate);
+
+      env.put(PASSPHRASE_ENV, "keys-" + randomText(random, 24));
+
+      // HS256 secret: the server uses the UTF-8 bytes of the file's text (>= 32 bytes).
+      String secretText = randomText(random, 32);
+      this.jwtSecret = secretText.getBytes(StandardCharsets.UTF_8);
+      writePrivate(secrets.resolve("jwt-secret"), secretText);
+
+      StringBuilder tokenConfig = new StringBuilder();
+      for (TokenSpec t : b.tokens) {
+        String token = "ipt_" + randomText(random, 32);
+        Path file = tokens.resolve(t.name + ".token");
+        writePrivate(file, token + "\n");
+        tokenFiles.put(t.name, file);
+        tokenConfig.append("      { name = \"").append(t.name).append("\", sha256 = \"")
+            .append(sha256Hex(token)).append("\", principal = \"").append(t.principal)
+            .append("\", groups = ").append(quoted(t.groups)).append(" }\n");
+      }
+
+      Files.writeString(dir.resolve("policy.conf"), b.policy, StandardCharsets.UTF_8);
+      this.auditFile = dir.resolve("audit/audit.log");
+      this.configFile = dir.resolve("server.conf");
+      Files.writeString(
+          configFile,
+          String.join(
+              "\n",
+              "protector-server {",
+              // port 0 on the first start; the harness pins the bound port for restarts
+              "  bind { host = \"127.0.0.1\", port = 0, port = ${?" + PORT_ENV + "} }",
+              "  tls { keystore = \"" + dir.relativize(tlsKeystore) + "\", password-env = \""
+                  + TLS_PASSWORD_ENV + "\" }",
+              "  keys {",
+              "    keystore = \"secrets/keys.p12\"",
+              "    passphrase-env = \"" + PASSPHRASE_ENV + "\"",
+              "    create-if-missing = true",
+              "    auto-create = false",
+              "  }",
+              "  policy = \"policy.conf\"",
+              "  admin-roles = " + quoted(b.adminRoles),
+              "  auth {",
+              "    tokens = [",
+              tokenConfig.toString(),
+              "    ]",
+              "    jwt {",
+              "      enabled = true",
+              "      issuer = \"" + JWT_ISSUER + "\"",
+              "      audience = [\"" + JWT_AUDIENCE + "\"]",
+              "      hs256-secret-file = \"secrets/jwt-secret\"",
+              "      clock-skew = 5s",
+              "    }",
+              "  }",
+              "  audit { file = \"audit/audit.log\", sync = fsync }",
+              "  limits { worker-threads = 8 }",
+              "}",
+              ""),
+          StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot prepare " + name + " in " + dir, e);
+    }
+  }
+
+  public static Builder builder(String name, Path dir) {
+    return new Builder(name, dir);
+  }
+
+  /** Starts the server JVM (again, on the same port, after {@link #stop()}); see {@link #awaitReady}. */
+  public synchronized ProtectorServerProcess start() {
+    if (process != null && process.isAlive()) {
+      throw new IllegalStateException(name + " is already running");
+    }
+    starts++;
+    Map<String, String> processEnv = new LinkedHashMap<>(env);
+    if (port > 0) {
+      processEnv.put(PORT_ENV, Integer.toString(port));
+    }
+    this.process =
+        ManagedProcess.builder(starts == 1 ? name : name + "#" + starts)
+            .command(
+                List.of(
+                    ManagedProcess.javaExecutable(),
+                    "-Xmx128m",
+                    "-XX:TieredStopAtLevel=1",
+                    "-XX:+UseSerialGC",
+                    "-cp",
+                    classpath,
+                    "io.icebergprotector.server.ProtectorServer",
+                    "--config",
+                    configFile.toString()))
+            .env(processEnv)
+            .workDir(dir)
+            .logFile(ItPaths.logsDir().resolve(name + (starts == 1 ? "" : "." + starts) + ".log"))
+            .build()
+            .start();
+    return this;
+  }
+
+  /** Waits for the listening line in the log and a 200 from {@code GET /health} over TLS. */
+  public ProtectorServerProcess awaitReady() {
+    HttpClient http = httpClient();
+    process.awaitHealthy(
+        STARTUP_TIMEOUT,
+        () -> {
+          if (port == 0) {
+            Matcher m = LISTENING.matcher(Files.readString(process.logFile(), StandardCharsets.UTF_8));
+            if (!m.find()) {
+              return false;
+            }
+            port = Integer.parseInt(m.group(2));
+          }
+          HttpRequest health =
+              HttpRequest.newBuilder(URI.create(url() + "/health"))
+                  .timeout(Duration.ofSeconds(5))
+                  .build();
+          return http.send(health, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+        });
+    return this;
+  }
+
+  /** Stops the JVM (SIGTERM: its shutdown hook closes the audit log and keystore). */
+  public synchronized void stop() {
+    if (process != null) {
+      process.stop();
+    }
+  }
+
+  public boolean isRunning() {
+    return process != null && process.isAlive();
+  }
+
+  /** {@code https://127.0.0.1:PORT}, known once {@link #awaitReady()} returned. */
+  public String url() {
+    if (port == 0) {
+      throw new IllegalStateException(name + " has not reported its port yet");
+    }
+    return "https://127.0.0.1:" + port;
+  }
+
+  /** The server's self-signed certificate (PEM), what clients put in their trust store option. */
+  public Path certificate() {
+    return certificate;
+  }
+
+  public Path auditFile() {
+    return auditFile;
+  }
+
+  public ManagedProcess process() {
+    return process;
+  }
+
+  /** Every log file this server wrote (one per start). */
+  public List<Path> logFiles() {
+    List<Path> files = new ArrayList<>();
+    for (int i = 1; i <= starts; i++) {
+      files.add(ItPaths.logsDir().resolve(name + (i == 1 ? "" : "." + i) + ".log"));
+    }
+    return files;
+  }
+
+  /** The file holding the personal access token called {@code tokenName}. */
+  public Path tokenFile(String tokenName) {
+    Path file = tokenFiles.get(tokenName);
+    if (file == null) {
+      throw new IllegalArgumentException("No token '" + tokenName + "'; tokens: " + tokenFiles.keySet());
+    }
+    return file;
+  }
+
+  /** The raw token of {@code tokenName} (for leak checks and direct API calls). */
+  public String token(String tokenName) {
+    try {
+      return Files.readString(tokenFile(tokenName), StandardCharsets.UTF_8).strip();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Every raw token this server accepts. */
+  public List<String> tokens() {
+    return tokenFiles.keySet().stream().map(this::token).collect(Collectors.toList());
+  }
+
+  /** An HS256 JWT for {@code subject} from the configured issuer and audience, expiring at {@code expires}. */
+  public String jwt(String subject, List<String> groups, Instant expires) {
+    Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
+    long now = Instant.now().getEpochSecond();
+    Map<String, Object> claims = new LinkedHashMap<>();
+    claims.put("iss", JWT_ISSUER);
+    claims.put("aud", JWT_AUDIENCE);
+    claims.put("sub", subject);
+    claims.put("groups", List.copyOf(groups));
+    claims.put("iat", Math.min(now, expires.getEpochSecond() - 60));
+    claims.put("exp", expires.getEpochSecond());
+    String signingInput =
+        b64.encodeToString(Json.write(Json.object("alg", "HS256", "typ", "JWT")).getBytes(StandardCharsets.UTF_8))
+            + "."
+            + b64.encodeToString(Json.write(claims).getBytes(StandardCharsets.UTF_8));
+    try {
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(new SecretKeySpec(jwtSecret, "HmacSHA256"));
+      return signingInput + "." + b64.encodeToString(mac.doFinal(signingInput.getBytes(StandardCharsets.US_ASCII)));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("HS256 is not available", e);
+    }
+  }
+
+  /** Writes {@code token} to a new file (mode 600) under this server's directory, for a catalog option. */
+  public Path writeTokenFile(String fileName, String token) {
+    Path file = dir.resolve("tokens").resolve(fileName);
+    writePrivate(file, token + "\n");
+    return file;
+  }
+
+  /**
+   * A PKCS12 trust store holding the server's certificate, protected by the password in
+   * environment variable {@code passwordEnv} (as a user's {@code protector.kms.trust-store} with
+   * {@code protector.kms.trust-store-password-env}).
+   */
+  public Path pkcs12TrustStore(String passwordEnv) {
+    Path file = dir.resolve("truststore.p12");
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    keytool("-importcert", "-noprompt", "-alias", "protector-server", "-file", certificate.toString(),
+        "-storetype", "PKCS12", "-keystore", file.toString(), "-storepass:env", passwordEnv);
+    return file;
+  }
+
+  /** A client of the running server as the holder of {@code tokenName}. */
+  public RemoteKeyService client(String tokenName) {
+    return RemoteKeyService.builder()
+        .url(url())
+        .token(token(tokenName))
+        .trustedCertificate(certificate)
+        .connectTimeout(Duration.ofSeconds(2))
+        .requestTimeout(Duration.ofSeconds(10))
+        .build();
+  }
+
+  /** Creates master keys through the Transit admin API ({@code POST /v1/transit/keys/<key>}). */
+  public void createKeys(String adminTokenName, Collection<String> keyIds) {
+    try (RemoteKeyService admin = client(adminTokenName)) {
+      for (String keyId : keyIds) {
+        try {
+          admin.createKey(keyId);
+        } catch (KeyAlreadyExistsException e) {
+          // created by an earlier start
+        }
+      }
+    }
+  }
+
+  /** The audit log's JSON lines, parsed, oldest first (fsync'ed before each response). */
+  public List<Map<String, Object>> auditEvents() {
+    if (!Files.exists(auditFile)) {
+      return List.of();
+    }
+    try {
+      return Files.readAllLines(auditFile, StandardCharsets.UTF_8).stream()
+          .filter(line -> !line.isBlank())
+          .map(Json::parseObject)
+          .collect(Collectors.toList());
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read " + auditFile, e);
+    }
+  }
+
+  /** An HTTP client trusting exactly this server's certificate. */
+  public HttpClient httpClient() {
+    return HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .sslContext(trusting)
+        .connectTimeout(Duration.ofSeconds(2))
+        .build();
+  }
+
+  @Override
+  public void close() {
+    stop();
+  }
+
+  @Override
+  public String toString() {
+    return name + (process == null ? "[not started]" : "[" + process + (port > 0 ? " at " + url() : "") + "]");
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  private static String readClasspath() {
+    Path file = ItPaths.protectorServerClasspathFile();
+    try {
+      return Files.readString(file, StandardCharsets.UTF_8).trim();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read " + file, e);
+    }
+  }
+
+  /** As the server's TokenAuthenticator: hex SHA-256 of the token's UTF-8 bytes. */
+  static String sha256Hex(String token) {
+    try {
+      return HexFormat.of().formatHex(
+          MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static String randomText(SecureRandom random, int bytes) {
+    byte[] raw = new byte[bytes];
+    random.nextBytes(raw);
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(raw);
+  }
+
+  private static void writePrivate(Path file, String text) {
+    try {
+      Files.deleteIfExists(file);
+      try {
+        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+      } catch (UnsupportedOperationException e) {
+        Files.createFile(file); // not a POSIX file system
+      }
+      Files.writeString(file, text, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write " + file, e);
+    }
+  }
+
+  private void keytool(String... args) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    pb.environment().put(TLS_PASSWORD_ENV, env.get(TLS_PASSWORD_ENV));
+    try {
+      Process p = pb.start();
+      p.getOutputStream().close();
+      String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new IllegalStateException("keytool " + args[0] + " failed: " + output);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot run keytool", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while running keytool", e);
+    }
+  }
+
+  private static SSLContext trusting(Path pem) {
+    try (InputStream in = Files.newInputStream(pem)) {
+      KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
+      trust.load(null, null);
+      trust.setCertificateEntry("server", CertificateFactory.getInstance("X.509").generateCertificate(in));
+      TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      tmf.init(trust);
+      SSLContext ctx = SSLContext.getInstance("TLS");
+      ctx.init(null, tmf.getTrustManagers(), null);
+      return ctx;
+    } catch (IOException | GeneralSecurityException e) {
+      throw new IllegalStateException("Cannot trust " + pem, e);
+    }
+  }
+
+  private static String quoted(Collection<String> values) {
+    return values.stream().map(v -> "\"" + v + "\"").collect(Collectors.joining(", ", "[", "]"));
+  }
+
+  private record TokenSpec(String name, String principal, List<String> groups) {}
+
+  public static final class Builder {
+    private final String name;
+    private final Path dir;
+    private final List<TokenSpec> tokens = new ArrayList<>();
+    private final List<String> adminRoles = new ArrayList<>();
+    private String policy;
+
+    private Builder(String name, Path dir) {
+      this.name = Objects.requireNonNull(name, "name");
+      this.dir = Objects.requireNonNull(dir, "dir");
+    }
+
+    /** The policy the server enforces and hands to clients (HOCON text). */
+    public Builder policy(String hocon) {
+      this.policy = hocon;
+      return this;
+    }
+
+    /** A personal access token called {@code tokenName} authenticating {@code principal}. */
+    public Builder token(String tokenName, String principal, String... groups) {
+      tokens.add(new TokenSpec(tokenName, principal, List.of(groups)));
+      return this;
+    }
+
+    /** Policy roles whose members may create and rotate keys. */
+    public Builder adminRoles(String... roles) {
+      adminRoles.addAll(List.of(roles));
+      return this;
+    }
+
+    /** Writes the TLS material, secrets, token files and config; does not start the server. */
+    public ProtectorServerProcess build() {
+      Objects.requireNonNull(policy, "policy");
+      if (tokens.isEmpty()) {
+        throw new IllegalArgumentException(name + ": configure at least one token");
+      }
+      return new ProtectorServerProcess(this);
+    }
+  }
+}
