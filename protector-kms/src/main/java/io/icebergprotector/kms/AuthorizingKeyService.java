@@ -2,7 +2,6 @@ package io.icebergprotector.kms;
 
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
-import java.util.List;
 import java.util.Set;
 
 /**
@@ -11,24 +10,20 @@ import java.util.Set;
  * touched, so a refused key is never read. Admin operations (create, rotate, destroy, list, describe) pass
  * through: they are guarded where the admin API is exposed.
  */
-public final class AuthorizingKeyService implements KeyService {
-  private final KeyService delegate;
+public final class AuthorizingKeyService extends ForwardingKeyService {
   private final Principal principal;
   // Policies are immutable; compute the principal's key sets once.
   private final Set<String> wrappable;
   private final Set<String> unwrappable;
 
   public AuthorizingKeyService(KeyService delegate, Policy policy, Principal principal) {
-    if (delegate == null) {
-      throw new IllegalArgumentException("Invalid delegate key service: null");
-    }
+    super(delegate);
     if (policy == null) {
       throw new IllegalArgumentException("Invalid policy: null");
     }
     if (principal == null) {
       throw new IllegalArgumentException("Invalid principal: null");
     }
-    this.delegate = delegate;
     this.principal = principal;
     this.wrappable = Set.copyOf(policy.wrappableKeys(principal));
     this.unwrappable = Set.copyOf(policy.unwrappableKeys(principal));
@@ -41,54 +36,30 @@ public final class AuthorizingKeyService implements KeyService {
   @Override
   public String wrap(String keyId, byte[] plaintext) {
     check(wrappable, keyId, "wrap");
-    return delegate.wrap(keyId, plaintext);
+    return delegate().wrap(keyId, plaintext);
   }
 
   @Override
   public byte[] unwrap(String keyId, String wrapped) {
     check(unwrappable, keyId, "unwrap");
-    return delegate.unwrap(keyId, wrapped);
+    return delegate().unwrap(keyId, wrapped);
   }
 
   @Override
   public byte[] deriveKey(String keyId, String context) {
     check(unwrappable, keyId, "deriveKey");
-    return delegate.deriveKey(keyId, context);
+    return delegate().deriveKey(keyId, context);
   }
 
-  @Override
-  public KeyInfo createKey(String keyId) {
-    return delegate.createKey(keyId);
-  }
 
-  @Override
-  public KeyInfo rotateKey(String keyId) {
-    return delegate.rotateKey(keyId);
-  }
 
-  @Override
-  public void destroyKey(String keyId) {
-    delegate.destroyKey(keyId);
-  }
 
-  @Override
-  public List<KeyInfo> listKeys() {
-    return delegate.listKeys();
-  }
 
-  @Override
-  public KeyInfo describeKey(String keyId) {
-    return delegate.describeKey(keyId);
-  }
 
-  @Override
-  public void close() {
-    delegate.close();
-  }
 
   @Override
   public String toString() {
-    return "Authorizing(" + principal + ", " + delegate + ")";
+    return "Authorizing(" + principal + ", " + delegate() + ")";
   }
 
   private void check(Set<String> allowed, String keyId, String operation) {

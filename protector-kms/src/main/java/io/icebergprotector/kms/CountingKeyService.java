@@ -1,23 +1,18 @@
 package io.icebergprotector.kms;
 
-import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Decorator counting key traffic (calls of wrap, unwrap and deriveKey that reached this layer, including the
  * ones that failed). Used for the Spark key-traffic metric and to prove that refused calls never reach a store.
  */
-public final class CountingKeyService implements KeyService {
-  private final KeyService delegate;
+public final class CountingKeyService extends ForwardingKeyService {
   private final AtomicLong wraps = new AtomicLong();
   private final AtomicLong unwraps = new AtomicLong();
   private final AtomicLong derives = new AtomicLong();
 
   public CountingKeyService(KeyService delegate) {
-    if (delegate == null) {
-      throw new IllegalArgumentException("Invalid delegate key service: null");
-    }
-    this.delegate = delegate;
+    super(delegate);
   }
 
   public long wrapCount() {
@@ -37,60 +32,32 @@ public final class CountingKeyService implements KeyService {
     return wraps.get() + unwraps.get() + derives.get();
   }
 
-  public KeyService delegate() {
-    return delegate;
-  }
 
-  @Override
-  public KeyInfo createKey(String keyId) {
-    return delegate.createKey(keyId);
-  }
 
-  @Override
-  public KeyInfo rotateKey(String keyId) {
-    return delegate.rotateKey(keyId);
-  }
 
-  @Override
-  public void destroyKey(String keyId) {
-    delegate.destroyKey(keyId);
-  }
 
-  @Override
-  public List<KeyInfo> listKeys() {
-    return delegate.listKeys();
-  }
-
-  @Override
-  public KeyInfo describeKey(String keyId) {
-    return delegate.describeKey(keyId);
-  }
 
   @Override
   public String wrap(String keyId, byte[] plaintext) {
     wraps.incrementAndGet();
-    return delegate.wrap(keyId, plaintext);
+    return delegate().wrap(keyId, plaintext);
   }
 
   @Override
   public byte[] unwrap(String keyId, String wrapped) {
     unwraps.incrementAndGet();
-    return delegate.unwrap(keyId, wrapped);
+    return delegate().unwrap(keyId, wrapped);
   }
 
   @Override
   public byte[] deriveKey(String keyId, String context) {
     derives.incrementAndGet();
-    return delegate.deriveKey(keyId, context);
+    return delegate().deriveKey(keyId, context);
   }
 
-  @Override
-  public void close() {
-    delegate.close();
-  }
 
   @Override
   public String toString() {
-    return "Counting(" + delegate + ")";
+    return "Counting(" + delegate() + ")";
   }
 }

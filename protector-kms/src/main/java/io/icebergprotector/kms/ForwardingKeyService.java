@@ -1,0 +1,68 @@
+package io.icebergprotector.kms;
+
+import java.util.List;
+
+/**
+ * A key service that forwards every call to another one; decorators override only the calls they
+ * change (authorization, counting).
+ */
+public abstract class ForwardingKeyService implements KeyService {
+  private final KeyService delegate;
+
+  protected ForwardingKeyService(KeyService delegate) {
+    if (delegate == null) {
+      throw new IllegalArgumentException("Invalid delegate key service: null");
+    }
+    this.delegate = delegate;
+  }
+
+  /** The key service calls are forwarded to. */
+  public KeyService delegate() {
+    return delegate;
+  }
+
+  @Override
+  public KeyInfo createKey(String keyId) {
+    return delegate.createKey(keyId);
+  }
+
+  @Override
+  public KeyInfo rotateKey(String keyId) {
+    return delegate.rotateKey(keyId);
+  }
+
+  @Override
+  public void destroyKey(String keyId) {
+    delegate.destroyKey(keyId);
+  }
+
+  @Override
+  public List<KeyInfo> listKeys() {
+    return delegate.listKeys();
+  }
+
+  @Override
+  public KeyInfo describeKey(String keyId) {
+    return delegate.describeKey(keyId);
+  }
+
+  @Override
+  public String wrap(String keyId, byte[] plaintext) {
+    return delegate.wrap(keyId, plaintext);
+  }
+
+  @Override
+  public byte[] unwrap(String keyId, String wrapped) {
+    return delegate.unwrap(keyId, wrapped);
+  }
+
+  @Override
+  public byte[] deriveKey(String keyId, String context) {
+    return delegate.deriveKey(keyId, context);
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+}
