@@ -3,12 +3,6 @@ package io.icebergprotector.spark.read;
 import io.icebergprotector.policy.Mask;
 import io.icebergprotector.policy.Masks;
 import io.icebergprotector.spark.ProtectorException;
-import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.Arrays;
 import java.util.function.Supplier;
 import org.apache.iceberg.types.Type;
@@ -51,26 +45,11 @@ import org.apache.spark.unsafe.types.UTF8String;
  * </ul>
  *
  * Nulls stay null under every mask (callers never pass null here). The typed kernels below
- * ({@link #partial}, {@link Hash}, {@link #redacted}) are shared with the columnar path ({@link
+ * ({@link #partial}, {@link ValueHash}, {@link #redacted}) are shared with the columnar path ({@link
  * VectorMasks}), so a row and a vector of the same value always mask alike.
  */
 final class ValueMasks {
-  private static final byte[] HEX_DIGITS = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
   private static final UTF8String REDACTED_STRING = UTF8String.fromString(Masks.REDACTED_STRING);
-  private static final DateTimeFormatter TS_FORMAT =
-      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS");
-  private static final long[] POWERS_OF_TEN = new long[19];
-  private static final long MIN_DAY = LocalDate.of(1, 1, 1).toEpochDay();
-  private static final long DAY_RANGE = LocalDate.of(9999, 12, 31).toEpochDay() - MIN_DAY + 1;
-  private static final long MIN_MICROS = micros(LocalDateTime.of(1, 1, 1, 0, 0));
-  private static final long MICROS_RANGE = micros(LocalDateTime.of(10000, 1, 1, 0, 0)) - MIN_MICROS;
-
-  static {
-    POWERS_OF_TEN[0] = 1L;
-    for (int i = 1; i < POWERS_OF_TEN.length; i++) {
-      POWERS_OF_TEN[i] = POWERS_OF_TEN[i - 1] * 10L;
-    }
-  }
 
   /**
    * A mask on one non-null Spark internal value. Not thread-safe (a hash mask keeps one keyed
@@ -124,7 +103,7 @@ final class ValueMasks {
         }
         throw unsupported(mask, type, column);
       case HASH:
-        return hash(mask, type, new Hash(hashKey), column);
+        return hash(mask, type, new ValueHash(hashKey), column);
       default:
         throw unsupported(mask, type, column);
     }
@@ -203,7 +182,7 @@ final class ValueMasks {
     return UTF8String.fromBytes(out);
   }
 
-  private static ValueMask hash(Mask mask, Type type, Hash hash, String column) {
+  private static ValueMask hash(Mask mask, Type type, ValueHash hash, String column) {
     switch (type.typeId()) {
       case STRING:
       case UUID:
@@ -232,107 +211,8 @@ final class ValueMasks {
     }
   }
 
-  /**
-   * The {@code hash} mask of one column: HMAC-SHA256 under the column's key, with one keyed Mac
-   * reused for every value. The key is fetched on the first hashed value (never for an all-null
-   * column). Not thread-safe.
-   */
-  static final class Hash {
-    private final Supplier<byte[]> key;
-    private Masks.Hasher hasher = null;
-
-    Hash(Supplier<byte[]> key) {
-      this.key = key;
-    }
-
-    private Masks.Hasher hasher() {
-      if (hasher == null) {
-        hasher = Masks.hasher(key.get());
-      }
-      return hasher;
-    }
-
-    byte[] digest(byte[] value) {
-      return hasher().digest(value);
-    }
-
-    /** Lowercase hex digest of the string's UTF-8 bytes, as {@link Masks#hashHex}. */
-    UTF8String string(UTF8String value) {
-      byte[] digest = hasher().digest(value.getBytes());
-      byte[] hex = new byte[digest.length * 2];
-      for (int i = 0; i < digest.length; i++) {
-        hex[2 * i] = HEX_DIGITS[(digest[i] >> 4) & 0xf];
-        hex[2 * i + 1] = HEX_DIGITS[digest[i] & 0xf];
-      }
-      return UTF8String.fromBytes(hex);
-    }
-
-    byte[] fixed(byte[] value, int length) {
-      return repeat(digest(value), length);
-    }
-
-    int ofInt(int value) {
-      return (int) (first8(digest(text(Integer.toString(value)))) >> 32);
-    }
-
-    long ofLong(long value) {
-      return first8(digest(text(Long.toString(value))));
-    }
-
-    Decimal ofDecimal(Decimal value, int precision, int scale) {
-      long modulus = POWERS_OF_TEN[Math.min(precision, 18)];
-      String canonical = value.toJavaBigDecimal().setScale(scale).toPlainString();
-      long unscaled = Math.floorMod(first8(digest(text(canonical))), modulus);
-      return Decimal.apply(unscaled, precision, scale);
-    }
-
-    int ofDate(int epochDay) {
-      String canonical = LocalDate.ofEpochDay(epochDay).toString();
-      return (int) (MIN_DAY + Math.floorMod(first8(digest(text(canonical))), DAY_RANGE));
-    }
-
-    long ofTimestamp(long micros, boolean withZone) {
-      String canonical = TS_FORMAT.format(dateTime(micros)) + (withZone ? "Z" : "");
-      return MIN_MICROS + Math.floorMod(first8(digest(text(canonical))), MICROS_RANGE);
-    }
-  }
-
   private static boolean isString(Type type) {
     return type.typeId() == Type.TypeID.STRING;
-  }
-
-  private static byte[] text(String value) {
-    return value.getBytes(StandardCharsets.UTF_8);
-  }
-
-  private static long first8(byte[] digest) {
-    long result = 0;
-    for (int i = 0; i < 8; i++) {
-      result = (result << 8) | (digest[i] & 0xffL);
-    }
-    return result;
-  }
-
-  private static byte[] repeat(byte[] digest, int length) {
-    byte[] out = new byte[length];
-    for (int i = 0; i < length; i++) {
-      out[i] = digest[i % digest.length];
-    }
-    return out;
-  }
-
-  private static LocalDateTime dateTime(long micros) {
-    return LocalDateTime.ofEpochSecond(
-        Math.floorDiv(micros, 1_000_000L),
-        (int) Math.floorMod(micros, 1_000_000L) * 1000,
-        ZoneOffset.UTC);
-  }
-
-  private static long micros(LocalDateTime dateTime) {
-    // not ChronoUnit.MICROS.between: it goes through nanoseconds and overflows beyond +-292 years
-    Instant instant = dateTime.toInstant(ZoneOffset.UTC);
-    return Math.addExact(
-        Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1000);
   }
 
   static ProtectorException unsupported(Mask mask, Type type, String column) {

@@ -54,14 +54,14 @@ final class VectorMasks {
         }
         throw ValueMasks.unsupported(mask, type, column);
       case HASH:
-        return hash(mask, type, sparkType, new ValueMasks.Hash(hashKey), column);
+        return hash(mask, type, sparkType, new ValueHash(hashKey), column);
       default:
         throw ValueMasks.unsupported(mask, type, column);
     }
   }
 
   private static VectorMask hash(
-      Mask mask, Type type, DataType sparkType, ValueMasks.Hash hash, String column) {
+      Mask mask, Type type, DataType sparkType, ValueHash hash, String column) {
     switch (type.typeId()) {
       case STRING:
       case UUID:
