@@ -1,8 +1,8 @@
 package io.icebergprotector.cli;
 
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -26,14 +26,7 @@ public final class DemoCommand implements Callable<Integer> {
   @Option(names = "--rows", defaultValue = "100000", paramLabel = "<n>", description = "Rows to write (default: ${DEFAULT-VALUE}).")
   long rows;
 
-  @Option(names = "--warehouse", defaultValue = Workspace.DEFAULT_WAREHOUSE, paramLabel = "<dir>", description = "Warehouse of catalog 'demo' (default: ${DEFAULT-VALUE}).")
-  Path warehouse;
-
-  @Option(names = "--state-dir", defaultValue = Workspace.DEFAULT_STATE_DIR, paramLabel = "<dir>", description = "Keystore and passphrase directory (default: ${DEFAULT-VALUE}).")
-  Path stateDir;
-
-  @Option(names = "--policy", paramLabel = "<file>", description = "Policy (default: " + Workspace.DEFAULT_POLICY + ").")
-  Path policy;
+  @Mixin WorkspaceOptions workspace;
 
   @Override
   public Integer call() {
@@ -41,7 +34,7 @@ public final class DemoCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--rows must be at least " + Demo.MIN_ROWS + ": " + rows);
     }
     HeavyClasspath.require("demo", HeavyClasspath.SPARK, HeavyClasspath.ICEBERG, HeavyClasspath.EXTENSION);
-    Workspace ws = new Workspace(warehouse, stateDir, policy != null ? policy : Workspace.defaultPolicy());
+    Workspace ws = workspace.workspace();
     DemoLauncher.run(ws, rows, spec.commandLine().getOut(), spec.commandLine().getErr());
     return ProtectorCli.OK;
   }

@@ -1,9 +1,9 @@
 package io.icebergprotector.cli;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -46,14 +46,7 @@ public final class RewriteCommand implements Callable<Integer> {
   @Option(names = "--force", description = "Rewrite every data file.")
   boolean force;
 
-  @Option(names = "--warehouse", defaultValue = Workspace.DEFAULT_WAREHOUSE, paramLabel = "<dir>", description = "Warehouse of catalog 'demo' (default: ${DEFAULT-VALUE}).")
-  Path warehouse;
-
-  @Option(names = "--state-dir", defaultValue = Workspace.DEFAULT_STATE_DIR, paramLabel = "<dir>", description = "Keystore and passphrase directory (default: ${DEFAULT-VALUE}).")
-  Path stateDir;
-
-  @Option(names = "--policy", paramLabel = "<file>", description = "Policy (default: " + Workspace.DEFAULT_POLICY + ").")
-  Path policy;
+  @Mixin WorkspaceOptions workspace;
 
   @Override
   public Integer call() {
@@ -64,7 +57,7 @@ public final class RewriteCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--table must be a name like db.customers: " + table);
     }
     HeavyClasspath.require("rewrite", HeavyClasspath.SPARK, HeavyClasspath.ICEBERG, HeavyClasspath.EXTENSION);
-    Workspace ws = new Workspace(warehouse, stateDir, policy != null ? policy : Workspace.defaultPolicy());
+    Workspace ws = workspace.workspace();
     String call =
         String.format(
             "CALL demo.system.rewrite_protected(table => '%s', min_key_version => %d, decrypt => %s, force => %s)",

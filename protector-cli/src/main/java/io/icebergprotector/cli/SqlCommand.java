@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -49,14 +50,7 @@ public final class SqlCommand implements Callable<Integer> {
   @Option(names = "--max-rows", defaultValue = "100", paramLabel = "<n>", description = "Rows printed per query (default: ${DEFAULT-VALUE}).")
   int maxRows;
 
-  @Option(names = "--warehouse", defaultValue = Workspace.DEFAULT_WAREHOUSE, paramLabel = "<dir>", description = "Warehouse of catalog 'demo' (default: ${DEFAULT-VALUE}).")
-  Path warehouse;
-
-  @Option(names = "--state-dir", defaultValue = Workspace.DEFAULT_STATE_DIR, paramLabel = "<dir>", description = "Keystore and passphrase directory (default: ${DEFAULT-VALUE}).")
-  Path stateDir;
-
-  @Option(names = "--policy", paramLabel = "<file>", description = "Policy (default: " + Workspace.DEFAULT_POLICY + ").")
-  Path policy;
+  @Mixin WorkspaceOptions workspace;
 
   @Override
   public Integer call() {
@@ -69,7 +63,7 @@ public final class SqlCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "no SQL statement given");
     }
     HeavyClasspath.require("sql", HeavyClasspath.SPARK, HeavyClasspath.ICEBERG, HeavyClasspath.EXTENSION);
-    Workspace ws = new Workspace(warehouse, stateDir, policy != null ? policy : Workspace.defaultPolicy());
+    Workspace ws = workspace.workspace();
     return SqlRunner.run(ws, user, groups, statements, maxRows, spec.commandLine().getOut(), spec.commandLine().getErr());
   }
 
