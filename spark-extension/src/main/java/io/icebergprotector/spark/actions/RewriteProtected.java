@@ -1,7 +1,6 @@
 package io.icebergprotector.spark.actions;
 
 import io.icebergprotector.policy.AccessLevel;
-import io.icebergprotector.spark.ColumnProtection;
 import io.icebergprotector.spark.ProtectedTable;
 import io.icebergprotector.spark.ProtectingSessionCatalog;
 import io.icebergprotector.spark.ProtectingSparkCatalog;
@@ -30,10 +29,8 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.shaded.org.apache.parquet.ParquetReadOptions;
-import org.apache.iceberg.shaded.org.apache.parquet.column.ColumnDescriptor;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.iceberg.shaded.org.apache.parquet.schema.MessageType;
-import org.apache.iceberg.shaded.org.apache.parquet.schema.Type;
 import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -324,25 +321,8 @@ public final class RewriteProtected {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read the footer of " + location, e);
     }
-    Map<String, String> expected = new LinkedHashMap<>();
-    for (ColumnDescriptor column : fileSchema.getColumns()) {
-      String keyId = null;
-      Type type = fileSchema;
-      for (String name : column.getPath()) {
-        type = type.asGroupType().getType(name);
-        if (type.getId() != null) {
-          ColumnProtection protection = spec.columns().get(type.getId().intValue());
-          if (protection != null) {
-            boolean retired = spec.retiredFieldIds().contains(protection.fieldId());
-            keyId = retired && decrypt ? null : protection.keyId();
-          }
-        }
-      }
-      if (keyId != null) {
-        expected.put(String.join(".", column.getPath()), keyId);
-      }
-    }
-    return expected;
+    // what a rewrite would write today: retired columns in plaintext when decrypting
+    return ProtectorCrypto.leafKeys(decrypt ? spec.withoutRetired() : spec, fileSchema);
   }
 
 }

@@ -7,11 +7,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.shaded.org.apache.parquet.column.ColumnDescriptor;
 import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileDecryptionProperties;
 import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileEncryptionProperties;
@@ -40,14 +38,14 @@ public final class ProtectorCrypto {
    * encrypted with a data key under the field's master key; the footer follows the policy.
    */
   public static FileEncryptionProperties fileEncryption(
-      ProtectionSpec spec, Schema schema, MessageType parquetSchema, String location) {
+      ProtectionSpec spec, MessageType parquetSchema, String location) {
     KeyServiceRegistry.obtain(spec);
     Configuration conf = hadoopConf(spec);
     conf.set(PropertiesDrivenCryptoFactory.FOOTER_KEY_PROPERTY_NAME, spec.footerKeyId());
     conf.setBoolean(
         PropertiesDrivenCryptoFactory.PLAINTEXT_FOOTER_PROPERTY_NAME, spec.plaintextFooter());
     conf.set(PropertiesDrivenCryptoFactory.ENCRYPTION_ALGORITHM_PROPERTY_NAME, spec.algorithm());
-    String columnKeys = columnKeys(spec, schema, parquetSchema);
+    String columnKeys = columnKeys(spec, parquetSchema);
     if (!columnKeys.isEmpty()) {
       conf.set(PropertiesDrivenCryptoFactory.COLUMN_KEYS_PROPERTY_NAME, columnKeys);
     } else {
@@ -106,15 +104,10 @@ public final class ProtectorCrypto {
   }
 
   /** "key1:col.a,col.b;key2:col.c" over Parquet leaf paths, from field ids. */
-  static String columnKeys(ProtectionSpec spec, Schema schema, MessageType parquetSchema) {
-    Set<Integer> protectedIds = spec.protectedFieldIds(schema);
+  static String columnKeys(ProtectionSpec spec, MessageType parquetSchema) {
     Map<String, List<String>> byKey = new LinkedHashMap<>();
-    for (ColumnDescriptor column : parquetSchema.getColumns()) {
-      String keyId = keyFor(spec, schema, parquetSchema, column, protectedIds);
-      if (keyId != null) {
-        byKey.computeIfAbsent(keyId, k -> new ArrayList<>()).add(String.join(".", column.getPath()));
-      }
-    }
+    leafKeys(spec, parquetSchema)
+        .forEach((path, keyId) -> byKey.computeIfAbsent(keyId, k -> new ArrayList<>()).add(path));
     StringBuilder sb = new StringBuilder();
     byKey.forEach(
         (key, paths) -> {
@@ -126,25 +119,28 @@ public final class ProtectorCrypto {
     return sb.toString();
   }
 
-  /** The master key of the innermost protected field on a leaf's path, or null. */
-  private static String keyFor(
-      ProtectionSpec spec,
-      Schema schema,
-      MessageType parquetSchema,
-      ColumnDescriptor column,
-      Set<Integer> protectedIds) {
-    String keyId = null;
-    String[] path = column.getPath();
-    Type type = parquetSchema;
-    for (String name : path) {
-      type = type.asGroupType().getType(name);
-      if (type.getId() != null) {
-        ColumnProtection protection = spec.columns().get(type.getId().intValue());
-        if (protection != null) {
-          keyId = protection.keyId();
+  /**
+   * The master key of every encrypted Parquet leaf column (dotted path), by the field ids in the
+   * Parquet schema: the key of the innermost protected field on the leaf's path.
+   */
+  public static Map<String, String> leafKeys(ProtectionSpec spec, MessageType parquetSchema) {
+    Map<String, String> keys = new LinkedHashMap<>();
+    for (ColumnDescriptor column : parquetSchema.getColumns()) {
+      String keyId = null;
+      Type type = parquetSchema;
+      for (String name : column.getPath()) {
+        type = type.asGroupType().getType(name);
+        if (type.getId() != null) {
+          ColumnProtection protection = spec.columns().get(type.getId().intValue());
+          if (protection != null) {
+            keyId = protection.keyId();
+          }
         }
       }
+      if (keyId != null) {
+        keys.put(String.join(".", column.getPath()), keyId);
+      }
     }
-    return keyId;
+    return keys;
   }
 }

@@ -177,7 +177,7 @@ public final class ProtectedParquetAppender implements FileAppender<InternalRow>
 
   private void open() {
     FileEncryptionProperties encryption =
-        ProtectorCrypto.fileEncryption(protection, schema, parquetSchema, file.location());
+        ProtectorCrypto.fileEncryption(protection, parquetSchema, file.location());
     if (encryption == null) {
       throw new ProtectorException(
           "No encryption properties for protected file " + file.location() + " of table "

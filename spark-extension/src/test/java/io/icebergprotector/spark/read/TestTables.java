@@ -115,7 +115,7 @@ final class TestTables {
     File file = dataFile(table, "enc");
     MessageType type = ParquetSchemaUtil.convert(schema, "table");
     FileEncryptionProperties encryption =
-        ProtectorCrypto.fileEncryption(writer, schema, type, file.getAbsolutePath());
+        ProtectorCrypto.fileEncryption(writer, type, file.getAbsolutePath());
     SimpleGroupFactory groups = new SimpleGroupFactory(type);
     try (ParquetWriter<Group> out =
         ExampleParquetWriter.builder(new LocalOutputFile(file.toPath()))
