@@ -21,7 +21,6 @@ import org.apache.iceberg.shaded.org.apache.parquet.hadoop.example.GroupReadSupp
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.util.HadoopInputFile;
-import org.apache.spark.sql.connector.catalog.Identifier;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -37,21 +36,6 @@ class ProtectedFilesTest extends SparkTestBase {
         "INSERT INTO prot.db.customers SELECT id, concat('n', id), concat('SSN-', id),"
             + " concat('e', id, '@x.test'), CAST(id AS DECIMAL(10,2)),"
             + " named_struct('city', 'c', 'zip', concat('Z', id)) FROM range(0, 50) ");
-  }
-
-  private static ProtectionSpec specFor(String user) {
-    String previous = spark.conf().get("spark.sql.catalog.prot.protector.user");
-    spark.conf().set("spark.sql.catalog.prot.protector.user", user);
-    try {
-      ProtectingSparkCatalog catalog =
-          (ProtectingSparkCatalog) spark.sessionState().catalogManager().catalog("prot");
-      return ((ProtectedTable) catalog.loadTable(Identifier.of(new String[] {"db"}, "customers")))
-          .protection();
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    } finally {
-      spark.conf().set("spark.sql.catalog.prot.protector.user", previous);
-    }
   }
 
   @Test

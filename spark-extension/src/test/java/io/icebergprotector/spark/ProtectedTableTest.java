@@ -366,17 +366,4 @@ class ProtectedTableTest extends SparkTestBase {
       }
     }
   }
-
-  static ProtectionSpec specFor(String user) {
-    String previous = spark.conf().get("spark.sql.catalog.prot.protector.user");
-    spark.conf().set("spark.sql.catalog.prot.protector.user", user);
-    try {
-      return ((ProtectedTable) catalog().loadTable(Identifier.of(new String[] {"db"}, "customers")))
-          .protection();
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    } finally {
-      spark.conf().set("spark.sql.catalog.prot.protector.user", previous);
-    }
-  }
 }

@@ -123,6 +123,24 @@ public abstract class SparkTestBase {
     }
   }
 
+  /** The protection of {@code prot.db.customers} as {@code user} sees it. */
+  protected static ProtectionSpec specFor(String user) {
+    String previous = spark.conf().get("spark.sql.catalog.prot.protector.user");
+    spark.conf().set("spark.sql.catalog.prot.protector.user", user);
+    try {
+      ProtectingSparkCatalog catalog =
+          (ProtectingSparkCatalog) spark.sessionState().catalogManager().catalog("prot");
+      return ((ProtectedTable)
+              catalog.loadTable(
+                  org.apache.spark.sql.connector.catalog.Identifier.of(new String[] {"db"}, "customers")))
+          .protection();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    } finally {
+      spark.conf().set("spark.sql.catalog.prot.protector.user", previous);
+    }
+  }
+
   protected static void asUser(String user, Runnable action) {
     String previous = spark.conf().get("spark.sql.catalog.prot.protector.user");
     spark.conf().set("spark.sql.catalog.prot.protector.user", user);
