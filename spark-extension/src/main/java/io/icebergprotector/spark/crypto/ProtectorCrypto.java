@@ -3,6 +3,7 @@ package io.icebergprotector.spark.crypto;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.spark.ColumnProtection;
 import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.ProtectorException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,7 +40,6 @@ public final class ProtectorCrypto {
    */
   public static FileEncryptionProperties fileEncryption(
       ProtectionSpec spec, MessageType parquetSchema, String location) {
-    KeyServiceRegistry.obtain(spec);
     Configuration conf = hadoopConf(spec);
     conf.set(PropertiesDrivenCryptoFactory.FOOTER_KEY_PROPERTY_NAME, spec.footerKeyId());
     conf.setBoolean(
@@ -63,7 +63,6 @@ public final class ProtectorCrypto {
    * not projected never has its key requested.
    */
   public static FileDecryptionProperties fileDecryption(ProtectionSpec spec, String location) {
-    KeyServiceRegistry.obtain(spec);
     return new PropertiesDrivenCryptoFactory()
         .getFileDecryptionProperties(hadoopConf(spec), new Path(location));
   }
@@ -92,8 +91,19 @@ public final class ProtectorCrypto {
   }
 
   static Configuration hadoopConf(ProtectionSpec spec) {
+    return keyToolsConf(spec, ProtectorKmsClient.class.getName());
+  }
+
+  /**
+   * Parquet key-tools settings for a principal's key service, in a fresh configuration so that
+   * stray {@code parquet.encryption.*} settings cannot change them. Shared by the Iceberg path and
+   * Spark's own Parquet path (relocated and plain parquet-mr read the same property names), which
+   * differ only in their KMS client class.
+   */
+  public static Configuration keyToolsConf(ProtectionSpec spec, String kmsClientClass) {
+    KeyServiceRegistry.obtain(spec);
     Configuration conf = new Configuration(false);
-    conf.set(KeyToolkit.KMS_CLIENT_CLASS_PROPERTY_NAME, ProtectorKmsClient.class.getName());
+    conf.set(KeyToolkit.KMS_CLIENT_CLASS_PROPERTY_NAME, kmsClientClass);
     conf.set(KeyToolkit.KMS_INSTANCE_ID_PROPERTY_NAME, spec.kms().endpoint());
     conf.set(KeyToolkit.KEY_ACCESS_TOKEN_PROPERTY_NAME, spec.cacheToken());
     conf.setBoolean(KeyToolkit.DOUBLE_WRAPPING_PROPERTY_NAME, true);
@@ -105,9 +115,16 @@ public final class ProtectorCrypto {
 
   /** "key1:col.a,col.b;key2:col.c" over Parquet leaf paths, from field ids. */
   static String columnKeys(ProtectionSpec spec, MessageType parquetSchema) {
+    return columnKeysProperty(leafKeys(spec, parquetSchema));
+  }
+
+  /**
+   * Parquet's column-key property, {@code key1:a,b.c;key2:d}, from each leaf's dotted path to its
+   * master key id (in leaf order).
+   */
+  public static String columnKeysProperty(Map<String, String> keyByLeaf) {
     Map<String, List<String>> byKey = new LinkedHashMap<>();
-    leafKeys(spec, parquetSchema)
-        .forEach((path, keyId) -> byKey.computeIfAbsent(keyId, k -> new ArrayList<>()).add(path));
+    keyByLeaf.forEach((path, keyId) -> byKey.computeIfAbsent(keyId, k -> new ArrayList<>()).add(path));
     StringBuilder sb = new StringBuilder();
     byKey.forEach(
         (key, paths) -> {
@@ -117,6 +134,23 @@ public final class ProtectorCrypto {
           sb.append(key).append(':').append(String.join(",", paths));
         });
     return sb.toString();
+  }
+
+  /**
+   * Refuses a leaf path that Parquet's column-key property cannot name: a field name that is empty
+   * or holds one of its separators would encrypt the wrong columns, or none.
+   */
+  public static void checkColumnKeyPath(String[] path, String owner) {
+    for (String part : path) {
+      if (part.isEmpty() || part.contains(".") || part.contains(",") || part.contains(":")
+          || part.contains(";")) {
+        throw new ProtectorException(
+            String.format(
+                "Cannot encrypt column '%s' under %s: Parquet's column-key list cannot name a"
+                    + " field containing '.', ',', ':' or ';'; rename the column",
+                String.join(".", path), owner));
+      }
+    }
   }
 
   /**
@@ -138,6 +172,7 @@ public final class ProtectorCrypto {
         }
       }
       if (keyId != null) {
+        checkColumnKeyPath(column.getPath(), spec.tableName());
         keys.put(String.join(".", column.getPath()), keyId);
       }
     }

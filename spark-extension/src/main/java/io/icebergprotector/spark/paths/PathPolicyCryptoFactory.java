@@ -3,9 +3,7 @@ package io.icebergprotector.spark.paths;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.FooterMode;
 import io.icebergprotector.policy.TablePolicy;
-import io.icebergprotector.spark.ProtectionSpec;
-import io.icebergprotector.spark.ProtectorException;
-import io.icebergprotector.spark.crypto.KeyServiceRegistry;
+import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.crypto.ProtectorUnshadedKmsClient;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,7 +18,6 @@ import org.apache.parquet.crypto.EncryptionPropertiesFactory;
 import org.apache.parquet.crypto.FileDecryptionProperties;
 import org.apache.parquet.crypto.FileEncryptionProperties;
 import org.apache.parquet.crypto.ParquetCryptoRuntimeException;
-import org.apache.parquet.crypto.keytools.KeyToolkit;
 import org.apache.parquet.crypto.keytools.PropertiesDrivenCryptoFactory;
 import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.schema.GroupType;
@@ -42,7 +39,6 @@ import org.apache.parquet.schema.Type;
  * service per master key.
  */
 public class PathPolicyCryptoFactory implements EncryptionPropertiesFactory, DecryptionPropertiesFactory {
-  private static final String CACHE_LIFETIME_SECONDS = "600";
 
   @Override
   public FileEncryptionProperties getFileEncryptionProperties(
@@ -97,22 +93,10 @@ public class PathPolicyCryptoFactory implements EncryptionPropertiesFactory, Dec
     return new PropertiesDrivenCryptoFactory().getFileDecryptionProperties(cryptoConf(scope), file);
   }
 
-  /**
-   * Key-tools settings for the scope's principal, in a fresh configuration so that stray {@code
-   * parquet.encryption.*} settings of the job cannot change them.
-   */
+  /** Key-tools settings for the scope's principal, with our plain parquet-mr KMS client. */
   static Configuration cryptoConf(PathScope scope) {
-    ProtectionSpec keys = scope.keyScope();
-    KeyServiceRegistry.obtain(keys);
-    Configuration conf = new Configuration(false);
-    conf.set(KeyToolkit.KMS_CLIENT_CLASS_PROPERTY_NAME, ProtectorUnshadedKmsClient.class.getName());
-    conf.set(KeyToolkit.KMS_INSTANCE_ID_PROPERTY_NAME, keys.kms().endpoint());
-    conf.set(KeyToolkit.KEY_ACCESS_TOKEN_PROPERTY_NAME, keys.cacheToken());
-    conf.setBoolean(KeyToolkit.DOUBLE_WRAPPING_PROPERTY_NAME, true);
-    conf.set(KeyToolkit.CACHE_LIFETIME_PROPERTY_NAME, CACHE_LIFETIME_SECONDS);
-    conf.setInt(KeyToolkit.DATA_KEY_LENGTH_PROPERTY_NAME, 256);
-    conf.setInt(KeyToolkit.KEK_LENGTH_PROPERTY_NAME, 256);
-    return conf;
+    return ProtectorCrypto.keyToolsConf(
+        scope.keyScope(), ProtectorUnshadedKmsClient.class.getName());
   }
 
   /**
@@ -121,35 +105,16 @@ public class PathPolicyCryptoFactory implements EncryptionPropertiesFactory, Dec
    * case-insensitively on field names, list and map wrappers left out).
    */
   static String columnKeys(TablePolicy policy, MessageType schema) {
-    Map<String, List<String>> byKey = new LinkedHashMap<>();
+    Map<String, String> keyByLeaf = new LinkedHashMap<>();
     for (ColumnDescriptor column : schema.getColumns()) {
       String[] path = column.getPath();
       Optional<ColumnPolicy> covering = policy.covering(logicalPath(schema, path));
-      if (covering.isEmpty()) {
-        continue;
+      if (covering.isPresent()) {
+        ProtectorCrypto.checkColumnKeyPath(path, policy.name());
+        keyByLeaf.put(String.join(".", path), covering.get().keyId());
       }
-      String dotted = String.join(".", path);
-      for (String part : path) {
-        if (part.isEmpty() || part.contains(".") || part.contains(",") || part.contains(":")
-            || part.contains(";")) {
-          throw new ProtectorException(
-              String.format(
-                  "Cannot encrypt column '%s' under %s: Parquet's column-key list cannot name a"
-                      + " field containing '.', ',', ':' or ';'; rename the column",
-                  dotted, policy.name()));
-        }
-      }
-      byKey.computeIfAbsent(covering.get().keyId(), k -> new ArrayList<>()).add(dotted);
     }
-    StringBuilder sb = new StringBuilder();
-    byKey.forEach(
-        (key, paths) -> {
-          if (sb.length() > 0) {
-            sb.append(';');
-          }
-          sb.append(key).append(':').append(String.join(",", paths));
-        });
-    return sb.toString();
+    return ProtectorCrypto.columnKeysProperty(keyByLeaf);
   }
 
   /**
