@@ -238,6 +238,11 @@ public final class Policy {
     return Collections.unmodifiableSet(out);
   }
 
+  /** Whether one of p's roles may declassify the protected columns of {@code entry}. */
+  public boolean canDeclassify(TablePolicy entry, Principal p) {
+    return !Collections.disjoint(entry.declassifiers(), rolesOf(p));
+  }
+
   /**
    * Keys of the columns p may read (CLEAR or MASKED), plus the footer key of every table/path
    * (anyone reading a table needs its footer key, which is why it may never protect a column).

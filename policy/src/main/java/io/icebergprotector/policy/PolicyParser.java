@@ -33,7 +33,9 @@ final class PolicyParser {
   private static final List<String> ROLE_FIELDS = List.of("users", "groups", "description");
   private static final List<String> KEY_FIELDS = List.of("description");
   private static final List<String> TABLE_FIELDS =
-      List.of("footer-key", "footer-mode", "algorithm", "writers", "columns", "description");
+      List.of(
+          "footer-key", "footer-mode", "algorithm", "writers", "declassify", "strict",
+          "plain-columns", "columns", "description");
   private static final List<String> COLUMN_FIELDS =
       List.of("key", "clear", "masked", "on-denied", "description");
 
@@ -269,6 +271,21 @@ final class PolicyParser {
       writers.add(checkRole(s, wPath, "writers"));
     }
 
+    Set<String> declassifiers = new LinkedHashSet<>();
+    List<String> dPath = append(path, "declassify");
+    for (Str s : stringList(o.get("declassify"), dPath, "role names", "[admin]")) {
+      declassifiers.add(checkRole(s, dPath, "declassify"));
+    }
+
+    boolean strict = false;
+    ConfigValue sv = o.get("strict");
+    if (sv != null) {
+      if (sv.valueType() != ConfigValueType.BOOLEAN) {
+        throw err(sv, append(path, "strict"), "expected true or false but got " + describe(sv));
+      }
+      strict = (Boolean) sv.unwrapped();
+    }
+
     List<ColumnPolicy> columns = new ArrayList<>();
     Map<String, ColumnPolicy> byLower = new LinkedHashMap<>();
     ConfigObject co = optionalObject(o, path, "columns",
@@ -277,13 +294,36 @@ final class PolicyParser {
       walkColumns(co, append(path, "columns"), List.of(), name, columns, byLower);
     }
 
+    Set<String> plainColumns = new LinkedHashSet<>();
+    List<String> pcPath = append(path, "plain-columns");
+    ConfigValue pcv = o.get("plain-columns");
+    if (pcv != null && !strict) {
+      throw err(pcv, pcPath, "plain-columns applies only to strict entries; add strict = true or"
+          + " remove plain-columns");
+    }
+    for (Str s : stringList(pcv, pcPath, "column names", "[id, created_at]")) {
+      String lower = s.value.toLowerCase(Locale.ROOT);
+      for (ColumnPolicy c : byLower.values()) {
+        String cl = c.path().toLowerCase(Locale.ROOT);
+        if (cl.equals(lower) || lower.startsWith(cl + ".") || cl.startsWith(lower + ".")) {
+          throw err(s.at, pcPath, "plain column '" + s.value + "' overlaps protected column '"
+              + c.path() + "' (line " + c.line() + "); a column is either protected or plain");
+        }
+      }
+      if (!plainColumns.add(lower)) {
+        throw err(s.at, pcPath, "plain column '" + s.value + "' is listed twice");
+      }
+    }
+
     if (byLower.containsKey(footerKey.toLowerCase(Locale.ROOT))) {
       throw err(fk, fkPath, "footer-key '" + footerKey + "' names a column of this table;"
           + " footer-key must name a key id from protector.keys (" + keyList() + ")");
     }
     requireKey(footerKey, fk, fkPath);
     footerRefs.add(new FooterRef(footerKey, fk, fkPath));
-    return new TablePolicy(name, footerKey, mode, algorithm, writers, columns, ConfigUtil.joinPath(path), line(o));
+    return new TablePolicy(
+        name, footerKey, mode, algorithm, writers, declassifiers, strict, plainColumns, columns,
+        ConfigUtil.joinPath(path), line(o));
   }
 
   private void walkColumns(ConfigObject obj, List<String> cfgPath, List<String> parent, String table,

@@ -16,6 +16,9 @@ public final class TablePolicy {
   private final FooterMode footerMode;
   private final EncryptionAlgorithm algorithm;
   private final Set<String> writers;
+  private final Set<String> declassifiers;
+  private final boolean strict;
+  private final Set<String> plainColumns;
   private final List<ColumnPolicy> columns;
   private final Map<String, ColumnPolicy> byLowerPath;
   private final String configKey;
@@ -27,6 +30,9 @@ public final class TablePolicy {
       FooterMode footerMode,
       EncryptionAlgorithm algorithm,
       Set<String> writers,
+      Set<String> declassifiers,
+      boolean strict,
+      Set<String> plainColumns,
       List<ColumnPolicy> columns,
       String configKey,
       int line) {
@@ -35,6 +41,9 @@ public final class TablePolicy {
     this.footerMode = footerMode == null ? FooterMode.ENCRYPTED : footerMode;
     this.algorithm = algorithm == null ? EncryptionAlgorithm.AES_GCM_V1 : algorithm;
     this.writers = Collections.unmodifiableSet(new LinkedHashSet<>(writers));
+    this.declassifiers = Collections.unmodifiableSet(new LinkedHashSet<>(declassifiers));
+    this.strict = strict;
+    this.plainColumns = Collections.unmodifiableSet(new LinkedHashSet<>(plainColumns));
     this.columns = List.copyOf(columns);
     Map<String, ColumnPolicy> index = new LinkedHashMap<>();
     for (ColumnPolicy c : columns) {
@@ -67,6 +76,46 @@ public final class TablePolicy {
   /** Roles allowed to write (wrap keys for) this table; empty means nobody. */
   public Set<String> writers() {
     return writers;
+  }
+
+  /**
+   * Roles that may write clear values of this entry's protected columns to a destination that does
+   * not protect them (declassification). The writing session must also opt in, and every such
+   * write is logged and audited. Default []: nobody.
+   */
+  public Set<String> declassifiers() {
+    return declassifiers;
+  }
+
+  /**
+   * A strict entry accepts writes only of columns it protects or lists in {@link #plainColumns()};
+   * any other column, and a protected name nested inside a struct or map, is refused.
+   */
+  public boolean strict() {
+    return strict;
+  }
+
+  /** Lower-case dotted paths that a strict entry stores in plaintext on purpose. */
+  public Set<String> plainColumns() {
+    return plainColumns;
+  }
+
+  /** Whether a strict entry lists {@code path} (or a struct holding it) as a plain column. */
+  public boolean isPlain(String path) {
+    if (path == null) {
+      return false;
+    }
+    String p = lower(path);
+    while (true) {
+      if (plainColumns.contains(p)) {
+        return true;
+      }
+      int dot = p.lastIndexOf('.');
+      if (dot < 0) {
+        return false;
+      }
+      p = p.substring(0, dot);
+    }
   }
 
   /** Protected columns, in policy order. */
@@ -125,6 +174,9 @@ public final class TablePolicy {
   @Override
   public String toString() {
     return name + "{footer-key=" + footerKeyId + ", footer-mode=" + footerMode.spec()
-        + ", algorithm=" + algorithm + ", writers=" + writers + ", columns=" + columns + "}";
+        + ", algorithm=" + algorithm + ", writers=" + writers
+        + (declassifiers.isEmpty() ? "" : ", declassify=" + declassifiers)
+        + (strict ? ", strict, plain-columns=" + plainColumns : "")
+        + ", columns=" + columns + "}";
   }
 }

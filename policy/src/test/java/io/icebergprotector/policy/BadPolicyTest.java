@@ -109,6 +109,51 @@ class BadPolicyTest {
               }
             }
             """),
+        bad("unknown role in declassify", "protector.tables.\"db.t\".declassify",
+            "unknown role 'admn' in declassify", HEAD + """
+              tables {
+                "db.t" {
+                  footer-key = footer
+                  declassify = [admn]   # <--
+                  columns { ssn { key = pii } }
+                }
+              }
+            }
+            """, "did you mean 'admin'"),
+        bad("strict not a boolean", "protector.tables.\"db.t\".strict", "expected true or false",
+            HEAD + """
+              tables {
+                "db.t" {
+                  footer-key = footer
+                  strict = yes-please   # <--
+                  columns { ssn { key = pii } }
+                }
+              }
+            }
+            """),
+        bad("plain-columns without strict", "protector.tables.\"db.t\".plain-columns",
+            "applies only to strict entries", HEAD + """
+              tables {
+                "db.t" {
+                  footer-key = footer
+                  plain-columns = [id]   # <--
+                  columns { ssn { key = pii } }
+                }
+              }
+            }
+            """),
+        bad("plain column that is protected", "protector.tables.\"db.t\".plain-columns",
+            "plain column 'address' overlaps protected column 'address.zip'", HEAD + """
+              tables {
+                "db.t" {
+                  footer-key = footer
+                  strict = true
+                  plain-columns = [id, address]   # <--
+                  columns { "address.zip" { key = pii } }
+                }
+              }
+            }
+            """),
         bad("role both clear and masked", "columns.ssn.masked.admin", "both clear and masked", HEAD + """
               tables {
                 "db.t" {

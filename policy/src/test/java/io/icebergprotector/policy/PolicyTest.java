@@ -89,6 +89,41 @@ class PolicyTest {
   }
 
   @Test
+  void declassifyAndStrictEntries() {
+    Policy p =
+        Policy.parse(
+            """
+            protector {
+              roles { admin { users = [alice] }, etl { users = [etl] } }
+              keys { pii {}, footer {} }
+              paths {
+                "/data/pii/" {
+                  footer-key = footer, writers = [etl], declassify = [admin]
+                  strict = true, plain-columns = [id, "meta.source"]
+                  columns { ssn { key = pii, clear = [admin] } }
+                }
+              }
+              tables { "db.t" { footer-key = footer, columns { ssn { key = pii } } } }
+            }
+            """,
+            "strict.conf");
+    TablePolicy entry = p.paths().get("/data/pii/");
+    assertThat(entry.declassifiers()).containsExactly("admin");
+    assertThat(entry.strict()).isTrue();
+    assertThat(entry.plainColumns()).containsExactly("id", "meta.source");
+    assertThat(entry.isPlain("ID")).isTrue();
+    assertThat(entry.isPlain("meta.source.host")).isTrue();
+    assertThat(entry.isPlain("meta")).isFalse();
+    assertThat(entry.isPlain("ssn")).isFalse();
+    assertThat(p.canDeclassify(entry, Principal.of("alice", java.util.List.of()))).isTrue();
+    assertThat(p.canDeclassify(entry, Principal.of("etl", java.util.List.of()))).isFalse();
+    TablePolicy table = p.table("db.t").orElseThrow();
+    assertThat(table.declassifiers()).isEmpty();
+    assertThat(table.strict()).isFalse();
+    assertThat(table.plainColumns()).isEmpty();
+  }
+
+  @Test
   void nestedColumns() {
     TablePolicy t = P.table("db.customers").orElseThrow();
     ColumnPolicy zip = t.column("ADDRESS.ZIP").orElseThrow();
