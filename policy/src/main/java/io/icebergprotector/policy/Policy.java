@@ -1,6 +1,7 @@
 package io.icebergprotector.policy;
 
 import java.io.IOException;
+import java.io.Serializable;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -11,7 +12,10 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Collections;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -27,10 +31,23 @@ import java.util.stream.Collectors;
  * {@code load}/{@code parse} validates the whole policy and throws {@link PolicyException} with the
  * origin, line and key of the first problem.
  */
-public final class Policy {
+public final class Policy implements Serializable {
+  private static final long serialVersionUID = 1L;
   private static final int URL_TIMEOUT_MS = 10_000;
+  // Deserialized copies (one per task on executors) parse each policy text once per JVM.
+  private static final int PARSED_CACHE_SIZE = 16;
+  private static final Map<String, Policy> PARSED =
+      Collections.synchronizedMap(
+          new LinkedHashMap<>(PARSED_CACHE_SIZE, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Policy> eldest) {
+              return size() > PARSED_CACHE_SIZE;
+            }
+          });
 
   private final String origin;
+  private final String text;
+  private final String digest;
   private final Map<String, Role> roles;
   private final Set<String> keyIds;
   private final Map<String, TablePolicy> tables;
@@ -38,11 +55,14 @@ public final class Policy {
 
   Policy(
       String origin,
+      String text,
       Map<String, Role> roles,
       Set<String> keyIds,
       Map<String, TablePolicy> tables,
       Map<String, TablePolicy> paths) {
     this.origin = origin;
+    this.text = text;
+    this.digest = sha256Hex(origin + "\u0000" + text);
     this.roles = Collections.unmodifiableMap(new LinkedHashMap<>(roles));
     this.keyIds = Collections.unmodifiableSet(new LinkedHashSet<>(keyIds));
     this.tables = Collections.unmodifiableMap(new LinkedHashMap<>(tables));
@@ -137,6 +157,16 @@ public final class Policy {
   /** Where the policy came from: file path, URL or the name given to {@link #parse}. */
   public String origin() {
     return origin;
+  }
+
+  /** The HOCON text this policy was parsed from. */
+  public String text() {
+    return text;
+  }
+
+  /** SHA-256 (hex) of origin and text: equal digests mean the same policy. */
+  public String digest() {
+    return digest;
   }
 
   /** Roles by name, in policy order. */
@@ -308,6 +338,45 @@ public final class Policy {
     List<TablePolicy> all = new java.util.ArrayList<>(tables.values());
     all.addAll(paths.values());
     return all;
+  }
+
+  private static String sha256Hex(String s) {
+    try {
+      return HexFormat.of()
+          .formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is not available", e);
+    }
+  }
+
+  // Travels as its text; parsed (and validated) again where it arrives.
+  private Object writeReplace() {
+    return new SerializedForm(origin, text);
+  }
+
+  private void readObject(java.io.ObjectInputStream in) throws java.io.InvalidObjectException {
+    throw new java.io.InvalidObjectException("Policy is serialized as its text");
+  }
+
+  private static final class SerializedForm implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private final String origin;
+    private final String text;
+
+    SerializedForm(String origin, String text) {
+      this.origin = origin;
+      this.text = text;
+    }
+
+    private Object readResolve() {
+      String key = sha256Hex(origin + "\u0000" + text);
+      Policy cached = PARSED.get(key);
+      if (cached == null) {
+        cached = parse(text, origin);
+        PARSED.put(key, cached);
+      }
+      return cached;
+    }
   }
 
   @Override

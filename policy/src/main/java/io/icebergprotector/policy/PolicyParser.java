@@ -155,7 +155,7 @@ final class PolicyParser {
             + " (use a dedicated footer key)");
       }
     }
-    return new Policy(origin, roles, keyIds, tables, paths);
+    return new Policy(origin, text, roles, keyIds, tables, paths);
   }
 
   // ------------------------------------------------------------------------ sections
