@@ -8,7 +8,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
 import org.apache.iceberg.BaseMetadataTable;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.PartitionSpec;
@@ -26,6 +25,7 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.NoSuchProcedureException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
 import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
+import org.apache.spark.sql.connector.catalog.CatalogPlugin;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.StagedTable;
 import org.apache.spark.sql.connector.catalog.Table;
@@ -68,7 +68,70 @@ public class ProtectingSparkCatalog extends SparkCatalog {
 
   /** The principal this catalog acts for in the active session. */
   public Principal principal() {
-    return context.principal(activeSession(), catalogName);
+    return principal(activeSession());
+  }
+
+  /** The principal this catalog acts for in {@code session} now. */
+  public Principal principal(SparkSession session) {
+    return context.principal(session, catalogName);
+  }
+
+  /** How the tasks of an operation for {@code session}'s principal recognize that principal. */
+  PrincipalBinding binding(SparkSession session, String table) {
+    return context.binding(catalogName, table, principal(session), fallbackUser(session));
+  }
+
+  /**
+   * The protecting catalog named {@code catalogName} in {@code session}: where an operation over a
+   * protected table resolves its principal, whichever session loaded the table.
+   *
+   * @throws ProtectorException if that session has no protecting catalog of that name
+   */
+  static ProtectingSparkCatalog of(SparkSession session, String catalogName, String table) {
+    CatalogPlugin plugin;
+    try {
+      plugin = session.sessionState().catalogManager().catalog(catalogName);
+    } catch (RuntimeException e) {
+      plugin = null;
+    }
+    if (plugin instanceof ProtectingSessionCatalog) {
+      plugin = ((ProtectingSessionCatalog<?>) plugin).protectingCatalog();
+    }
+    if (!(plugin instanceof ProtectingSparkCatalog)) {
+      throw new ProtectorException(
+          String.format(
+              "Refusing to read or write protected table %s from a session whose catalog '%s' is"
+                  + " not a protecting catalog (%s): the session that runs an operation decides"
+                  + " whose keys it uses",
+              table, catalogName, plugin == null ? "not configured" : plugin.getClass().getName()));
+    }
+    return (ProtectingSparkCatalog) plugin;
+  }
+
+  /**
+   * The protection of {@code table} (the policy's entry {@code policyTableName}) for the principal
+   * this catalog acts for in {@code session} now.
+   */
+  ProtectionSpec resolveProtection(
+      SparkSession session, String policyTableName, org.apache.iceberg.Table table, Schema schema) {
+    TablePolicy policy =
+        context
+            .policy()
+            .table(policyTableName)
+            .orElseThrow(
+                () ->
+                    new ProtectorException(
+                        String.format(
+                            "Refusing to use protected table %s: the policy %s of catalog '%s' in"
+                                + " the running session does not list it",
+                            table.name(), context.policy().origin(), catalogName)));
+    return ProtectionSpec.resolve(
+        context, policy, schema, principal(session), RecordedColumns.of(table))
+        .withBinding(binding(session, table.name()));
+  }
+
+  private static String fallbackUser(SparkSession session) {
+    return session != null ? session.sparkContext().sparkUser() : System.getProperty("user.name");
   }
 
   @Override
@@ -164,12 +227,18 @@ public class ProtectingSparkCatalog extends SparkCatalog {
       }
       return table;
     }
-    Function<Schema, ProtectionSpec> resolver = resolver(policy.get(), iceberg);
+    SparkSession session = activeSession();
+    TableProtection protection =
+        new TableProtection(
+            catalogName,
+            policy.get().name(),
+            iceberg,
+            resolveProtection(session, policy.get().name(), iceberg, iceberg.schema()));
     if (table instanceof StagedTable) {
-      return new ProtectedStagedTable(sparkTable, resolver);
+      return new ProtectedStagedTable(sparkTable, protection);
     }
     return new ProtectedTable(
-        iceberg, sparkTable.snapshotId(), sparkTable.branch(), refreshEagerly, resolver);
+        iceberg, sparkTable.snapshotId(), sparkTable.branch(), refreshEagerly, protection);
   }
 
   private StagedTable protectStaged(StagedTable staged) {
@@ -184,14 +253,6 @@ public class ProtectingSparkCatalog extends SparkCatalog {
       RecordedColumns.record(protectedTable.table(), protectedTable.protection());
     }
     return table;
-  }
-
-  private Function<Schema, ProtectionSpec> resolver(
-      TablePolicy policy, org.apache.iceberg.Table iceberg) {
-    Principal principal = principal();
-    ProtectorContext ctx = context;
-    return schema ->
-        ProtectionSpec.resolve(ctx, policy, schema, principal, RecordedColumns.of(iceberg));
   }
 
   /** Create-time checks: every policy column exists, fits its masks, and is no partition source. */

@@ -158,20 +158,19 @@ public final class ProtectedScan implements Scan, Batch, SupportsReportStatistic
   @Override
   public InputPartition[] planInputPartitions() {
     List<List<FileScanTask>> groups = tasks();
-    JavaSparkContext context = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    Broadcast<Table> tableBroadcast = context.broadcast(SerializableTableWithSize.copyOf(table));
     InputPartition[] partitions = new InputPartition[groups.size()];
     for (int i = 0; i < partitions.length; i++) {
-      partitions[i] =
-          new ProtectedInputPartition(
-              groups.get(i), tableBroadcast, projection, filterSchema, caseSensitive);
+      partitions[i] = new ProtectedInputPartition(groups.get(i));
     }
     return partitions;
   }
 
   @Override
   public PartitionReaderFactory createReaderFactory() {
-    return new ProtectedReaderFactory(batchReads, batchSize);
+    JavaSparkContext context = JavaSparkContext.fromSparkContext(spark.sparkContext());
+    Broadcast<Table> tableBroadcast = context.broadcast(SerializableTableWithSize.copyOf(table));
+    return new ProtectedReaderFactory(
+        batchReads, batchSize, tableBroadcast, projection, filterSchema, caseSensitive);
   }
 
   @Override

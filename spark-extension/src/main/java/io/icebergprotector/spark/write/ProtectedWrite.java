@@ -102,13 +102,13 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
    * keys to this principal leaves the generation empty.
    */
   static String keyGeneration(ProtectionSpec spec) {
-    if (spec.kms().type() != io.icebergprotector.spark.crypto.KmsSettings.Type.LOCAL) {
+    if (spec.kms().type() != io.icebergprotector.kms.KmsSettings.Type.LOCAL) {
       // a key server shows key metadata to admins only; writers rely on the KEK cache lifetime
       return "";
     }
     StringBuilder sb = new StringBuilder();
     try {
-      KeyService keys = KeyServiceRegistry.obtain(spec);
+      KeyService keys = KeyServiceRegistry.obtain(spec.keyScope(), spec.policy());
       for (String keyId : new TreeSet<>(spec.writeKeyIds())) {
         sb.append(keyId).append('@').append(keys.describeKey(keyId).latestVersion()).append(';');
       }
