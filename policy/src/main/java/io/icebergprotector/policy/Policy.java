@@ -35,18 +35,21 @@ public final class Policy {
   private final Set<String> keyIds;
   private final Map<String, TablePolicy> tables;
   private final Map<String, TablePolicy> paths;
+  private final List<PolicyWarning> warnings;
 
   Policy(
       String origin,
       Map<String, Role> roles,
       Set<String> keyIds,
       Map<String, TablePolicy> tables,
-      Map<String, TablePolicy> paths) {
+      Map<String, TablePolicy> paths,
+      List<PolicyWarning> warnings) {
     this.origin = origin;
     this.roles = Collections.unmodifiableMap(new LinkedHashMap<>(roles));
     this.keyIds = Collections.unmodifiableSet(new LinkedHashSet<>(keyIds));
     this.tables = Collections.unmodifiableMap(new LinkedHashMap<>(tables));
     this.paths = Collections.unmodifiableMap(new LinkedHashMap<>(paths));
+    this.warnings = List.copyOf(warnings);
   }
 
   // ---------------------------------------------------------------------------------- loading
@@ -189,6 +192,14 @@ public final class Policy {
     return location.length() == prefix.length()
         || prefix.endsWith("/")
         || location.charAt(prefix.length()) == '/';
+  }
+
+  /**
+   * Valid but risky settings, in policy order, each with origin, line and key (today: entries
+   * using {@code AES_GCM_CTR_V1}, whose data pages are not authenticated).
+   */
+  public List<PolicyWarning> warnings() {
+    return warnings;
   }
 
   // ---------------------------------------------------------------------------------- decisions
