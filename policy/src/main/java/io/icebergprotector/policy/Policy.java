@@ -11,12 +11,14 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -202,6 +204,43 @@ public final class Policy {
     return warnings;
   }
 
+  // ---------------------------------------------------------------------------------- views
+
+  /**
+   * The policy as {@code p} may see it: the same keys, tables, paths, footers, algorithms,
+   * strictness, plain columns, columns and masks, but only the roles p holds, each naming only p's
+   * own user and those of p's groups it lists, and no reference to any other role in {@code
+   * writers}, {@code declassify}, {@code clear} or {@code masked}. Every decision about p ({@link
+   * #rolesOf}, {@link #decide}, {@link #wrappableKeys}, {@link #unwrappableKeys}, {@link
+   * #canDeclassify}) is the same as under this policy; nothing names another person, group or role.
+   * A principal without roles gets a policy without roles, which still parses.
+   */
+  public Policy restrictedTo(Principal p) {
+    Objects.requireNonNull(p, "principal");
+    Map<String, Role> mine = new LinkedHashMap<>();
+    for (Role r : roles.values()) {
+      Role own = r.restrictedTo(p);
+      if (own != null) {
+        mine.put(own.name(), own);
+      }
+    }
+    Set<String> names = mine.keySet();
+    Map<String, TablePolicy> t = new LinkedHashMap<>();
+    tables.forEach((name, entry) -> t.put(name, entry.restrictedTo(names)));
+    Map<String, TablePolicy> pa = new LinkedHashMap<>();
+    paths.forEach((prefix, entry) -> pa.put(prefix, entry.restrictedTo(names)));
+    return new Policy(origin, mine, keyIds, t, pa, warnings);
+  }
+
+  /**
+   * This policy as HOCON text that {@link #parse} reads back to an equal policy. Every setting is
+   * written out (defaults too), every name is quoted, one entry per line; descriptions and
+   * comments are not part of the model and are not written.
+   */
+  public String toHocon() {
+    return PolicyWriter.write(this);
+  }
+
   // ---------------------------------------------------------------------------------- decisions
 
   /** Names of the roles the principal holds (user listed, or a group in common), in policy order. */
@@ -316,9 +355,33 @@ public final class Policy {
   }
 
   private List<TablePolicy> allEntries() {
-    List<TablePolicy> all = new java.util.ArrayList<>(tables.values());
+    List<TablePolicy> all = new ArrayList<>(tables.values());
     all.addAll(paths.values());
     return all;
+  }
+
+  /**
+   * Value equality over the model, in policy order (roles, keys, tables, paths): two policies that
+   * decide the same way for everyone. Origin, lines and warnings are not compared.
+   */
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof Policy)) {
+      return false;
+    }
+    Policy that = (Policy) o;
+    return new ArrayList<>(roles.entrySet()).equals(new ArrayList<>(that.roles.entrySet()))
+        && new ArrayList<>(keyIds).equals(new ArrayList<>(that.keyIds))
+        && new ArrayList<>(tables.entrySet()).equals(new ArrayList<>(that.tables.entrySet()))
+        && new ArrayList<>(paths.entrySet()).equals(new ArrayList<>(that.paths.entrySet()));
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(roles, keyIds, tables, paths);
   }
 
   @Override
