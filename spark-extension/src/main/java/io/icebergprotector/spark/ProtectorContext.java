@@ -39,6 +39,7 @@ public final class ProtectorContext {
   public static final String KMS_URL = "protector.kms.url";
   public static final String KMS_TRUST_STORE = "protector.kms.trust-store";
   public static final String KMS_TRUST_STORE_PASSWORD_ENV = "protector.kms.trust-store-password-env";
+  public static final String KMS_ALLOW_INSECURE_HTTP = "protector.kms.allow-insecure-http";
   public static final String TOKEN = "protector.token";
   public static final String TOKEN_FILE = "protector.token-file";
   public static final String TOKEN_ENV = "protector.token-env";
@@ -49,8 +50,8 @@ public final class ProtectorContext {
   public static final List<String> OPTIONS =
       List.of(
           POLICY, KMS_TYPE, KMS_KEYSTORE, KMS_PASSPHRASE_ENV, KMS_PASSPHRASE_FILE,
-          KMS_CREATE_MISSING_KEYS, KMS_URL, KMS_TRUST_STORE, KMS_TRUST_STORE_PASSWORD_ENV, TOKEN,
-          TOKEN_FILE, TOKEN_ENV, USER, GROUPS);
+          KMS_CREATE_MISSING_KEYS, KMS_URL, KMS_TRUST_STORE, KMS_TRUST_STORE_PASSWORD_ENV,
+          KMS_ALLOW_INSECURE_HTTP, TOKEN, TOKEN_FILE, TOKEN_ENV, USER, GROUPS);
 
   private final Policy policy;
   private final String policyText;
@@ -189,6 +190,7 @@ public final class ProtectorContext {
             .token(token(options))
             .trustStore(options.get(KMS_TRUST_STORE))
             .trustStorePasswordEnv(options.get(KMS_TRUST_STORE_PASSWORD_ENV))
+            .allowInsecureHttp(Boolean.parseBoolean(options.getOrDefault(KMS_ALLOW_INSECURE_HTTP, "false")))
             .build();
       default:
         throw new IllegalArgumentException(

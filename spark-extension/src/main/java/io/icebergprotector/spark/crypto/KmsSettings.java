@@ -28,6 +28,7 @@ public final class KmsSettings implements Serializable {
   private final String token;
   private final String trustStore;
   private final String trustStorePasswordEnv;
+  private final boolean allowInsecureHttp;
 
   private KmsSettings(Builder b) {
     this.type = b.type;
@@ -39,6 +40,7 @@ public final class KmsSettings implements Serializable {
     this.token = b.token;
     this.trustStore = b.trustStore;
     this.trustStorePasswordEnv = b.trustStorePasswordEnv;
+    this.allowInsecureHttp = b.allowInsecureHttp;
   }
 
   public static Builder builder(Type type) {
@@ -82,6 +84,11 @@ public final class KmsSettings implements Serializable {
     return trustStorePasswordEnv;
   }
 
+  /** Whether plain http:// may reach a key server that is not on loopback. */
+  public boolean allowInsecureHttp() {
+    return allowInsecureHttp;
+  }
+
   /** A stable, non-secret identity of the key-service endpoint (no token). */
   public String endpoint() {
     return type == Type.LOCAL ? "local:" + keystore : "remote:" + url;
@@ -121,6 +128,7 @@ public final class KmsSettings implements Serializable {
     private String token;
     private String trustStore;
     private String trustStorePasswordEnv;
+    private boolean allowInsecureHttp;
 
     private Builder(Type type) {
       this.type = Objects.requireNonNull(type, "type");
@@ -163,6 +171,11 @@ public final class KmsSettings implements Serializable {
 
     public Builder trustStorePasswordEnv(String var) {
       this.trustStorePasswordEnv = var;
+      return this;
+    }
+
+    public Builder allowInsecureHttp(boolean allow) {
+      this.allowInsecureHttp = allow;
       return this;
     }
 

@@ -9,7 +9,11 @@ public final class RemoteKeyServices {
   private RemoteKeyServices() {}
 
   public static RemoteKeyService open(KmsSettings kms) {
-    RemoteKeyService.Builder builder = RemoteKeyService.builder().url(kms.url()).token(kms.token());
+    RemoteKeyService.Builder builder =
+        RemoteKeyService.builder()
+            .url(kms.url())
+            .token(kms.token())
+            .allowInsecureHttp(kms.allowInsecureHttp());
     if (kms.trustStore() != null) {
       Path trust = Path.of(kms.trustStore());
       String lower = trust.getFileName().toString().toLowerCase(Locale.ROOT);
