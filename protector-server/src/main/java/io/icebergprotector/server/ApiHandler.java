@@ -12,6 +12,8 @@ import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.KeyServiceUnavailableException;
 import io.icebergprotector.kms.WrappedKey;
 import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.policy.Policy;
+import io.icebergprotector.policy.Principal;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -47,6 +49,7 @@ final class ApiHandler implements HttpHandler {
   private static final String KEY_TYPE = "aes256-gcm96";
 
   private final KeyService keys;
+  private final Policy policy;
   private final String policyText;
   private final String policyEtag;
   private final TokenAuthenticator authenticator;
@@ -57,12 +60,12 @@ final class ApiHandler implements HttpHandler {
   private final boolean autoCreateKeys;
   private final boolean metricsRequireAuth;
 
-  ApiHandler(KeyService keys, String policyText, TokenAuthenticator authenticator, Authorizer authorizer,
-      AuditLog audit, Metrics metrics, ServerConfig config) {
+  ApiHandler(KeyService keys, Policy policy, String policyText, TokenAuthenticator authenticator,
+      Authorizer authorizer, AuditLog audit, Metrics metrics, ServerConfig config) {
     this.keys = keys;
+    this.policy = policy;
     this.policyText = policyText;
-    this.policyEtag = "\"" + java.util.HexFormat.of().formatHex(
-        TokenAuthenticator.sha256(policyText.getBytes(StandardCharsets.UTF_8))) + "\"";
+    this.policyEtag = etag(policyText);
     this.authenticator = authenticator;
     this.authorizer = authorizer;
     this.audit = audit;
@@ -138,8 +141,7 @@ final class ApiHandler implements HttpHandler {
       r.op = "read-policy";
       requireMethod(r, "GET");
       authenticate(r);
-      r.exchange.getResponseHeaders().set("ETag", policyEtag);
-      send(r, 200, "text/plain; charset=utf-8", policyText.getBytes(StandardCharsets.UTF_8));
+      readPolicy(r);
     } else if (p.equals("/v1/protector/whoami")) {
       r.route = p;
       r.op = "whoami";
@@ -377,6 +379,25 @@ final class ApiHandler implements HttpHandler {
         Arrays.fill(mac, (byte) 0);
       }
     }
+  }
+
+  /**
+   * Admins get the policy file as it is. Everyone else gets it restricted to their own roles: the
+   * same decisions for them, and no other user, group or role named.
+   */
+  private void readPolicy(Request r) {
+    Principal principal = r.caller.principal();
+    String text;
+    String etag;
+    if (authorizer.grants(principal).admin()) {
+      text = policyText;
+      etag = policyEtag;
+    } else {
+      text = policy.restrictedTo(principal).toHocon();
+      etag = etag(text);
+    }
+    r.exchange.getResponseHeaders().set("ETag", etag);
+    send(r, 200, "text/plain; charset=utf-8", text.getBytes(StandardCharsets.UTF_8));
   }
 
   private void whoami(Request r) {
@@ -712,6 +733,11 @@ final class ApiHandler implements HttpHandler {
     } catch (IOException e) {
       LOG.log(System.Logger.Level.DEBUG, "cannot send response", e);
     }
+  }
+
+  private static String etag(String text) {
+    return "\"" + java.util.HexFormat.of().formatHex(
+        TokenAuthenticator.sha256(text.getBytes(StandardCharsets.UTF_8))) + "\"";
   }
 
   private static String clip(String s) {

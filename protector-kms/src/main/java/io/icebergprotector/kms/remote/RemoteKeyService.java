@@ -219,7 +219,11 @@ public final class RemoteKeyService implements KeyService {
         Boolean.TRUE.equals(data.get("admin")));
   }
 
-  /** The policy text the server enforces ({@code GET /v1/protector/policy}), for {@code Policy.parse}. */
+  /**
+   * The policy text the server enforces ({@code GET /v1/protector/policy}), for {@code
+   * Policy.parse}: the whole file for the server's admin roles, otherwise the policy restricted to
+   * the caller's own roles (the same decisions for the caller, nobody else named).
+   */
   public String fetchPolicyText() {
     return send("GET", "/v1/protector/policy", null, "read policy", null, true).body();
   }
