@@ -23,6 +23,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
@@ -32,6 +33,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.UUID;
 import java.util.regex.Pattern;
 
 /**
@@ -41,6 +43,11 @@ import java.util.regex.Pattern;
  * <p>Order of checks on key routes: authenticate (401), key-name syntax (400), authorize (403),
  * then read the body (413/400), then touch the key store. Authorization looks only at the name, so
  * a 403 is byte-for-byte the same whether the key exists or not.
+ *
+ * <p>{@code POST /v1/protector/declassify} names its source in the body: authenticate (401), read
+ * and check the body against the policy (413/400 naming the field), then authorize (403, the same
+ * body as every 403); allowed or denied, the audit line carries source, columns, destination and
+ * query id.
  */
 final class ApiHandler implements HttpHandler {
   private static final System.Logger LOG = System.getLogger(ApiHandler.class.getName());
@@ -88,6 +95,8 @@ final class ApiHandler implements HttpHandler {
     Caller caller;
     int status = 500;
     boolean bodyRead;
+    Instant time;                 // when set, the time of the audit line (and of a receipt)
+    Map<String, Object> details;  // extra audit members of the operation
 
     Request(HttpExchange exchange) {
       this.exchange = exchange;
@@ -142,6 +151,12 @@ final class ApiHandler implements HttpHandler {
       requireMethod(r, "GET");
       authenticate(r);
       readPolicy(r);
+    } else if (p.equals("/v1/protector/declassify")) {
+      r.route = p;
+      r.op = "declassify";
+      requireMethod(r, "POST");
+      authenticate(r);
+      declassify(r);
     } else if (p.equals("/v1/protector/whoami")) {
       r.route = p;
       r.op = "whoami";
@@ -400,6 +415,35 @@ final class ApiHandler implements HttpHandler {
     send(r, 200, "text/plain; charset=utf-8", text.getBytes(StandardCharsets.UTF_8));
   }
 
+  /**
+   * Authorizes and audits one write of clear values of protected columns to a destination that
+   * does not protect them. The body names the source entry; its {@code declassify} roles decide.
+   */
+  private void declassify(Request r) {
+    Map<String, Object> body = readJson(r, false);
+    DeclassifyRequest request;
+    try {
+      request = DeclassifyRequest.parse(body, policy);
+    } catch (IllegalArgumentException e) {
+      throw badRequest(r, null, null, e.getMessage());
+    }
+    r.details = new LinkedHashMap<>(request.auditDetails());
+    if (!authorizer.canDeclassify(r.caller.principal(), request.entry())) {
+      throw deny(r, null, "no role in the declassify list of " + request.entry().name());
+    }
+    String auditId = UUID.randomUUID().toString();
+    r.time = Instant.now();
+    r.details.put("audit_id", auditId);
+    auditOk(r, null, null);
+    Map<String, Object> receipt = new LinkedHashMap<>();
+    receipt.put("audit_id", auditId);
+    receipt.put("time", r.time.toString());
+    receipt.put("principal", r.caller.principal().user());
+    receipt.put("entry", request.entry().name());
+    receipt.put("columns", request.columns());
+    sendJson(r, 200, Json.object("data", receipt));
+  }
+
   private void whoami(Request r) {
     authenticate(r);
     Authorizer.Grants g = authorizer.grants(r.caller.principal());
@@ -644,7 +688,7 @@ final class ApiHandler implements HttpHandler {
   private void auditOk(Request r, String key, Integer version) {
     try {
       audit.record(new AuditLog.Event(r.principalName(), authOf(r), r.op, key, version, "allow", null, 200,
-          r.client));
+          r.client, r.time, r.details));
       metrics.operation(r.op, "allow");
     } catch (UncheckedIOException e) {
       metrics.auditError();
@@ -659,7 +703,7 @@ final class ApiHandler implements HttpHandler {
     metrics.operation(op == null ? "unknown" : op, decision);
     try {
       audit.record(new AuditLog.Event(r.principalName(), authOf(r), op == null ? "unknown" : op, key, version,
-          decision, reason, status, r.client));
+          decision, reason, status, r.client, null, r.details));
     } catch (UncheckedIOException e) {
       metrics.auditError();
       LOG.log(System.Logger.Level.ERROR, "audit write failed", e);

@@ -70,6 +70,7 @@ public final class RemoteKeyService implements KeyService {
   // URLs already warned about as plain HTTP: one warning per URL and JVM, however many clients.
   private static final Set<String> WARNED_INSECURE = ConcurrentHashMap.newKeySet();
   private static final String UNWRAP = "unwrap";
+  private static final String DECLASSIFY = "declassify";
   private static final String DERIVE = "derive";
   private static final int MAX_ERROR_TEXT = 300;
 
@@ -226,6 +227,55 @@ public final class RemoteKeyService implements KeyService {
    */
   public String fetchPolicyText() {
     return send("GET", "/v1/protector/policy", null, "read policy", null, true).body();
+  }
+
+  /**
+   * Asks the key server to allow and audit one write of clear values of protected {@code columns}
+   * of {@code source} (a table name or path prefix of the policy) to {@code destination}, a place
+   * that does not protect them ({@code POST /v1/protector/declassify}; not on Vault). The server
+   * checks the source entry's {@code declassify} roles against the token's principal and writes an
+   * audit line either way. Not retried once the request may have reached the server.
+   *
+   * <p>Only the protector's server answers this, so it lives here and not on {@link KeyService}:
+   * with a local keystore there is nobody to ask, and the engine logs the write itself.
+   *
+   * @return the receipt of the audit line
+   * @throws DeclassificationDeniedException if no role of the principal may declassify the source
+   * @throws KeyServiceException if the server rejects the request (naming the field) or does not
+   *     offer declassification
+   */
+  public DeclassifyReceipt authorizeDeclassification(
+      String source, List<String> columns, String destination, String queryId) {
+    Objects.requireNonNull(source, "source");
+    Objects.requireNonNull(columns, "columns");
+    Objects.requireNonNull(destination, "destination");
+    Objects.requireNonNull(queryId, "queryId");
+    Map<String, Object> body = Json.object(
+        "source", source, "columns", List.copyOf(columns), "destination", destination, "query-id", queryId);
+    Map<String, Object> data;
+    try {
+      data = call("POST", "/v1/protector/declassify", body, DECLASSIFY, null, false);
+    } catch (KeyAccessDeniedException e) {
+      throw new DeclassificationDeniedException(e.principal(), source, columns, shownUrl);
+    } catch (KeyNotFoundException e) {
+      throw new KeyServiceException("key service at " + shownUrl
+          + " does not offer declassification (is it an Iceberg Protector key server?): " + e.getMessage());
+    }
+    try {
+      if (data == null) {
+        throw new IllegalArgumentException("empty answer");
+      }
+      String auditId = Json.string(data, "audit_id");
+      String time = Json.string(data, "time");
+      if (auditId == null || time == null) {
+        throw new IllegalArgumentException("no audit_id or time");
+      }
+      return new DeclassifyReceipt(auditId, Instant.parse(time), Json.string(data, "principal"),
+          Json.string(data, "entry"), strings(data.get("columns")));
+    } catch (RuntimeException e) {
+      throw new KeyServiceException("key service at " + shownUrl + " sent an unreadable declassification receipt: "
+          + e.getMessage());
+    }
   }
 
   /** Drops and wipes cached key material. The instance cannot be used afterwards. */
