@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -21,6 +22,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -52,6 +54,7 @@ public final class Policy implements Serializable {
   private final Set<String> keyIds;
   private final Map<String, TablePolicy> tables;
   private final Map<String, TablePolicy> paths;
+  private final List<PolicyWarning> warnings;
 
   Policy(
       String origin,
@@ -59,7 +62,8 @@ public final class Policy implements Serializable {
       Map<String, Role> roles,
       Set<String> keyIds,
       Map<String, TablePolicy> tables,
-      Map<String, TablePolicy> paths) {
+      Map<String, TablePolicy> paths,
+      List<PolicyWarning> warnings) {
     this.origin = origin;
     this.text = text;
     this.digest = sha256Hex(origin + "\u0000" + text);
@@ -67,6 +71,7 @@ public final class Policy implements Serializable {
     this.keyIds = Collections.unmodifiableSet(new LinkedHashSet<>(keyIds));
     this.tables = Collections.unmodifiableMap(new LinkedHashMap<>(tables));
     this.paths = Collections.unmodifiableMap(new LinkedHashMap<>(paths));
+    this.warnings = List.copyOf(warnings);
   }
 
   // ---------------------------------------------------------------------------------- loading
@@ -221,6 +226,52 @@ public final class Policy implements Serializable {
         || location.charAt(prefix.length()) == '/';
   }
 
+  /**
+   * Valid but risky settings, in policy order, each with origin, line and key (today: entries
+   * using {@code AES_GCM_CTR_V1}, whose data pages are not authenticated).
+   */
+  public List<PolicyWarning> warnings() {
+    return warnings;
+  }
+
+  // ---------------------------------------------------------------------------------- views
+
+  /**
+   * The policy as {@code p} may see it: the same keys, tables, paths, footers, algorithms,
+   * strictness, plain columns, columns and masks, but only the roles p holds, each naming only p's
+   * own user and those of p's groups it lists, and no reference to any other role in {@code
+   * writers}, {@code declassify}, {@code clear} or {@code masked}. Every decision about p ({@link
+   * #rolesOf}, {@link #decide}, {@link #wrappableKeys}, {@link #unwrappableKeys}, {@link
+   * #canDeclassify}) is the same as under this policy; nothing names another person, group or role.
+   * A principal without roles gets a policy without roles, which still parses.
+   */
+  public Policy restrictedTo(Principal p) {
+    Objects.requireNonNull(p, "principal");
+    Map<String, Role> mine = new LinkedHashMap<>();
+    for (Role r : roles.values()) {
+      Role own = r.restrictedTo(p);
+      if (own != null) {
+        mine.put(own.name(), own);
+      }
+    }
+    Set<String> names = mine.keySet();
+    Map<String, TablePolicy> t = new LinkedHashMap<>();
+    tables.forEach((name, entry) -> t.put(name, entry.restrictedTo(names)));
+    Map<String, TablePolicy> pa = new LinkedHashMap<>();
+    paths.forEach((prefix, entry) -> pa.put(prefix, entry.restrictedTo(names)));
+    // Parsed back from its own text, so that text() and digest() describe the restricted view.
+    return parse(new Policy(origin, "", mine, keyIds, t, pa, warnings).toHocon(), origin);
+  }
+
+  /**
+   * This policy as HOCON text that {@link #parse} reads back to an equal policy. Every setting is
+   * written out (defaults too), every name is quoted, one entry per line; descriptions and
+   * comments are not part of the model and are not written.
+   */
+  public String toHocon() {
+    return PolicyWriter.write(this);
+  }
+
   // ---------------------------------------------------------------------------------- decisions
 
   /** Names of the roles the principal holds (user listed, or a group in common), in policy order. */
@@ -335,7 +386,7 @@ public final class Policy implements Serializable {
   }
 
   private List<TablePolicy> allEntries() {
-    List<TablePolicy> all = new java.util.ArrayList<>(tables.values());
+    List<TablePolicy> all = new ArrayList<>(tables.values());
     all.addAll(paths.values());
     return all;
   }
@@ -377,6 +428,30 @@ public final class Policy implements Serializable {
       }
       return cached;
     }
+  }
+
+  /**
+   * Value equality over the model, in policy order (roles, keys, tables, paths): two policies that
+   * decide the same way for everyone. Origin, lines and warnings are not compared.
+   */
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof Policy)) {
+      return false;
+    }
+    Policy that = (Policy) o;
+    return new ArrayList<>(roles.entrySet()).equals(new ArrayList<>(that.roles.entrySet()))
+        && new ArrayList<>(keyIds).equals(new ArrayList<>(that.keyIds))
+        && new ArrayList<>(tables.entrySet()).equals(new ArrayList<>(that.tables.entrySet()))
+        && new ArrayList<>(paths.entrySet()).equals(new ArrayList<>(that.paths.entrySet()));
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(roles, keyIds, tables, paths);
   }
 
   @Override

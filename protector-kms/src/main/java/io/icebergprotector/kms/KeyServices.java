@@ -38,7 +38,10 @@ public final class KeyServices {
       throw new IllegalArgumentException("Not a remote key service: " + settings);
     }
     RemoteKeyService.Builder builder =
-        RemoteKeyService.builder().url(settings.url()).token(settings.token().read());
+        RemoteKeyService.builder()
+            .url(settings.url())
+            .token(settings.token().read())
+            .allowInsecureHttp(settings.allowInsecureHttp());
     if (settings.trustStore() != null) {
       Path trust = Path.of(settings.trustStore());
       String lower = trust.getFileName().toString().toLowerCase(Locale.ROOT);
