@@ -200,30 +200,27 @@ public final class Policy implements Serializable {
   }
 
   /**
-   * The entry with the longest prefix that contains {@code location}. Prefixes match on whole path
-   * segments: {@code s3a://b/pii} covers {@code s3a://b/pii/x} but not {@code s3a://b/pii2}.
+   * The entry with the longest prefix that contains {@code location}. Prefix and location are
+   * compared in their {@link Locations#normalize normalized} form ({@code file:/x}, {@code
+   * file:///x} and {@code /x} are one location; so are {@code S3A://b/x/} and {@code s3a://b/x}),
+   * on whole path segments: {@code s3a://b/pii} covers {@code s3a://b/pii/x} but not {@code
+   * s3a://b/pii2}.
    */
   public Optional<TablePolicy> pathFor(String location) {
-    if (location == null) {
+    if (location == null || paths.isEmpty()) {
       return Optional.empty();
     }
+    String normalized = Locations.normalize(location);
     TablePolicy best = null;
+    int bestLength = -1;
     for (TablePolicy p : paths.values()) {
-      String prefix = p.name();
-      if (covers(prefix, location) && (best == null || prefix.length() > best.name().length())) {
+      String prefix = Locations.normalize(p.name());
+      if (Locations.covers(prefix, normalized) && prefix.length() > bestLength) {
         best = p;
+        bestLength = prefix.length();
       }
     }
     return Optional.ofNullable(best);
-  }
-
-  private static boolean covers(String prefix, String location) {
-    if (!location.startsWith(prefix)) {
-      return false;
-    }
-    return location.length() == prefix.length()
-        || prefix.endsWith("/")
-        || location.charAt(prefix.length()) == '/';
   }
 
   /**

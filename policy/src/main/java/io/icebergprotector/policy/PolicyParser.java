@@ -133,6 +133,7 @@ final class PolicyParser {
     Map<String, TablePolicy> paths = new LinkedHashMap<>();
     if (pathsObj != null) {
       List<String> pp = append(p, "paths");
+      Map<String, String> normalizedPrefixes = new LinkedHashMap<>();
       for (Map.Entry<String, ConfigValue> e : ordered(pathsObj)) {
         String prefix = e.getKey();
         ConfigValue v = e.getValue();
@@ -141,6 +142,11 @@ final class PolicyParser {
             || !(prefix.contains(":/") || prefix.startsWith("/"))) {
           throw err(v, path, "location prefix '" + prefix + "' is not an absolute location;"
               + " expected e.g. \"s3a://bucket/prefix/\" or \"/data/prefix/\"");
+        }
+        String same = normalizedPrefixes.putIfAbsent(Locations.normalize(prefix), prefix);
+        if (same != null) {
+          throw err(v, path, "location prefix '" + prefix + "' names the same location as '" + same
+              + "' (prefixes are compared as " + Locations.normalize(prefix) + ")");
         }
         ConfigObject o = object(v, path, "a location object with the fields of a table { footer-key = ..., columns { ... } }");
         checkNotMerged(o, prefix, path, "location '" + prefix + "'");
