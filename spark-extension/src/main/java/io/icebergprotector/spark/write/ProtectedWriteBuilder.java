@@ -2,6 +2,7 @@ package io.icebergprotector.spark.write;
 
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.RecordedColumns;
+import io.icebergprotector.spark.StrictSchema;
 import java.util.function.Function;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -90,6 +91,7 @@ public class ProtectedWriteBuilder
       spec = spec.withoutRetired();
     }
     spec.checkWritable(table.schema());
+    StrictSchema.check(spec, dsSchema);
     spec.checkPartitioning(table.spec(), table.schema());
     ProtectedWrite.checkWriter(spec);
     if (rewrite == null) {
