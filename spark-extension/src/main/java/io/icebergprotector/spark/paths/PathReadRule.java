@@ -109,13 +109,13 @@ final class PathReadRule extends Rule<LogicalPlan> {
 
   private static LogicalRelation marked(LogicalRelation relation, String mark) {
     HadoopFsRelation fs = (HadoopFsRelation) relation.relation();
-    Map<String, String> options = new LinkedHashMap<>(CollectionConverters.asJava(fs.options()));
-    options.put(PathViewMark.OPTION, mark);
+    // updated() keeps the options' kind (Spark's are case-insensitive)
+    scala.collection.immutable.Map<String, String> options =
+        fs.options().updated(PathViewMark.OPTION, mark);
     HadoopFsRelation withMark =
         new HadoopFsRelation(
             fs.location(), fs.partitionSchema(), fs.dataSchema(), fs.bucketSpec(), fs.fileFormat(),
-            scala.collection.immutable.Map$.MODULE$.from(CollectionConverters.asScala(options)),
-            fs.sparkSession());
+            options, fs.sparkSession());
     LogicalRelation copy =
         new LogicalRelation(withMark, relation.output(), relation.catalogTable(), relation.isStreaming());
     copy.copyTagsFrom(relation);

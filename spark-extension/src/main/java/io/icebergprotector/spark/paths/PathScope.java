@@ -264,11 +264,6 @@ public final class PathScope {
     return false;
   }
 
-  /** Whether {@code location}, as written or where it really is, is under some policy prefix. */
-  public boolean isProtected(String location) {
-    return policyFor(location).isPresent();
-  }
-
   private List<String> prefixForms(TablePolicy entry) {
     String written = Locations.normalize(entry.name());
     String real = canonical.canonical(written);
