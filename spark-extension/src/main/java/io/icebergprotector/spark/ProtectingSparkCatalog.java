@@ -3,6 +3,7 @@ package io.icebergprotector.spark;
 import io.icebergprotector.policy.ColumnType;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.metadata.ProtectedMetadataTable;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -210,7 +211,8 @@ public class ProtectingSparkCatalog extends SparkCatalog {
     SparkTable sparkTable = (SparkTable) table;
     org.apache.iceberg.Table iceberg = sparkTable.table();
     if (iceberg instanceof BaseMetadataTable) {
-      return table;
+      return ProtectedMetadataTable.protect(
+          sparkTable, policyFor(((BaseMetadataTable) iceberg).table().name()));
     }
     Optional<TablePolicy> policy = policyFor(iceberg.name());
     if (policy.isEmpty()) {
