@@ -17,6 +17,7 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.spark.Spark3Util;
 import org.apache.iceberg.spark.SparkCatalog;
 import org.apache.iceberg.spark.SparkSchemaUtil;
+import org.apache.iceberg.spark.source.SparkChangelogTable;
 import org.apache.iceberg.spark.source.SparkTable;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
@@ -205,6 +206,9 @@ public class ProtectingSparkCatalog extends SparkCatalog {
   }
 
   Table protect(Table table) {
+    if (table instanceof SparkChangelogTable) {
+      refuseChangelog((SparkChangelogTable) table);
+    }
     if (!(table instanceof SparkTable) || table instanceof ProtectedTable) {
       return table;
     }
@@ -241,6 +245,24 @@ public class ProtectingSparkCatalog extends SparkCatalog {
     }
     return new ProtectedTable(
         iceberg, sparkTable.snapshotId(), sparkTable.branch(), refreshEagerly, protection);
+  }
+
+  /**
+   * Iceberg's changelog scan reads data files with Iceberg's own readers, outside the protected
+   * read path (no per-principal view, and plaintext files from before protection in clear).
+   */
+  private void refuseChangelog(SparkChangelogTable changelog) {
+    String name = changelog.name();
+    String suffix = "." + SparkChangelogTable.TABLE_NAME;
+    String base = name.endsWith(suffix) ? name.substring(0, name.length() - suffix.length()) : name;
+    if (policyFor(base).isPresent()) {
+      throw new ProtectorException(
+          String.format(
+              "Cannot read the changelog of protected table %s: changelog scans bypass the"
+                  + " protected read path. Read the table itself (with time travel for older"
+                  + " snapshots)",
+              base));
+    }
   }
 
   private StagedTable protectStaged(StagedTable staged) {
