@@ -80,7 +80,7 @@ public class ProtectingSparkCatalog extends SparkCatalog {
   public Table createTable(
       Identifier ident, StructType schema, Transform[] transforms, Map<String, String> properties)
       throws TableAlreadyExistsException {
-    checkCreate(ident, schema, transforms);
+    checkCreate(ident, schema, transforms, properties, "CREATE TABLE");
     return recordProtection(protect(super.createTable(ident, schema, transforms, properties)));
   }
 
@@ -88,7 +88,7 @@ public class ProtectingSparkCatalog extends SparkCatalog {
   public StagedTable stageCreate(
       Identifier ident, StructType schema, Transform[] transforms, Map<String, String> properties)
       throws TableAlreadyExistsException {
-    checkCreate(ident, schema, transforms);
+    checkCreate(ident, schema, transforms, properties, "CREATE TABLE");
     return protectStaged(super.stageCreate(ident, schema, transforms, properties));
   }
 
@@ -96,19 +96,20 @@ public class ProtectingSparkCatalog extends SparkCatalog {
   public StagedTable stageReplace(
       Identifier ident, StructType schema, Transform[] transforms, Map<String, String> properties)
       throws NoSuchTableException {
-    checkCreate(ident, schema, transforms);
+    checkCreate(ident, schema, transforms, properties, "REPLACE TABLE");
     return protectStaged(super.stageReplace(ident, schema, transforms, properties));
   }
 
   @Override
   public StagedTable stageCreateOrReplace(
       Identifier ident, StructType schema, Transform[] transforms, Map<String, String> properties) {
-    checkCreate(ident, schema, transforms);
+    checkCreate(ident, schema, transforms, properties, "CREATE OR REPLACE TABLE");
     return protectStaged(super.stageCreateOrReplace(ident, schema, transforms, properties));
   }
 
   @Override
   public Table alterTable(Identifier ident, TableChange... changes) throws NoSuchTableException {
+    SchemaChangeCheck.checkAlter(this, ident, changes);
     Table table = protect(super.alterTable(ident, changes));
     if (table instanceof ProtectedTable) {
       ProtectedTable protectedTable = (ProtectedTable) table;
@@ -116,6 +117,25 @@ public class ProtectingSparkCatalog extends SparkCatalog {
       protectedTable.protection().checkPartitioning(iceberg.spec(), iceberg.schema());
     }
     return table;
+  }
+
+  @Override
+  public boolean dropTable(Identifier ident) {
+    TableAdmin.requireWriterIfProtected(this, ident, "DROP TABLE");
+    return super.dropTable(ident);
+  }
+
+  @Override
+  public boolean purgeTable(Identifier ident) {
+    TableAdmin.requireWriterIfProtected(this, ident, "DROP TABLE ... PURGE");
+    return super.purgeTable(ident);
+  }
+
+  @Override
+  public void renameTable(Identifier from, Identifier to)
+      throws NoSuchTableException, TableAlreadyExistsException {
+    TableAdmin.checkRename(this, from, to);
+    super.renameTable(from, to);
   }
 
   @Override
@@ -194,13 +214,23 @@ public class ProtectingSparkCatalog extends SparkCatalog {
         ProtectionSpec.resolve(ctx, policy, schema, principal, RecordedColumns.of(iceberg));
   }
 
-  /** Create-time checks: every policy column exists, fits its masks, and is no partition source. */
-  private void checkCreate(Identifier ident, StructType sparkSchema, Transform[] transforms) {
+  /**
+   * Create-time checks: no protector property is set through SQL; and for a policy table, the
+   * principal is a writer, every policy column exists, fits its masks, and is no partition source.
+   */
+  private void checkCreate(
+      Identifier ident,
+      StructType sparkSchema,
+      Transform[] transforms,
+      Map<String, String> properties,
+      String operation) {
     String name = String.join(".", ident.namespace()) + "." + ident.name();
+    TableAdmin.checkCreateProperties(properties, catalogName + "." + name);
     Optional<TablePolicy> policy = policyFor(name);
     if (policy.isEmpty()) {
       return;
     }
+    TableAdmin.requireWriter(this, policy.get(), operation);
     Schema schema = SparkSchemaUtil.convert(sparkSchema);
     context.policy().validateSchema(policy.get().name(), columnTypes(schema));
     ProtectionSpec spec = ProtectionSpec.resolve(context, policy.get(), schema, principal());
