@@ -11,7 +11,8 @@ import scala.runtime.BoxedUnit;
  * org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions,
  * io.icebergprotector.spark.ProtectorSparkSessionExtensions}. Its check rule guards what bypasses
  * the catalog: Iceberg's table commands ({@link IcebergCommandCheck}: writer role, no partitioning
- * or ordering by protected columns); the catalog and the protected tables enforce the rest.
+ * or ordering by protected columns) and Spark's V1 commands on non-Iceberg tables the policy lists
+ * ({@link NonIcebergTables}); the catalog and the protected tables enforce the rest.
  */
 public class ProtectorSparkSessionExtensions implements Function1<SparkSessionExtensions, BoxedUnit> {
 
@@ -28,6 +29,7 @@ public class ProtectorSparkSessionExtensions implements Function1<SparkSessionEx
 
   private static BoxedUnit checkPlan(SparkSession session, LogicalPlan plan) {
     IcebergCommandCheck.checkPlan(session, plan);
+    NonIcebergTables.checkPlan(session, plan);
     return BoxedUnit.UNIT;
   }
 }
