@@ -104,6 +104,32 @@ class ProcedureGuardTest extends SparkTestBase {
   }
 
   @Test
+  void aTableProtectedByRecordedFieldIdsIsCaughtUnderAnyName() throws Exception {
+    // a table that holds protected columns but no longer has a policy entry (renamed elsewhere,
+    // or its entry removed) fails to load: procedures fail with that error, they do not run
+    spark.sql(
+        "CREATE TABLE prot.db.plain (id BIGINT, name STRING, ssn STRING, email STRING,"
+            + " salary DECIMAL(10,2), address STRUCT<city: STRING, zip: STRING>, country STRING)"
+            + " USING iceberg");
+    org.apache.iceberg.Table plain =
+        ProtectedTableTest.catalog().icebergCatalog()
+            .loadTable(org.apache.iceberg.catalog.TableIdentifier.of("db", "plain"));
+    int ssnId = plain.schema().findField("ssn").fieldId();
+    plain.updateProperties().set(RecordedColumns.PROPERTY, "ssn=" + ssnId + ":pii").commit();
+    try {
+      assertRefused(
+          () -> spark.sql(addFiles("`db`.`plain`")),
+          "Table prot.db.plain holds protected columns [ssn]", "no longer lists the table");
+      assertRefusedAs(
+          "mallory", "CALL prot.system.expire_snapshots(table => 'db.plain')",
+          "Table prot.db.plain holds protected columns [ssn]");
+    } finally {
+      plain.updateProperties().remove(RecordedColumns.PROPERTY).commit();
+    }
+    assertThat(spark.table("prot.db.plain").count()).isZero();
+  }
+
+  @Test
   void importingProceduresAreRefusedOnProtectedNames() {
     assertRefused(
         () -> spark.sql("CALL prot.system.migrate(table => 'prot.db.customers')"),
