@@ -145,7 +145,7 @@ public class ProtectingSparkCatalog extends SparkCatalog {
   public Table createTable(
       Identifier ident, StructType schema, Transform[] transforms, Map<String, String> properties)
       throws TableAlreadyExistsException {
-    checkCreate(ident, schema, transforms);
+    checkCreate(ident, schema, transforms, properties, "CREATE TABLE");
     return recordProtection(protect(super.createTable(ident, schema, transforms, properties)));
   }
 
@@ -153,7 +153,7 @@ public class ProtectingSparkCatalog extends SparkCatalog {
   public StagedTable stageCreate(
       Identifier ident, StructType schema, Transform[] transforms, Map<String, String> properties)
       throws TableAlreadyExistsException {
-    checkCreate(ident, schema, transforms);
+    checkCreate(ident, schema, transforms, properties, "CREATE TABLE");
     return protectStaged(super.stageCreate(ident, schema, transforms, properties));
   }
 
@@ -161,19 +161,20 @@ public class ProtectingSparkCatalog extends SparkCatalog {
   public StagedTable stageReplace(
       Identifier ident, StructType schema, Transform[] transforms, Map<String, String> properties)
       throws NoSuchTableException {
-    checkCreate(ident, schema, transforms);
+    checkCreate(ident, schema, transforms, properties, "REPLACE TABLE");
     return protectStaged(super.stageReplace(ident, schema, transforms, properties));
   }
 
   @Override
   public StagedTable stageCreateOrReplace(
       Identifier ident, StructType schema, Transform[] transforms, Map<String, String> properties) {
-    checkCreate(ident, schema, transforms);
+    checkCreate(ident, schema, transforms, properties, "CREATE OR REPLACE TABLE");
     return protectStaged(super.stageCreateOrReplace(ident, schema, transforms, properties));
   }
 
   @Override
   public Table alterTable(Identifier ident, TableChange... changes) throws NoSuchTableException {
+    SchemaChangeCheck.checkAlter(this, ident, changes);
     Table table = protect(super.alterTable(ident, changes));
     if (table instanceof ProtectedTable) {
       ProtectedTable protectedTable = (ProtectedTable) table;
@@ -181,6 +182,25 @@ public class ProtectingSparkCatalog extends SparkCatalog {
       protectedTable.protection().checkPartitioning(iceberg.spec(), iceberg.schema());
     }
     return table;
+  }
+
+  @Override
+  public boolean dropTable(Identifier ident) {
+    TableAdmin.requireWriterIfProtected(this, ident, "DROP TABLE");
+    return super.dropTable(ident);
+  }
+
+  @Override
+  public boolean purgeTable(Identifier ident) {
+    TableAdmin.requireWriterIfProtected(this, ident, "DROP TABLE ... PURGE");
+    return super.purgeTable(ident);
+  }
+
+  @Override
+  public void renameTable(Identifier from, Identifier to)
+      throws NoSuchTableException, TableAlreadyExistsException {
+    TableAdmin.checkRename(this, from, to);
+    super.renameTable(from, to);
   }
 
   @Override
@@ -279,13 +299,23 @@ public class ProtectingSparkCatalog extends SparkCatalog {
     return table;
   }
 
-  /** Create-time checks: every policy column exists, fits its masks, and is no partition source. */
-  private void checkCreate(Identifier ident, StructType sparkSchema, Transform[] transforms) {
+  /**
+   * Create-time checks: no protector property is set through SQL; and for a policy table, the
+   * principal is a writer, every policy column exists, fits its masks, and is no partition source.
+   */
+  private void checkCreate(
+      Identifier ident,
+      StructType sparkSchema,
+      Transform[] transforms,
+      Map<String, String> properties,
+      String operation) {
     String name = String.join(".", ident.namespace()) + "." + ident.name();
+    TableAdmin.checkCreateProperties(properties, catalogName + "." + name);
     Optional<TablePolicy> policy = policyFor(name);
     if (policy.isEmpty()) {
       return;
     }
+    TableAdmin.requireWriter(this, policy.get(), operation);
     Schema schema = SparkSchemaUtil.convert(sparkSchema);
     context.policy().validateSchema(policy.get().name(), columnTypes(schema));
     ProtectionSpec spec = ProtectionSpec.resolve(context, policy.get(), schema, principal());
