@@ -112,7 +112,7 @@ class InspectCommandTest {
     ProtectionSpec spec = ProtectionSpec.resolve(
         ProtectorContext.of(p, kms), p.table("db.customers").orElseThrow(), SCHEMA, Principal.user("etl"));
     Path file = dir.resolve(name);
-    return write(name, ProtectorCrypto.fileEncryption(spec, PARQUET, file.toString()));
+    return write(name, ProtectorCrypto.unboundFileEncryption(spec, PARQUET, file.toString()));
   }
 
   @Test
