@@ -2,6 +2,7 @@ package io.icebergprotector.spark.read;
 
 import io.icebergprotector.policy.AccessLevel;
 import io.icebergprotector.spark.ColumnProtection;
+import io.icebergprotector.spark.ExpressionRedactor;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.binding.FileAdmission;
 import io.icebergprotector.spark.write.KeyServiceCallsMetric;
@@ -218,7 +219,8 @@ public final class ProtectedScan implements Scan, Batch, SupportsReportStatistic
     sb.append(", ").append(selection.describe(table));
     sb.append(", principal=").append(spec.principal());
     sb.append(", ").append(batchReads ? "columnar" : "rows");
-    sb.append(", pushedFilters=").append(filters.expressions());
+    sb.append(", pushedFilters=")
+        .append(ExpressionRedactor.forSpec(spec, filterSchema).redact(filters.expressions()));
     if (filters.withheld().length > 0) {
       sb.append(", filtersLeftToSpark=").append(filters.withheld().length);
     }

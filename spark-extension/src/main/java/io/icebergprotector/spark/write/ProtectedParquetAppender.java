@@ -45,7 +45,7 @@ import org.apache.spark.sql.types.StructType;
  * policy master key), the footer by the policy's footer key and mode, and the whole file bound to
  * its table and name ({@link FileBinding}). Values are written with
  * Iceberg's Spark value writers, the file honours the table's {@code write.parquet.*} properties,
- * and its metrics never carry bounds for protected columns.
+ * and its metrics carry nothing about protected columns (see {@link ProtectedMetrics}).
  *
  * <p>The file is created on the first row: an appender closed without rows creates no file and
  * asks the key service for nothing.
@@ -145,8 +145,8 @@ public final class ProtectedParquetAppender implements FileAppender<InternalRow>
     }
     Metrics metrics =
         ParquetUtil.footerMetrics(writer.getFooter(), valueWriter.metrics(), metricsConfig);
-    // The metrics config already caps protected columns at counts; this is the backstop.
-    return ProtectedMetrics.withoutBounds(metrics, protectedIds);
+    // The metrics config already sets protected columns to none; this is the backstop.
+    return ProtectedMetrics.withoutFieldMetrics(metrics, protectedIds);
   }
 
   /**

@@ -3,6 +3,7 @@ package io.icebergprotector.spark.write;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.policy.Principal;
+import io.icebergprotector.spark.ExpressionRedactor;
 import io.icebergprotector.spark.RecordedColumns;
 import io.icebergprotector.spark.binding.BindingBoundary;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
@@ -258,7 +259,7 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
       overwrite.validateNoConflictingDeletes();
     }
     commit(overwrite, String.format("overwrite by %s with %d protected data files",
-        overwriteExpr, files.size()));
+        redactor().redact(overwriteExpr), files.size()));
   }
 
   private void commitDynamicOverwrite(List<DataFile> files) {
@@ -328,7 +329,16 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
     if (writeConf.branch() != null) {
       operation.toBranch(writeConf.branch());
     }
-    operation.commit();
+    try {
+      operation.commit();
+    } catch (RuntimeException e) {
+      // Iceberg's validation messages quote the overwrite filter, literals included
+      throw redactor().redact(e, overwriteExpr);
+    }
+  }
+
+  private ExpressionRedactor redactor() {
+    return ExpressionRedactor.forSpec(spec, table.schema());
   }
 
   private static List<DataFile> files(WriterCommitMessage[] messages) {
