@@ -49,16 +49,13 @@ public final class ProtectorContext {
   public static final String TOKEN_ENV = KmsSettings.TOKEN_ENV;
   public static final String USER = "protector.user";
   public static final String GROUPS = "protector.groups";
-  /** Read data files the protector did not write (see {@code binding.FileAdmission}). */
-  public static final String ACCEPT_UNVERIFIED_FILES = "protector.accept-unverified-files";
 
   /** Every option this catalog understands, for documentation checks. */
   public static final List<String> OPTIONS =
       List.of(
           POLICY, KMS_TYPE, KMS_KEYSTORE, KMS_PASSPHRASE_ENV, KMS_PASSPHRASE_FILE,
           KMS_CREATE_MISSING_KEYS, KMS_URL, KMS_TRUST_STORE, KMS_TRUST_STORE_PASSWORD_ENV,
-          KMS_ALLOW_INSECURE_HTTP, TOKEN, TOKEN_FILE, TOKEN_ENV, USER, GROUPS,
-          ACCEPT_UNVERIFIED_FILES);
+          KMS_ALLOW_INSECURE_HTTP, TOKEN, TOKEN_FILE, TOKEN_ENV, USER, GROUPS);
 
   private static final int MAX_SCOPES = 256;
 

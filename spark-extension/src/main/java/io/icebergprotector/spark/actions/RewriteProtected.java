@@ -162,8 +162,6 @@ public final class RewriteProtected {
     ProtectionSpec spec = protectedTable.protection();
     this.currentSpec = spec;
     checkClearAccess(spec);
-    // files committed from here on must be bound; those before are legacy and get rewritten
-    BindingBoundary.record(table);
     boolean acceptAll =
         acceptUnverified || FileAdmission.acceptUnverified(spark, catalogName, Map.of());
     FileAdmission admission = FileAdmission.of(table, spec.tableName(), catalogName, acceptAll);
@@ -191,6 +189,11 @@ public final class RewriteProtected {
       throw new UncheckedIOException(e);
     }
     if (selected.isEmpty()) {
+      // Nothing to rewrite: still put the table under file binding (the rewrite's write does it
+      // otherwise), if this principal may write it.
+      if (spec.policy().wrappableKeys(spec.principal()).containsAll(spec.writeKeyIds())) {
+        BindingBoundary.record(table);
+      }
       return new Result(0, 0, 0, 0, reasons);
     }
 

@@ -1,6 +1,5 @@
 package io.icebergprotector.spark.binding;
 
-import io.icebergprotector.spark.ProtectorContext;
 import io.icebergprotector.spark.ProtectorException;
 import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.FileMarker;
@@ -39,7 +38,7 @@ public final class FileAdmission {
    * Read option, and session setting {@code spark.sql.catalog.<catalog>.protector.accept-unverified-files}:
    * read data files the protector did not write (during a migration), instead of refusing them.
    */
-  public static final String ACCEPT_UNVERIFIED = ProtectorContext.ACCEPT_UNVERIFIED_FILES;
+  public static final String ACCEPT_UNVERIFIED = "protector.accept-unverified-files";
 
   private static final Logger LOG = LoggerFactory.getLogger(FileAdmission.class);
   private static final int NAMES_IN_WARNINGS = 5;
