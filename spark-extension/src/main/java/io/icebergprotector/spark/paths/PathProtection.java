@@ -4,7 +4,6 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.crypto.keytools.KeyToolkit;
 import org.apache.spark.SparkContext;
 import org.apache.spark.sql.SparkSessionExtensions;
-import org.apache.spark.sql.catalyst.trees.TreeNodeTag;
 
 /**
  * Protection of plain Parquet paths ({@code df.write.parquet}, {@code spark.read.parquet}, Parquet
@@ -25,9 +24,6 @@ import org.apache.spark.sql.catalyst.trees.TreeNodeTag;
 public final class PathProtection {
   /** Spark's (parquet-mr's) crypto factory setting. */
   public static final String FACTORY_PROPERTY = "parquet.crypto.factory.class";
-
-  /** On a Parquet relation that got the principal's view: the principal's {@link PathScope#identity()}. */
-  static final TreeNodeTag<String> VIEW_TAG = new TreeNodeTag<>("iceberg-protector.path-view");
 
   private PathProtection() {}
 
