@@ -4,6 +4,7 @@ import io.icebergprotector.policy.AccessLevel;
 import io.icebergprotector.spark.ColumnProtection;
 import io.icebergprotector.spark.ExpressionRedactor;
 import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.binding.FileAdmission;
 import io.icebergprotector.spark.write.KeyServiceCallsMetric;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -48,12 +49,16 @@ public final class ProtectedScan implements Scan, Batch, SupportsReportStatistic
   private final boolean caseSensitive;
   private final boolean batchReads;
   private final int batchSize;
+  private final String catalogName;
+  private final boolean acceptUnverified;
   private List<List<FileScanTask>> lazyTasks = null;
 
   /**
    * @param vectorization whether Parquet vectorization is enabled for this read (Iceberg's {@code
    *     SparkReadConf.parquetVectorizationEnabled()})
    * @param batchSize rows per columnar batch ({@code SparkReadConf.parquetBatchSize()})
+   * @param catalogName the protecting catalog, named in errors; may be null
+   * @param acceptUnverified read files the protector did not write instead of refusing them
    */
   ProtectedScan(
       SparkSession spark,
@@ -64,8 +69,12 @@ public final class ProtectedScan implements Scan, Batch, SupportsReportStatistic
       ScanSelection selection,
       boolean caseSensitive,
       boolean vectorization,
-      int batchSize) {
+      int batchSize,
+      String catalogName,
+      boolean acceptUnverified) {
     this.spark = spark;
+    this.catalogName = catalogName;
+    this.acceptUnverified = acceptUnverified;
     this.table = table;
     this.projection = projection;
     this.filterSchema = filterSchema;
@@ -129,6 +138,9 @@ public final class ProtectedScan implements Scan, Batch, SupportsReportStatistic
             .filter(filters.expression())
             .project(dataColumns(projection.outputSchema()));
     scan = selection.apply(scan);
+    // which files must be bound, and which the protector did not write: decided from metadata here
+    FileAdmission admission =
+        FileAdmission.of(table, projection.spec().tableName(), catalogName, acceptUnverified);
     List<List<FileScanTask>> groups = new ArrayList<>();
     try (CloseableIterable<CombinedScanTask> planned = scan.planTasks()) {
       for (CombinedScanTask group : planned) {
@@ -136,6 +148,7 @@ public final class ProtectedScan implements Scan, Batch, SupportsReportStatistic
         for (FileScanTask task : group.files()) {
           if (selection.includes(task)) {
             BaseProtectedReader.checkReadable(task, projection.spec());
+            admission.admit(task.file());
             files.add(task);
           }
         }
@@ -146,6 +159,7 @@ public final class ProtectedScan implements Scan, Batch, SupportsReportStatistic
     } catch (IOException e) {
       throw new UncheckedIOException("Failed to plan a scan of " + table.name(), e);
     }
+    admission.warnAboutLegacyFiles();
     return groups;
   }
 

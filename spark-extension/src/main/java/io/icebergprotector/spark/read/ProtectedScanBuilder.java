@@ -51,6 +51,8 @@ public class ProtectedScanBuilder
   private final SparkReadConf readConf;
   private final boolean caseSensitive;
   private final String onlyFiles;
+  private final String catalogName;
+  private final boolean acceptUnverified;
 
   private ProtectedFilters filters = ProtectedFilters.none();
   private Schema projected;
@@ -63,6 +65,9 @@ public class ProtectedScanBuilder
    * @param snapshotSchema the schema of the snapshot or branch being read
    * @param options the read options
    * @param spec the table's protection for the reading principal
+   * @param catalogName the protecting catalog the table was loaded from (named in errors), or null
+   * @param acceptUnverified whether to read data files the protector did not write instead of
+   *     refusing them ({@link io.icebergprotector.spark.binding.FileAdmission})
    */
   public ProtectedScanBuilder(
       SparkSession spark,
@@ -71,7 +76,11 @@ public class ProtectedScanBuilder
       String branch,
       Schema snapshotSchema,
       CaseInsensitiveStringMap options,
-      ProtectionSpec spec) {
+      ProtectionSpec spec,
+      String catalogName,
+      boolean acceptUnverified) {
+    this.catalogName = catalogName;
+    this.acceptUnverified = acceptUnverified;
     this.spark = spark;
     this.table = table;
     this.schema = snapshotSchema;
@@ -129,7 +138,9 @@ public class ProtectedScanBuilder
                 .onlyFiles(io.icebergprotector.spark.write.RewriteRequest.decode(onlyFiles)),
         caseSensitive,
         readConf.parquetVectorizationEnabled(),
-        readConf.parquetBatchSize());
+        readConf.parquetBatchSize(),
+        catalogName,
+        acceptUnverified);
   }
 
   /** Requested metadata columns; {@code _partition}'s field ids are moved clear of table ids. */

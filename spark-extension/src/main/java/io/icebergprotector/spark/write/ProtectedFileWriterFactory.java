@@ -2,10 +2,11 @@ package io.icebergprotector.spark.write;
 
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.crypto.FileBinding;
+import io.icebergprotector.spark.crypto.FileMarker;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortOrder;
@@ -22,8 +23,9 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * Creates data writers for a protected table: every file is a Parquet file written by {@link
- * ProtectedParquetAppender}. Row-level delete files are refused, since they would need their own
- * protection (a later issue).
+ * ProtectedParquetAppender}, bound to the table ({@link FileBinding}) and recorded with the
+ * protector's marker as its key metadata ({@link FileMarker}). Row-level delete files are refused,
+ * since they would need their own protection (a later issue).
  */
 public final class ProtectedFileWriterFactory implements FileWriterFactory<InternalRow> {
   private final Schema dataSchema;
@@ -31,6 +33,7 @@ public final class ProtectedFileWriterFactory implements FileWriterFactory<Inter
   private final SortOrder sortOrder;
   private final Map<String, String> properties;
   private final ProtectionSpec protection;
+  private final FileBinding binding;
 
   /**
    * @param table the table; its properties set the Parquet and metrics settings
@@ -52,6 +55,7 @@ public final class ProtectedFileWriterFactory implements FileWriterFactory<Inter
     this.dataSparkType = dataSparkType;
     this.sortOrder = sortOrder;
     this.protection = Objects.requireNonNull(protection, "protection spec");
+    this.binding = FileBinding.of(table);
     this.properties = new HashMap<>(table.properties());
     if (writeProperties != null) {
       properties.putAll(writeProperties);
@@ -85,10 +89,9 @@ public final class ProtectedFileWriterFactory implements FileWriterFactory<Inter
             .setAll(properties)
             .sortOrder(sortOrder)
             .protection(protection)
+            .binding(binding)
             .build();
-    return new DataWriter<>(
-        appender, FileFormat.PARQUET, output.location(), spec, partition, file.keyMetadata(),
-        sortOrder);
+    return new MarkedDataWriter<>(appender, output.location(), spec, partition, sortOrder);
   }
 
   @Override
