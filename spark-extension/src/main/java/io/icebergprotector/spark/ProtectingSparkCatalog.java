@@ -17,6 +17,7 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.spark.Spark3Util;
 import org.apache.iceberg.spark.SparkCatalog;
 import org.apache.iceberg.spark.SparkSchemaUtil;
+import org.apache.iceberg.spark.source.SparkChangelogTable;
 import org.apache.iceberg.spark.source.SparkTable;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
@@ -144,7 +145,7 @@ public class ProtectingSparkCatalog extends SparkCatalog {
   public Table createTable(
       Identifier ident, StructType schema, Transform[] transforms, Map<String, String> properties)
       throws TableAlreadyExistsException {
-    checkCreate(ident, schema, transforms);
+    checkCreate(ident, schema, transforms, properties, "CREATE TABLE");
     return recordProtection(protect(super.createTable(ident, schema, transforms, properties)));
   }
 
@@ -152,7 +153,7 @@ public class ProtectingSparkCatalog extends SparkCatalog {
   public StagedTable stageCreate(
       Identifier ident, StructType schema, Transform[] transforms, Map<String, String> properties)
       throws TableAlreadyExistsException {
-    checkCreate(ident, schema, transforms);
+    checkCreate(ident, schema, transforms, properties, "CREATE TABLE");
     return protectStaged(super.stageCreate(ident, schema, transforms, properties));
   }
 
@@ -160,19 +161,20 @@ public class ProtectingSparkCatalog extends SparkCatalog {
   public StagedTable stageReplace(
       Identifier ident, StructType schema, Transform[] transforms, Map<String, String> properties)
       throws NoSuchTableException {
-    checkCreate(ident, schema, transforms);
+    checkCreate(ident, schema, transforms, properties, "REPLACE TABLE");
     return protectStaged(super.stageReplace(ident, schema, transforms, properties));
   }
 
   @Override
   public StagedTable stageCreateOrReplace(
       Identifier ident, StructType schema, Transform[] transforms, Map<String, String> properties) {
-    checkCreate(ident, schema, transforms);
+    checkCreate(ident, schema, transforms, properties, "CREATE OR REPLACE TABLE");
     return protectStaged(super.stageCreateOrReplace(ident, schema, transforms, properties));
   }
 
   @Override
   public Table alterTable(Identifier ident, TableChange... changes) throws NoSuchTableException {
+    SchemaChangeCheck.checkAlter(this, ident, changes);
     Table table = protect(super.alterTable(ident, changes));
     if (table instanceof ProtectedTable) {
       ProtectedTable protectedTable = (ProtectedTable) table;
@@ -180,6 +182,25 @@ public class ProtectingSparkCatalog extends SparkCatalog {
       protectedTable.protection().checkPartitioning(iceberg.spec(), iceberg.schema());
     }
     return table;
+  }
+
+  @Override
+  public boolean dropTable(Identifier ident) {
+    TableAdmin.requireWriterIfProtected(this, ident, "DROP TABLE");
+    return super.dropTable(ident);
+  }
+
+  @Override
+  public boolean purgeTable(Identifier ident) {
+    TableAdmin.requireWriterIfProtected(this, ident, "DROP TABLE ... PURGE");
+    return super.purgeTable(ident);
+  }
+
+  @Override
+  public void renameTable(Identifier from, Identifier to)
+      throws NoSuchTableException, TableAlreadyExistsException {
+    TableAdmin.checkRename(this, from, to);
+    super.renameTable(from, to);
   }
 
   @Override
@@ -205,6 +226,9 @@ public class ProtectingSparkCatalog extends SparkCatalog {
   }
 
   Table protect(Table table) {
+    if (table instanceof SparkChangelogTable) {
+      refuseChangelog((SparkChangelogTable) table);
+    }
     if (!(table instanceof SparkTable) || table instanceof ProtectedTable) {
       return table;
     }
@@ -243,6 +267,24 @@ public class ProtectingSparkCatalog extends SparkCatalog {
         iceberg, sparkTable.snapshotId(), sparkTable.branch(), refreshEagerly, protection);
   }
 
+  /**
+   * Iceberg's changelog scan reads data files with Iceberg's own readers, outside the protected
+   * read path (no per-principal view, and plaintext files from before protection in clear).
+   */
+  private void refuseChangelog(SparkChangelogTable changelog) {
+    String name = changelog.name();
+    String suffix = "." + SparkChangelogTable.TABLE_NAME;
+    String base = name.endsWith(suffix) ? name.substring(0, name.length() - suffix.length()) : name;
+    if (policyFor(base).isPresent()) {
+      throw new ProtectorException(
+          String.format(
+              "Cannot read the changelog of protected table %s: changelog scans bypass the"
+                  + " protected read path. Read the table itself (with time travel for older"
+                  + " snapshots)",
+              base));
+    }
+  }
+
   private StagedTable protectStaged(StagedTable staged) {
     // inside the staged transaction, so the record commits with the table
     return (StagedTable) recordProtection(protect(staged));
@@ -257,13 +299,23 @@ public class ProtectingSparkCatalog extends SparkCatalog {
     return table;
   }
 
-  /** Create-time checks: every policy column exists, fits its masks, and is no partition source. */
-  private void checkCreate(Identifier ident, StructType sparkSchema, Transform[] transforms) {
+  /**
+   * Create-time checks: no protector property is set through SQL; and for a policy table, the
+   * principal is a writer, every policy column exists, fits its masks, and is no partition source.
+   */
+  private void checkCreate(
+      Identifier ident,
+      StructType sparkSchema,
+      Transform[] transforms,
+      Map<String, String> properties,
+      String operation) {
     String name = String.join(".", ident.namespace()) + "." + ident.name();
+    TableAdmin.checkCreateProperties(properties, catalogName + "." + name);
     Optional<TablePolicy> policy = policyFor(name);
     if (policy.isEmpty()) {
       return;
     }
+    TableAdmin.requireWriter(this, policy.get(), operation);
     Schema schema = SparkSchemaUtil.convert(sparkSchema);
     context.policy().validateSchema(policy.get().name(), columnTypes(schema));
     ProtectionSpec spec = ProtectionSpec.resolve(context, policy.get(), schema, principal());

@@ -1,5 +1,6 @@
 package io.icebergprotector.spark.write;
 
+import io.icebergprotector.spark.ProtectedLayout;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ExpressionRedactor;
 import io.icebergprotector.spark.RecordedColumns;
@@ -105,6 +106,8 @@ public class ProtectedWriteBuilder
     }
     spec.checkWritable(table.schema());
     spec.checkPartitioning(table.spec(), table.schema());
+    // a sort order set through another engine or the Java API: rows would show their rank order
+    ProtectedLayout.checkSortOrder(spec, table.sortOrder(), table.schema(), table.name());
     ProtectedWrite.checkWriter(spec);
     if (rewrite == null) {
       RecordedColumns.record(table, spec);

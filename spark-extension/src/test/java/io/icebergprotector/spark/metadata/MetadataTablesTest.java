@@ -262,6 +262,18 @@ class MetadataTablesTest extends SparkTestBase {
         .hasMessageContaining("read-only");
   }
 
+  @Test
+  void theChangelogOfAProtectedTableIsRefused() throws Exception {
+    spark.sql("CREATE TABLE prot.db.changes_probe" + COLUMNS);
+    insertPlaintextCanaries("changes_probe");
+    protect("changes_probe");
+    assertThatThrownBy(() -> sqlAs("alice", "SELECT * FROM prot.db.changes_probe.changes"))
+        .isInstanceOf(ProtectorException.class)
+        .hasMessageContaining("Cannot read the changelog of protected table")
+        .hasMessageContaining("changes_probe")
+        .hasMessageNotContaining(PLAIN_SSN);
+  }
+
   // ---------------------------------------------------------------------------- assertions
 
   private static void assertMetadataTablesHideProtectedColumns(Schema schema, String when) {
