@@ -6,9 +6,9 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * The application {@link PathsWithoutIcebergIT} runs in a JVM without Iceberg: only Spark API
- * here, configured by {@code spark.*} system properties exactly as the README's "Plain Parquet
- * paths" section. As {@code etl} it writes canary rows under the protected prefix, then reads them
+ * The application {@link PathsWithoutIcebergIT} submits to a JVM without Iceberg: only Spark API
+ * here, configured by spark-submit's {@code --conf} options as the README's "Plain Parquet paths"
+ * section shows. As {@code etl} it writes canary rows under the protected prefix, then reads them
  * as alice (clear), bob (masked) and carol (no role), and carol tries to write there too. It prints
  * what each principal's view is, never a value of a protected column; a failure exits non-zero.
  *

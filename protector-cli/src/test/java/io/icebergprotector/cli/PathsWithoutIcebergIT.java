@@ -2,7 +2,6 @@ package io.icebergprotector.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,11 +15,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Paths-only mode on a Spark classpath without Iceberg (issue 19 item 4): a child JVM with Spark
- * (and the Hadoop and unshaded parquet-mr it brings) plus the protector's runtime jar, but no
- * iceberg-spark-runtime, configured only as the README's "Plain Parquet paths" section says
- * ({@code spark.sql.extensions=io.icebergprotector.spark.ProtectorSparkSessionExtensions} and
- * {@code spark.protector.*}), with a local keystore. It writes under a protected prefix as a writer
+ * Paths-only mode on a Spark classpath without Iceberg (issue 19 item 4): {@code spark-submit} in
+ * a child JVM whose classpath has Spark (and the Hadoop and unshaded parquet-mr it brings) but no
+ * iceberg-spark-runtime, with the protector's runtime jar given by {@code --jars} and configured
+ * only as the README's "Plain Parquet paths" section says ({@code
+ * spark.sql.extensions=io.icebergprotector.spark.ProtectorSparkSessionExtensions} and {@code
+ * spark.protector.*}), with a local keystore. It writes under a protected prefix as a writer
  * and reads back as a clear, a masked and a denied principal ({@link PathsSmokeMain}); the files
  * it wrote are encrypted Parquet holding no protected canary.
  *
@@ -57,28 +57,29 @@ class PathsWithoutIcebergIT {
     Path app = tmp.resolve("paths-smoke.jar");
     PackagesIT.appJar(app, PathsSmokeMain.class);
 
+    // spark-submit as the README shows it: the runtime jar with --jars, the settings with --conf.
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx1g");
     cmd.addAll(Arrays.asList(System.getProperty("spark.java17.opens", PackagesIT.OPENS).trim().split("\\s+")));
-    // The README's configuration, as spark.* system properties (SparkConf reads them).
-    cmd.addAll(List.of(
-        "-Dspark.master=local[2]",
-        "-Dspark.app.name=paths-without-iceberg",
-        "-Dspark.ui.enabled=false",
-        "-Dspark.driver.host=127.0.0.1",
-        "-Dspark.driver.bindAddress=127.0.0.1",
-        "-Dspark.sql.extensions=io.icebergprotector.spark.ProtectorSparkSessionExtensions",
-        "-Dspark.protector.policy=" + work.resolve("policy.conf"),
-        "-Dspark.protector.kms.keystore=" + work.resolve("keys.p12"),
-        "-Dspark.protector.kms.passphrase-file=" + work.resolve("passphrase"),
-        "-Dspark.protector.kms.create-missing-keys=true"));
     cmd.add("-cp");
-    cmd.add(String.join(File.pathSeparator,
-        PackagesIT.sparkClasspathWithoutIceberg(), PackagesIT.jar.toString(), app.toString()));
-    cmd.add(PathsSmokeMain.class.getName());
-    cmd.add(out.toString());
-    cmd.add(Long.toString(ROWS));
+    cmd.add(PackagesIT.sparkClasspathWithoutIceberg());
+    cmd.add("org.apache.spark.deploy.SparkSubmit");
+    cmd.addAll(List.of(
+        "--master", "local[2]",
+        "--jars", PackagesIT.jar.toString(),
+        "--conf", "spark.ui.enabled=false",
+        "--conf", "spark.driver.host=127.0.0.1",
+        "--conf", "spark.driver.bindAddress=127.0.0.1",
+        "--conf", "spark.sql.extensions=io.icebergprotector.spark.ProtectorSparkSessionExtensions",
+        "--conf", "spark.protector.policy=" + work.resolve("policy.conf"),
+        "--conf", "spark.protector.kms.keystore=" + work.resolve("keys.p12"),
+        "--conf", "spark.protector.kms.passphrase-file=" + work.resolve("passphrase"),
+        "--conf", "spark.protector.kms.create-missing-keys=true",
+        "--class", PathsSmokeMain.class.getName(),
+        app.toString(),
+        out.toString(),
+        Long.toString(ROWS)));
 
     PackagesIT.ChildJvm child = PackagesIT.ChildJvm.run(cmd, work, tmp.resolve("child"));
     String output = child.stdout;
