@@ -2,6 +2,7 @@ package io.icebergprotector.spark.crypto;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
 import io.icebergprotector.kms.KeyScope;
 import io.icebergprotector.policy.Policy;
 import java.time.Duration;
@@ -21,7 +22,9 @@ public final class HashMaskKeys {
       Caffeine.newBuilder()
           .maximumSize(MAX_KEYS)
           .expireAfterWrite(Duration.ofSeconds(KeyTools.CACHE_LIFETIME_SECONDS))
-          .removalListener((String k, byte[] key, com.github.benmanes.caffeine.cache.RemovalCause c) -> wipe(key))
+          .ticker(CacheClock.TICKER)
+          .executor(Runnable::run)
+          .removalListener((String k, byte[] key, RemovalCause cause) -> wipe(key))
           .build();
 
   private HashMaskKeys() {}
@@ -42,6 +45,11 @@ public final class HashMaskKeys {
   public static void clear() {
     KEYS.invalidateAll();
     KEYS.cleanUp();
+  }
+
+  /** The cached bytes themselves, or null (for tests that check wiping). */
+  static byte[] cached(KeyScope scope, String keyId) {
+    return KEYS.getIfPresent(scope.handle() + "/" + keyId);
   }
 
   /** Keys cached now (for tests of the bounds). */

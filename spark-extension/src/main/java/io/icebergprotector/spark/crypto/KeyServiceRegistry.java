@@ -43,11 +43,18 @@ public final class KeyServiceRegistry {
   private static final int MAX_BACKENDS = 100;
 
   private static final Cache<String, Registered> BY_HANDLE =
-      Caffeine.newBuilder().maximumSize(MAX_SCOPES).expireAfterAccess(IDLE).build();
+      Caffeine.newBuilder()
+          .maximumSize(MAX_SCOPES)
+          .expireAfterAccess(IDLE)
+          .ticker(CacheClock.TICKER)
+          .executor(Runnable::run)
+          .build();
   private static final Cache<String, KeyService> BACKENDS =
       Caffeine.newBuilder()
           .maximumSize(MAX_BACKENDS)
           .expireAfterAccess(IDLE)
+          .ticker(CacheClock.TICKER)
+          .executor(Runnable::run)
           .removalListener(KeyServiceRegistry::closeBackend)
           .build();
   // Keys the credential bindings of this JVM; never leaves it.
@@ -99,6 +106,12 @@ public final class KeyServiceRegistry {
   static long registeredScopes() {
     BY_HANDLE.cleanUp();
     return BY_HANDLE.estimatedSize();
+  }
+
+  /** Backends open in this JVM now (for tests of the bounds). */
+  static long openBackends() {
+    BACKENDS.cleanUp();
+    return BACKENDS.estimatedSize();
   }
 
   /**
