@@ -26,13 +26,14 @@ import org.junit.jupiter.api.Test;
 class RemotePrincipalBindingTest extends StackTestBase {
   private static final String CATALOG_CLASS = "io.icebergprotector.spark.ProtectingSparkCatalog";
   private static final String SSN = "SSN-RPB-0001";
-  private static final String POLICY =
+  /** Also the policy of {@link SeparateJvmPrincipalsTest}, where alice writes as well. */
+  static final String POLICY =
       String.join(
           "\n",
           "protector {",
           "  roles {",
           "    admin    { users = [\"alice\"] }",
-          "    etl      { users = [\"etl\"] }",
+          "    etl      { users = [\"etl\", \"alice\"] }",
           "    keyadmin { users = [\"ops\"] }",
           "  }",
           "  keys { pii {}, fin {}, footer {} }",

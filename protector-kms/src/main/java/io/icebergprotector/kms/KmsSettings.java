@@ -4,6 +4,8 @@ import java.io.Serializable;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * How to reach a key service: the local keystore (a PKCS12 file and its passphrase) or the key
@@ -27,6 +29,10 @@ public final class KmsSettings implements Serializable {
   public static final String TOKEN_ENV = "protector.token-env";
   /** The token variable when no token option is set. */
   public static final String DEFAULT_TOKEN_ENV = "PROTECTOR_TOKEN";
+
+  private static final System.Logger LOG = System.getLogger(KmsSettings.class.getName());
+  // Owners (catalogs, session settings) already warned about an inline token, once per JVM.
+  private static final Set<String> WARNED_INLINE_TOKEN = ConcurrentHashMap.newKeySet();
 
   public enum Type {
     LOCAL,
@@ -81,9 +87,16 @@ public final class KmsSettings implements Serializable {
                 CREATE_MISSING_KEYS + " applies to the local key service only");
           }
           String trustPasswordEnv = options.get(TRUST_STORE_PASSWORD_ENV);
+          SecretRef token = SecretRef.choose(options, TOKEN, TOKEN_FILE, TOKEN_ENV, DEFAULT_TOKEN_ENV);
+          if (token.source() == SecretRef.Source.VALUE && WARNED_INLINE_TOKEN.add(owner)) {
+            LOG.log(System.Logger.Level.WARNING, owner + ": " + TOKEN + " (an inline token) is"
+                + " deprecated: Spark copies its configuration into every job and task, where any"
+                + " code of the application can read the token. Use " + TOKEN_FILE + " or "
+                + TOKEN_ENV + ", and one principal per JVM");
+          }
           return builder(Type.REMOTE)
               .url(options.get(URL))
-              .token(SecretRef.choose(options, TOKEN, TOKEN_FILE, TOKEN_ENV, DEFAULT_TOKEN_ENV))
+              .token(token)
               .trustStore(options.get(TRUST_STORE))
               .trustStorePassword(
                   trustPasswordEnv == null || trustPasswordEnv.isBlank()

@@ -6,12 +6,16 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Where a secret (a token, a passphrase) comes from: an environment variable, a file, or a value
@@ -131,11 +135,57 @@ public final class SecretRef implements Serializable {
     }
   }
 
-  private static String readFile(Path file) {
+  /**
+   * HMAC-SHA256 (hex) of the secret, read now, under {@code key}. It binds a cache entry to the
+   * secret itself rather than to where the secret is read: only code that can read the secret gets
+   * the same digest, and without {@code key} the digest tells nothing about the secret. A file's
+   * bytes are hashed as they are (surrounding whitespace left out) and wiped.
+   */
+  public String keyedDigest(byte[] key) {
+    Mac mac;
+    try {
+      mac = Mac.getInstance("HmacSHA256");
+      mac.init(new SecretKeySpec(key, "HmacSHA256"));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 is not available", e);
+    }
+    if (source == Source.FILE) {
+      Path file = Path.of(name);
+      checkRegularFile(file);
+      byte[] bytes;
+      try {
+        bytes = Files.readAllBytes(file);
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot read secret file " + file + ": " + e.getMessage(), e);
+      }
+      try {
+        int from = 0;
+        int to = bytes.length;
+        while (from < to && Character.isWhitespace(bytes[from])) {
+          from++;
+        }
+        while (to > from && Character.isWhitespace(bytes[to - 1])) {
+          to--;
+        }
+        mac.update(bytes, from, to - from);
+      } finally {
+        Arrays.fill(bytes, (byte) 0);
+      }
+    } else {
+      mac.update(read().getBytes(StandardCharsets.UTF_8));
+    }
+    return HexFormat.of().formatHex(mac.doFinal());
+  }
+
+  private static void checkRegularFile(Path file) {
     if (!Files.isRegularFile(file)) {
       throw new IllegalArgumentException(
           "Cannot read secret: file " + file + " does not exist or is not a regular file");
     }
+  }
+
+  private static String readFile(Path file) {
+    checkRegularFile(file);
     String text;
     try {
       text = Files.readString(file, StandardCharsets.UTF_8).trim();
