@@ -67,14 +67,14 @@ class FileBindingTest extends SparkTestBase {
 
   @BeforeAll
   static void catalogs() throws IOException {
-    protecting("bind", Files.createTempDirectory(root, "bind"));
-    protecting("bind2", Files.createTempDirectory(root, "bind2"));
+    addProtectingCatalog("bind", Files.createTempDirectory(root, "bind"));
+    addProtectingCatalog("bind2", Files.createTempDirectory(root, "bind2"));
     Path legacyWarehouse = Files.createTempDirectory(root, "legacy");
-    protecting("legacy", legacyWarehouse);
-    plain("legacy_plain", legacyWarehouse);
+    addProtectingCatalog("legacy", legacyWarehouse);
+    addPlainCatalog("legacy_plain", legacyWarehouse);
     Path footerWarehouse = Files.createTempDirectory(root, "pf");
-    protecting("pf", footerWarehouse);
-    plain("pf_plain", footerWarehouse);
+    addProtectingCatalog("pf", footerWarehouse);
+    addPlainCatalog("pf_plain", footerWarehouse);
     for (String catalog : List.of("bind", "bind2", "legacy", "pf")) {
       spark.sql("CREATE NAMESPACE IF NOT EXISTS " + catalog + ".db");
     }
@@ -260,14 +260,14 @@ class FileBindingTest extends SparkTestBase {
     spark.sql("INSERT INTO legacy_plain." + TABLE + " VALUES (4, 4.00, 'PLANTED-CANARY')");
     DataFile planted = added(icebergTable(t), icebergTable(t).currentSnapshot()).get(0);
     Throwable refused = catchThrowable(() -> as("legacy", "alice", "SELECT * FROM " + t));
-    UnverifiedFileException unverified = cause(refused, UnverifiedFileException.class);
+    UnverifiedFileException unverified = causeOf(refused, UnverifiedFileException.class);
     assertThat(unverified.getMessage())
         .contains(planted.location())
         .contains("protected table " + TABLE)
         .contains("the protector did not write it")
         .contains("spark.sql.catalog.legacy.protector.accept-unverified-files=true")
         .contains("CALL legacy.system.rewrite_protected(table => '" + TABLE + "')");
-    assertThat(fullText(refused)).doesNotContain("PLANTED-CANARY");
+    assertThat(stackTrace(refused)).doesNotContain("PLANTED-CANARY");
 
     // Accepted explicitly: per read, or per session.
     assertThat(ids(spark.read().option(FileAdmission.ACCEPT_UNVERIFIED, "true").table(t)
@@ -284,7 +284,7 @@ class FileBindingTest extends SparkTestBase {
     Throwable rewriteRefused =
         catchThrowable(() -> asUser("legacy", "alice",
             () -> RewriteProtected.of(spark, t).execute()));
-    assertThat(cause(rewriteRefused, UnverifiedFileException.class).getMessage())
+    assertThat(causeOf(rewriteRefused, UnverifiedFileException.class).getMessage())
         .contains(planted.location());
     RewriteProtected.Result result =
         asUser("legacy", "alice",
@@ -347,11 +347,11 @@ class FileBindingTest extends SparkTestBase {
       Throwable failure =
           catchThrowable(() -> rows.addAll(as(catalog, "alice", "SELECT * FROM " + table)));
       assertThat(rows).as("rows returned from a swapped file").isEmpty();
-      FileIntegrityException integrity = cause(failure, FileIntegrityException.class);
+      FileIntegrityException integrity = causeOf(failure, FileIntegrityException.class);
       assertThat(integrity.getMessage())
           .contains(target.location())
           .contains("it is not the file the table expects");
-      assertThat(fullText(failure)).doesNotContain(swappedCanary);
+      assertThat(stackTrace(failure)).doesNotContain(swappedCanary);
     } finally {
       overwrite(target, original);
     }
@@ -474,40 +474,8 @@ class FileBindingTest extends SparkTestBase {
     });
   }
 
-  private static void protecting(String name, Path warehouse) {
-    String p = "spark.sql.catalog." + name;
-    spark.conf().set(p, ProtectingSparkCatalog.class.getName());
-    spark.conf().set(p + ".type", "hadoop");
-    spark.conf().set(p + ".warehouse", warehouse.toUri().toString());
-    spark.conf().set(p + ".cache-enabled", "false");
-    spark.conf().set(p + ".protector.policy", policyFile.toString());
-    spark.conf().set(p + ".protector.kms.keystore", keystore.toString());
-    spark.conf().set(p + ".protector.kms.passphrase-file", passphraseFile.toString());
-    spark.conf().set(p + ".protector.kms.create-missing-keys", "true");
-    spark.conf().set(p + ".protector.user", "etl");
-  }
-
-  private static void plain(String name, Path warehouse) {
-    String p = "spark.sql.catalog." + name;
-    spark.conf().set(p, org.apache.iceberg.spark.SparkCatalog.class.getName());
-    spark.conf().set(p + ".type", "hadoop");
-    spark.conf().set(p + ".warehouse", warehouse.toUri().toString());
-    spark.conf().set(p + ".cache-enabled", "false");
-  }
-
   private static List<Row> as(String catalog, String user, String query) {
     return asUser(catalog, user, () -> spark.sql(query).collectAsList());
-  }
-
-  private static <T> T asUser(String catalog, String user, java.util.function.Supplier<T> action) {
-    String key = "spark.sql.catalog." + catalog + ".protector.user";
-    String previous = spark.conf().get(key);
-    spark.conf().set(key, user);
-    try {
-      return action.get();
-    } finally {
-      spark.conf().set(key, previous);
-    }
   }
 
   private static Table icebergTable(String name) {
@@ -568,21 +536,5 @@ class FileBindingTest extends SparkTestBase {
 
   private static List<Long> ids(List<Row> rows) {
     return rows.stream().map(r -> r.getLong(0)).sorted().collect(Collectors.toList());
-  }
-
-  private static <T extends Throwable> T cause(Throwable failure, Class<T> type) {
-    assertThat(failure).as("expected a failure with a %s", type.getSimpleName()).isNotNull();
-    for (Throwable t = failure; t != null; t = t.getCause()) {
-      if (type.isInstance(t)) {
-        return type.cast(t);
-      }
-    }
-    throw new AssertionError("no " + type.getSimpleName() + " in " + fullText(failure));
-  }
-
-  private static String fullText(Throwable e) {
-    StringWriter out = new StringWriter();
-    e.printStackTrace(new PrintWriter(out));
-    return out.toString();
   }
 }

@@ -182,10 +182,4 @@ class ProtectedFilesTest extends SparkTestBase {
         HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(file.toUri()), new Configuration()),
         options);
   }
-
-  private static String stackTrace(Throwable t) {
-    java.io.StringWriter out = new java.io.StringWriter();
-    t.printStackTrace(new java.io.PrintWriter(out));
-    return out.toString();
-  }
 }

@@ -152,6 +152,64 @@ public abstract class SparkTestBase {
     }
   }
 
+  /**
+   * Adds catalog {@code name}: a protecting catalog like {@code prot} (acting as etl) over {@code
+   * warehouse}, without a table cache so that commits through other catalogs show at once.
+   */
+  protected static void addProtectingCatalog(String name, Path warehouse) {
+    String p = "spark.sql.catalog." + name;
+    spark.conf().set(p, ProtectingSparkCatalog.class.getName());
+    spark.conf().set(p + ".type", "hadoop");
+    spark.conf().set(p + ".warehouse", warehouse.toUri().toString());
+    spark.conf().set(p + ".cache-enabled", "false");
+    spark.conf().set(p + ".protector.policy", policyFile.toString());
+    spark.conf().set(p + ".protector.kms.keystore", keystore.toString());
+    spark.conf().set(p + ".protector.kms.passphrase-file", passphraseFile.toString());
+    spark.conf().set(p + ".protector.kms.create-missing-keys", "true");
+    spark.conf().set(p + ".protector.user", "etl");
+  }
+
+  /** Adds catalog {@code name}: Iceberg's own catalog over {@code warehouse}, without protection. */
+  protected static void addPlainCatalog(String name, Path warehouse) {
+    String p = "spark.sql.catalog." + name;
+    spark.conf().set(p, org.apache.iceberg.spark.SparkCatalog.class.getName());
+    spark.conf().set(p + ".type", "hadoop");
+    spark.conf().set(p + ".warehouse", warehouse.toUri().toString());
+    spark.conf().set(p + ".cache-enabled", "false");
+  }
+
+  /** Runs {@code action} with catalog {@code catalog} acting as {@code user}. */
+  protected static <T> T asUser(String catalog, String user, java.util.function.Supplier<T> action) {
+    String key = "spark.sql.catalog." + catalog + ".protector.user";
+    String previous = spark.conf().get(key);
+    spark.conf().set(key, user);
+    try {
+      return action.get();
+    } finally {
+      spark.conf().set(key, previous);
+    }
+  }
+
+  /** The first {@code type} in the cause chain of {@code failure}; fails the test if none. */
+  protected static <T extends Throwable> T causeOf(Throwable failure, Class<T> type) {
+    if (failure == null) {
+      throw new AssertionError("expected a failure with a " + type.getSimpleName() + ", got none");
+    }
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (type.isInstance(t)) {
+        return type.cast(t);
+      }
+    }
+    throw new AssertionError("no " + type.getSimpleName() + " in " + stackTrace(failure));
+  }
+
+  /** The stack trace of {@code failure} with every cause, as text. */
+  protected static String stackTrace(Throwable failure) {
+    java.io.StringWriter out = new java.io.StringWriter();
+    failure.printStackTrace(new java.io.PrintWriter(out));
+    return out.toString();
+  }
+
   /** The file binding of an Iceberg table, e.g. {@code bindingOf("prot.db.customers")}. */
   protected static FileBinding bindingOf(String qualifiedTable) {
     try {
@@ -167,7 +225,12 @@ public abstract class SparkTestBase {
 
   /** Every file under the table location (data, manifests, manifest lists, metadata JSON). */
   protected static List<Path> allFiles(String table) {
-    try (Stream<Path> files = Files.walk(tableDir(table))) {
+    return allFiles(tableDir(table));
+  }
+
+  /** Every file under {@code dir}. */
+  protected static List<Path> allFiles(Path dir) {
+    try (Stream<Path> files = Files.walk(dir)) {
       return files.filter(Files::isRegularFile).collect(Collectors.toList());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -182,8 +245,13 @@ public abstract class SparkTestBase {
 
   /** Files under the table whose bytes contain any canary; empty means nothing leaked. */
   protected static List<String> filesContaining(String table, String... canaries) {
+    return filesContaining(tableDir(table), canaries);
+  }
+
+  /** Files under {@code dir} whose bytes contain any canary; empty means nothing leaked. */
+  protected static List<String> filesContaining(Path dir, String... canaries) {
     List<String> hits = new ArrayList<>();
-    for (Path file : allFiles(table)) {
+    for (Path file : allFiles(dir)) {
       byte[] bytes;
       try {
         bytes = Files.readAllBytes(file);
