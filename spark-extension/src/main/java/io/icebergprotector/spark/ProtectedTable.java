@@ -97,10 +97,8 @@ public class ProtectedTable extends SparkTable {
 
   @Override
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
-    if (options.containsKey(SparkReadOptions.SCAN_TASK_SET_ID)) {
-      throw refusal("rewriting data files");
-    }
-    if (refreshEagerly) {
+    // a rewrite's scan reads the tasks staged for the snapshot its action pinned: no refresh
+    if (refreshEagerly && !options.containsKey(SparkReadOptions.SCAN_TASK_SET_ID)) {
       table().refresh();
     }
     SparkSession session = SparkSession.active();

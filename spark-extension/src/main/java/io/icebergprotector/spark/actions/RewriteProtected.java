@@ -1,6 +1,5 @@
 package io.icebergprotector.spark.actions;
 
-import io.icebergprotector.policy.AccessLevel;
 import io.icebergprotector.spark.ProtectedTable;
 import io.icebergprotector.spark.ProtectingSessionCatalog;
 import io.icebergprotector.spark.ProtectingSparkCatalog;
@@ -15,26 +14,36 @@ import io.icebergprotector.spark.inspect.ColumnReport;
 import io.icebergprotector.spark.inspect.FooterReport;
 import io.icebergprotector.spark.inspect.KeyMaterial;
 import io.icebergprotector.spark.inspect.ParquetFooterInspector;
+import io.icebergprotector.spark.RecordedColumns;
+import io.icebergprotector.spark.maintenance.MaintenanceAccess;
 import io.icebergprotector.spark.write.RewriteRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
+import java.util.UUID;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
-import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.actions.ImmutableRewriteDataFiles;
+import org.apache.iceberg.actions.RewriteDataFilesCommitManager;
+import org.apache.iceberg.actions.RewriteFileGroup;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.shaded.org.apache.parquet.ParquetReadOptions;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.iceberg.shaded.org.apache.parquet.schema.MessageType;
+import org.apache.iceberg.spark.CommitMetadata;
+import org.apache.iceberg.spark.FileRewriteCoordinator;
+import org.apache.iceberg.spark.ScanTaskSetManager;
 import org.apache.iceberg.spark.Spark3Util;
+import org.apache.iceberg.spark.SparkReadOptions;
+import org.apache.iceberg.spark.SparkWriteOptions;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -161,7 +170,8 @@ public final class RewriteProtected {
     table.refresh();
     ProtectionSpec spec = protectedTable.protection();
     this.currentSpec = spec;
-    checkClearAccess(spec);
+    MaintenanceAccess.requireRewrite(
+        spec, "CALL " + catalogName + ".system.rewrite_protected", false);
     boolean acceptAll =
         acceptUnverified || FileAdmission.acceptUnverified(spark, catalogName, Map.of());
     FileAdmission admission = FileAdmission.of(table, spec.tableName(), catalogName, acceptAll);
@@ -174,15 +184,17 @@ public final class RewriteProtected {
 
     Map<String, Integer> reasons = new LinkedHashMap<>();
     Set<String> selected = new LinkedHashSet<>();
+    List<FileScanTask> tasks = new ArrayList<>();
     long bytes = 0;
-    try (CloseableIterable<FileScanTask> tasks =
+    try (CloseableIterable<FileScanTask> planned =
         table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
-      for (FileScanTask task : tasks) {
+      for (FileScanTask task : planned) {
         DataFile file = task.file();
         String reason = reasonToRewrite(table, readSpec, spec, file, admission, binding);
         if (reason != null && selected.add(file.location())) {
           reasons.merge(reason, 1, Integer::sum);
           bytes += file.fileSizeInBytes();
+          tasks.add(task);
         }
       }
     } catch (IOException e) {
@@ -197,33 +209,74 @@ public final class RewriteProtected {
       return new Result(0, 0, 0, 0, reasons);
     }
 
-    String files = RewriteRequest.encode(selected);
-    Dataset<Row> rows =
-        spark
-            .read()
-            .option("snapshot-id", String.valueOf(snapshot.snapshotId()))
-            .option(RewriteRequest.FILES, files)
-            .option(RewriteRequest.DECRYPT, String.valueOf(decrypt))
-            .option(FileAdmission.ACCEPT_UNVERIFIED, String.valueOf(acceptAll))
-            .table(tableName);
+    Set<DataFile> added = rewrite(table, snapshot.snapshotId(), tasks, acceptAll);
+    if (decrypt) {
+      // the retired columns are gone from every live file: stop recording them
+      RecordedColumns.record(table, spec.withoutRetired());
+    }
+    long addedBytes = added.stream().mapToLong(DataFile::fileSizeInBytes).sum();
+    return new Result(selected.size(), bytes, added.size(), addedBytes, reasons);
+  }
+
+  /**
+   * Rewrites the files of {@code tasks} as one group, the way Iceberg's {@code rewrite_data_files}
+   * does: the tasks are staged in Iceberg's {@link ScanTaskSetManager}, the protected scan reads
+   * exactly them ({@code scan-task-set-id}), the protected write stages the new files with {@link
+   * FileRewriteCoordinator} ({@code rewritten-file-scan-task-set-id}), and Iceberg's {@link
+   * RewriteDataFilesCommitManager} commits the replacement: validated against changes since
+   * {@code snapshotId}, with that snapshot's data sequence number (so deletes committed meanwhile
+   * still apply), removing the rewritten files' deletion vectors, and cleaning up the new files if
+   * the commit fails.
+   */
+  private Set<DataFile> rewrite(
+      Table table, long snapshotId, List<FileScanTask> tasks, boolean acceptAll) {
+    String groupId = UUID.randomUUID().toString();
+    ScanTaskSetManager taskSets = ScanTaskSetManager.get();
+    FileRewriteCoordinator coordinator = FileRewriteCoordinator.get();
     try {
+      taskSets.stageTasks(table, groupId, tasks);
+      Dataset<Row> rows =
+          spark
+              .read()
+              .option(SparkReadOptions.SCAN_TASK_SET_ID, groupId)
+              .option(RewriteRequest.DECRYPT, String.valueOf(decrypt))
+              .option(FileAdmission.ACCEPT_UNVERIFIED, String.valueOf(acceptAll))
+              .table(tableName);
       rows.writeTo(tableName)
-          .option(RewriteRequest.FILES, files)
-          .option(RewriteRequest.SNAPSHOT_ID, String.valueOf(snapshot.snapshotId()))
+          .option(SparkWriteOptions.REWRITTEN_FILE_SCAN_TASK_SET_ID, groupId)
           .option(RewriteRequest.DECRYPT, String.valueOf(decrypt))
           .append();
+      Set<DataFile> added = coordinator.fetchNewFiles(table, groupId);
+      if (added == null) {
+        throw new ProtectorException(
+            "The protected rewrite of " + tableName + " staged no files for task set " + groupId);
+      }
+      RewriteFileGroup group =
+          new RewriteFileGroup(
+              ImmutableRewriteDataFiles.FileGroupInfo.builder()
+                  .globalIndex(0)
+                  .partitionIndex(0)
+                  .partition(tasks.get(0).file().partition())
+                  .build(),
+              tasks,
+              table.spec().specId(),
+              Long.MAX_VALUE,
+              Long.MAX_VALUE,
+              added.size());
+      group.setOutputFiles(added);
+      Map<String, String> properties = new LinkedHashMap<>(CommitMetadata.commitProperties());
+      properties.put("spark.app.id", spark.sparkContext().applicationId());
+      properties.put("iceberg-protector.protected", "true");
+      properties.put("iceberg-protector.operation", "rewrite_protected");
+      new RewriteDataFilesCommitManager(table, snapshotId, true, properties)
+          .commitOrClean(Set.of(group));
+      return added;
     } catch (org.apache.spark.sql.catalyst.analysis.NoSuchTableException e) {
       throw new ProtectorException("Table " + tableName + " disappeared during the rewrite", e);
+    } finally {
+      taskSets.removeTasks(table, groupId);
+      coordinator.clearRewrite(table, groupId);
     }
-
-    table.refresh();
-    Map<String, String> summary = table.currentSnapshot().summary();
-    return new Result(
-        selected.size(),
-        bytes,
-        Integer.parseInt(summary.getOrDefault(SnapshotSummary.ADDED_FILES_PROP, "0")),
-        Long.parseLong(summary.getOrDefault(SnapshotSummary.ADDED_FILE_SIZE_PROP, "0")),
-        reasons);
   }
 
   private ProtectedTable loadProtectedTable() {
@@ -253,23 +306,6 @@ public final class RewriteProtected {
       return (ProtectedTable) loaded;
     } catch (org.apache.spark.sql.catalyst.analysis.NoSuchTableException e) {
       throw new ProtectorException("Table " + tableName + " does not exist", e);
-    }
-  }
-
-  /** A rewrite reads every protected column, so it needs them all in clear. */
-  private static void checkClearAccess(ProtectionSpec spec) {
-    List<String> notClear =
-        spec.columns().values().stream()
-            .filter(c -> !spec.retiredFieldIds().contains(c.fieldId()))
-            .filter(c -> c.level() != AccessLevel.CLEAR)
-            .map(c -> c.path() + " (" + c.level() + ")")
-            .collect(Collectors.toList());
-    if (!notClear.isEmpty()) {
-      throw new ProtectorException(
-          String.format(
-              "Principal '%s' cannot rewrite %s: a rewrite needs clear access to every protected"
-                  + " column, but not to %s",
-              spec.principal().user(), spec.tableName(), notClear));
     }
   }
 

@@ -32,7 +32,9 @@ import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.Statistics;
 import org.apache.spark.sql.connector.read.SupportsReportStatistics;
+import org.apache.spark.sql.connector.read.streaming.MicroBatchStream;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
  * A batch scan of a protected table for one principal. Plans with Iceberg ({@link Table#newScan()})
@@ -52,6 +54,7 @@ public final class ProtectedScan implements Scan, Batch, SupportsReportStatistic
   private final String catalogName;
   private final boolean acceptUnverified;
   private List<List<FileScanTask>> lazyTasks = null;
+  private CaseInsensitiveStringMap readOptions = CaseInsensitiveStringMap.empty();
 
   /**
    * @param vectorization whether Parquet vectorization is enabled for this read (Iceberg's {@code
@@ -131,6 +134,13 @@ public final class ProtectedScan implements Scan, Batch, SupportsReportStatistic
   }
 
   private List<List<FileScanTask>> plan() {
+    if (selection.stagedTasks() != null) {
+      // a rewrite: exactly the staged tasks, packed into splits as Iceberg's staged scan packs them
+      List<FileScanTask> staged = selection.stagedTasks();
+      admit(staged);
+      return StagedTasks.group(
+          staged, selection.splitSize(), selection.splitLookback(), selection.splitOpenFileCost());
+    }
     TableScan scan =
         table
             .newScan()
@@ -146,11 +156,9 @@ public final class ProtectedScan implements Scan, Batch, SupportsReportStatistic
       for (CombinedScanTask group : planned) {
         List<FileScanTask> files = new ArrayList<>();
         for (FileScanTask task : group.files()) {
-          if (selection.includes(task)) {
-            BaseProtectedReader.checkReadable(task, projection.spec());
-            admission.admit(task.file());
-            files.add(task);
-          }
+          BaseProtectedReader.checkReadable(task, projection.spec());
+          admission.admit(task.file());
+          files.add(task);
         }
         if (!files.isEmpty()) {
           groups.add(files);
@@ -161,6 +169,48 @@ public final class ProtectedScan implements Scan, Batch, SupportsReportStatistic
     }
     admission.warnAboutLegacyFiles();
     return groups;
+  }
+
+  /**
+   * Checks tasks planned elsewhere (a rewrite's staged tasks, a micro-batch's files) as this scan
+   * checks its own: each is readable by the protected readers and admitted by file binding.
+   */
+  public void admit(List<FileScanTask> tasks) {
+    FileAdmission admission =
+        FileAdmission.of(table, projection.spec().tableName(), catalogName, acceptUnverified);
+    for (FileScanTask task : tasks) {
+      BaseProtectedReader.checkReadable(task, projection.spec());
+      admission.admit(task.file());
+    }
+    admission.warnAboutLegacyFiles();
+  }
+
+  /** Whether this is a rewrite's scan of staged tasks. */
+  public boolean staged() {
+    return selection.stagedTasks() != null;
+  }
+
+  /** The read options of a streaming read, which Iceberg's offset tracking takes. */
+  ProtectedScan withReadOptions(CaseInsensitiveStringMap options) {
+    this.readOptions = options;
+    return this;
+  }
+
+  /**
+   * A micro-batch read with this scan's projection, principal and readers; Iceberg tracks the
+   * offsets ({@link ProtectedMicroBatchStream}).
+   */
+  @Override
+  public MicroBatchStream toMicroBatchStream(String checkpointLocation) {
+    if (staged()) {
+      throw new UnsupportedOperationException(
+          "A rewrite's scan of staged tasks cannot be read as a stream: " + table.name());
+    }
+    return ProtectedMicroBatchStream.create(spark, this, readOptions, checkpointLocation);
+  }
+
+  Table table() {
+    return table;
   }
 
   private static Schema dataColumns(Schema schema) {

@@ -1,6 +1,7 @@
 package io.icebergprotector.spark.read;
 
 import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.maintenance.MaintenanceAccess;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -40,6 +41,11 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  *       {@code on-denied = fail}); protected columns are nullable in the read schema.
  *   <li>Time travel and split options as in Iceberg: {@code snapshot-id}, {@code as-of-timestamp},
  *       {@code branch}, {@code tag}, {@code split-size}, {@code lookback}, {@code file-open-cost}.
+ *   <li>Rewrites (Iceberg's {@code rewrite_data_files}, {@code rewrite_protected}): with {@code
+ *       scan-task-set-id} the scan reads exactly the tasks staged in Iceberg's {@code
+ *       ScanTaskSetManager}, for a principal who reads every protected column in clear.
+ *   <li>Streaming: {@code readStream} reads micro-batches through the same scan ({@link
+ *       ProtectedMicroBatchStream}).
  * </ul>
  */
 public class ProtectedScanBuilder
@@ -50,7 +56,7 @@ public class ProtectedScanBuilder
   private final ProtectionSpec spec;
   private final SparkReadConf readConf;
   private final boolean caseSensitive;
-  private final String onlyFiles;
+  private final CaseInsensitiveStringMap options;
   private final String catalogName;
   private final boolean acceptUnverified;
 
@@ -90,7 +96,7 @@ public class ProtectedScanBuilder
     this.readConf = new SparkReadConf(spark, table, branch, scanOptions);
     this.caseSensitive = readConf.caseSensitive();
     this.projected = snapshotSchema;
-    this.onlyFiles = options.get(io.icebergprotector.spark.write.RewriteRequest.FILES);
+    this.options = options;
   }
 
   @Override
@@ -126,21 +132,27 @@ public class ProtectedScanBuilder
   public Scan build() {
     Schema expected = TypeUtil.join(projected, metadataSchema());
     ProtectedProjection projection = ProtectedProjection.of(expected, spec);
+    ScanSelection selection;
+    if (readConf.scanTaskSetId() != null) {
+      // a rewrite writes back every value it reads: masked or NULL values would replace real ones
+      MaintenanceAccess.requireClearReads(spec, "a rewrite of its data files");
+      selection = ScanSelection.staged(table, readConf);
+    } else {
+      selection = ScanSelection.from(readConf);
+    }
     return new ProtectedScan(
-        spark,
-        table,
-        projection,
-        schema,
-        filters,
-        onlyFiles == null
-            ? ScanSelection.from(readConf)
-            : ScanSelection.from(readConf)
-                .onlyFiles(io.icebergprotector.spark.write.RewriteRequest.decode(onlyFiles)),
-        caseSensitive,
-        readConf.parquetVectorizationEnabled(),
-        readConf.parquetBatchSize(),
-        catalogName,
-        acceptUnverified);
+            spark,
+            table,
+            projection,
+            schema,
+            filters,
+            selection,
+            caseSensitive,
+            readConf.parquetVectorizationEnabled(),
+            readConf.parquetBatchSize(),
+            catalogName,
+            acceptUnverified)
+        .withReadOptions(options);
   }
 
   /** Requested metadata columns; {@code _partition}'s field ids are moved clear of table ids. */

@@ -1,11 +1,20 @@
 package io.icebergprotector.spark.read;
 
+import java.util.List;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.TableScan;
+import org.apache.iceberg.exceptions.ValidationException;
+import org.apache.iceberg.spark.ScanTaskSetManager;
 import org.apache.iceberg.spark.SparkReadConf;
 import org.apache.iceberg.spark.SparkReadOptions;
 
-/** Which snapshot a scan reads and how it splits files, from the read options (as in Iceberg). */
+/**
+ * Which snapshot a scan reads and how it splits files, from the read options (as in Iceberg); or,
+ * for a rewrite, exactly the file scan tasks staged under {@value SparkReadOptions#SCAN_TASK_SET_ID}
+ * in Iceberg's {@link ScanTaskSetManager}.
+ */
 final class ScanSelection {
   private final Long snapshotId;
   private final Long asOfTimestamp;
@@ -14,7 +23,8 @@ final class ScanSelection {
   private final Long splitSize;
   private final Integer splitLookback;
   private final Long splitOpenFileCost;
-  private final java.util.Set<String> onlyFiles;
+  private final String taskSetId;
+  private final List<FileScanTask> stagedTasks;
 
   private ScanSelection(
       Long snapshotId,
@@ -24,8 +34,10 @@ final class ScanSelection {
       Long splitSize,
       Integer splitLookback,
       Long splitOpenFileCost,
-      java.util.Set<String> onlyFiles) {
-    this.onlyFiles = onlyFiles;
+      String taskSetId,
+      List<FileScanTask> stagedTasks) {
+    this.taskSetId = taskSetId;
+    this.stagedTasks = stagedTasks;
     this.snapshotId = snapshotId;
     this.asOfTimestamp = asOfTimestamp;
     this.branch = branch;
@@ -58,17 +70,50 @@ final class ScanSelection {
         conf.splitSizeOption(),
         conf.splitLookbackOption(),
         conf.splitOpenFileCostOption(),
+        null,
         null);
   }
 
-  /** The same selection restricted to the given data files (a protected rewrite reads only those). */
-  ScanSelection onlyFiles(java.util.Set<String> files) {
+  /**
+   * The tasks a rewrite staged for {@code table} under the scan's task set id (Iceberg's {@code
+   * SparkStagedScan}): a rewrite replaces exactly the files it read, so nothing else is planned.
+   * Time travel options do not apply.
+   */
+  static ScanSelection staged(Table table, SparkReadConf conf) {
+    String setId = conf.scanTaskSetId();
+    List<FileScanTask> tasks = ScanTaskSetManager.get().fetchTasks(table, setId);
+    ValidationException.check(
+        tasks != null,
+        "Task set manager has no tasks for table %s with task set ID %s",
+        table,
+        setId);
     return new ScanSelection(
-        snapshotId, asOfTimestamp, branch, tag, splitSize, splitLookback, splitOpenFileCost, files);
+        null,
+        null,
+        null,
+        null,
+        conf.splitSize(),
+        conf.splitLookback(),
+        conf.splitOpenFileCost(),
+        setId,
+        List.copyOf(tasks));
   }
 
-  boolean includes(org.apache.iceberg.FileScanTask task) {
-    return onlyFiles == null || onlyFiles.contains(task.file().location());
+  /** The staged tasks of a rewrite's scan, or null when the scan plans its own files. */
+  List<FileScanTask> stagedTasks() {
+    return stagedTasks;
+  }
+
+  Long splitSize() {
+    return splitSize;
+  }
+
+  Integer splitLookback() {
+    return splitLookback;
+  }
+
+  Long splitOpenFileCost() {
+    return splitOpenFileCost;
   }
 
   TableScan apply(TableScan scan) {
@@ -99,6 +144,9 @@ final class ScanSelection {
   }
 
   String describe(org.apache.iceberg.Table table) {
+    if (taskSetId != null) {
+      return "taskSetId=" + taskSetId + " (" + stagedTasks.size() + " staged tasks)";
+    }
     StringBuilder sb = new StringBuilder();
     if (snapshotId != null) {
       sb.append("snapshot=").append(snapshotId);

@@ -4,12 +4,9 @@ import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.spark.ExpressionRedactor;
-import io.icebergprotector.spark.RecordedColumns;
 import io.icebergprotector.spark.binding.BindingBoundary;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
-import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.RewriteFiles;
-import org.apache.iceberg.io.CloseableIterable;
+import io.icebergprotector.spark.streaming.ProtectedStreamingWrite;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorException;
 import java.util.ArrayList;
@@ -17,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.UUID;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.IsolationLevel;
@@ -27,6 +25,9 @@ import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.SnapshotUpdate;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.spark.FileRewriteCoordinator;
+import org.apache.iceberg.util.DataFileSet;
 import org.apache.iceberg.spark.SparkWriteConf;
 import org.apache.iceberg.spark.SparkWriteRequirements;
 import org.apache.iceberg.spark.source.SerializableTableWithSize;
@@ -43,13 +44,16 @@ import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
 import org.apache.spark.sql.connector.write.RequiresDistributionAndOrdering;
 import org.apache.spark.sql.connector.write.Write;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
+import org.apache.spark.sql.connector.write.streaming.StreamingWrite;
 import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A protected batch write: executors write encrypted Parquet files, the driver commits them to
- * Iceberg in one atomic operation (append, overwrite by filter, or dynamic partition overwrite).
+ * Iceberg in one atomic operation (append, overwrite by filter, or dynamic partition overwrite), or
+ * stages them for a rewrite's commit ({@link RewriteRequest}). As a streaming write it commits one
+ * snapshot per epoch ({@link ProtectedStreamingWrite}).
  */
 public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
   private static final Logger LOG = LoggerFactory.getLogger(ProtectedWrite.class);
@@ -175,13 +179,65 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
     return new ProtectedBatchWrite();
   }
 
-  private DataWriterFactory writerFactory() {
+  /**
+   * The Structured Streaming sink (append, and complete as an overwrite of every row), as Iceberg's
+   * streaming writes; see {@link ProtectedStreamingWrite}.
+   */
+  @Override
+  public StreamingWrite toStreaming() {
+    ProtectedStreamingWrite.Mode streamingMode;
+    if (mode == Mode.APPEND) {
+      streamingMode = ProtectedStreamingWrite.Mode.APPEND;
+    } else if (mode == Mode.OVERWRITE_BY_FILTER && overwriteExpr == Expressions.alwaysTrue()) {
+      streamingMode = ProtectedStreamingWrite.Mode.COMPLETE;
+    } else {
+      throw new UnsupportedOperationException(
+          String.format(
+              "Unsupported streaming operation on protected table %s: %s (streaming writes append,"
+                  + " or replace every row in complete output mode)",
+              table.name(), mode));
+    }
+    // every run of the query names its files apart: a run restarted in a new application would
+    // otherwise reuse the names (partition, task, query and epoch ids) of files already committed
+    String operationPrefix = info.queryId() + "-" + UUID.randomUUID().toString().substring(0, 8);
+    return new ProtectedStreamingWrite(
+        table,
+        info.queryId(),
+        writeConf.branch(),
+        streamingMode,
+        writerFactory(operationPrefix),
+        new ProtectedStreamingWrite.Commits() {
+          @Override
+          public List<DataFile> files(WriterCommitMessage[] messages) {
+            return ProtectedWrite.files(messages);
+          }
+
+          @Override
+          public void commit(SnapshotUpdate<?> update, String description) {
+            // before the data commit, so every later commit falls under file binding
+            BindingBoundary.record(table);
+            ProtectedWrite.this.commit(update, description);
+          }
+
+          @Override
+          public void abort(List<DataFile> files) {
+            deleteFiles(files);
+          }
+        });
+  }
+
+  private ProtectedDataWriterFactory writerFactory() {
+    return writerFactory(info.queryId());
+  }
+
+  /** @param operationPrefix names this write's files (with the epoch, for streaming writes) */
+  private ProtectedDataWriterFactory writerFactory(String operationPrefix) {
     Broadcast<Table> tableBroadcast =
         JavaSparkContext.fromSparkContext(spark.sparkContext())
             .broadcast(SerializableTableWithSize.copyOf(table));
     return new ProtectedDataWriterFactory(
         tableBroadcast,
-        info.queryId(),
+        operationPrefix,
         writeConf.outputSpecId(),
         writeConf.targetDataFileSize(),
         writeSchema,
@@ -219,7 +275,7 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
           commitDynamicOverwrite(files);
           break;
         case REWRITE:
-          commitRewrite(files);
+          stageRewrite(files);
           break;
         default:
           throw new IllegalStateException("Unknown write mode: " + mode);
@@ -228,12 +284,16 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
 
     @Override
     public void abort(WriterCommitMessage[] messages) {
-      for (DataFile file : files(messages)) {
-        try {
-          table.io().deleteFile(file.location());
-        } catch (RuntimeException e) {
-          LOG.warn("Failed to delete {} after aborted write", file.location(), e);
-        }
+      deleteFiles(files(messages));
+    }
+  }
+
+  private void deleteFiles(List<DataFile> files) {
+    for (DataFile file : files) {
+      try {
+        table.io().deleteFile(file.location());
+      } catch (RuntimeException e) {
+        LOG.warn("Failed to delete {} after aborted write", file.location(), e);
       }
     }
   }
@@ -283,36 +343,16 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
     commit(replace, String.format("dynamic overwrite with %d protected data files", files.size()));
   }
 
-  private void commitRewrite(List<DataFile> newFiles) {
-    Set<String> paths = rewrite.files();
-    List<DataFile> oldFiles = new ArrayList<>();
-    try (CloseableIterable<FileScanTask> tasks =
-        table.newScan().useSnapshot(rewrite.snapshotId()).planFiles()) {
-      for (FileScanTask task : tasks) {
-        if (paths.contains(task.file().location())) {
-          oldFiles.add(task.file());
-        }
-      }
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
-    if (oldFiles.size() != paths.size()) {
-      throw new ProtectorException(
-          String.format(
-              "Cannot commit the protected rewrite of %s: %d of the %d files to replace are not in"
-                  + " snapshot %d",
-              table.name(), paths.size() - oldFiles.size(), paths.size(), rewrite.snapshotId()));
-    }
-    RewriteFiles operation = table.newRewrite().validateFromSnapshot(rewrite.snapshotId());
-    oldFiles.forEach(operation::deleteFile);
-    newFiles.forEach(operation::addFile);
-    commit(
-        operation,
-        String.format(
-            "protected rewrite of %d files into %d files", oldFiles.size(), newFiles.size()));
-    if (rewrite.decrypt()) {
-      RecordedColumns.record(table, spec);
-    }
+  /**
+   * Stages the new files of a rewrite with Iceberg's {@link FileRewriteCoordinator}, as Iceberg's
+   * {@code SparkWrite.RewriteFiles} does: the rewrite's commit (Iceberg's commit manager) replaces
+   * the staged tasks' files with them, with Iceberg's conflict validation.
+   */
+  private void stageRewrite(List<DataFile> newFiles) {
+    LOG.info(
+        "Staging {} protected data files of a rewrite of {} (task set {})",
+        newFiles.size(), table.name(), rewrite.fileSetId());
+    FileRewriteCoordinator.get().stageRewrite(table, rewrite.fileSetId(), DataFileSet.of(newFiles));
   }
 
   private void commit(SnapshotUpdate<?> operation, String description) {

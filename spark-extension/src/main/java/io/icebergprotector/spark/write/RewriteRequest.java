@@ -1,60 +1,46 @@
 package io.icebergprotector.spark.write;
 
-import java.util.Arrays;
-import java.util.LinkedHashSet;
 import java.util.Map;
-import java.util.Set;
-import java.util.stream.Collectors;
+import org.apache.iceberg.spark.FileRewriteCoordinator;
+import org.apache.iceberg.spark.SparkWriteOptions;
 
 /**
- * Internal write options of a protected rewrite: which files of which snapshot the written rows
- * replace, and whether retired columns are decrypted. Set only by {@code RewriteProtected}.
+ * A write that replaces files instead of committing: Iceberg's {@value
+ * SparkWriteOptions#REWRITTEN_FILE_SCAN_TASK_SET_ID} names the task set whose files the written
+ * rows replace, and the new files are staged with Iceberg's {@link FileRewriteCoordinator} for the
+ * rewrite's own commit (Iceberg's {@code rewrite_data_files}, or {@code rewrite_protected}).
+ * {@value #DECRYPT} (read and write option, set only by {@code rewrite_protected}) decrypts columns
+ * whose protection was removed from the policy.
  */
 public final class RewriteRequest {
-  public static final String FILES = "protector.rewrite.files";
-  public static final String SNAPSHOT_ID = "protector.rewrite.snapshot-id";
   public static final String DECRYPT = "protector.rewrite.decrypt";
 
-  private final Set<String> files;
-  private final long snapshotId;
+  private final String fileSetId;
   private final boolean decrypt;
 
-  private RewriteRequest(Set<String> files, long snapshotId, boolean decrypt) {
-    this.files = files;
-    this.snapshotId = snapshotId;
+  private RewriteRequest(String fileSetId, boolean decrypt) {
+    this.fileSetId = fileSetId;
     this.decrypt = decrypt;
   }
 
+  /** The rewrite a write's options ask for, or null for an ordinary write. */
   static RewriteRequest fromOptions(Map<String, String> options) {
-    String files = options.get(FILES);
-    if (files == null) {
+    String fileSetId = options.get(SparkWriteOptions.REWRITTEN_FILE_SCAN_TASK_SET_ID);
+    boolean decrypt = Boolean.parseBoolean(options.get(DECRYPT));
+    if (fileSetId == null) {
+      if (decrypt) {
+        throw new IllegalArgumentException(
+            DECRYPT + " applies only to a rewrite (" + SparkWriteOptions.REWRITTEN_FILE_SCAN_TASK_SET_ID
+                + ")");
+      }
       return null;
     }
-    String snapshot = options.get(SNAPSHOT_ID);
-    if (snapshot == null) {
-      throw new IllegalArgumentException(FILES + " requires " + SNAPSHOT_ID);
-    }
-    return new RewriteRequest(
-        decode(files), Long.parseLong(snapshot), Boolean.parseBoolean(options.get(DECRYPT)));
+    return new RewriteRequest(fileSetId, decrypt);
   }
 
-  /** Paths joined with newlines (file locations never contain one). */
-  public static String encode(Set<String> paths) {
-    return String.join("\n", paths);
-  }
-
-  public static Set<String> decode(String text) {
-    return Arrays.stream(text.split("\n"))
-        .filter(s -> !s.isEmpty())
-        .collect(Collectors.toCollection(LinkedHashSet::new));
-  }
-
-  Set<String> files() {
-    return files;
-  }
-
-  long snapshotId() {
-    return snapshotId;
+  /** The task set whose files the written files replace. */
+  String fileSetId() {
+    return fileSetId;
   }
 
   boolean decrypt() {
