@@ -1,5 +1,6 @@
 package io.icebergprotector.spark;
 
+import io.icebergprotector.spark.maintenance.ProtectedProcedures;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -9,6 +10,7 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.connector.catalog.CatalogPlugin;
+import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.connector.iceberg.catalog.Procedure;
 import org.apache.spark.sql.connector.iceberg.catalog.ProcedureParameter;
@@ -22,25 +24,21 @@ import org.apache.spark.sql.types.StructType;
  * ProtectedTable} or the policy lists its name.
  *
  * <ul>
- *   <li>{@link #REFUSED}: procedures that would write, import or derive plaintext of protected
- *       columns outside the protected write path; refused for everyone.
+ *   <li>{@link #REFUSED}: procedures that would import plaintext files or read protected columns
+ *       outside the protected read path; refused for everyone.
  *   <li>{@link #READ_ONLY}: allowed to everyone.
  *   <li>every other procedure changes the table's state (snapshots, branches, manifests, files,
- *       statistics, registration) and needs a writer role of the table.
+ *       statistics, registration) and needs a writer role of the table. On a protected table,
+ *       {@code rewrite_data_files} and {@code compute_table_stats} run through the protected paths
+ *       ({@link ProtectedProcedures}); the others work on metadata or on files that hold no column
+ *       values, and run as Iceberg's.
  * </ul>
  *
  * Table properties passed to {@code migrate} and {@code snapshot} may not be protector properties.
  */
 final class GuardedProcedure implements Procedure {
   static final Set<String> REFUSED =
-      Set.of(
-          "rewrite_data_files",
-          "rewrite_position_delete_files",
-          "add_files",
-          "migrate",
-          "snapshot",
-          "compute_table_stats",
-          "create_changelog_view");
+      Set.of("add_files", "migrate", "snapshot", "create_changelog_view");
 
   /** Refused procedures that import files the protector did not write. */
   private static final Set<String> IMPORTING = Set.of("add_files", "migrate", "snapshot");
@@ -107,13 +105,18 @@ final class GuardedProcedure implements Procedure {
     SparkSession spark = SparkSession.active();
     Map<String, DefaultCatalog> tableParameters = TABLE_PARAMETERS.getOrDefault(name, ONLY_TABLE);
     ProcedureParameter[] params = delegate.parameters();
+    Target target = null;
     for (int i = 0; i < params.length; i++) {
       String param = params[i].name().toLowerCase(Locale.ROOT);
       if (args.isNullAt(i)) {
         continue;
       }
       if (tableParameters.containsKey(param)) {
-        check(spark, param, args.getUTF8String(i).toString(), tableParameters.get(param));
+        Target checked =
+            check(spark, param, args.getUTF8String(i).toString(), tableParameters.get(param));
+        if ("table".equals(param)) {
+          target = checked;
+        }
       } else if ("properties".equals(param) && PROPERTY_SETTING.contains(name)) {
         ArrayData keys = args.getMap(i).keyArray();
         for (int k = 0; k < keys.numElements(); k++) {
@@ -122,35 +125,59 @@ final class GuardedProcedure implements Procedure {
         }
       }
     }
+    if (target != null && target.governed.table() instanceof ProtectedTable) {
+      return ProtectedProcedures.call(
+          name, delegate, args, spark, catalog.name(), target.catalog, target.ident,
+          (ProtectedTable) target.governed.table(), target.governed.displayName());
+    }
     return delegate.call(args);
   }
 
-  private void check(SparkSession spark, String param, String value, DefaultCatalog where) {
+  /** A protected table argument: where it resolved, and its policy entry. */
+  private static final class Target {
+    private final TableCatalog catalog;
+    private final Identifier ident;
+    private final TableAdmin.Governed governed;
+
+    Target(TableCatalog catalog, Identifier ident, TableAdmin.Governed governed) {
+      this.catalog = catalog;
+      this.ident = ident;
+      this.governed = governed;
+    }
+  }
+
+  /** Checks one table argument; returns it when the policy governs it, else null. */
+  private Target check(SparkSession spark, String param, String value, DefaultCatalog where) {
     if (value.isEmpty()) {
-      return; // Iceberg refuses empty identifiers itself
+      return null; // Iceberg refuses empty identifiers itself
     }
     Optional<TableAdmin.Governed> governed;
+    Spark3Util.CatalogAndIdentifier resolved;
     try {
-      Spark3Util.CatalogAndIdentifier resolved =
+      resolved =
           Spark3Util.catalogAndIdentifier(
               "identifier for parameter '" + param + "'", spark, value, defaultCatalog(spark, where));
       governed = TableAdmin.governed(resolved.catalog(), resolved.identifier());
     } catch (RuntimeException e) {
       if (SOURCE_PARAMETERS.contains(param)) {
-        return; // e.g. `parquet`.`/path`: a file source, which Iceberg resolves on its own
+        return null; // e.g. `parquet`.`/path`: a file source, which Iceberg resolves on its own
       }
       throw e;
     }
     if (governed.isEmpty()) {
-      return;
+      return null;
     }
     String argument = param + " => '" + value + "'";
     if (REFUSED.contains(name)) {
       throw new ProtectorException(refusal(governed.get(), argument));
     }
-    if (!READ_ONLY.contains(name)) {
+    boolean ownCheck =
+        governed.get().table() instanceof ProtectedTable
+            && ProtectedProcedures.checksAccess(name);
+    if (!READ_ONLY.contains(name) && !ownCheck) {
       governed.get().requireWriter(procedureName() + " (" + argument + ")");
     }
+    return new Target((TableCatalog) resolved.catalog(), resolved.identifier(), governed.get());
   }
 
   private String refusal(TableAdmin.Governed table, String argument) {
@@ -167,8 +194,8 @@ final class GuardedProcedure implements Procedure {
           + ".system.rewrite_protected(table => '<table>')";
     }
     return intro
-        + "it would write or derive plaintext of protected columns outside the protected write"
-        + " path";
+        + "it would read protected columns outside the protected read path. Read the table"
+        + " itself (with time travel for older snapshots)";
   }
 
   private CatalogPlugin defaultCatalog(SparkSession spark, DefaultCatalog where) {

@@ -227,6 +227,19 @@ public class ProtectingSparkCatalog extends SparkCatalog {
   }
 
   Table protect(Table table) {
+    return protect(table, refreshEagerly);
+  }
+
+  /**
+   * A table that one of Iceberg's actions put into its {@code SparkTableCache} for a rewrite
+   * ({@link ProtectingCachedTableCatalog}): protected like a loaded table, but never refreshed, since
+   * the action pinned the snapshot it rewrites.
+   */
+  Table protectCached(SparkTable table) {
+    return protect(table, false);
+  }
+
+  private Table protect(Table table, boolean refresh) {
     if (table instanceof SparkChangelogTable) {
       refuseChangelog((SparkChangelogTable) table);
     }
@@ -265,7 +278,7 @@ public class ProtectingSparkCatalog extends SparkCatalog {
       return new ProtectedStagedTable(sparkTable, protection);
     }
     return new ProtectedTable(
-        iceberg, sparkTable.snapshotId(), sparkTable.branch(), refreshEagerly, protection);
+        iceberg, sparkTable.snapshotId(), sparkTable.branch(), refresh, protection);
   }
 
   /**
@@ -383,9 +396,5 @@ public class ProtectingSparkCatalog extends SparkCatalog {
     return SparkSession.getActiveSession().isDefined()
         ? SparkSession.getActiveSession().get()
         : SparkSession.getDefaultSession().isDefined() ? SparkSession.getDefaultSession().get() : null;
-  }
-
-  static Set<String> dataRewritingProcedures() {
-    return GuardedProcedure.REFUSED;
   }
 }

@@ -145,8 +145,9 @@ class ProcedureGuardTest extends SparkTestBase {
                 + " properties => map('protector.protected-columns', 'id=1:pii'))"),
         "Cannot set table property 'protector.protected-columns'");
     assertRefused(
-        () -> spark.sql("CALL prot.system.rewrite_data_files(table => '`db`.`customers`')"),
-        "Procedure rewrite_data_files is not supported on protected table " + T);
+        () -> spark.sql("CALL prot.system.create_changelog_view(table => '`db`.`customers`')"),
+        "Procedure create_changelog_view is not supported on protected table " + T,
+        "it would read protected columns outside the protected read path");
     assertNothingInjected();
   }
 
