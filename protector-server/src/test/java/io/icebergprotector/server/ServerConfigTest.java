@@ -3,6 +3,7 @@ package io.icebergprotector.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.icebergprotector.policy.Digests;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -113,7 +114,7 @@ class ServerConfigTest {
     String token = lines[0].replace("token:", "").strip();
     String hash = lines[1].replace("sha256:", "").strip();
     assertThat(token).startsWith("ipt_");
-    assertThat(hash).isEqualTo(TokenAuthenticator.sha256Hex(token));
+    assertThat(hash).isEqualTo(Digests.sha256Hex(token));
 
     out.reset();
     rc = ProtectorServer.run(new String[] {"hash-token"},
