@@ -3,6 +3,8 @@ package io.icebergprotector.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.icebergprotector.kms.KmsSettings;
+import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.policy.Digests;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -78,6 +80,43 @@ class ServerConfigTest {
       Files.writeString(conf, base + "\n" + c[0] + "\n");
       assertThatThrownBy(() -> ServerConfig.load(conf)).as(c[0]).hasMessageContaining(c[1]);
     }
+  }
+
+  @Test
+  void pkcs11KeySettingsAreNamedAsInThisFile() throws Exception {
+    Path conf = prepared();
+    String base = Files.readString(conf) + "\nprotector-server.keys { keystore = null, passphrase-file = null }\n";
+    String pkcs11 = "protector-server.keys { type = pkcs11, pkcs11-library = \"/opt/hsm/libpkcs11.so\" }\n";
+    for (String[] c : new String[][] {
+        {"protector-server.keys.type = hsm", "protector-server.keys.type must be local or pkcs11, got 'hsm'"},
+        {pkcs11, "set exactly one of protector-server.keys.token-label, protector-server.keys.slot or"
+            + " protector-server.keys.slot-list-index to select the PKCS#11 token of /opt/hsm/libpkcs11.so"},
+        {pkcs11 + "protector-server.keys.token-label = t",
+            "set exactly one of protector-server.keys.pin-env or protector-server.keys.pin-file"},
+        {pkcs11 + "protector-server.keys { token-label = t, pin-env = A, pin-file = b }",
+            "set only one of protector-server.keys.pin-file, protector-server.keys.pin-env"},
+        {pkcs11 + "protector-server.keys { token-label = t, pin-env = A, create-if-missing = true }",
+            "protector-server.keys.create-if-missing applies to type = local only"},
+        {"protector-server.keys.type = local", "protector-server.keys.keystore is required when"
+            + " protector-server.keys.type = local"},
+    }) {
+      Files.writeString(conf, base + c[0] + "\n");
+      assertThatThrownBy(() -> ServerConfig.load(conf)).as(c[0])
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("server config " + conf)
+          .hasMessageContaining(c[1]);
+    }
+    Files.writeString(conf, base + pkcs11 + "protector-server.keys { token-label = t, pin = \"4321\" }\n");
+    assertThatThrownBy(() -> ServerConfig.load(conf))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("protector-server.keys.pin must not hold a secret inline; use pin-env or pin-file")
+        .hasMessageNotContaining("4321");
+
+    Files.writeString(conf, base + pkcs11 + "protector-server.keys { slot-list-index = 0, pin-file = pin }\n");
+    ServerConfig config = ServerConfig.load(conf);
+    assertThat(config.keyService().type()).isEqualTo(KmsSettings.Type.PKCS11);
+    assertThat(config.keyService().slotListIndex()).isZero();
+    assertThat(config.keyService().pin()).isEqualTo(SecretRef.ofFile(dir.resolve("pin").toString()));
   }
 
   @Test

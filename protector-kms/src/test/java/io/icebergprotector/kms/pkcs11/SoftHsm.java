@@ -117,15 +117,7 @@ public final class SoftHsm {
    */
   public Result runJava(String mainClass, List<String> jvmOptions, List<String> args, Map<String, String> env,
       int timeoutSeconds) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(jvmOptions);
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(mainClass);
-    command.addAll(args);
-    ProcessBuilder pb = new ProcessBuilder(command);
-    pb.environment().put("SOFTHSM2_CONF", conf.toString());
+    ProcessBuilder pb = javaProcess(mainClass, jvmOptions, args);
     pb.environment().putAll(env);
     Path log = Files.createTempFile(dir, mainClass.substring(mainClass.lastIndexOf('.') + 1) + "-", ".log");
     pb.redirectErrorStream(true);
@@ -136,5 +128,24 @@ public final class SoftHsm {
       return new Result(-1, "timed out after " + timeoutSeconds + " s\n" + Files.readString(log));
     }
     return new Result(p.exitValue(), Files.readString(log));
+  }
+
+  /** A child JVM running {@code mainClass} of this JVM's classpath, with SOFTHSM2_CONF naming this installation. */
+  public ProcessBuilder javaProcess(String mainClass, List<String> jvmOptions, List<String> args) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(mainClass);
+    command.addAll(args);
+    ProcessBuilder pb = new ProcessBuilder(command);
+    pb.environment().putAll(environment());
+    return pb;
+  }
+
+  /** What a process needs in its environment to see this installation's tokens. */
+  public Map<String, String> environment() {
+    return Map.of("SOFTHSM2_CONF", conf.toString());
   }
 }
