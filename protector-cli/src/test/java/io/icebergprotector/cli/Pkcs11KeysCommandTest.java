@@ -1,7 +1,6 @@
 package io.icebergprotector.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.icebergprotector.kms.pkcs11.SoftHsm;
 import java.nio.file.Files;
@@ -25,9 +24,7 @@ class Pkcs11KeysCommandTest {
   @Test
   @Timeout(300)
   void createListRotateOnASoftHsmToken() throws Exception {
-    assumeTrue(SoftHsm.installed(), SoftHsm.MISSING);
-    SoftHsm hsm = SoftHsm.create(dir).orElseThrow();
-    hsm.initToken("protector");
+    SoftHsm hsm = SoftHsm.withToken(dir.resolve("hsm"), "protector");
     String[] token = {"--pkcs11-library", hsm.library().toString(), "--token-label", "protector",
         "--pin-env", PIN_ENV};
     String shown = "PKCS#11 token 'protector' of " + hsm.library();

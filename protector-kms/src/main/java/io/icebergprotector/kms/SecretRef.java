@@ -153,6 +153,16 @@ public final class SecretRef implements Serializable {
     }
   }
 
+  /**
+   * The token rule applied to text read elsewhere (e.g. standard input): trimmed, non-empty, one
+   * line.
+   *
+   * @param where what the text came from, for messages (e.g. "standard input")
+   */
+  public static String token(String text, String where) {
+    return oneLine(text, where);
+  }
+
   /** The one rule for tokens: trimmed, non-empty, one line. */
   private static String oneLine(String text, String where) {
     String trimmed = text.trim();

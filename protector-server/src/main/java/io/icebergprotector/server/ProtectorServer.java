@@ -7,12 +7,11 @@ import com.sun.net.httpserver.HttpsServer;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServices;
 import io.icebergprotector.kms.Passphrase;
+import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.policy.Digests;
 import io.icebergprotector.policy.Policy;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -286,13 +285,13 @@ public final class ProtectorServer implements AutoCloseable {
       }
       case "hash-token": {
         try {
-          String line = new BufferedReader(new InputStreamReader(stdin, StandardCharsets.UTF_8)).readLine();
-          if (line == null || line.isBlank()) {
-            err.println("protector-server: hash-token reads a token from standard input; got nothing");
-            return 2;
-          }
-          out.println(Digests.sha256Hex(line.strip()));
+          // The rule clients read token files by: the whole input, trimmed, on one line.
+          String token = SecretRef.token(new String(stdin.readAllBytes(), StandardCharsets.UTF_8), "standard input");
+          out.println(Digests.sha256Hex(token));
           return 0;
+        } catch (IllegalArgumentException e) {
+          err.println("protector-server: hash-token reads one token from standard input: " + e.getMessage());
+          return 2;
         } catch (IOException e) {
           err.println("protector-server: cannot read standard input: " + e.getMessage());
           return 2;

@@ -2,7 +2,6 @@ package io.icebergprotector.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.icebergprotector.kms.KeyAccessDeniedException;
 import io.icebergprotector.kms.KeyInfo;
@@ -25,9 +24,7 @@ class Pkcs11ServerTest {
   @Test
   @Timeout(240)
   void serverServesKeysFromASoftHsmToken() throws Exception {
-    assumeTrue(SoftHsm.installed(), SoftHsm.MISSING);
-    SoftHsm hsm = SoftHsm.create(Files.createDirectories(dir.resolve("hsm"))).orElseThrow();
-    hsm.initToken("protector");
+    SoftHsm hsm = SoftHsm.withToken(dir.resolve("hsm"), "protector");
     ServerFixture fx = ServerFixture.prepare(dir);
     Files.writeString(dir.resolve("hsm-pin"), SoftHsm.PIN + "\n");
     // No keystore at all: every key the server uses lives in the token.

@@ -162,6 +162,16 @@ class ServerConfigTest {
     assertThat(rc).isZero();
     assertThat(out.toString(StandardCharsets.UTF_8).strip()).isEqualTo(hash);
 
+    // The token-file rule: a second line is refused, not silently dropped.
+    out.reset();
+    rc = ProtectorServer.run(new String[] {"hash-token"},
+        new ByteArrayInputStream((token + "\nnot a token\n").getBytes(StandardCharsets.UTF_8)),
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    assertThat(rc).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("standard input holds more than one line")
+        .doesNotContain(token);
+    assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
+
     rc = ProtectorServer.run(new String[] {"server", "--config", dir.resolve("missing.conf").toString()},
         new ByteArrayInputStream(new byte[0]), new PrintStream(out, true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8));

@@ -1,7 +1,6 @@
 package io.icebergprotector.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServices;
@@ -63,9 +62,7 @@ class Pkcs11CatalogTest {
   @Test
   @Timeout(300)
   void protectedTableWithKeysInASoftHsmToken() throws Exception {
-    assumeTrue(SoftHsm.installed(), SoftHsm.MISSING);
-    SoftHsm hsm = SoftHsm.create(Files.createDirectories(dir.resolve("hsm"))).orElseThrow();
-    hsm.initToken("protector");
+    SoftHsm hsm = SoftHsm.withToken(dir.resolve("hsm"), "protector");
     Path policy = Files.writeString(dir.resolve("policy.conf"), POLICY);
     Path warehouse = dir.resolve("warehouse");
 

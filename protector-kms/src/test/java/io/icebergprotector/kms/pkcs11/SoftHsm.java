@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * A private SoftHSM2 installation for tests: its own token directory and SOFTHSM2_CONF in a temp dir, never the
@@ -67,6 +68,17 @@ public final class SoftHsm {
     dirs.add("/usr/bin");
     dirs.add("/usr/local/bin");
     return dirs.stream().map(d -> Path.of(d, "softhsm2-util")).filter(Files::isExecutable).findFirst();
+  }
+
+  /**
+   * A private installation under {@code dir} with one initialized token labelled {@code label}; skips the calling
+   * test (with the reason) when SoftHSM2 is not installed.
+   */
+  public static SoftHsm withToken(Path dir, String label) throws IOException, InterruptedException {
+    Assumptions.assumeTrue(installed(), MISSING);
+    SoftHsm hsm = create(Files.createDirectories(dir)).orElseThrow();
+    hsm.initToken(label);
+    return hsm;
   }
 
   /** Empty when softhsm2 is not installed. */
