@@ -257,9 +257,28 @@ public final class KmsSettings implements Serializable {
    * equal identities open equivalent backends.
    */
   public String identity() {
-    SecretRef credential =
-        type == Type.LOCAL ? passphrase : type == Type.REMOTE ? token : pin;
+    SecretRef credential = credential();
     return endpoint() + "|" + (credential == null ? "" : credential.fingerprint());
+  }
+
+  /** The secret that opens the backend: keystore passphrase, token or PIN. */
+  public SecretRef credential() {
+    switch (type) {
+      case LOCAL:
+        return passphrase;
+      case REMOTE:
+        return token;
+      default:
+        return pin;
+    }
+  }
+
+  /**
+   * Whether the backend tells any principal a key's versions and state (the local keystore and a
+   * PKCS#11 token do; the key server shows them to admins only).
+   */
+  public boolean describesKeysToAnyone() {
+    return type != Type.REMOTE;
   }
 
   @Override

@@ -336,7 +336,7 @@ public final class RewriteProtected {
   }
 
   private int latestVersion(String keyId) {
-    if (currentSpec.kms().type() != io.icebergprotector.kms.KmsSettings.Type.LOCAL) {
+    if (!currentSpec.kms().describesKeysToAnyone()) {
       return minKeyVersion; // key servers describe keys to admins only
     }
     try {
