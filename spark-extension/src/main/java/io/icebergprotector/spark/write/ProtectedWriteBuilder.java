@@ -92,7 +92,9 @@ public class ProtectedWriteBuilder
     spec.checkWritable(table.schema());
     spec.checkPartitioning(table.spec(), table.schema());
     ProtectedWrite.checkWriter(spec);
-    if (rewrite == null) {
+    if (rewrite == null || !rewrite.decrypt()) {
+      // Every write that encrypts records what it protects, a rewrite of plaintext files too; a
+      // decrypt-rewrite records after its commit, once the retired columns are really gone.
       RecordedColumns.record(table, spec);
     }
     ProtectedWrite.Mode mode;
