@@ -33,6 +33,8 @@ public class ProtectorSparkSessionExtensions implements Function1<SparkSessionEx
         (session, parser) -> (org.apache.spark.sql.catalyst.parser.ParserInterface) new ProtectorSqlParser(parser));
     extensions.injectCheckRule(
         session -> (Function1<LogicalPlan, BoxedUnit>) plan -> checkPlan(session, plan));
+    // What protected reads may store: no views as data, no declassification by accident.
+    extensions.injectCheckRule(io.icebergprotector.spark.flow.DataFlowCheck::forSession);
     // Plain Parquet paths under the policy's `paths` prefixes (spark.protector.* settings).
     io.icebergprotector.spark.paths.PathProtection.register(extensions);
     return BoxedUnit.UNIT;

@@ -1,10 +1,14 @@
 package io.icebergprotector.spark.paths;
 
+import io.icebergprotector.policy.TablePolicy;
+import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.crypto.keytools.KeyToolkit;
 import org.apache.spark.SparkContext;
 import org.apache.spark.sql.SparkSessionExtensions;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag;
+import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
 
 /**
  * Protection of plain Parquet paths ({@code df.write.parquet}, {@code spark.read.parquet}, Parquet
@@ -43,6 +47,22 @@ public final class PathProtection {
     extensions.injectResolutionRule(PathReadRule::new);
     extensions.injectPostHocResolutionRule(PathWriteRule::new);
     extensions.injectPlannerStrategy(PathPlanCheck::new);
+  }
+
+  /**
+   * The policy entry that governs the files of a Parquet relation ({@code spark.read.parquet}, a
+   * Parquet table), if any; empty for other plan nodes.
+   */
+  public static Optional<TablePolicy> governingEntry(LogicalPlan relation, PathScope scope) {
+    HadoopFsRelation fs = PathReadRule.parquetRelation(relation);
+    return fs == null
+        ? Optional.empty()
+        : PathReadRule.governed(fs, scope).map(governed -> governed.entry);
+  }
+
+  /** Whether the analyzer put the principal's view ({@link PathProjection}) above this relation. */
+  public static boolean hasView(LogicalPlan relation) {
+    return relation.getTagValue(VIEW_TAG).isDefined();
   }
 
   /**
