@@ -295,6 +295,16 @@ class KeyLifecycleTest {
     assertThat(recordedColumns("recorded"))
         .isEqualTo(recordedColumns("always"))
         .contains("ssn=", "salary=");
+    // a table encrypted before its columns were recorded gets them from a rewrite with nothing to do
+    String recorded = recordedColumns("always");
+    ProtectingSparkCatalog catalog =
+        (ProtectingSparkCatalog) spark.sessionState().catalogManager().catalog("lc");
+    ((org.apache.iceberg.spark.source.SparkTable)
+            catalog.loadTable(Identifier.of(new String[] {"db"}, "always")))
+        .table().updateProperties().remove(RecordedColumns.PROPERTY).commit();
+    assertThat(recordedColumns("always")).isNull();
+    assertThat(RewriteProtected.of(spark, "lc.db.always").execute().rewrittenFiles()).isZero();
+    assertThat(recordedColumns("always")).isEqualTo(recorded);
 
     reloadPolicy(
         BASE_POLICY.replace(

@@ -6,6 +6,7 @@ import io.icebergprotector.spark.ProtectingSessionCatalog;
 import io.icebergprotector.spark.ProtectingSparkCatalog;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.RecordedColumns;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.inspect.ColumnReport;
@@ -166,6 +167,10 @@ public final class RewriteProtected {
       throw new UncheckedIOException(e);
     }
     if (selected.isEmpty()) {
+      if (!decrypt && spec.retiredFieldIds().isEmpty()) {
+        // nothing to rewrite, but a table encrypted before its columns were recorded gets them now
+        RecordedColumns.record(table, spec);
+      }
       return new Result(0, 0, 0, 0, reasons);
     }
 

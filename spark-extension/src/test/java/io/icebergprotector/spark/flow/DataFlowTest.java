@@ -68,6 +68,11 @@ class DataFlowTest extends SparkTestBase {
         "      writers = [etl, admin]",
         "      columns { card_number { key = pii, clear = [admin] }, amount { key = fin, clear = [admin] } }",
         "    }",
+        "    \"shop.vault\" {",
+        "      footer-key = footer",
+        "      writers = [admin, analyst]",
+        "      columns { card_number { key = pii, clear = [admin] } }",
+        "    }",
         "  }",
         "  paths {",
         "    \"" + prefix + "\" {",
@@ -250,6 +255,18 @@ class DataFlowTest extends SparkTestBase {
     sql("alice", "INSERT INTO flow.shop.archive SELECT order_id, card_number, amount FROM flow.shop.orders WHERE order_id = 1");
     assertThat(as("alice", () -> spark.sql("SELECT card_number FROM flow.shop.archive WHERE order_id = 1").first().getString(0)))
         .isEqualTo(CARD_1);
+    // a new table the policy lists protects what CTAS stores in it, for clear readers only
+    assertThatThrownBy(
+            () -> sql("bob", "CREATE TABLE flow.shop.vault USING iceberg AS SELECT order_id, card_number"
+                + " FROM flow.shop.orders"))
+        .isInstanceOf(ProtectorException.class)
+        .hasMessageContaining("Cannot write to protected table flow.shop.vault: it would store protector views")
+        .hasMessageContaining("read by bob as masked (partial(keep_last=4))");
+    assertThat(exists("flow.shop.vault")).isFalse();
+    sql("alice", "CREATE TABLE flow.shop.vault USING iceberg AS SELECT order_id, card_number FROM flow.shop.orders");
+    assertThat(as("bob", () -> spark.sql("SELECT card_number FROM flow.shop.vault WHERE order_id = 1").first().isNullAt(0)))
+        .as("bob has no role on shop.vault")
+        .isTrue();
     // ...but not into a column the destination leaves in plaintext
     assertThatThrownBy(
             () -> sql("alice", "INSERT INTO flow.shop.orders SELECT order_id + 100, card_number, amount,"
