@@ -31,9 +31,9 @@ import scala.runtime.BoxedUnit;
  *   <li>a protected column's values, clear or masked (or any expression over them but {@code
  *       count}), stored where that column is not protected: a table outside the policy, an
  *       unprotected column, a non-Iceberg table, a path outside every protected prefix. Such a
- *       declassification is allowed only for a principal holding a {@code declassify} role of
- *       every source entry, in a session that sets {@value #DECLASSIFY}{@code =true}; it then
- *       passes the key service's {@link DeclassificationGate}.
+ *       declassification is allowed only for a principal holding a {@code declassify} role of every
+ *       source entry, in a session that sets {@value #DECLASSIFY}{@code =true}; it then passes the
+ *       key service's {@link DeclassificationGate}.
  * </ul>
  *
  * Denied columns stored where they are not protected store NULLs and disclose nothing: allowed.
@@ -125,10 +125,13 @@ public final class DataFlowCheck extends AbstractFunction1<LogicalPlan, BoxedUni
     WriteDestination destination = write.destination();
     Map<FlowSource, Set<String>> columnsBySource = new LinkedHashMap<>();
     for (Stored s : stored) {
-      columnsBySource.computeIfAbsent(s.flow().source(), k -> new LinkedHashSet<>()).add(s.flow().column());
+      columnsBySource
+          .computeIfAbsent(s.flow().source(), k -> new LinkedHashSet<>())
+          .add(s.flow().column());
     }
     boolean enabled = Boolean.parseBoolean(session.conf().get(DECLASSIFY, "false").trim());
-    boolean entitled = columnsBySource.keySet().stream().allMatch(FlowSource::principalMayDeclassify);
+    boolean entitled =
+        columnsBySource.keySet().stream().allMatch(FlowSource::principalMayDeclassify);
     if (!enabled || !entitled) {
       throw new ProtectorException(
           String.format(
@@ -150,7 +153,8 @@ public final class DataFlowCheck extends AbstractFunction1<LogicalPlan, BoxedUni
             .collect(Collectors.joining(", "));
     // Spark analyzes a command again when it runs it, and CTAS writes its query again through an
     // inner command while it runs: the same write, approved a moment ago. Log it once.
-    boolean running = session.sparkContext().getLocalProperty(SQLExecution.EXECUTION_ID_KEY()) != null;
+    boolean running =
+        session.sparkContext().getLocalProperty(SQLExecution.EXECUTION_ID_KEY()) != null;
     if (approved(write.anchor(), approval) || (running && approved(write.query(), approval))) {
       return;
     }
@@ -179,8 +183,11 @@ public final class DataFlowCheck extends AbstractFunction1<LogicalPlan, BoxedUni
     Flow flow = stored.flow();
     return String.format(
         "column '%s' <- column '%s' of %s, read by %s as %s",
-        stored.column(), flow.column(), flow.source().describe(),
-        flow.source().principal().user(), flow.describeAccess());
+        stored.column(),
+        flow.column(),
+        flow.source().describe(),
+        flow.source().principal().user(),
+        flow.describeAccess());
   }
 
   private static String describeDeclassifiers(FlowSource source) {

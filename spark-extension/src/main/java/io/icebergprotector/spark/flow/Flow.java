@@ -12,8 +12,8 @@ import java.util.List;
  * @param policyColumn the column as the policy names it (differs after a rename)
  * @param access the principal's view: clear values, masked values, or the NULLs of a denied read
  * @param mask the mask of a masked view, else null
- * @param subPath where the column lies inside the expression's value: empty when the value is
- *     the column itself or derived from it, {@code [zip]} for a struct that holds it as {@code zip}
+ * @param subPath where the column lies inside the expression's value: empty when the value is the
+ *     column itself or derived from it, {@code [zip]} for a struct that holds it as {@code zip}
  */
 public record Flow(
     FlowSource source,
@@ -55,7 +55,9 @@ public record Flow(
     return new Flow(source, column, policyColumn, access, mask, path);
   }
 
-  /** E.g. {@code masked (partial(keep_last=4))}, {@code denied (reads as NULL)} or {@code clear}. */
+  /**
+   * E.g. {@code masked (partial(keep_last=4))}, {@code denied (reads as NULL)} or {@code clear}.
+   */
   String describeAccess() {
     switch (access) {
       case CLEAR:

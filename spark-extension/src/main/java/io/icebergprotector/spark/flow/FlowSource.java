@@ -9,15 +9,20 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * A protected table or path prefix that a query reads, as one principal reads it: the policy
- * entry (its columns, clear roles and declassifiers), the principal, and the key service that
- * decides for the entry.
+ * A protected table or path prefix that a query reads, as one principal reads it: the policy entry
+ * (its columns, clear roles and declassifiers), the principal, and the key service that decides for
+ * the entry.
  *
  * @param kind {@code table} or {@code path}
  * @param name what the query reads, as the user wrote it (e.g. {@code prot.db.customers})
  */
 public record FlowSource(
-    String kind, String name, TablePolicy entry, Policy policy, Principal principal, KmsSettings kms) {
+    String kind,
+    String name,
+    TablePolicy entry,
+    Policy policy,
+    Principal principal,
+    KmsSettings kms) {
 
   /** E.g. {@code table prot.db.customers} or {@code path prefix s3a://bucket/pii/}. */
   public String describe() {

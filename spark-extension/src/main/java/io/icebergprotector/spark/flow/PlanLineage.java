@@ -38,12 +38,12 @@ import scala.runtime.BoxedUnit;
 /**
  * Which protected columns reach each output column of an analyzed plan, and as which view. It
  * follows values only: a column flows into an output through projections, aggregates, window
- * functions, generators, unions, CTEs, subqueries in projections and views; what decides which
- * rows are kept or how they are grouped, joined or ordered (filters, join conditions, grouping
- * keys that are not output, sort and window partitioning) is not a flow. Every expression over a
- * protected value carries it, except {@code count} and {@code count(DISTINCT ...)}; struct field
- * access and struct construction keep track of where in a struct a protected field lies. An
- * operator it does not know passes every input column into each column it adds.
+ * functions, generators, unions, CTEs, subqueries in projections and views; what decides which rows
+ * are kept or how they are grouped, joined or ordered (filters, join conditions, grouping keys that
+ * are not output, sort and window partitioning) is not a flow. Every expression over a protected
+ * value carries it, except {@code count} and {@code count(DISTINCT ...)}; struct field access and
+ * struct construction keep track of where in a struct a protected field lies. An operator it does
+ * not know passes every input column into each column it adds.
  */
 public final class PlanLineage {
   private final FlowSources sources;

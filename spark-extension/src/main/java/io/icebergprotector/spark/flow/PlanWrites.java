@@ -49,8 +49,8 @@ final class PlanWrites {
   /**
    * One write: column i of {@code query} is stored as {@code columns.get(i)} (null: not data).
    *
-   * @param anchor a node of this write command that stays the same instance when Spark analyzes
-   *     the command again to run it (Spark may copy the command itself), and is new in every other
+   * @param anchor a node of this write command that stays the same instance when Spark analyzes the
+   *     command again to run it (Spark may copy the command itself), and is new in every other
    *     write: the target relation of a V2 write, the resolved name of a CTAS, else the command
    */
   record Write(
@@ -113,11 +113,16 @@ final class PlanWrites {
       String location = insert.outputPath().toString();
       String what =
           insert.catalogTable().isDefined()
-              ? "table " + insert.catalogTable().get().identifier().unquotedString() + " at " + location
+              ? "table "
+                  + insert.catalogTable().get().identifier().unquotedString()
+                  + " at "
+                  + location
               : "path " + location;
       return new Write(
           node,
-          insert.query(), names(insert.outputColumnNames()), fileDestination(what, location, parquet));
+          insert.query(),
+          names(insert.outputColumnNames()),
+          fileDestination(what, location, parquet));
     } else if (node instanceof CreateDataSourceTableAsSelectCommand) {
       CreateDataSourceTableAsSelectCommand ctas = (CreateDataSourceTableAsSelectCommand) node;
       CatalogTable table = ctas.table();
@@ -127,7 +132,12 @@ final class PlanWrites {
               : session.sessionState().catalog().defaultTablePath(table.identifier());
       String provider = table.provider().isDefined() ? table.provider().get() : "";
       String what =
-          "table " + table.identifier().unquotedString() + " (USING " + provider + ") at " + location;
+          "table "
+              + table.identifier().unquotedString()
+              + " (USING "
+              + provider
+              + ") at "
+              + location;
       return new Write(
           node,
           ctas.query(),
@@ -136,7 +146,9 @@ final class PlanWrites {
     } else if (node instanceof InsertIntoDataSourceDirCommand) {
       InsertIntoDataSourceDirCommand insert = (InsertIntoDataSourceDirCommand) node;
       String location =
-          insert.storage().locationUri().isDefined() ? insert.storage().locationUri().get().toString() : "";
+          insert.storage().locationUri().isDefined()
+              ? insert.storage().locationUri().get().toString()
+              : "";
       return new Write(
           node,
           insert.query(),
@@ -149,7 +161,9 @@ final class PlanWrites {
           insert.query(),
           outputNames(insert.logicalRelation()),
           WriteDestination.unprotected(
-              "data source relation " + insert.logicalRelation().relation() + ", which protects nothing"));
+              "data source relation "
+                  + insert.logicalRelation().relation()
+                  + ", which protects nothing"));
     } else if (node instanceof SaveIntoDataSourceCommand) {
       SaveIntoDataSourceCommand save = (SaveIntoDataSourceCommand) node;
       return new Write(
@@ -157,7 +171,9 @@ final class PlanWrites {
           save.query(),
           outputNames(save.query()),
           WriteDestination.unprotected(
-              "data source " + save.dataSource().getClass().getName() + ", which protects nothing"));
+              "data source "
+                  + save.dataSource().getClass().getName()
+                  + ", which protects nothing"));
     } else if (node instanceof DataWritingCommand) {
       // Hive's commands and others: none of them applies the protector's encryption
       DataWritingCommand write = (DataWritingCommand) node;
@@ -198,7 +214,10 @@ final class PlanWrites {
       // row-level writes add operation and metadata columns: match data columns by name
       for (Attribute attribute : output) {
         columns.add(
-            tableColumns.stream().filter(c -> c.equalsIgnoreCase(attribute.name())).findFirst().orElse(null));
+            tableColumns.stream()
+                .filter(c -> c.equalsIgnoreCase(attribute.name()))
+                .findFirst()
+                .orElse(null));
       }
     }
     return new Write(relation, write.query(), columns, destination);
@@ -241,7 +260,9 @@ final class PlanWrites {
     }
     if (entry.isPresent()) {
       return WriteDestination.unprotected(
-          what + ", under protected prefix " + entry.get().name()
+          what
+              + ", under protected prefix "
+              + entry.get().name()
               + " but not Parquet, so nothing there is encrypted");
     }
     return WriteDestination.unprotected(what + ", outside every protected path prefix");
@@ -252,7 +273,8 @@ final class PlanWrites {
       return false;
     }
     try {
-      Class<?> format = DataSource$.MODULE$.lookupDataSource(provider, session.sessionState().conf());
+      Class<?> format =
+          DataSource$.MODULE$.lookupDataSource(provider, session.sessionState().conf());
       return ParquetFileFormat.class.isAssignableFrom(format);
     } catch (RuntimeException e) {
       return false;

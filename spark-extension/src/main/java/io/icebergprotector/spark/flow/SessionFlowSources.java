@@ -29,8 +29,8 @@ import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The protected sources of a session: Iceberg tables of a protecting catalog ({@link
- * ProtectedTable}, whose scan applies the view) and Parquet relations under a policy prefix
- * (whose view is the {@code Project} the analyzer put right above them).
+ * ProtectedTable}, whose scan applies the view) and Parquet relations under a policy prefix (whose
+ * view is the {@code Project} the analyzer put right above them).
  */
 final class SessionFlowSources implements FlowSources {
   private final Supplier<Optional<PathScope>> pathScope;
@@ -53,8 +53,8 @@ final class SessionFlowSources implements FlowSources {
   }
 
   /**
-   * The protection of a table for the principal whose view its scan returns. This is the one
-   * place that asks: protection bound to the session principal at scan time changes only this.
+   * The protection of a table for the principal whose view its scan returns. This is the one place
+   * that asks: protection bound to the session principal at scan time changes only this.
    */
   static ProtectionSpec protectionOf(ProtectedTable table) {
     return table.protection();
@@ -63,7 +63,8 @@ final class SessionFlowSources implements FlowSources {
   private static List<Set<Flow>> tableFlows(DataSourceV2Relation relation) {
     ProtectedTable table = (ProtectedTable) relation.table();
     ProtectionSpec spec = protectionOf(table);
-    // a decrypt-rewrite reads retired columns in clear to store them unprotected, as the policy says
+    // a decrypt-rewrite reads retired columns in clear to store them unprotected, as the policy
+    // says
     boolean decrypting = Boolean.parseBoolean(relation.options().get(RewriteRequest.DECRYPT));
     FlowSource source =
         new FlowSource(

@@ -14,7 +14,8 @@ public final class WriteDestination {
   private final boolean protectedDestination;
   private final Predicate<String> protects;
 
-  private WriteDestination(String description, boolean protectedDestination, Predicate<String> protects) {
+  private WriteDestination(
+      String description, boolean protectedDestination, Predicate<String> protects) {
     this.description = description;
     this.protectedDestination = protectedDestination;
     this.protects = protects;
@@ -49,7 +50,9 @@ public final class WriteDestination {
     return protectedDestination;
   }
 
-  /** Whether a value stored at dotted {@code path} (a column, or a field inside one) is protected. */
+  /**
+   * Whether a value stored at dotted {@code path} (a column, or a field inside one) is protected.
+   */
   public boolean protects(String path) {
     return protects.test(path);
   }

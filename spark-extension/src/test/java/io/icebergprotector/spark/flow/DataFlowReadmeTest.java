@@ -12,9 +12,11 @@ class DataFlowReadmeTest {
   @Test
   void readmeDocumentsTheDataFlowGuard() throws IOException {
     String readme = Files.readString(Path.of("..", "README.md"));
-    String section = readme.substring(readme.indexOf("### Data flow"), readme.indexOf("## Performance"));
+    String section =
+        readme.substring(readme.indexOf("### Data flow"), readme.indexOf("## Performance"));
     assertThat(section)
-        .contains("`" + DataFlowCheck.DECLASSIFY + "=true`", "`" + DeclassificationGate.LOGGER + "`")
+        .contains(
+            "`" + DataFlowCheck.DECLASSIFY + "=true`", "`" + DeclassificationGate.LOGGER + "`")
         .contains("`count(DISTINCT col)`", "not a flow", "`declassify = [...]`");
   }
 }

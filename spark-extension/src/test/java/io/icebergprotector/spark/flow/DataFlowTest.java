@@ -53,7 +53,8 @@ class DataFlowTest extends SparkTestBase {
         "      writers = [etl, admin, analyst]",
         "      declassify = [admin]",
         "      columns {",
-        "        card_number { key = pii, clear = [admin, auditor], masked { analyst = \"partial(keep_last=4)\" } }",
+        "        card_number { key = pii, clear = [admin, auditor], masked { analyst ="
+            + " \"partial(keep_last=4)\" } }",
         "        amount { key = fin, clear = [admin, auditor] }",
         "      }",
         "    }",
@@ -61,12 +62,14 @@ class DataFlowTest extends SparkTestBase {
         "      footer-key = footer",
         "      writers = [etl, admin, analyst]",
         "      declassify = [admin]",
-        "      columns { ssn { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } } }",
+        "      columns { ssn { key = pii, clear = [admin], masked { analyst ="
+            + " \"partial(keep_last=4)\" } } }",
         "    }",
         "    \"shop.archive\" {",
         "      footer-key = footer",
         "      writers = [etl, admin]",
-        "      columns { card_number { key = pii, clear = [admin] }, amount { key = fin, clear = [admin] } }",
+        "      columns { card_number { key = pii, clear = [admin] }, amount { key = fin, clear ="
+            + " [admin] } }",
         "    }",
         "    \"shop.vault\" {",
         "      footer-key = footer",
@@ -79,7 +82,8 @@ class DataFlowTest extends SparkTestBase {
         "      footer-key = footer",
         "      writers = [etl, admin]",
         "      declassify = [admin]",
-        "      columns { ssn { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } } }",
+        "      columns { ssn { key = pii, clear = [admin], masked { analyst ="
+            + " \"partial(keep_last=4)\" } } }",
         "    }",
         "  }",
         "}");
@@ -103,19 +107,37 @@ class DataFlowTest extends SparkTestBase {
       spark.conf().set(scope + "protector.kms.create-missing-keys", "true");
     }
     PathProtection.forgetCachedKeys();
-    as("alice", () -> {
-      spark.sql("CREATE NAMESPACE IF NOT EXISTS flow.shop");
-      spark.sql("CREATE TABLE flow.shop.orders (order_id BIGINT, card_number STRING, amount DECIMAL(10,2), note STRING) USING iceberg");
-      spark.sql("CREATE TABLE flow.shop.customers (id BIGINT, name STRING, ssn STRING) USING iceberg");
-      spark.sql("CREATE TABLE flow.shop.archive (order_id BIGINT, card_number STRING, amount DECIMAL(10,2)) USING iceberg");
-      spark.sql("CREATE TABLE flow.shop.plain (id BIGINT, v STRING) USING iceberg");
-    });
-    as("etl", () -> {
-      spark.sql("INSERT INTO flow.shop.orders VALUES (1, '" + CARD_1 + "', 12.50, 'first'), (2, 'CARD-CNRY-1111', 7.00, 'second')");
-      spark.sql("INSERT INTO flow.shop.customers VALUES (1, 'Ada', '" + SSN_1 + "'), (2, 'Bo', 'SSN-CNRY-0002')");
-      spark.sql("SELECT CAST(1 AS BIGINT) AS id, 'Ada' AS name, '" + SSN_1 + "' AS ssn")
-          .write().parquet(prefix + "people");
-    });
+    as(
+        "alice",
+        () -> {
+          spark.sql("CREATE NAMESPACE IF NOT EXISTS flow.shop");
+          spark.sql(
+              "CREATE TABLE flow.shop.orders (order_id BIGINT, card_number STRING, amount"
+                  + " DECIMAL(10,2), note STRING) USING iceberg");
+          spark.sql(
+              "CREATE TABLE flow.shop.customers (id BIGINT, name STRING, ssn STRING) USING"
+                  + " iceberg");
+          spark.sql(
+              "CREATE TABLE flow.shop.archive (order_id BIGINT, card_number STRING, amount"
+                  + " DECIMAL(10,2)) USING iceberg");
+          spark.sql("CREATE TABLE flow.shop.plain (id BIGINT, v STRING) USING iceberg");
+        });
+    as(
+        "etl",
+        () -> {
+          spark.sql(
+              "INSERT INTO flow.shop.orders VALUES (1, '"
+                  + CARD_1
+                  + "', 12.50, 'first'), (2, 'CARD-CNRY-1111', 7.00, 'second')");
+          spark.sql(
+              "INSERT INTO flow.shop.customers VALUES (1, 'Ada', '"
+                  + SSN_1
+                  + "'), (2, 'Bo', 'SSN-CNRY-0002')");
+          spark
+              .sql("SELECT CAST(1 AS BIGINT) AS id, 'Ada' AS name, '" + SSN_1 + "' AS ssn")
+              .write()
+              .parquet(prefix + "people");
+        });
   }
 
   @AfterEach
@@ -138,7 +160,11 @@ class DataFlowTest extends SparkTestBase {
 
   static <T> T as(String user, Supplier<T> action) {
     Object[] result = new Object[1];
-    as(user, () -> { result[0] = action.get(); });
+    as(
+        user,
+        () -> {
+          result[0] = action.get();
+        });
     @SuppressWarnings("unchecked")
     T value = (T) result[0];
     return value;
@@ -162,7 +188,11 @@ class DataFlowTest extends SparkTestBase {
   }
 
   private static void sql(String user, String query) {
-    as(user, () -> { spark.sql(query); });
+    as(
+        user,
+        () -> {
+          spark.sql(query);
+        });
   }
 
   private static long orders() {
@@ -170,7 +200,9 @@ class DataFlowTest extends SparkTestBase {
   }
 
   private static long snapshots(String table) {
-    return as("alice", () -> spark.sql("SELECT count(*) FROM flow." + table + ".snapshots").first().getLong(0));
+    return as(
+        "alice",
+        () -> spark.sql("SELECT count(*) FROM flow." + table + ".snapshots").first().getLong(0));
   }
 
   private static boolean exists(String table) {
@@ -184,14 +216,20 @@ class DataFlowTest extends SparkTestBase {
     long rows = orders();
     long snaps = snapshots("shop.orders");
     assertThatThrownBy(
-            () -> sql("etl", "INSERT INTO flow.shop.orders SELECT order_id + 500, card_number, amount, note"
-                + " FROM flow.shop.orders WHERE order_id = 1"))
+            () ->
+                sql(
+                    "etl",
+                    "INSERT INTO flow.shop.orders SELECT order_id + 500, card_number, amount, note"
+                        + " FROM flow.shop.orders WHERE order_id = 1"))
         .isInstanceOf(ProtectorException.class)
-        .hasMessageContaining("Cannot write to protected table flow.shop.orders: it would store protector views")
-        .hasMessageContaining("column 'card_number' <- column 'card_number' of table flow.shop.orders,"
-            + " read by etl as denied (reads as NULL)")
-        .hasMessageContaining("column 'amount' <- column 'amount' of table flow.shop.orders,"
-            + " read by etl as denied (reads as NULL)")
+        .hasMessageContaining(
+            "Cannot write to protected table flow.shop.orders: it would store protector views")
+        .hasMessageContaining(
+            "column 'card_number' <- column 'card_number' of table flow.shop.orders,"
+                + " read by etl as denied (reads as NULL)")
+        .hasMessageContaining(
+            "column 'amount' <- column 'amount' of table flow.shop.orders,"
+                + " read by etl as denied (reads as NULL)")
         .hasMessageContaining("'card_number' of table flow.shop.orders: [admin, auditor]")
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n", CARD_1));
     assertThat(orders()).isEqualTo(rows);
@@ -201,50 +239,83 @@ class DataFlowTest extends SparkTestBase {
   @Test
   void maskedWriterCannotStoreMasksAsData() {
     assertThatThrownBy(
-            () -> sql("bob", "INSERT INTO flow.shop.orders SELECT order_id + 500, card_number, amount, note"
-                + " FROM flow.shop.orders WHERE order_id = 1"))
+            () ->
+                sql(
+                    "bob",
+                    "INSERT INTO flow.shop.orders SELECT order_id + 500, card_number, amount, note"
+                        + " FROM flow.shop.orders WHERE order_id = 1"))
         .isInstanceOf(ProtectorException.class)
-        .hasMessageContaining("column 'card_number' <- column 'card_number' of table flow.shop.orders,"
-            + " read by bob as masked (partial(keep_last=4))")
-        .hasMessageContaining("column 'amount' <- column 'amount' of table flow.shop.orders,"
-            + " read by bob as denied (reads as NULL)");
+        .hasMessageContaining(
+            "column 'card_number' <- column 'card_number' of table flow.shop.orders,"
+                + " read by bob as masked (partial(keep_last=4))")
+        .hasMessageContaining(
+            "column 'amount' <- column 'amount' of table flow.shop.orders,"
+                + " read by bob as denied (reads as NULL)");
     // an expression over a masked view is no better
     assertThatThrownBy(
-            () -> sql("bob", "INSERT INTO flow.shop.orders SELECT order_id + 500, concat('x', card_number),"
-                + " NULL, note FROM flow.shop.orders WHERE order_id = 1"))
+            () ->
+                sql(
+                    "bob",
+                    "INSERT INTO flow.shop.orders SELECT order_id + 500, concat('x', card_number),"
+                        + " NULL, note FROM flow.shop.orders WHERE order_id = 1"))
         .isInstanceOf(ProtectorException.class)
-        .hasMessageContaining("column 'card_number' <- column 'card_number' of table flow.shop.orders,"
-            + " read by bob as masked (partial(keep_last=4))");
+        .hasMessageContaining(
+            "column 'card_number' <- column 'card_number' of table flow.shop.orders,"
+                + " read by bob as masked (partial(keep_last=4))");
   }
 
   @Test
   void viewsFromAnotherProtectedTableAreRefusedToo() {
     for (String user : List.of("etl", "bob")) {
-      String access = user.equals("etl") ? "denied (reads as NULL)" : "masked (partial(keep_last=4))";
+      String access =
+          user.equals("etl") ? "denied (reads as NULL)" : "masked (partial(keep_last=4))";
       assertThatThrownBy(
-              () -> sql(user, "INSERT INTO flow.shop.orders SELECT id + 600, ssn, NULL, name FROM flow.shop.customers"))
+              () ->
+                  sql(
+                      user,
+                      "INSERT INTO flow.shop.orders SELECT id + 600, ssn, NULL, name FROM"
+                          + " flow.shop.customers"))
           .isInstanceOf(ProtectorException.class)
-          .hasMessageContaining("column 'card_number' <- column 'ssn' of table flow.shop.customers, read by "
-              + user + " as " + access)
+          .hasMessageContaining(
+              "column 'card_number' <- column 'ssn' of table flow.shop.customers, read by "
+                  + user
+                  + " as "
+                  + access)
           .hasMessageContaining("'ssn' of table flow.shop.customers: [admin]");
     }
     // the same through a temp view
     as("etl", () -> spark.table("flow.shop.customers").createOrReplaceTempView("customers_view"));
     assertThatThrownBy(
-            () -> sql("etl", "INSERT INTO flow.shop.orders SELECT id + 600, ssn, NULL, name FROM customers_view"))
+            () ->
+                sql(
+                    "etl",
+                    "INSERT INTO flow.shop.orders SELECT id + 600, ssn, NULL, name FROM"
+                        + " customers_view"))
         .isInstanceOf(ProtectorException.class)
-        .hasMessageContaining("column 'card_number' <- column 'ssn' of table flow.shop.customers, read by etl");
+        .hasMessageContaining(
+            "column 'card_number' <- column 'ssn' of table flow.shop.customers, read by etl");
   }
 
   @Test
   void realNullsAndUnprotectedColumnsAreFine() {
     long rows = orders();
-    sql("etl", "INSERT INTO flow.shop.orders SELECT order_id + 900, NULL, NULL, note FROM flow.shop.orders WHERE order_id = 1");
+    sql(
+        "etl",
+        "INSERT INTO flow.shop.orders SELECT order_id + 900, NULL, NULL, note FROM flow.shop.orders"
+            + " WHERE order_id = 1");
     sql("etl", "INSERT INTO flow.shop.orders VALUES (902, NULL, NULL, 'values')");
     assertThat(orders()).isEqualTo(rows + 2);
     List<Row> written =
-        as("alice", () -> spark.sql("SELECT card_number, amount, note FROM flow.shop.orders WHERE order_id >= 900 ORDER BY order_id").collectAsList());
-    assertThat(written).extracting(r -> r.isNullAt(0), r -> r.isNullAt(1), r -> r.getString(2))
+        as(
+            "alice",
+            () ->
+                spark
+                    .sql(
+                        "SELECT card_number, amount, note FROM flow.shop.orders WHERE order_id >="
+                            + " 900 ORDER BY order_id")
+                    .collectAsList());
+    assertThat(written)
+        .extracting(r -> r.isNullAt(0), r -> r.isNullAt(1), r -> r.getString(2))
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple(true, true, "first"),
             org.assertj.core.groups.Tuple.tuple(true, true, "values"));
@@ -252,28 +323,58 @@ class DataFlowTest extends SparkTestBase {
 
   @Test
   void clearValuesMayMoveBetweenProtectedColumns() {
-    sql("alice", "INSERT INTO flow.shop.archive SELECT order_id, card_number, amount FROM flow.shop.orders WHERE order_id = 1");
-    assertThat(as("alice", () -> spark.sql("SELECT card_number FROM flow.shop.archive WHERE order_id = 1").first().getString(0)))
+    sql(
+        "alice",
+        "INSERT INTO flow.shop.archive SELECT order_id, card_number, amount FROM flow.shop.orders"
+            + " WHERE order_id = 1");
+    assertThat(
+            as(
+                "alice",
+                () ->
+                    spark
+                        .sql("SELECT card_number FROM flow.shop.archive WHERE order_id = 1")
+                        .first()
+                        .getString(0)))
         .isEqualTo(CARD_1);
     // a new table the policy lists protects what CTAS stores in it, for clear readers only
     assertThatThrownBy(
-            () -> sql("bob", "CREATE TABLE flow.shop.vault USING iceberg AS SELECT order_id, card_number"
-                + " FROM flow.shop.orders"))
+            () ->
+                sql(
+                    "bob",
+                    "CREATE TABLE flow.shop.vault USING iceberg AS SELECT order_id, card_number"
+                        + " FROM flow.shop.orders"))
         .isInstanceOf(ProtectorException.class)
-        .hasMessageContaining("Cannot write to protected table flow.shop.vault: it would store protector views")
+        .hasMessageContaining(
+            "Cannot write to protected table flow.shop.vault: it would store protector views")
         .hasMessageContaining("read by bob as masked (partial(keep_last=4))");
     assertThat(exists("flow.shop.vault")).isFalse();
-    sql("alice", "CREATE TABLE flow.shop.vault USING iceberg AS SELECT order_id, card_number FROM flow.shop.orders");
-    assertThat(as("bob", () -> spark.sql("SELECT card_number FROM flow.shop.vault WHERE order_id = 1").first().isNullAt(0)))
+    sql(
+        "alice",
+        "CREATE TABLE flow.shop.vault USING iceberg AS SELECT order_id, card_number FROM"
+            + " flow.shop.orders");
+    assertThat(
+            as(
+                "bob",
+                () ->
+                    spark
+                        .sql("SELECT card_number FROM flow.shop.vault WHERE order_id = 1")
+                        .first()
+                        .isNullAt(0)))
         .as("bob has no role on shop.vault")
         .isTrue();
     // ...but not into a column the destination leaves in plaintext
     assertThatThrownBy(
-            () -> sql("alice", "INSERT INTO flow.shop.orders SELECT order_id + 100, card_number, amount,"
-                + " upper(card_number) FROM flow.shop.orders WHERE order_id = 1"))
+            () ->
+                sql(
+                    "alice",
+                    "INSERT INTO flow.shop.orders SELECT order_id + 100, card_number, amount,"
+                        + " upper(card_number) FROM flow.shop.orders WHERE order_id = 1"))
         .isInstanceOf(ProtectorException.class)
-        .hasMessageContaining("Cannot write to protected table flow.shop.orders: it would declassify")
-        .hasMessageContaining("column 'note' <- column 'card_number' of table flow.shop.orders, read by alice as clear");
+        .hasMessageContaining(
+            "Cannot write to protected table flow.shop.orders: it would declassify")
+        .hasMessageContaining(
+            "column 'note' <- column 'card_number' of table flow.shop.orders, read by alice as"
+                + " clear");
   }
 
   // ------------------------------------------------------------- declassification on purpose
@@ -307,12 +408,16 @@ class DataFlowTest extends SparkTestBase {
     return capture.lines;
   }
 
-  private static void assertDeclassificationRefused(String user, Runnable write, String destination) {
+  private static void assertDeclassificationRefused(
+      String user, Runnable write, String destination) {
     assertThatThrownBy(() -> as(user, write))
         .isInstanceOf(ProtectorException.class)
-        .hasMessageContaining("Cannot write to " + destination + ": it would declassify protected data")
-        .hasMessageContaining("column 'card_number' <- column 'card_number' of table flow.shop.orders, read by "
-            + user + " as clear")
+        .hasMessageContaining(
+            "Cannot write to " + destination + ": it would declassify protected data")
+        .hasMessageContaining(
+            "column 'card_number' <- column 'card_number' of table flow.shop.orders, read by "
+                + user
+                + " as clear")
         .hasMessageContaining("shop.orders: declassify = [admin], which " + user)
         .hasMessageContaining(DataFlowCheck.DECLASSIFY + "=true")
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n", CARD_1));
@@ -326,29 +431,51 @@ class DataFlowTest extends SparkTestBase {
     List<String> lines = logged(() -> as("alice", write));
     assertThat(lines)
         .hasSize(1)
-        .allSatisfy(line -> assertThat(line)
-            .startsWith("WARN Declassifying write: principal alice declassifies column(s) [card_number, amount]"
-                + " of table flow.shop.orders (policy entry shop.orders) into " + destination)
-            .doesNotContain(CARD_1));
+        .allSatisfy(
+            line ->
+                assertThat(line)
+                    .startsWith(
+                        "WARN Declassifying write: principal alice declassifies column(s)"
+                            + " [card_number, amount] of table flow.shop.orders (policy entry"
+                            + " shop.orders) into "
+                            + destination)
+                    .doesNotContain(CARD_1));
   }
 
   @Test
   void ctasIntoAnUnprotectedIcebergTableIsDeclassification() {
     Runnable ctas =
-        () -> spark.sql("CREATE TABLE flow.shop.orders_copy USING iceberg AS SELECT * FROM flow.shop.orders");
+        () ->
+            spark.sql(
+                "CREATE TABLE flow.shop.orders_copy USING iceberg AS SELECT * FROM"
+                    + " flow.shop.orders");
     declassifyOnPurpose(ctas, "new table flow.shop.orders_copy, which the policy does not protect");
-    assertThat(as("bob", () -> spark.sql("SELECT card_number FROM flow.shop.orders_copy WHERE order_id = 1")
-        .first().getString(0))).as("declassified on purpose").isEqualTo(CARD_1);
+    assertThat(
+            as(
+                "bob",
+                () ->
+                    spark
+                        .sql("SELECT card_number FROM flow.shop.orders_copy WHERE order_id = 1")
+                        .first()
+                        .getString(0)))
+        .as("declassified on purpose")
+        .isEqualTo(CARD_1);
   }
 
   @Test
   void ctasUsingParquetIsDeclassification() {
     Path location = dir.resolve("v1").resolve("orders_pq");
     Runnable ctas =
-        () -> spark.sql("CREATE TABLE default.orders_pq USING parquet LOCATION '" + location
-            + "' AS SELECT * FROM flow.shop.orders");
-    declassifyOnPurpose(ctas, "table spark_catalog.default.orders_pq (USING parquet) at file://" + location
-        + ", outside every protected path prefix");
+        () ->
+            spark.sql(
+                "CREATE TABLE default.orders_pq USING parquet LOCATION '"
+                    + location
+                    + "' AS SELECT * FROM flow.shop.orders");
+    declassifyOnPurpose(
+        ctas,
+        "table spark_catalog.default.orders_pq (USING parquet) at file://"
+            + location
+            + ", outside every protected path prefix");
   }
 
   @Test
@@ -356,39 +483,69 @@ class DataFlowTest extends SparkTestBase {
     String out = "file:" + dir.resolve("out").resolve("orders");
     Runnable write = () -> spark.table("flow.shop.orders").write().parquet(out);
     declassifyOnPurpose(write, "path " + out + ", outside every protected path prefix");
-    assertThat(as("bob", () -> spark.read().parquet(out).where("order_id = 1").select("card_number").first().getString(0)))
+    assertThat(
+            as(
+                "bob",
+                () ->
+                    spark
+                        .read()
+                        .parquet(out)
+                        .where("order_id = 1")
+                        .select("card_number")
+                        .first()
+                        .getString(0)))
         .isEqualTo(CARD_1);
   }
 
   @Test
   void countsCarryNoValues() {
-    sql("alice", "CREATE TABLE flow.shop.order_stats USING iceberg AS SELECT count(*) AS n,"
-        + " count(card_number) AS cards, count(DISTINCT card_number) AS distinct_cards,"
-        + " count(amount) FILTER (WHERE amount > 10) AS large FROM flow.shop.orders");
+    sql(
+        "alice",
+        "CREATE TABLE flow.shop.order_stats USING iceberg AS SELECT count(*) AS n,"
+            + " count(card_number) AS cards, count(DISTINCT card_number) AS distinct_cards,"
+            + " count(amount) FILTER (WHERE amount > 10) AS large FROM flow.shop.orders");
     assertThat(exists("flow.shop.order_stats")).isTrue();
     // conditions decide which rows, not which values: filters, join keys, grouping keys not output
-    sql("alice", "CREATE TABLE flow.shop.matched USING iceberg AS SELECT o.order_id, count(*) AS n"
-        + " FROM flow.shop.orders o JOIN flow.shop.archive a ON o.card_number = a.card_number"
-        + " WHERE o.card_number LIKE 'CARD%' GROUP BY o.order_id, o.amount ORDER BY o.order_id");
+    sql(
+        "alice",
+        "CREATE TABLE flow.shop.matched USING iceberg AS SELECT o.order_id, count(*) AS n FROM"
+            + " flow.shop.orders o JOIN flow.shop.archive a ON o.card_number = a.card_number WHERE"
+            + " o.card_number LIKE 'CARD%' GROUP BY o.order_id, o.amount ORDER BY o.order_id");
     assertThat(exists("flow.shop.matched")).isTrue();
-    sql("alice", "CREATE TABLE flow.shop.ranked USING iceberg AS SELECT order_id,"
-        + " row_number() OVER (PARTITION BY card_number ORDER BY amount) AS r,"
-        + " count(card_number) OVER (PARTITION BY order_id) AS c FROM flow.shop.orders");
+    sql(
+        "alice",
+        "CREATE TABLE flow.shop.ranked USING iceberg AS SELECT order_id,"
+            + " row_number() OVER (PARTITION BY card_number ORDER BY amount) AS r,"
+            + " count(card_number) OVER (PARTITION BY order_id) AS c FROM flow.shop.orders");
     assertThat(exists("flow.shop.ranked")).isTrue();
   }
 
   @Test
   void everyOtherExpressionCarriesValues() {
-    for (String expression : List.of("sha2(card_number, 256)", "substr(card_number, 1, 3)",
-        "upper(card_number)", "length(card_number)", "max(card_number)",
-        "first(card_number) OVER (ORDER BY order_id)", "(SELECT max(card_number) FROM flow.shop.orders)")) {
+    for (String expression :
+        List.of(
+            "sha2(card_number, 256)",
+            "substr(card_number, 1, 3)",
+            "upper(card_number)",
+            "length(card_number)",
+            "max(card_number)",
+            "first(card_number) OVER (ORDER BY order_id)",
+            "(SELECT max(card_number) FROM flow.shop.orders)")) {
       String table = "flow.shop.derived";
       assertThatThrownBy(
-              () -> sql("alice", "CREATE TABLE " + table + " USING iceberg AS SELECT " + expression
-                  + " AS v FROM flow.shop.orders WHERE order_id < 100"))
+              () ->
+                  sql(
+                      "alice",
+                      "CREATE TABLE "
+                          + table
+                          + " USING iceberg AS SELECT "
+                          + expression
+                          + " AS v FROM flow.shop.orders WHERE order_id < 100"))
           .as(expression)
           .isInstanceOf(ProtectorException.class)
-          .hasMessageContaining("column 'v' <- column 'card_number' of table flow.shop.orders, read by alice as clear");
+          .hasMessageContaining(
+              "column 'v' <- column 'card_number' of table flow.shop.orders, read by alice as"
+                  + " clear");
       assertThat(exists(table)).isFalse();
     }
   }
@@ -396,14 +553,19 @@ class DataFlowTest extends SparkTestBase {
   @Test
   void cachedDataFramesKeepTheirLineage() {
     Dataset<Row> cached =
-        as("alice", () -> spark.table("flow.shop.orders").selectExpr("order_id", "card_number", "amount"));
+        as(
+            "alice",
+            () -> spark.table("flow.shop.orders").selectExpr("order_id", "card_number", "amount"));
     cached.cache();
     try {
       assertThat(cached.count()).isPositive();
-      assertThatThrownBy(() -> as("alice", v2(() -> cached.writeTo("flow.shop.cached_copy").create())))
+      assertThatThrownBy(
+              () -> as("alice", v2(() -> cached.writeTo("flow.shop.cached_copy").create())))
           .isInstanceOf(ProtectorException.class)
-          .hasMessageContaining("new table flow.shop.cached_copy, which the policy does not protect")
-          .hasMessageContaining("column 'card_number' <- column 'card_number' of table flow.shop.orders");
+          .hasMessageContaining(
+              "new table flow.shop.cached_copy, which the policy does not protect")
+          .hasMessageContaining(
+              "column 'card_number' <- column 'card_number' of table flow.shop.orders");
     } finally {
       cached.unpersist();
     }
@@ -412,15 +574,31 @@ class DataFlowTest extends SparkTestBase {
   @Test
   void mergeIntoAnUnprotectedTableIsDeclassification() {
     assertThatThrownBy(
-            () -> sql("alice", "MERGE INTO flow.shop.plain t USING flow.shop.orders s ON t.id = s.order_id"
-                + " WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.order_id, s.card_number)"))
+            () ->
+                sql(
+                    "alice",
+                    "MERGE INTO flow.shop.plain t USING flow.shop.orders s ON t.id = s.order_id"
+                        + " WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.order_id,"
+                        + " s.card_number)"))
         .isInstanceOf(ProtectorException.class)
-        .hasMessageContaining("Cannot write to table flow.shop.plain, which the policy does not protect")
-        .hasMessageContaining("column 'v' <- column 'card_number' of table flow.shop.orders, read by alice as clear");
+        .hasMessageContaining(
+            "Cannot write to table flow.shop.plain, which the policy does not protect")
+        .hasMessageContaining(
+            "column 'v' <- column 'card_number' of table flow.shop.orders, read by alice as clear");
     // a protected column in the conditions only decides which rows
-    sql("alice", "MERGE INTO flow.shop.plain t USING flow.shop.orders s ON t.id = s.order_id"
-        + " WHEN NOT MATCHED AND s.card_number IS NOT NULL THEN INSERT (id, v) VALUES (s.order_id, 'seen')");
-    assertThat(as("alice", () -> spark.sql("SELECT count(*) FROM flow.shop.plain WHERE v = 'seen'").first().getLong(0)))
+    sql(
+        "alice",
+        "MERGE INTO flow.shop.plain t USING flow.shop.orders s ON t.id = s.order_id WHEN NOT"
+            + " MATCHED AND s.card_number IS NOT NULL THEN INSERT (id, v) VALUES (s.order_id,"
+            + " 'seen')");
+    assertThat(
+            as(
+                "alice",
+                () ->
+                    spark
+                        .sql("SELECT count(*) FROM flow.shop.plain WHERE v = 'seen'")
+                        .first()
+                        .getLong(0)))
         .isPositive();
   }
 
@@ -429,16 +607,36 @@ class DataFlowTest extends SparkTestBase {
   @Test
   void pathViewsAreNeverWrittenAsData() {
     assertThatThrownBy(
-            () -> as("bob", v2(() -> spark.read().parquet(prefix + "people").writeTo("flow.shop.customers").append())))
+            () ->
+                as(
+                    "bob",
+                    v2(
+                        () ->
+                            spark
+                                .read()
+                                .parquet(prefix + "people")
+                                .writeTo("flow.shop.customers")
+                                .append())))
         .isInstanceOf(ProtectorException.class)
-        .hasMessageContaining("column 'ssn' <- column 'ssn' of path prefix " + prefix
-            + ", read by bob as masked (partial(keep_last=4))");
+        .hasMessageContaining(
+            "column 'ssn' <- column 'ssn' of path prefix "
+                + prefix
+                + ", read by bob as masked (partial(keep_last=4))");
     // a denied reader of a protected table may not fill a protected prefix with its NULLs
     assertThatThrownBy(
-            () -> as("etl", () -> spark.table("flow.shop.customers").write().mode("append").parquet(prefix + "people")))
+            () ->
+                as(
+                    "etl",
+                    () ->
+                        spark
+                            .table("flow.shop.customers")
+                            .write()
+                            .mode("append")
+                            .parquet(prefix + "people")))
         .isInstanceOf(ProtectorException.class)
         .hasMessageContaining("(protected path prefix " + prefix + ")")
-        .hasMessageContaining("column 'ssn' <- column 'ssn' of table flow.shop.customers, read by etl as denied");
+        .hasMessageContaining(
+            "column 'ssn' <- column 'ssn' of table flow.shop.customers, read by etl as denied");
   }
 
   @Test
@@ -447,14 +645,19 @@ class DataFlowTest extends SparkTestBase {
     Runnable write = () -> spark.read().parquet(prefix + "people").write().parquet(out);
     assertThatThrownBy(() -> as("alice", write))
         .isInstanceOf(ProtectorException.class)
-        .hasMessageContaining("column 'ssn' <- column 'ssn' of path prefix " + prefix + ", read by alice as clear");
+        .hasMessageContaining(
+            "column 'ssn' <- column 'ssn' of path prefix " + prefix + ", read by alice as clear");
     spark.conf().set(DataFlowCheck.DECLASSIFY, "true");
     List<String> lines = logged(() -> as("alice", write));
-    assertThat(lines).singleElement().asString()
+    assertThat(lines)
+        .singleElement()
+        .asString()
         .contains("principal alice declassifies column(s) [ssn] of path prefix " + prefix)
         .doesNotContain(SSN_1);
     // clear values into a protected prefix stay protected: no declassification
     spark.conf().unset(DataFlowCheck.DECLASSIFY);
-    as("alice", () -> spark.table("flow.shop.customers").write().mode("append").parquet(prefix + "copies"));
+    as(
+        "alice",
+        () -> spark.table("flow.shop.customers").write().mode("append").parquet(prefix + "copies"));
   }
 }

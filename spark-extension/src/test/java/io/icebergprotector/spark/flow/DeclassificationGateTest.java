@@ -22,27 +22,37 @@ class DeclassificationGateTest {
   private static Declassification request(KmsSettings kms) {
     FlowSource source =
         new FlowSource(
-            "table", "prot.db.people", POLICY.table("db.people").orElseThrow(), POLICY,
-            Principal.of("alice", List.of()), kms);
-    return new Declassification("req-1", source.principal(), source, List.of("ssn"), "path /tmp/out");
+            "table",
+            "prot.db.people",
+            POLICY.table("db.people").orElseThrow(),
+            POLICY,
+            Principal.of("alice", List.of()),
+            kms);
+    return new Declassification(
+        "req-1", source.principal(), source, List.of("ssn"), "path /tmp/out");
   }
 
   @Test
   void localKeystoreLogs() {
     KmsSettings local =
         KmsSettings.builder(KmsSettings.Type.LOCAL).keystore("/k.p12").passphraseFile("/p").build();
-    assertThat(DeclassificationGate.forKeyService(local)).isInstanceOf(DeclassificationGate.Logged.class);
+    assertThat(DeclassificationGate.forKeyService(local))
+        .isInstanceOf(DeclassificationGate.Logged.class);
     DeclassificationGate.forKeyService(local).authorize(request(local));
   }
 
   @Test
   void keyServerMustAuthorizeSoItIsRefusedUntilTheClientCanAsk() {
     KmsSettings remote =
-        KmsSettings.builder(KmsSettings.Type.REMOTE).url("https://keys.example.com:8200").token("t").build();
+        KmsSettings.builder(KmsSettings.Type.REMOTE)
+            .url("https://keys.example.com:8200")
+            .token("t")
+            .build();
     assertThatThrownBy(() -> DeclassificationGate.forKeyService(remote).authorize(request(remote)))
         .isInstanceOf(ProtectorException.class)
-        .hasMessageContaining("principal alice declassifies column(s) [ssn] of table prot.db.people"
-            + " (policy entry db.people) into path /tmp/out (request req-1)")
+        .hasMessageContaining(
+            "principal alice declassifies column(s) [ssn] of table prot.db.people"
+                + " (policy entry db.people) into path /tmp/out (request req-1)")
         .hasMessageContaining("needs the key server to authorize and audit it");
   }
 }

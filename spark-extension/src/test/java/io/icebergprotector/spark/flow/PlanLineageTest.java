@@ -14,8 +14,8 @@ import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.AttributeReference;
 import org.apache.spark.sql.catalyst.expressions.CreateNamedStruct;
 import org.apache.spark.sql.catalyst.expressions.EqualTo;
-import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.Explode;
+import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.GetStructField;
 import org.apache.spark.sql.catalyst.expressions.Length;
 import org.apache.spark.sql.catalyst.expressions.Literal;
@@ -66,8 +66,12 @@ class PlanLineageTest {
           "test policy");
   private static final FlowSource SOURCE =
       new FlowSource(
-          "table", "db.people", POLICY.table("db.people").orElseThrow(), POLICY,
-          Principal.of("alice", List.of()), null);
+          "table",
+          "db.people",
+          POLICY.table("db.people").orElseThrow(),
+          POLICY,
+          Principal.of("alice", List.of()),
+          null);
   private static final StructType ADDRESS =
       new StructType().add("city", DataTypes.StringType).add("zip", DataTypes.StringType);
 
@@ -98,12 +102,17 @@ class PlanLineageTest {
   }
 
   private static Alias alias(Expression child, String name) {
-    return new Alias(child, name, NamedExpression$.MODULE$.newExprId(), seq(), Option.empty(), seq());
+    return new Alias(
+        child, name, NamedExpression$.MODULE$.newExprId(), seq(), Option.empty(), seq());
   }
 
   private static AggregateExpression aggregate(AggregateFunction function, boolean distinct) {
     return new AggregateExpression(
-        function, Complete$.MODULE$, distinct, Option.empty(), NamedExpression$.MODULE$.newExprId());
+        function,
+        Complete$.MODULE$,
+        distinct,
+        Option.empty(),
+        NamedExpression$.MODULE$.newExprId());
   }
 
   @SafeVarargs
@@ -118,17 +127,28 @@ class PlanLineageTest {
   /** For each output column: the columns flowing in, with their sub-paths. */
   private List<String> lineage(LogicalPlan plan) {
     return PlanLineage.of(plan, sources).stream()
-        .map(flows -> flows.stream()
-            .map(f -> f.column() + (f.subPath().isEmpty() ? "" : "@" + String.join(".", f.subPath())))
-            .sorted()
-            .collect(Collectors.joining(",")))
+        .map(
+            flows ->
+                flows.stream()
+                    .map(
+                        f ->
+                            f.column()
+                                + (f.subPath().isEmpty()
+                                    ? ""
+                                    : "@" + String.join(".", f.subPath())))
+                    .sorted()
+                    .collect(Collectors.joining(",")))
         .collect(Collectors.toList());
   }
 
   @Test
   void expressionsOverAProtectedColumnCarryIt() {
     LogicalPlan plan =
-        project(people, id, alias(new Upper(ssn), "u"), alias(new Length(ssn), "n"),
+        project(
+            people,
+            id,
+            alias(new Upper(ssn), "u"),
+            alias(new Length(ssn), "n"),
             alias(Literal.create(null, DataTypes.StringType), "nothing"));
     assertThat(lineage(plan)).containsExactly("", "ssn", "ssn", "");
   }
@@ -138,7 +158,8 @@ class PlanLineageTest {
     LogicalPlan plan =
         new Aggregate(
             seq(id),
-            seq(id,
+            seq(
+                id,
                 alias(aggregate(new Count(seq(ssn)), false), "c"),
                 alias(aggregate(new Count(seq(ssn)), true), "d"),
                 alias(aggregate(new Max(ssn), false), "m")),
@@ -153,8 +174,15 @@ class PlanLineageTest {
     assertThat(lineage(filtered)).containsExactly("");
     LogicalPlan joined =
         project(
-            new Join(people, plain, Inner$.MODULE$, Option.apply(new EqualTo(ssn, name)), JoinHint$.MODULE$.NONE()),
-            otherId, name, ssn);
+            new Join(
+                people,
+                plain,
+                Inner$.MODULE$,
+                Option.apply(new EqualTo(ssn, name)),
+                JoinHint$.MODULE$.NONE()),
+            otherId,
+            name,
+            ssn);
     assertThat(lineage(joined)).containsExactly("", "", "ssn");
     // grouping by a protected column that is not output
     LogicalPlan grouped =
@@ -164,24 +192,29 @@ class PlanLineageTest {
 
   @Test
   void unionIsPositional() {
-    LogicalPlan plan = new Union(seq(project(plain, otherId, name), project(people, id, ssn)), false, false);
+    LogicalPlan plan =
+        new Union(seq(project(plain, otherId, name), project(people, id, ssn)), false, false);
     assertThat(lineage(plan)).containsExactly("", "ssn");
   }
 
   @Test
   void structFieldsAreTrackedIntoAndOutOfStructs() {
     LogicalPlan plan =
-        project(people,
+        project(
+            people,
             alias(new GetStructField(address, 0, Option.apply("city")), "city"),
             alias(new GetStructField(address, 1, Option.apply("zip")), "zip"),
             address,
-            alias(new CreateNamedStruct(seq(Literal.create("s", DataTypes.StringType), ssn)), "wrapped"),
+            alias(
+                new CreateNamedStruct(seq(Literal.create("s", DataTypes.StringType), ssn)),
+                "wrapped"),
             alias(new Upper(new GetStructField(address, 1, Option.apply("zip"))), "upper_zip"));
     assertThat(lineage(plan))
         .containsExactly("", "address.zip", "address.zip@zip", "ssn@s", "address.zip");
     // reading a field of the rebuilt struct narrows again
     Attribute wrapped = CollectionConverters.asJava(plan.output()).get(3);
-    LogicalPlan outer = project(plan, alias(new GetStructField(wrapped, 0, Option.apply("s")), "s"));
+    LogicalPlan outer =
+        project(plan, alias(new GetStructField(wrapped, 0, Option.apply("s")), "s"));
     assertThat(lineage(outer)).containsExactly("ssn");
   }
 
@@ -191,23 +224,32 @@ class PlanLineageTest {
     LogicalPlan exploded =
         new Generate(
             new Explode(new org.apache.spark.sql.catalyst.expressions.CreateArray(seq(ssn), false)),
-            seq(), false, Option.empty(), seq(element), people);
+            seq(),
+            false,
+            Option.empty(),
+            seq(element),
+            people);
     assertThat(lineage(project(exploded, element))).containsExactly("ssn");
 
     AttributeReference value = attribute("value", DataTypes.StringType);
     AttributeReference tag = attribute("tag", DataTypes.IntegerType);
     LogicalPlan expanded =
         new Expand(
-            seq(seq(ssn, Literal.create(1, DataTypes.IntegerType)),
-                seq(Literal.create(null, DataTypes.StringType), Literal.create(2, DataTypes.IntegerType))),
-            seq(value, tag), people);
+            seq(
+                seq(ssn, Literal.create(1, DataTypes.IntegerType)),
+                seq(
+                    Literal.create(null, DataTypes.StringType),
+                    Literal.create(2, DataTypes.IntegerType))),
+            seq(value, tag),
+            people);
     assertThat(lineage(expanded)).containsExactly("ssn", "");
 
     CTERelationDef def = new CTERelationDef(project(people, ssn), 7L, Option.empty(), false);
     AttributeReference cteSsn = attribute("ssn", DataTypes.StringType);
     LogicalPlan withCte =
         new WithCTE(
-            project(new CTERelationRef(7L, true, seq(cteSsn), false, Option.empty()), cteSsn), seq(def));
+            project(new CTERelationRef(7L, true, seq(cteSsn), false, Option.empty()), cteSsn),
+            seq(def));
     assertThat(lineage(withCte)).containsExactly("ssn");
   }
 }
