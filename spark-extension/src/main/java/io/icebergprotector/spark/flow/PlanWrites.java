@@ -1,15 +1,11 @@
 package io.icebergprotector.spark.flow;
 
 import io.icebergprotector.policy.TablePolicy;
-import io.icebergprotector.spark.ProtectedTable;
-import io.icebergprotector.spark.ProtectingSessionCatalog;
-import io.icebergprotector.spark.ProtectingSparkCatalog;
 import io.icebergprotector.spark.paths.PathScope;
 import java.lang.reflect.Method;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.apache.spark.sql.SparkSession;
@@ -34,7 +30,6 @@ import org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationComm
 import org.apache.spark.sql.execution.datasources.SaveIntoDataSourceCommand;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
-import scala.Option;
 import scala.jdk.javaapi.CollectionConverters;
 import scala.runtime.BoxedUnit;
 
@@ -201,10 +196,12 @@ final class PlanWrites {
       return null; // the noop source stores nothing
     }
     WriteDestination destination =
-        table instanceof ProtectedTable
-            ? WriteDestination.protectedTable(relation.name(), (ProtectedTable) table)
-            : WriteDestination.unprotected(
-                "table " + relation.name() + ", which the policy does not protect");
+        SessionFlowSources.ICEBERG ? IcebergTables.destination(table, relation.name()) : null;
+    if (destination == null) {
+      destination =
+          WriteDestination.unprotected(
+              "table " + relation.name() + ", which the policy does not protect");
+    }
     List<String> tableColumns = outputNames(relation);
     List<Attribute> output = CollectionConverters.asJava(write.query().output());
     List<String> columns = new ArrayList<>();
@@ -232,16 +229,10 @@ final class PlanWrites {
     Identifier ident = resolved.identifier();
     String tableName = String.join(".", ident.namespace()) + "." + ident.name();
     String display = catalog.name() + "." + tableName;
-    Optional<TablePolicy> entry = Optional.empty();
-    ProtectingSparkCatalog protecting = null;
-    if (catalog instanceof ProtectingSparkCatalog) {
-      protecting = (ProtectingSparkCatalog) catalog;
-    } else if (catalog instanceof ProtectingSessionCatalog && isIceberg(spec.provider())) {
-      protecting = ((ProtectingSessionCatalog<?>) catalog).protectingCatalog();
-    }
-    if (protecting != null) {
-      entry = protecting.protectorContext().policy().table(tableName);
-    }
+    Optional<TablePolicy> entry =
+        SessionFlowSources.ICEBERG
+            ? IcebergTables.createdTableEntry(catalog, tableName, spec.provider())
+            : Optional.empty();
     WriteDestination destination =
         entry.isPresent()
             ? WriteDestination.policyEntry("protected table " + display, entry.get())
@@ -279,10 +270,6 @@ final class PlanWrites {
     } catch (RuntimeException e) {
       return false;
     }
-  }
-
-  private static boolean isIceberg(Option<String> provider) {
-    return provider.isEmpty() || "iceberg".equals(provider.get().toLowerCase(Locale.ROOT));
   }
 
   /** The table a command names, found by reflection (Hive's commands are optional classes). */

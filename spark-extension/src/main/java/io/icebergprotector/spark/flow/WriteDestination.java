@@ -1,12 +1,7 @@
 package io.icebergprotector.spark.flow;
 
 import io.icebergprotector.policy.TablePolicy;
-import io.icebergprotector.spark.ProtectedTable;
-import io.icebergprotector.spark.ProtectionSpec;
-import java.util.Set;
 import java.util.function.Predicate;
-import org.apache.iceberg.Schema;
-import org.apache.iceberg.types.Types;
 
 /** Where a write stores its columns, and which of them it protects. */
 public final class WriteDestination {
@@ -21,13 +16,9 @@ public final class WriteDestination {
     this.protects = protects;
   }
 
-  /** A table of a protecting catalog that the policy lists. */
-  static WriteDestination protectedTable(String name, ProtectedTable table) {
-    ProtectionSpec spec = SessionFlowSources.protectionOf(table).withoutRetired();
-    Schema schema = table.table().schema();
-    Set<Integer> ids = spec.protectedFieldIds(schema);
-    return new WriteDestination(
-        "protected table " + name, true, path -> coveredById(schema, ids, path));
+  /** A protected destination: {@code protects} says which dotted paths it protects. */
+  static WriteDestination protectedBy(String description, Predicate<String> protects) {
+    return new WriteDestination(description, true, protects);
   }
 
   /** A new table, or files under a prefix, that a policy entry will protect. */
@@ -55,23 +46,6 @@ public final class WriteDestination {
    */
   public boolean protects(String path) {
     return protects.test(path);
-  }
-
-  // A value at `path` is protected when the field there, or the nearest existing ancestor, is a
-  // protected column or lies inside one.
-  private static boolean coveredById(Schema schema, Set<Integer> protectedIds, String path) {
-    String candidate = path;
-    while (true) {
-      Types.NestedField field = schema.caseInsensitiveFindField(candidate);
-      if (field != null) {
-        return protectedIds.contains(field.fieldId());
-      }
-      int dot = candidate.lastIndexOf('.');
-      if (dot < 0) {
-        return false;
-      }
-      candidate = candidate.substring(0, dot);
-    }
   }
 
   @Override
