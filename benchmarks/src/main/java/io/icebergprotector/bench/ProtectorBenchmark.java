@@ -222,11 +222,11 @@ public final class ProtectorBenchmark implements AutoCloseable {
     ProtectorCrypto.forgetAllCachedKeys();
     org.apache.parquet.crypto.keytools.KeyToolkit.removeCacheEntriesForAllTokens();
     System.gc();
-    long calls = KeyServiceRegistry.backendCalls(spec);
+    long calls = KeyServiceRegistry.backendCalls(spec.kms());
     long start = System.nanoTime();
     Object result = action.get();
     double seconds = (System.nanoTime() - start) / 1e9;
-    return new Job(seconds, KeyServiceRegistry.backendCalls(spec) - calls, result);
+    return new Job(seconds, KeyServiceRegistry.backendCalls(spec.kms()) - calls, result);
   }
 
   private Job job(Runnable action) {
@@ -246,7 +246,7 @@ public final class ProtectorBenchmark implements AutoCloseable {
       ProtectedTable table =
           (ProtectedTable) catalog.loadTable(Identifier.of(new String[] {"db"}, "protected"));
       ProtectionSpec protection = table.protection();
-      KeyServiceRegistry.obtain(protection);
+      KeyServiceRegistry.obtain(protection.keyScope(), protection.policy());
       return protection;
     } catch (Exception e) {
       throw new IllegalStateException("Cannot load the protected benchmark table", e);
@@ -496,7 +496,7 @@ public final class ProtectorBenchmark implements AutoCloseable {
       settings.put(
           "parquet.encryption.kms.client.class", ProtectorUnshadedKmsClient.class.getName());
       settings.put("parquet.encryption.kms.instance.id", spec.kms().endpoint());
-      settings.put("parquet.encryption.key.access.token", spec.cacheToken());
+      settings.put("parquet.encryption.key.access.token", spec.keyScope().handle());
       return settings;
     }
 
@@ -547,7 +547,7 @@ public final class ProtectorBenchmark implements AutoCloseable {
 
     /** What a do-it-yourself job does: fetch its data keys (hex) from the key service. */
     private String[] keys() {
-      KeyService keys = KeyServiceRegistry.obtain(spec);
+      KeyService keys = KeyServiceRegistry.obtain(spec.keyScope(), spec.policy());
       HexFormat hex = HexFormat.of();
       byte[] pii = keys.deriveKey("pii", DIY_CONTEXT);
       byte[] fin = keys.deriveKey("fin", DIY_CONTEXT);

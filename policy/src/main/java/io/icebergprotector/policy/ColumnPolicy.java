@@ -1,11 +1,13 @@
 package io.icebergprotector.policy;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /** Protection of one column: the key that encrypts it and who sees what. Immutable. */
@@ -97,6 +99,15 @@ public final class ColumnPolicy {
     return Access.denied(onDenied);
   }
 
+  /** This column with only {@code roles} left in its clear and masked lists, in policy order. */
+  ColumnPolicy restrictedTo(Set<String> roles) {
+    Set<String> clear = new LinkedHashSet<>(clearRoles);
+    clear.retainAll(roles);
+    Map<String, Mask> masked = new LinkedHashMap<>(maskedRoles);
+    masked.keySet().retainAll(roles);
+    return new ColumnPolicy(path, keyId, clear, masked, onDenied, configKey, line, maskLines);
+  }
+
   String configKey() {
     return configKey;
   }
@@ -107,6 +118,31 @@ public final class ColumnPolicy {
 
   int maskLine(String role) {
     return maskLines.getOrDefault(role, line);
+  }
+
+  /**
+   * Value equality over what decides access: path, key, clear roles, masked roles in order (the
+   * first listed wins) and on-denied. Where the column was written is not compared.
+   */
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof ColumnPolicy)) {
+      return false;
+    }
+    ColumnPolicy that = (ColumnPolicy) o;
+    return path.equals(that.path)
+        && keyId.equals(that.keyId)
+        && clearRoles.equals(that.clearRoles)
+        && new ArrayList<>(maskedRoles.entrySet()).equals(new ArrayList<>(that.maskedRoles.entrySet()))
+        && onDenied == that.onDenied;
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(path, keyId, clearRoles, maskedRoles, onDenied);
   }
 
   @Override

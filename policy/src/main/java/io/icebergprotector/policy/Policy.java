@@ -1,6 +1,7 @@
 package io.icebergprotector.policy;
 
 import java.io.IOException;
+import java.io.Serializable;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -11,12 +12,17 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -27,26 +33,45 @@ import java.util.stream.Collectors;
  * {@code load}/{@code parse} validates the whole policy and throws {@link PolicyException} with the
  * origin, line and key of the first problem.
  */
-public final class Policy {
+public final class Policy implements Serializable {
+  private static final long serialVersionUID = 1L;
   private static final int URL_TIMEOUT_MS = 10_000;
+  // Deserialized copies (one per task on executors) parse each policy text once per JVM.
+  private static final int PARSED_CACHE_SIZE = 16;
+  private static final Map<String, Policy> PARSED =
+      Collections.synchronizedMap(
+          new LinkedHashMap<>(PARSED_CACHE_SIZE, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Policy> eldest) {
+              return size() > PARSED_CACHE_SIZE;
+            }
+          });
 
   private final String origin;
+  private final String text;
+  private final String digest;
   private final Map<String, Role> roles;
   private final Set<String> keyIds;
   private final Map<String, TablePolicy> tables;
   private final Map<String, TablePolicy> paths;
+  private final List<PolicyWarning> warnings;
 
   Policy(
       String origin,
+      String text,
       Map<String, Role> roles,
       Set<String> keyIds,
       Map<String, TablePolicy> tables,
-      Map<String, TablePolicy> paths) {
+      Map<String, TablePolicy> paths,
+      List<PolicyWarning> warnings) {
     this.origin = origin;
+    this.text = text;
+    this.digest = sha256Hex(origin + "\u0000" + text);
     this.roles = Collections.unmodifiableMap(new LinkedHashMap<>(roles));
     this.keyIds = Collections.unmodifiableSet(new LinkedHashSet<>(keyIds));
     this.tables = Collections.unmodifiableMap(new LinkedHashMap<>(tables));
     this.paths = Collections.unmodifiableMap(new LinkedHashMap<>(paths));
+    this.warnings = List.copyOf(warnings);
   }
 
   // ---------------------------------------------------------------------------------- loading
@@ -139,6 +164,16 @@ public final class Policy {
     return origin;
   }
 
+  /** The HOCON text this policy was parsed from. */
+  public String text() {
+    return text;
+  }
+
+  /** SHA-256 (hex) of origin and text: equal digests mean the same policy. */
+  public String digest() {
+    return digest;
+  }
+
   /** Roles by name, in policy order. */
   public Map<String, Role> roles() {
     return roles;
@@ -189,6 +224,52 @@ public final class Policy {
     return location.length() == prefix.length()
         || prefix.endsWith("/")
         || location.charAt(prefix.length()) == '/';
+  }
+
+  /**
+   * Valid but risky settings, in policy order, each with origin, line and key (today: entries
+   * using {@code AES_GCM_CTR_V1}, whose data pages are not authenticated).
+   */
+  public List<PolicyWarning> warnings() {
+    return warnings;
+  }
+
+  // ---------------------------------------------------------------------------------- views
+
+  /**
+   * The policy as {@code p} may see it: the same keys, tables, paths, footers, algorithms,
+   * strictness, plain columns, columns and masks, but only the roles p holds, each naming only p's
+   * own user and those of p's groups it lists, and no reference to any other role in {@code
+   * writers}, {@code declassify}, {@code clear} or {@code masked}. Every decision about p ({@link
+   * #rolesOf}, {@link #decide}, {@link #wrappableKeys}, {@link #unwrappableKeys}, {@link
+   * #canDeclassify}) is the same as under this policy; nothing names another person, group or role.
+   * A principal without roles gets a policy without roles, which still parses.
+   */
+  public Policy restrictedTo(Principal p) {
+    Objects.requireNonNull(p, "principal");
+    Map<String, Role> mine = new LinkedHashMap<>();
+    for (Role r : roles.values()) {
+      Role own = r.restrictedTo(p);
+      if (own != null) {
+        mine.put(own.name(), own);
+      }
+    }
+    Set<String> names = mine.keySet();
+    Map<String, TablePolicy> t = new LinkedHashMap<>();
+    tables.forEach((name, entry) -> t.put(name, entry.restrictedTo(names)));
+    Map<String, TablePolicy> pa = new LinkedHashMap<>();
+    paths.forEach((prefix, entry) -> pa.put(prefix, entry.restrictedTo(names)));
+    // Parsed back from its own text, so that text() and digest() describe the restricted view.
+    return parse(new Policy(origin, "", mine, keyIds, t, pa, warnings).toHocon(), origin);
+  }
+
+  /**
+   * This policy as HOCON text that {@link #parse} reads back to an equal policy. Every setting is
+   * written out (defaults too), every name is quoted, one entry per line; descriptions and
+   * comments are not part of the model and are not written.
+   */
+  public String toHocon() {
+    return PolicyWriter.write(this);
   }
 
   // ---------------------------------------------------------------------------------- decisions
@@ -305,9 +386,72 @@ public final class Policy {
   }
 
   private List<TablePolicy> allEntries() {
-    List<TablePolicy> all = new java.util.ArrayList<>(tables.values());
+    List<TablePolicy> all = new ArrayList<>(tables.values());
     all.addAll(paths.values());
     return all;
+  }
+
+  private static String sha256Hex(String s) {
+    try {
+      return HexFormat.of()
+          .formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is not available", e);
+    }
+  }
+
+  // Travels as its text; parsed (and validated) again where it arrives.
+  private Object writeReplace() {
+    return new SerializedForm(origin, text);
+  }
+
+  private void readObject(java.io.ObjectInputStream in) throws java.io.InvalidObjectException {
+    throw new java.io.InvalidObjectException("Policy is serialized as its text");
+  }
+
+  private static final class SerializedForm implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private final String origin;
+    private final String text;
+
+    SerializedForm(String origin, String text) {
+      this.origin = origin;
+      this.text = text;
+    }
+
+    private Object readResolve() {
+      String key = sha256Hex(origin + "\u0000" + text);
+      Policy cached = PARSED.get(key);
+      if (cached == null) {
+        cached = parse(text, origin);
+        PARSED.put(key, cached);
+      }
+      return cached;
+    }
+  }
+
+  /**
+   * Value equality over the model, in policy order (roles, keys, tables, paths): two policies that
+   * decide the same way for everyone. Origin, lines and warnings are not compared.
+   */
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof Policy)) {
+      return false;
+    }
+    Policy that = (Policy) o;
+    return new ArrayList<>(roles.entrySet()).equals(new ArrayList<>(that.roles.entrySet()))
+        && new ArrayList<>(keyIds).equals(new ArrayList<>(that.keyIds))
+        && new ArrayList<>(tables.entrySet()).equals(new ArrayList<>(that.tables.entrySet()))
+        && new ArrayList<>(paths.entrySet()).equals(new ArrayList<>(that.paths.entrySet()));
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(roles, keyIds, tables, paths);
   }
 
   @Override

@@ -55,6 +55,7 @@ final class PolicyParser {
   // First column that uses each key, to reject a footer key that also protects a column.
   private final Map<String, String> columnKeyUse = new LinkedHashMap<>();
   private final List<FooterRef> footerRefs = new ArrayList<>();
+  private final List<PolicyWarning> warnings = new ArrayList<>();
 
   private static final class FooterRef {
     final String keyId;
@@ -125,7 +126,7 @@ final class PolicyParser {
         seen.put(normalized, line(v));
         ConfigObject o = object(v, path, "a table object { footer-key = ..., columns { ... } }");
         checkNotMerged(o, name, path, "table '" + name + "'");
-        tables.put(normalized, parseTable(o, path, normalized));
+        tables.put(normalized, parseTable(o, path, normalized, "table " + normalized));
       }
     }
 
@@ -143,7 +144,7 @@ final class PolicyParser {
         }
         ConfigObject o = object(v, path, "a location object with the fields of a table { footer-key = ..., columns { ... } }");
         checkNotMerged(o, prefix, path, "location '" + prefix + "'");
-        paths.put(prefix, parseTable(o, path, prefix));
+        paths.put(prefix, parseTable(o, path, prefix, "location " + prefix));
       }
     }
 
@@ -155,7 +156,7 @@ final class PolicyParser {
             + " (use a dedicated footer key)");
       }
     }
-    return new Policy(origin, roles, keyIds, tables, paths);
+    return new Policy(origin, text, roles, keyIds, tables, paths, warnings);
   }
 
   // ------------------------------------------------------------------------ sections
@@ -231,7 +232,7 @@ final class PolicyParser {
     }
   }
 
-  private TablePolicy parseTable(ConfigObject o, List<String> path, String name) {
+  private TablePolicy parseTable(ConfigObject o, List<String> path, String name, String entry) {
     checkFields(o, path, TABLE_FIELDS, "table");
     checkDescription(o, path);
 
@@ -262,6 +263,13 @@ final class PolicyParser {
         algorithm = EncryptionAlgorithm.parse(str(al, alPath, "one of AES_GCM_V1, AES_GCM_CTR_V1"));
       } catch (IllegalArgumentException e) {
         throw err(al, alPath, e.getMessage());
+      }
+      if (algorithm == EncryptionAlgorithm.AES_GCM_CTR_V1) {
+        // PME's CTR mode encrypts data pages without a GCM tag; only a CRC guards them.
+        warnings.add(new PolicyWarning(origin, line(al), ConfigUtil.joinPath(alPath),
+            "AES_GCM_CTR_V1 leaves the data pages of " + entry + " unauthenticated (AES-CTR with"
+                + " only a CRC, no GCM tag): anyone with write access to the storage can change"
+                + " protected values undetectably; use AES_GCM_V1 unless its cost matters"));
       }
     }
 

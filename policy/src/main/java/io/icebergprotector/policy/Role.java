@@ -2,6 +2,7 @@ package io.icebergprotector.policy;
 
 import java.util.Collections;
 import java.util.LinkedHashSet;
+import java.util.Objects;
 import java.util.Set;
 
 /** A named role: the users and groups that hold it. Immutable. */
@@ -39,6 +40,38 @@ public final class Role {
       }
     }
     return false;
+  }
+
+  /**
+   * This role as {@code p} may see it: only p's own user name (if the role lists it) and only
+   * those of p's groups that the role names. Null if p does not hold the role.
+   */
+  Role restrictedTo(Principal p) {
+    if (!matches(p)) {
+      return null;
+    }
+    Set<String> ownUser = users.contains(p.user()) ? Set.of(p.user()) : Set.of();
+    Set<String> ownGroups = new LinkedHashSet<>(groups);
+    ownGroups.retainAll(p.groups());
+    return new Role(name, ownUser, ownGroups);
+  }
+
+  /** Value equality: name, users and groups. */
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof Role)) {
+      return false;
+    }
+    Role that = (Role) o;
+    return name.equals(that.name) && users.equals(that.users) && groups.equals(that.groups);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(name, users, groups);
   }
 
   @Override

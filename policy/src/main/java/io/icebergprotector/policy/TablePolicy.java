@@ -1,11 +1,13 @@
 package io.icebergprotector.policy;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -159,6 +161,23 @@ public final class TablePolicy {
     return Collections.unmodifiableSet(ids);
   }
 
+  /**
+   * This entry with only {@code roles} left in its writers, declassify, clear and masked lists;
+   * keys, footer, algorithm, strictness, plain columns and columns stay as they are.
+   */
+  TablePolicy restrictedTo(Set<String> roles) {
+    Set<String> w = new LinkedHashSet<>(writers);
+    w.retainAll(roles);
+    Set<String> d = new LinkedHashSet<>(declassifiers);
+    d.retainAll(roles);
+    List<ColumnPolicy> cols = new ArrayList<>();
+    for (ColumnPolicy c : columns) {
+      cols.add(c.restrictedTo(roles));
+    }
+    return new TablePolicy(name, footerKeyId, footerMode, algorithm, w, d, strict, plainColumns, cols,
+        configKey, line);
+  }
+
   String configKey() {
     return configKey;
   }
@@ -169,6 +188,33 @@ public final class TablePolicy {
 
   static String lower(String s) {
     return s.toLowerCase(Locale.ROOT);
+  }
+
+  /** Value equality over every setting; where the entry was written is not compared. */
+  @Override
+  public boolean equals(Object o) {
+    if (this == o) {
+      return true;
+    }
+    if (!(o instanceof TablePolicy)) {
+      return false;
+    }
+    TablePolicy that = (TablePolicy) o;
+    return name.equals(that.name)
+        && footerKeyId.equals(that.footerKeyId)
+        && footerMode == that.footerMode
+        && algorithm == that.algorithm
+        && writers.equals(that.writers)
+        && declassifiers.equals(that.declassifiers)
+        && strict == that.strict
+        && plainColumns.equals(that.plainColumns)
+        && columns.equals(that.columns);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(name, footerKeyId, footerMode, algorithm, writers, declassifiers, strict,
+        plainColumns, columns);
   }
 
   @Override

@@ -124,6 +124,26 @@ class PolicyTest {
   }
 
   @Test
+  void travelsAsItsTextAndParsesOncePerJvm() throws Exception {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bytes)) {
+      out.writeObject(P);
+      out.writeObject(P);
+    }
+    try (java.io.ObjectInputStream in =
+        new java.io.ObjectInputStream(new java.io.ByteArrayInputStream(bytes.toByteArray()))) {
+      Policy first = (Policy) in.readObject();
+      Policy second = (Policy) in.readObject();
+      assertThat(first.digest()).isEqualTo(P.digest());
+      assertThat(first.text()).isEqualTo(P.text());
+      assertThat(first.origin()).isEqualTo("test.conf");
+      assertThat(first.rolesOf(ALICE)).containsExactly("admin");
+      assertThat(second).isSameAs(first);
+    }
+    assertThat(Policy.parse(P.text() + "\n", "test.conf").digest()).isNotEqualTo(P.digest());
+  }
+
+  @Test
   void nestedColumns() {
     TablePolicy t = P.table("db.customers").orElseThrow();
     ColumnPolicy zip = t.column("ADDRESS.ZIP").orElseThrow();

@@ -8,7 +8,8 @@ import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.ProtectorContext;
-import io.icebergprotector.spark.crypto.KmsSettings;
+import io.icebergprotector.kms.KmsSettings;
+import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.spark.inspect.FooterReport;
 import io.icebergprotector.spark.inspect.ParquetFooterInspector;
 import java.io.IOException;
@@ -325,9 +326,9 @@ final class Demo {
     }
     KmsSettings kms = KmsSettings.builder(KmsSettings.Type.LOCAL)
         .keystore(ws.keystore.toAbsolutePath().toString())
-        .passphraseFile(ws.passphraseFile.toAbsolutePath().toString())
+        .passphrase(SecretRef.ofFile(ws.passphraseFile.toAbsolutePath().toString()))
         .build();
-    ProtectorContext context = ProtectorContext.of(policy, text, kms);
+    ProtectorContext context = ProtectorContext.of(policy, kms);
     Path file = dataFiles.get(0);
     return ParquetFooterInspector.inspect(file,
         Inspector.footerDecryption(context, Principal.user("carol"), file.toAbsolutePath().toString()));

@@ -5,7 +5,8 @@ import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorContext;
-import io.icebergprotector.spark.crypto.KmsSettings;
+import io.icebergprotector.kms.KmsSettings;
+import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.inspect.FooterReport;
 import io.icebergprotector.spark.inspect.ParquetFooterInspector;
@@ -52,10 +53,12 @@ final class Inspector {
     Policy policy = Policy.parse(text, keys.policy().toString());
     KmsSettings kms = KmsSettings.builder(KmsSettings.Type.LOCAL)
         .keystore(keys.keystore().toAbsolutePath().toString())
-        .passphraseEnv(keys.passphraseEnv())
-        .passphraseFile(keys.passphraseFile() == null ? null : keys.passphraseFile().toAbsolutePath().toString())
+        .passphrase(
+            keys.passphraseEnv() != null
+                ? SecretRef.ofEnv(keys.passphraseEnv())
+                : SecretRef.ofFile(keys.passphraseFile().toAbsolutePath().toString()))
         .build();
-    return footerDecryption(ProtectorContext.of(policy, text, kms), Principal.user(keys.user()), location);
+    return footerDecryption(ProtectorContext.of(policy, kms), Principal.user(keys.user()), location);
   }
 
   /**

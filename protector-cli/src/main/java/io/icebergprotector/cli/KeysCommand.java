@@ -91,6 +91,14 @@ public final class KeysCommand implements Runnable {
         description = "Trust exactly this certificate (PEM/DER), e.g. the server's self-signed one.")
     Path trustCert;
 
+    @Option(
+        names = "--allow-insecure-http",
+        description = {
+          "Allow plain http:// to a key server that is not on loopback (the token crosses the",
+          "network in clear; a warning is logged). Loopback needs no option."
+        })
+    boolean allowInsecureHttp;
+
     boolean remote() {
       return url != null;
     }
@@ -100,8 +108,9 @@ public final class KeysCommand implements Runnable {
       if (url != null && (keystore != null || passphraseEnv != null || passphraseFile != null)) {
         throw usage("--url (key server) cannot be combined with --keystore or --passphrase-*");
       }
-      if (url == null && (tokenEnv != null || tokenFile != null || trustCert != null)) {
-        throw usage("--token-env, --token-file and --trust-cert need --url (they configure the key server)");
+      if (url == null && (tokenEnv != null || tokenFile != null || trustCert != null || allowInsecureHttp)) {
+        throw usage("--token-env, --token-file, --trust-cert and --allow-insecure-http need --url"
+            + " (they configure the key server)");
       }
       if (passphraseEnv != null && passphraseFile != null) {
         throw usage("give the passphrase once: --passphrase-env or --passphrase-file, not both");
@@ -122,7 +131,7 @@ public final class KeysCommand implements Runnable {
     KeyService open(boolean createKeystore) {
       validate();
       if (remote()) {
-        RemoteKeyService.Builder b = RemoteKeyService.builder().url(url);
+        RemoteKeyService.Builder b = RemoteKeyService.builder().url(url).allowInsecureHttp(allowInsecureHttp);
         if (tokenFile != null) {
           b.tokenFile(tokenFile);
         } else {

@@ -3,6 +3,7 @@ package io.icebergprotector.cli;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.ColumnType;
 import io.icebergprotector.policy.Policy;
+import io.icebergprotector.policy.PolicyWarning;
 import io.icebergprotector.policy.TablePolicy;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -35,7 +36,8 @@ public final class PolicyCommand implements Runnable {
       description = {
         "Check a policy file: syntax, references (roles, keys), masks, and every rule the",
         "runtime enforces. With --table-schema, also check that protected columns exist and",
-        "masks fit their column types."
+        "masks fit their column types. Risky but valid settings (e.g. AES_GCM_CTR_V1, whose",
+        "data pages are not authenticated) are printed as warnings; they do not fail."
       })
   int validate(
       @Parameters(paramLabel = "<file>", description = "Policy file (or file:, http(s):, classpath: URL).")
@@ -93,6 +95,11 @@ public final class PolicyCommand implements Runnable {
     }
     out.print(notes);
     out.flush();
+    PrintWriter err = spec.commandLine().getErr();
+    for (PolicyWarning w : policy.warnings()) {
+      err.println("warning: " + w.message());
+    }
+    err.flush();
     return ProtectorCli.OK;
   }
 

@@ -10,7 +10,8 @@ import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorContext;
-import io.icebergprotector.spark.crypto.KmsSettings;
+import io.icebergprotector.kms.KmsSettings;
+import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -106,10 +107,10 @@ class InspectCommandTest {
     Policy p = Policy.parse(text, policy.toString());
     KmsSettings kms = KmsSettings.builder(KmsSettings.Type.LOCAL)
         .keystore(keystore.toString())
-        .passphraseFile(passphrase.toString())
+        .passphrase(SecretRef.ofFile(passphrase.toString()))
         .build();
     ProtectionSpec spec = ProtectionSpec.resolve(
-        ProtectorContext.of(p, text, kms), p.table("db.customers").orElseThrow(), SCHEMA, Principal.user("etl"));
+        ProtectorContext.of(p, kms), p.table("db.customers").orElseThrow(), SCHEMA, Principal.user("etl"));
     Path file = dir.resolve(name);
     return write(name, ProtectorCrypto.fileEncryption(spec, PARQUET, file.toString()));
   }

@@ -9,15 +9,19 @@ import io.icebergprotector.kms.LocalKeyService;
 import io.icebergprotector.kms.Passphrase;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -153,14 +157,18 @@ class KeysCommandTest {
     final Map<String, Boolean> destroyed = new TreeMap<>();
 
     FakeServer(String token) throws IOException {
+      this(token, InetAddress.getLoopbackAddress());
+    }
+
+    FakeServer(String token, InetAddress address) throws IOException {
       this.token = token;
-      http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+      http = HttpServer.create(new InetSocketAddress(address, 0), 0);
       http.createContext("/v1/transit/keys", this::handle);
       http.start();
     }
 
     String url() {
-      return "http://127.0.0.1:" + http.getAddress().getPort();
+      return "http://" + http.getAddress().getAddress().getHostAddress() + ":" + http.getAddress().getPort();
     }
 
     private synchronized void handle(HttpExchange ex) throws IOException {
@@ -257,6 +265,43 @@ class KeysCommandTest {
       assertThat(noEnv.code()).isEqualTo(1);
       assertThat(noEnv.err()).contains("PROTECTOR_TEST_UNSET_VAR");
     }
+  }
+
+  @Test
+  void plainHttpToAnotherHostNeedsAllowInsecureHttp() throws IOException {
+    InetAddress lan = nonLoopbackAddress();
+    Assumptions.assumeTrue(lan != null, "no non-loopback IPv4 interface on this machine");
+    try (FakeServer server = new FakeServer("ipt_test-token-0123456789", lan)) {
+      Path tokenFile = dir.resolve("token");
+      Files.writeString(tokenFile, server.token + "\n");
+
+      Cli.Result refused = Cli.run("keys", "list", "--url", server.url(), "--token-file", tokenFile.toString());
+      assertThat(refused.code()).isEqualTo(1);
+      assertThat(refused.err()).startsWith("error: refusing plain http:// to key service at " + server.url() + ":")
+          .contains("--allow-insecure-http").doesNotContain(server.token);
+
+      Cli.Result allowed = Cli.run("keys", "list", "--url", server.url(), "--token-file", tokenFile.toString(),
+          "--allow-insecure-http");
+      assertThat(allowed.code()).as(allowed.err()).isZero();
+      assertThat(allowed.out()).startsWith("key server " + server.url() + ": 0 keys");
+    }
+    Cli.Result local = Cli.run("keys", "list", "--allow-insecure-http");
+    assertThat(local.code()).isEqualTo(2);
+    assertThat(local.err()).contains("--allow-insecure-http need --url");
+  }
+
+  private static InetAddress nonLoopbackAddress() throws IOException {
+    for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+      if (!nic.isUp() || nic.isLoopback()) {
+        continue;
+      }
+      for (InetAddress a : Collections.list(nic.getInetAddresses())) {
+        if (a instanceof Inet4Address && !a.isLoopbackAddress() && !a.isLinkLocalAddress()) {
+          return a;
+        }
+      }
+    }
+    return null;
   }
 
   private static String[] concat(String[] a, String[] b) {

@@ -70,6 +70,28 @@ class ProtectorCliTest {
   }
 
   @Test
+  void ctrEntryIsAWarningNotAnError() throws IOException {
+    Path f = write("ctr.conf", GOOD.replace("footer-key = footer\n", "footer-key = footer\n      algorithm = AES_GCM_CTR_V1\n"));
+    Result r = run("policy", "validate", f.toString());
+    assertThat(r.code).as(r.err).isZero();
+    assertThat(r.out).startsWith("OK: " + f + ": 1 tables");
+    assertThat(r.err).isEqualTo("warning: " + f + ":7: protector.tables.\"db.customers\".algorithm:"
+        + " AES_GCM_CTR_V1 leaves the data pages of table db.customers unauthenticated (AES-CTR with only"
+        + " a CRC, no GCM tag): anyone with write access to the storage can change protected values"
+        + " undetectably; use AES_GCM_V1 unless its cost matters\n");
+  }
+
+  @Test
+  void shippedSamplePolicyWarnsAboutItsCtrTable() {
+    Result r = run("policy", "validate", "../conf/policy.conf");
+    assertThat(r.code).isZero();
+    assertThat(r.err.lines()).singleElement().satisfies(line -> assertThat(line)
+        .startsWith("warning: ../conf/policy.conf:")
+        .contains("protector.tables.\"hr.employees\".algorithm: AES_GCM_CTR_V1 ")
+        .contains("change protected values undetectably"));
+  }
+
+  @Test
   void shippedSamplePolicyFitsShippedSchema() {
     Result r = run("policy", "validate", "../conf/policy.conf", "--table-schema", "../conf/table-schema.conf");
     assertThat(r.code).as(r.err).isZero();

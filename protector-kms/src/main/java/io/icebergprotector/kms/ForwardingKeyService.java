@@ -16,6 +16,11 @@ public abstract class ForwardingKeyService implements KeyService {
     this.delegate = delegate;
   }
 
+  /** For decorators that override {@link #delegate()} to find their delegate on every call. */
+  protected ForwardingKeyService() {
+    this.delegate = null;
+  }
+
   /** The key service calls are forwarded to. */
   public KeyService delegate() {
     return delegate;
@@ -23,46 +28,46 @@ public abstract class ForwardingKeyService implements KeyService {
 
   @Override
   public KeyInfo createKey(String keyId) {
-    return delegate.createKey(keyId);
+    return delegate().createKey(keyId);
   }
 
   @Override
   public KeyInfo rotateKey(String keyId) {
-    return delegate.rotateKey(keyId);
+    return delegate().rotateKey(keyId);
   }
 
   @Override
   public void destroyKey(String keyId) {
-    delegate.destroyKey(keyId);
+    delegate().destroyKey(keyId);
   }
 
   @Override
   public List<KeyInfo> listKeys() {
-    return delegate.listKeys();
+    return delegate().listKeys();
   }
 
   @Override
   public KeyInfo describeKey(String keyId) {
-    return delegate.describeKey(keyId);
+    return delegate().describeKey(keyId);
   }
 
   @Override
   public String wrap(String keyId, byte[] plaintext) {
-    return delegate.wrap(keyId, plaintext);
+    return delegate().wrap(keyId, plaintext);
   }
 
   @Override
   public byte[] unwrap(String keyId, String wrapped) {
-    return delegate.unwrap(keyId, wrapped);
+    return delegate().unwrap(keyId, wrapped);
   }
 
   @Override
   public byte[] deriveKey(String keyId, String context) {
-    return delegate.deriveKey(keyId, context);
+    return delegate().deriveKey(keyId, context);
   }
 
   @Override
   public void close() {
-    delegate.close();
+    delegate().close();
   }
 }

@@ -12,6 +12,8 @@ import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.KeyServiceUnavailableException;
 import io.icebergprotector.kms.WrappedKey;
 import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.policy.Policy;
+import io.icebergprotector.policy.Principal;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,6 +23,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
@@ -30,6 +33,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.UUID;
 import java.util.regex.Pattern;
 
 /**
@@ -39,6 +43,11 @@ import java.util.regex.Pattern;
  * <p>Order of checks on key routes: authenticate (401), key-name syntax (400), authorize (403),
  * then read the body (413/400), then touch the key store. Authorization looks only at the name, so
  * a 403 is byte-for-byte the same whether the key exists or not.
+ *
+ * <p>{@code POST /v1/protector/declassify} names its source in the body: authenticate (401), read
+ * and check the body against the policy (413/400 naming the field), then authorize (403, the same
+ * body as every 403); allowed or denied, the audit line carries source, columns, destination and
+ * query id.
  */
 final class ApiHandler implements HttpHandler {
   private static final System.Logger LOG = System.getLogger(ApiHandler.class.getName());
@@ -47,6 +56,7 @@ final class ApiHandler implements HttpHandler {
   private static final String KEY_TYPE = "aes256-gcm96";
 
   private final KeyService keys;
+  private final Policy policy;
   private final String policyText;
   private final String policyEtag;
   private final TokenAuthenticator authenticator;
@@ -57,12 +67,12 @@ final class ApiHandler implements HttpHandler {
   private final boolean autoCreateKeys;
   private final boolean metricsRequireAuth;
 
-  ApiHandler(KeyService keys, String policyText, TokenAuthenticator authenticator, Authorizer authorizer,
-      AuditLog audit, Metrics metrics, ServerConfig config) {
+  ApiHandler(KeyService keys, Policy policy, String policyText, TokenAuthenticator authenticator,
+      Authorizer authorizer, AuditLog audit, Metrics metrics, ServerConfig config) {
     this.keys = keys;
+    this.policy = policy;
     this.policyText = policyText;
-    this.policyEtag = "\"" + java.util.HexFormat.of().formatHex(
-        TokenAuthenticator.sha256(policyText.getBytes(StandardCharsets.UTF_8))) + "\"";
+    this.policyEtag = etag(policyText);
     this.authenticator = authenticator;
     this.authorizer = authorizer;
     this.audit = audit;
@@ -85,6 +95,8 @@ final class ApiHandler implements HttpHandler {
     Caller caller;
     int status = 500;
     boolean bodyRead;
+    Instant time;                 // when set, the time of the audit line (and of a receipt)
+    Map<String, Object> details;  // extra audit members of the operation
 
     Request(HttpExchange exchange) {
       this.exchange = exchange;
@@ -138,8 +150,13 @@ final class ApiHandler implements HttpHandler {
       r.op = "read-policy";
       requireMethod(r, "GET");
       authenticate(r);
-      r.exchange.getResponseHeaders().set("ETag", policyEtag);
-      send(r, 200, "text/plain; charset=utf-8", policyText.getBytes(StandardCharsets.UTF_8));
+      readPolicy(r);
+    } else if (p.equals("/v1/protector/declassify")) {
+      r.route = p;
+      r.op = "declassify";
+      requireMethod(r, "POST");
+      authenticate(r);
+      declassify(r);
     } else if (p.equals("/v1/protector/whoami")) {
       r.route = p;
       r.op = "whoami";
@@ -377,6 +394,54 @@ final class ApiHandler implements HttpHandler {
         Arrays.fill(mac, (byte) 0);
       }
     }
+  }
+
+  /**
+   * Admins get the policy file as it is. Everyone else gets it restricted to their own roles: the
+   * same decisions for them, and no other user, group or role named.
+   */
+  private void readPolicy(Request r) {
+    Principal principal = r.caller.principal();
+    String text;
+    String etag;
+    if (authorizer.grants(principal).admin()) {
+      text = policyText;
+      etag = policyEtag;
+    } else {
+      text = policy.restrictedTo(principal).toHocon();
+      etag = etag(text);
+    }
+    r.exchange.getResponseHeaders().set("ETag", etag);
+    send(r, 200, "text/plain; charset=utf-8", text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Authorizes and audits one write of clear values of protected columns to a destination that
+   * does not protect them. The body names the source entry; its {@code declassify} roles decide.
+   */
+  private void declassify(Request r) {
+    Map<String, Object> body = readJson(r, false);
+    DeclassifyRequest request;
+    try {
+      request = DeclassifyRequest.parse(body, policy);
+    } catch (IllegalArgumentException e) {
+      throw badRequest(r, null, null, e.getMessage());
+    }
+    r.details = new LinkedHashMap<>(request.auditDetails());
+    if (!authorizer.canDeclassify(r.caller.principal(), request.entry())) {
+      throw deny(r, null, "no role in the declassify list of " + request.entry().name());
+    }
+    String auditId = UUID.randomUUID().toString();
+    r.time = Instant.now();
+    r.details.put("audit_id", auditId);
+    auditOk(r, null, null);
+    Map<String, Object> receipt = new LinkedHashMap<>();
+    receipt.put("audit_id", auditId);
+    receipt.put("time", r.time.toString());
+    receipt.put("principal", r.caller.principal().user());
+    receipt.put("entry", request.entry().name());
+    receipt.put("columns", request.columns());
+    sendJson(r, 200, Json.object("data", receipt));
   }
 
   private void whoami(Request r) {
@@ -623,7 +688,7 @@ final class ApiHandler implements HttpHandler {
   private void auditOk(Request r, String key, Integer version) {
     try {
       audit.record(new AuditLog.Event(r.principalName(), authOf(r), r.op, key, version, "allow", null, 200,
-          r.client));
+          r.client, r.time, r.details));
       metrics.operation(r.op, "allow");
     } catch (UncheckedIOException e) {
       metrics.auditError();
@@ -638,7 +703,7 @@ final class ApiHandler implements HttpHandler {
     metrics.operation(op == null ? "unknown" : op, decision);
     try {
       audit.record(new AuditLog.Event(r.principalName(), authOf(r), op == null ? "unknown" : op, key, version,
-          decision, reason, status, r.client));
+          decision, reason, status, r.client, null, r.details));
     } catch (UncheckedIOException e) {
       metrics.auditError();
       LOG.log(System.Logger.Level.ERROR, "audit write failed", e);
@@ -712,6 +777,11 @@ final class ApiHandler implements HttpHandler {
     } catch (IOException e) {
       LOG.log(System.Logger.Level.DEBUG, "cannot send response", e);
     }
+  }
+
+  private static String etag(String text) {
+    return "\"" + java.util.HexFormat.of().formatHex(
+        TokenAuthenticator.sha256(text.getBytes(StandardCharsets.UTF_8))) + "\"";
   }
 
   private static String clip(String s) {

@@ -10,7 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -24,10 +26,19 @@ import java.util.Map;
  * <p>Callers pass only names, versions and decisions. This class never sees key material or tokens.
  */
 final class AuditLog implements AutoCloseable {
-  /** One audit event; null fields are left out of the line. */
+  /**
+   * One audit event; null fields are left out of the line. {@code time} null means now; {@code
+   * details} are extra members of the operation (e.g. the source and columns of a declassification),
+   * written after the key.
+   */
   record Event(
       String principal, String auth, String op, String key, Integer version,
-      String decision, String reason, int status, String client) {}
+      String decision, String reason, int status, String client, Instant time, Map<String, Object> details) {
+    Event(String principal, String auth, String op, String key, Integer version,
+        String decision, String reason, int status, String client) {
+      this(principal, auth, op, key, version, decision, reason, status, client, null, null);
+    }
+  }
 
   private static final int BUFFER_BYTES = 64 * 1024;
 
@@ -163,7 +174,7 @@ final class AuditLog implements AutoCloseable {
 
   static byte[] format(Event e) {
     Map<String, Object> m = new LinkedHashMap<>();
-    m.put("time", Instant.now().toString());
+    m.put("time", (e.time() == null ? Instant.now() : e.time()).toString());
     m.put("principal", e.principal() == null ? "-" : e.principal());
     if (e.auth() != null) {
       m.put("auth", e.auth());
@@ -175,6 +186,9 @@ final class AuditLog implements AutoCloseable {
     if (e.version() != null) {
       m.put("version", e.version());
     }
+    if (e.details() != null) {
+      e.details().forEach((name, value) -> m.putIfAbsent(name, clipped(value)));
+    }
     m.put("decision", e.decision());
     if (e.reason() != null) {
       m.put("reason", clip(e.reason()));
@@ -182,6 +196,20 @@ final class AuditLog implements AutoCloseable {
     m.put("status", e.status());
     m.put("client", e.client());
     return (Json.write(m) + "\n").getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static Object clipped(Object value) {
+    if (value instanceof String) {
+      return clip((String) value);
+    }
+    if (value instanceof List) {
+      List<Object> out = new ArrayList<>();
+      for (Object v : (List<?>) value) {
+        out.add(clipped(v));
+      }
+      return out;
+    }
+    return value;
   }
 
   private static String clip(String s) {

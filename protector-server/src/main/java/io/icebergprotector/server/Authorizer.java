@@ -2,6 +2,7 @@ package io.icebergprotector.server;
 
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
+import io.icebergprotector.policy.TablePolicy;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -31,6 +32,11 @@ final class Authorizer {
   Authorizer(Policy policy, Set<String> adminRoles) {
     this.policy = policy;
     this.adminRoles = Set.copyOf(adminRoles);
+  }
+
+  /** Whether one of the principal's roles is in the {@code declassify} list of {@code entry}. */
+  boolean canDeclassify(Principal principal, TablePolicy entry) {
+    return policy.canDeclassify(entry, principal);
   }
 
   Grants grants(Principal principal) {

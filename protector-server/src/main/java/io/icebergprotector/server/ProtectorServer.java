@@ -121,7 +121,7 @@ public final class ProtectorServer implements AutoCloseable {
       String policyText, TokenAuthenticator authenticator, KeyService keys, AuditLog audit) {
     Metrics metrics = new Metrics();
     Authorizer authorizer = new Authorizer(policy, config.adminRoles());
-    ApiHandler handler = new ApiHandler(keys, policyText, authenticator, authorizer, audit, metrics, config);
+    ApiHandler handler = new ApiHandler(keys, policy, policyText, authenticator, authorizer, audit, metrics, config);
     InetSocketAddress address = new InetSocketAddress(bindAddress, config.port());
     HttpServer server;
     try {

@@ -4,12 +4,11 @@ import io.icebergprotector.kms.KeyDestroyedException;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
-import io.icebergprotector.spark.crypto.KmsSettings;
+import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.spark.read.ProtectedScanBuilder;
 import io.icebergprotector.spark.write.RewriteRequest;
 import io.icebergprotector.spark.write.ProtectedWriteBuilder;
 import java.util.Set;
-import java.util.function.Function;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.spark.SparkReadOptions;
@@ -39,8 +38,8 @@ public class ProtectedTable extends SparkTable {
   private final Long snapshotId;
   private final String branch;
   private final boolean refreshEagerly;
+  private final TableProtection protection;
   private final ProtectionSpec spec;
-  private final Function<Schema, ProtectionSpec> resolver;
   private StructType lazySchema;
 
   ProtectedTable(
@@ -48,17 +47,26 @@ public class ProtectedTable extends SparkTable {
       Long snapshotId,
       String branch,
       boolean refreshEagerly,
-      Function<Schema, ProtectionSpec> resolver) {
+      TableProtection protection) {
     super(table, snapshotId, refreshEagerly);
     this.snapshotId = snapshotId;
     this.branch = branch;
     this.refreshEagerly = refreshEagerly;
-    this.resolver = resolver;
-    this.spec = resolver.apply(table.schema());
+    this.protection = protection;
+    this.spec = protection.loaded();
   }
 
+  /**
+   * The protection for the principal that loaded this table. Scans and writes do not use it: they
+   * resolve their own with {@link #protectionFor(SparkSession)}.
+   */
   public ProtectionSpec protection() {
     return spec;
+  }
+
+  /** The protection for the principal that {@code session} acts as now, on the current schema. */
+  public ProtectionSpec protectionFor(SparkSession session) {
+    return protection.resolve(session, table().schema());
   }
 
   @Override
@@ -78,12 +86,12 @@ public class ProtectedTable extends SparkTable {
 
   @Override
   public ProtectedTable copyWithSnapshotId(long newSnapshotId) {
-    return new ProtectedTable(table(), newSnapshotId, null, refreshEagerly, resolver);
+    return new ProtectedTable(table(), newSnapshotId, null, refreshEagerly, protection);
   }
 
   @Override
   public ProtectedTable copyWithBranch(String targetBranch) {
-    return new ProtectedTable(table(), null, targetBranch, refreshEagerly, resolver);
+    return new ProtectedTable(table(), null, targetBranch, refreshEagerly, protection);
   }
 
   @Override
@@ -94,12 +102,14 @@ public class ProtectedTable extends SparkTable {
     if (refreshEagerly) {
       table().refresh();
     }
-    ProtectionSpec scanSpec = spec.withDestroyedKeys(destroyedKeys(spec));
+    SparkSession session = SparkSession.active();
+    ProtectionSpec current = protectionFor(session);
+    ProtectionSpec scanSpec = current.withDestroyedKeys(destroyedKeys(current));
     if (Boolean.parseBoolean(options.get(RewriteRequest.DECRYPT))) {
       scanSpec = scanSpec.forDecryptRead();
     }
     return new ProtectedScanBuilder(
-        SparkSession.active(), table(), snapshotId, branch, snapshotSchema(), options, scanSpec);
+        session, table(), snapshotId, branch, snapshotSchema(), options, scanSpec);
   }
 
   @Override
@@ -108,7 +118,9 @@ public class ProtectedTable extends SparkTable {
       throw new IllegalArgumentException(
           "Cannot write to table at a specific snapshot: " + snapshotId);
     }
-    return new ProtectedWriteBuilder(SparkSession.active(), table(), branch, info, resolver);
+    SparkSession session = SparkSession.active();
+    return new ProtectedWriteBuilder(
+        session, table(), branch, info, schema -> protection.resolve(session, schema));
   }
 
   @Override
@@ -140,7 +152,7 @@ public class ProtectedTable extends SparkTable {
     spec.columns().values().stream()
         .filter(ColumnProtection::readable)
         .forEach(c -> keyIds.add(c.keyId()));
-    KeyService keys = KeyServiceRegistry.obtain(spec);
+    KeyService keys = KeyServiceRegistry.obtain(spec.keyScope(), spec.policy());
     Set<String> destroyed = new java.util.TreeSet<>();
     for (String keyId : keyIds) {
       try {
@@ -154,6 +166,21 @@ public class ProtectedTable extends SparkTable {
       }
     }
     return destroyed;
+  }
+
+  /**
+   * Equal only for the same principal's view: Spark's cache matches plans by their tables, and
+   * data cached for one principal must never answer another's query.
+   */
+  @Override
+  public boolean equals(Object other) {
+    return super.equals(other)
+        && spec.keyScope().equals(((ProtectedTable) other).spec.keyScope());
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * super.hashCode() + spec.keyScope().hashCode();
   }
 
   private ProtectorException refusal(String operation) {

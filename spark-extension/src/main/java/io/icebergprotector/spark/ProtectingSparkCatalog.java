@@ -3,12 +3,12 @@ package io.icebergprotector.spark;
 import io.icebergprotector.policy.ColumnType;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.metadata.ProtectedMetadataTable;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
 import org.apache.iceberg.BaseMetadataTable;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.PartitionSpec;
@@ -17,6 +17,7 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.spark.Spark3Util;
 import org.apache.iceberg.spark.SparkCatalog;
 import org.apache.iceberg.spark.SparkSchemaUtil;
+import org.apache.iceberg.spark.source.SparkChangelogTable;
 import org.apache.iceberg.spark.source.SparkTable;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
@@ -26,6 +27,7 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.NoSuchProcedureException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
 import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
+import org.apache.spark.sql.connector.catalog.CatalogPlugin;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.StagedTable;
 import org.apache.spark.sql.connector.catalog.Table;
@@ -68,7 +70,70 @@ public class ProtectingSparkCatalog extends SparkCatalog {
 
   /** The principal this catalog acts for in the active session. */
   public Principal principal() {
-    return context.principal(activeSession(), catalogName);
+    return principal(activeSession());
+  }
+
+  /** The principal this catalog acts for in {@code session} now. */
+  public Principal principal(SparkSession session) {
+    return context.principal(session, catalogName);
+  }
+
+  /** How the tasks of an operation for {@code session}'s principal recognize that principal. */
+  PrincipalBinding binding(SparkSession session, String table) {
+    return context.binding(catalogName, table, principal(session), fallbackUser(session));
+  }
+
+  /**
+   * The protecting catalog named {@code catalogName} in {@code session}: where an operation over a
+   * protected table resolves its principal, whichever session loaded the table.
+   *
+   * @throws ProtectorException if that session has no protecting catalog of that name
+   */
+  static ProtectingSparkCatalog of(SparkSession session, String catalogName, String table) {
+    CatalogPlugin plugin;
+    try {
+      plugin = session.sessionState().catalogManager().catalog(catalogName);
+    } catch (RuntimeException e) {
+      plugin = null;
+    }
+    if (plugin instanceof ProtectingSessionCatalog) {
+      plugin = ((ProtectingSessionCatalog<?>) plugin).protectingCatalog();
+    }
+    if (!(plugin instanceof ProtectingSparkCatalog)) {
+      throw new ProtectorException(
+          String.format(
+              "Refusing to read or write protected table %s from a session whose catalog '%s' is"
+                  + " not a protecting catalog (%s): the session that runs an operation decides"
+                  + " whose keys it uses",
+              table, catalogName, plugin == null ? "not configured" : plugin.getClass().getName()));
+    }
+    return (ProtectingSparkCatalog) plugin;
+  }
+
+  /**
+   * The protection of {@code table} (the policy's entry {@code policyTableName}) for the principal
+   * this catalog acts for in {@code session} now.
+   */
+  ProtectionSpec resolveProtection(
+      SparkSession session, String policyTableName, org.apache.iceberg.Table table, Schema schema) {
+    TablePolicy policy =
+        context
+            .policy()
+            .table(policyTableName)
+            .orElseThrow(
+                () ->
+                    new ProtectorException(
+                        String.format(
+                            "Refusing to use protected table %s: the policy %s of catalog '%s' in"
+                                + " the running session does not list it",
+                            table.name(), context.policy().origin(), catalogName)));
+    return ProtectionSpec.resolve(
+        context, policy, schema, principal(session), RecordedColumns.of(table))
+        .withBinding(binding(session, table.name()));
+  }
+
+  private static String fallbackUser(SparkSession session) {
+    return session != null ? session.sparkContext().sparkUser() : System.getProperty("user.name");
   }
 
   @Override
@@ -80,7 +145,7 @@ public class ProtectingSparkCatalog extends SparkCatalog {
   public Table createTable(
       Identifier ident, StructType schema, Transform[] transforms, Map<String, String> properties)
       throws TableAlreadyExistsException {
-    checkCreate(ident, schema, transforms);
+    checkCreate(ident, schema, transforms, properties, "CREATE TABLE");
     return recordProtection(protect(super.createTable(ident, schema, transforms, properties)));
   }
 
@@ -88,7 +153,7 @@ public class ProtectingSparkCatalog extends SparkCatalog {
   public StagedTable stageCreate(
       Identifier ident, StructType schema, Transform[] transforms, Map<String, String> properties)
       throws TableAlreadyExistsException {
-    checkCreate(ident, schema, transforms);
+    checkCreate(ident, schema, transforms, properties, "CREATE TABLE");
     return protectStaged(super.stageCreate(ident, schema, transforms, properties));
   }
 
@@ -96,19 +161,20 @@ public class ProtectingSparkCatalog extends SparkCatalog {
   public StagedTable stageReplace(
       Identifier ident, StructType schema, Transform[] transforms, Map<String, String> properties)
       throws NoSuchTableException {
-    checkCreate(ident, schema, transforms);
+    checkCreate(ident, schema, transforms, properties, "REPLACE TABLE");
     return protectStaged(super.stageReplace(ident, schema, transforms, properties));
   }
 
   @Override
   public StagedTable stageCreateOrReplace(
       Identifier ident, StructType schema, Transform[] transforms, Map<String, String> properties) {
-    checkCreate(ident, schema, transforms);
+    checkCreate(ident, schema, transforms, properties, "CREATE OR REPLACE TABLE");
     return protectStaged(super.stageCreateOrReplace(ident, schema, transforms, properties));
   }
 
   @Override
   public Table alterTable(Identifier ident, TableChange... changes) throws NoSuchTableException {
+    SchemaChangeCheck.checkAlter(this, ident, changes);
     Table table = protect(super.alterTable(ident, changes));
     if (table instanceof ProtectedTable) {
       ProtectedTable protectedTable = (ProtectedTable) table;
@@ -116,6 +182,25 @@ public class ProtectingSparkCatalog extends SparkCatalog {
       protectedTable.protection().checkPartitioning(iceberg.spec(), iceberg.schema());
     }
     return table;
+  }
+
+  @Override
+  public boolean dropTable(Identifier ident) {
+    TableAdmin.requireWriterIfProtected(this, ident, "DROP TABLE");
+    return super.dropTable(ident);
+  }
+
+  @Override
+  public boolean purgeTable(Identifier ident) {
+    TableAdmin.requireWriterIfProtected(this, ident, "DROP TABLE ... PURGE");
+    return super.purgeTable(ident);
+  }
+
+  @Override
+  public void renameTable(Identifier from, Identifier to)
+      throws NoSuchTableException, TableAlreadyExistsException {
+    TableAdmin.checkRename(this, from, to);
+    super.renameTable(from, to);
   }
 
   @Override
@@ -141,13 +226,17 @@ public class ProtectingSparkCatalog extends SparkCatalog {
   }
 
   Table protect(Table table) {
+    if (table instanceof SparkChangelogTable) {
+      refuseChangelog((SparkChangelogTable) table);
+    }
     if (!(table instanceof SparkTable) || table instanceof ProtectedTable) {
       return table;
     }
     SparkTable sparkTable = (SparkTable) table;
     org.apache.iceberg.Table iceberg = sparkTable.table();
     if (iceberg instanceof BaseMetadataTable) {
-      return table;
+      return ProtectedMetadataTable.protect(
+          sparkTable, policyFor(((BaseMetadataTable) iceberg).table().name()));
     }
     Optional<TablePolicy> policy = policyFor(iceberg.name());
     if (policy.isEmpty()) {
@@ -164,12 +253,36 @@ public class ProtectingSparkCatalog extends SparkCatalog {
       }
       return table;
     }
-    Function<Schema, ProtectionSpec> resolver = resolver(policy.get(), iceberg);
+    SparkSession session = activeSession();
+    TableProtection protection =
+        new TableProtection(
+            catalogName,
+            policy.get().name(),
+            iceberg,
+            resolveProtection(session, policy.get().name(), iceberg, iceberg.schema()));
     if (table instanceof StagedTable) {
-      return new ProtectedStagedTable(sparkTable, resolver);
+      return new ProtectedStagedTable(sparkTable, protection);
     }
     return new ProtectedTable(
-        iceberg, sparkTable.snapshotId(), sparkTable.branch(), refreshEagerly, resolver);
+        iceberg, sparkTable.snapshotId(), sparkTable.branch(), refreshEagerly, protection);
+  }
+
+  /**
+   * Iceberg's changelog scan reads data files with Iceberg's own readers, outside the protected
+   * read path (no per-principal view, and plaintext files from before protection in clear).
+   */
+  private void refuseChangelog(SparkChangelogTable changelog) {
+    String name = changelog.name();
+    String suffix = "." + SparkChangelogTable.TABLE_NAME;
+    String base = name.endsWith(suffix) ? name.substring(0, name.length() - suffix.length()) : name;
+    if (policyFor(base).isPresent()) {
+      throw new ProtectorException(
+          String.format(
+              "Cannot read the changelog of protected table %s: changelog scans bypass the"
+                  + " protected read path. Read the table itself (with time travel for older"
+                  + " snapshots)",
+              base));
+    }
   }
 
   private StagedTable protectStaged(StagedTable staged) {
@@ -186,21 +299,23 @@ public class ProtectingSparkCatalog extends SparkCatalog {
     return table;
   }
 
-  private Function<Schema, ProtectionSpec> resolver(
-      TablePolicy policy, org.apache.iceberg.Table iceberg) {
-    Principal principal = principal();
-    ProtectorContext ctx = context;
-    return schema ->
-        ProtectionSpec.resolve(ctx, policy, schema, principal, RecordedColumns.of(iceberg));
-  }
-
-  /** Create-time checks: every policy column exists, fits its masks, and is no partition source. */
-  private void checkCreate(Identifier ident, StructType sparkSchema, Transform[] transforms) {
+  /**
+   * Create-time checks: no protector property is set through SQL; and for a policy table, the
+   * principal is a writer, every policy column exists, fits its masks, and is no partition source.
+   */
+  private void checkCreate(
+      Identifier ident,
+      StructType sparkSchema,
+      Transform[] transforms,
+      Map<String, String> properties,
+      String operation) {
     String name = String.join(".", ident.namespace()) + "." + ident.name();
+    TableAdmin.checkCreateProperties(properties, catalogName + "." + name);
     Optional<TablePolicy> policy = policyFor(name);
     if (policy.isEmpty()) {
       return;
     }
+    TableAdmin.requireWriter(this, policy.get(), operation);
     Schema schema = SparkSchemaUtil.convert(sparkSchema);
     context.policy().validateSchema(policy.get().name(), columnTypes(schema));
     ProtectionSpec spec = ProtectionSpec.resolve(context, policy.get(), schema, principal());

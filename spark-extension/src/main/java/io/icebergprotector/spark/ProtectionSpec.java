@@ -7,7 +7,9 @@ import io.icebergprotector.policy.FooterMode;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
-import io.icebergprotector.spark.crypto.KmsSettings;
+import io.icebergprotector.kms.KeyScope;
+import io.icebergprotector.kms.KmsSettings;
+import io.icebergprotector.spark.crypto.KeyTools;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -31,11 +33,8 @@ public final class ProtectionSpec implements Serializable {
   private static final long serialVersionUID = 1L;
 
   private final String tableName;
-  private final String policyText;
-  private final String policyOrigin;
-  private final String user;
-  private final List<String> groups;
-  private final KmsSettings kms;
+  private final KeyScope keyScope;
+  private final Policy policy;
   private final String footerKeyId;
   private final boolean plaintextFooter;
   private final String algorithm;
@@ -45,14 +44,12 @@ public final class ProtectionSpec implements Serializable {
   private final Map<String, RecordedColumns.Entry> droppedColumns;
   private final Set<Integer> retiredFieldIds;
   private final String writeGeneration;
-  private transient Policy policy;
+  private final PrincipalBinding binding;
 
   private ProtectionSpec(
       String tableName,
-      String policyText,
-      String policyOrigin,
-      Principal principal,
-      KmsSettings kms,
+      KeyScope keyScope,
+      Policy policy,
       TablePolicy table,
       Map<Integer, ColumnProtection> columns,
       List<String> unresolvedColumns,
@@ -60,12 +57,10 @@ public final class ProtectionSpec implements Serializable {
       Map<String, RecordedColumns.Entry> droppedColumns,
       Set<Integer> retiredFieldIds,
       String writeGeneration) {
+    this.binding = null;
     this.tableName = tableName;
-    this.policyText = policyText;
-    this.policyOrigin = policyOrigin;
-    this.user = principal.user();
-    this.groups = List.copyOf(principal.groups());
-    this.kms = kms;
+    this.keyScope = keyScope;
+    this.policy = policy;
     this.footerKeyId = table.footerKeyId();
     this.plaintextFooter = table.footerMode() == FooterMode.PLAINTEXT;
     this.algorithm = table.algorithm().name();
@@ -79,12 +74,15 @@ public final class ProtectionSpec implements Serializable {
 
   private ProtectionSpec(ProtectionSpec base, Map<Integer, ColumnProtection> columns,
       Set<Integer> retiredFieldIds, String writeGeneration) {
+    this(base, columns, retiredFieldIds, writeGeneration, base.binding);
+  }
+
+  private ProtectionSpec(ProtectionSpec base, Map<Integer, ColumnProtection> columns,
+      Set<Integer> retiredFieldIds, String writeGeneration, PrincipalBinding binding) {
+    this.binding = binding;
     this.tableName = base.tableName;
-    this.policyText = base.policyText;
-    this.policyOrigin = base.policyOrigin;
-    this.user = base.user;
-    this.groups = base.groups;
-    this.kms = base.kms;
+    this.keyScope = base.keyScope;
+    this.policy = base.policy;
     this.footerKeyId = base.footerKeyId;
     this.plaintextFooter = base.plaintextFooter;
     this.algorithm = base.algorithm;
@@ -159,10 +157,8 @@ public final class ProtectionSpec implements Serializable {
     }
     return new ProtectionSpec(
         table.name(),
-        context.policyText(),
-        policy.origin(),
-        principal,
-        context.kms(),
+        context.keyScope(principal),
+        policy,
         table,
         resolved,
         unresolved,
@@ -178,6 +174,23 @@ public final class ProtectionSpec implements Serializable {
    */
   public ProtectionSpec withWriteGeneration(String generation) {
     return new ProtectionSpec(this, columns, retiredFieldIds, generation == null ? "" : generation);
+  }
+
+  /** This spec, run by tasks that check their session still acts as the spec's principal. */
+  public ProtectionSpec withBinding(PrincipalBinding newBinding) {
+    return new ProtectionSpec(this, columns, retiredFieldIds, writeGeneration, newBinding);
+  }
+
+  /** How tasks recognize this spec's principal in their session, or null (not bound). */
+  public PrincipalBinding binding() {
+    return binding;
+  }
+
+  /** Refuses the running task when its session acts as another principal than this spec's. */
+  public void checkTaskPrincipal() {
+    if (binding != null) {
+      binding.checkTask();
+    }
   }
 
   /**
@@ -220,7 +233,7 @@ public final class ProtectionSpec implements Serializable {
         throw new ProtectorException(
             String.format(
                 "Principal '%s' may not decrypt retired column %s of %s: it cannot unwrap key '%s'",
-                user, column.path(), tableName, column.keyId()));
+                principal().user(), column.path(), tableName, column.keyId()));
       }
       changed.put(id, column.withAccess(AccessLevel.CLEAR, null, column.onDenied()));
     }
@@ -253,20 +266,28 @@ public final class ProtectionSpec implements Serializable {
     return tableName;
   }
 
-  public String policyText() {
-    return policyText;
-  }
-
   public String policyOrigin() {
-    return policyOrigin;
+    return policy.origin();
   }
 
-  /** The policy this spec was resolved from (parsed again after deserialization). */
+  /** The policy this spec was resolved from. */
   public Policy policy() {
-    if (policy == null) {
-      policy = Policy.parse(policyText, policyOrigin);
-    }
     return policy;
+  }
+
+  /** The principal's key scope: which key service, credential and policy its keys come from. */
+  public KeyScope keyScope() {
+    return keyScope;
+  }
+
+  /** What distinguishes Parquet key caches of this spec's writes after a key rotation, or "". */
+  public String writeGeneration() {
+    return writeGeneration;
+  }
+
+  /** The token Parquet's key tools cache this spec's key-encryption keys under. */
+  public String accessToken() {
+    return KeyTools.accessToken(keyScope, writeGeneration);
   }
 
   /** Master keys a write needs: every column key and the footer key. */
@@ -280,11 +301,11 @@ public final class ProtectionSpec implements Serializable {
   }
 
   public Principal principal() {
-    return Principal.of(user, groups);
+    return keyScope.principal();
   }
 
   public KmsSettings kms() {
-    return kms;
+    return keyScope.kms();
   }
 
   public String footerKeyId() {
@@ -342,14 +363,14 @@ public final class ProtectionSpec implements Serializable {
                   + " CALL <catalog>.system.rewrite_protected(table => '%s', decrypt => true)",
               tableName,
               retiredFieldIds.stream().map(id -> columns.get(id).path()).collect(Collectors.toList()),
-              policyOrigin, tableName));
+              policyOrigin(), tableName));
     }
     if (!unresolvedColumns.isEmpty()) {
       throw new ProtectorException(
           String.format(
               "Cannot write to %s: the policy %s protects column(s) %s that the table does not have"
                   + " (table columns: %s). Fix the policy or the table before writing.",
-              tableName, policyOrigin, unresolvedColumns,
+              tableName, policyOrigin(), unresolvedColumns,
               schema.columns().stream().map(Types.NestedField::name).collect(Collectors.toList())));
     }
   }
@@ -368,14 +389,9 @@ public final class ProtectionSpec implements Serializable {
     }
   }
 
-  /** A non-secret identity of (key service, credential, principal, policy) for key caches. */
-  public String cacheToken() {
-    return kms.credentialDigestFor(user, groups, policyText + "\u0000" + writeGeneration);
-  }
-
   @Override
   public String toString() {
-    return "ProtectionSpec{table=" + tableName + ", principal=" + user + groups + ", columns="
+    return "ProtectionSpec{table=" + tableName + ", principal=" + principal() + ", columns="
         + columns.values() + "}";
   }
 }

@@ -1,15 +1,16 @@
 package io.icebergprotector.spark;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.icebergprotector.kms.KeyScope;
 import io.icebergprotector.kms.KeyService;
-import io.icebergprotector.kms.LocalKeyService;
-import io.icebergprotector.kms.Passphrase;
+import io.icebergprotector.kms.KeyServices;
+import io.icebergprotector.kms.KmsSettings;
+import io.icebergprotector.kms.remote.RemoteKeyService;
+import io.icebergprotector.kms.remote.WhoAmI;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.PolicyException;
 import io.icebergprotector.policy.Principal;
-import io.icebergprotector.kms.remote.RemoteKeyService;
-import io.icebergprotector.kms.remote.WhoAmI;
-import io.icebergprotector.spark.crypto.KmsSettings;
-import io.icebergprotector.spark.crypto.RemoteKeyServices;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -17,31 +18,35 @@ import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.SparkSession;
 
 /**
  * The protector settings of one catalog: its policy, its key service and how it names the
- * principal. Built once from the catalog options on the driver.
+ * principal. Built once from the catalog options on the driver (one per catalog per session).
  */
 public final class ProtectorContext {
   public static final String POLICY = "protector.policy";
-  public static final String KMS_TYPE = "protector.kms.type";
-  public static final String KMS_KEYSTORE = "protector.kms.keystore";
-  public static final String KMS_PASSPHRASE_ENV = "protector.kms.passphrase-env";
-  public static final String KMS_PASSPHRASE_FILE = "protector.kms.passphrase-file";
-  public static final String KMS_CREATE_MISSING_KEYS = "protector.kms.create-missing-keys";
-  public static final String KMS_URL = "protector.kms.url";
-  public static final String KMS_TRUST_STORE = "protector.kms.trust-store";
-  public static final String KMS_TRUST_STORE_PASSWORD_ENV = "protector.kms.trust-store-password-env";
-  public static final String TOKEN = "protector.token";
-  public static final String TOKEN_FILE = "protector.token-file";
-  public static final String TOKEN_ENV = "protector.token-env";
+  public static final String KMS_TYPE = KmsSettings.TYPE;
+  public static final String KMS_KEYSTORE = KmsSettings.KEYSTORE;
+  public static final String KMS_PASSPHRASE_ENV = KmsSettings.PASSPHRASE_ENV;
+  public static final String KMS_PASSPHRASE_FILE = KmsSettings.PASSPHRASE_FILE;
+  public static final String KMS_CREATE_MISSING_KEYS = KmsSettings.CREATE_MISSING_KEYS;
+  public static final String KMS_URL = KmsSettings.URL;
+  public static final String KMS_TRUST_STORE = KmsSettings.TRUST_STORE;
+  public static final String KMS_TRUST_STORE_PASSWORD_ENV = KmsSettings.TRUST_STORE_PASSWORD_ENV;
+  public static final String KMS_ALLOW_INSECURE_HTTP = KmsSettings.ALLOW_INSECURE_HTTP;
+  public static final String TOKEN = KmsSettings.TOKEN;
+  public static final String TOKEN_FILE = KmsSettings.TOKEN_FILE;
+  public static final String TOKEN_ENV = KmsSettings.TOKEN_ENV;
   public static final String USER = "protector.user";
   public static final String GROUPS = "protector.groups";
 
@@ -49,32 +54,36 @@ public final class ProtectorContext {
   public static final List<String> OPTIONS =
       List.of(
           POLICY, KMS_TYPE, KMS_KEYSTORE, KMS_PASSPHRASE_ENV, KMS_PASSPHRASE_FILE,
-          KMS_CREATE_MISSING_KEYS, KMS_URL, KMS_TRUST_STORE, KMS_TRUST_STORE_PASSWORD_ENV, TOKEN,
-          TOKEN_FILE, TOKEN_ENV, USER, GROUPS);
+          KMS_CREATE_MISSING_KEYS, KMS_URL, KMS_TRUST_STORE, KMS_TRUST_STORE_PASSWORD_ENV,
+          KMS_ALLOW_INSECURE_HTTP, TOKEN, TOKEN_FILE, TOKEN_ENV, USER, GROUPS);
+
+  private static final int MAX_SCOPES = 256;
 
   private final Policy policy;
-  private final String policyText;
   private final KmsSettings kms;
   private final String configuredUser;
   private final List<String> configuredGroups;
-  private boolean remotePrincipal;
+  private final boolean remotePrincipal;
+  // One scope per principal, so repeated scans of a session share Parquet's key caches.
+  private final Cache<Principal, KeyScope> scopes =
+      Caffeine.newBuilder().maximumSize(MAX_SCOPES).expireAfterAccess(Duration.ofHours(1)).build();
 
   private ProtectorContext(
-      Policy policy, String policyText, KmsSettings kms, String user, List<String> groups) {
+      Policy policy, KmsSettings kms, String user, List<String> groups, boolean remotePrincipal) {
     this.policy = Objects.requireNonNull(policy, "policy");
-    this.policyText = Objects.requireNonNull(policyText, "policyText");
     this.kms = Objects.requireNonNull(kms, "kms");
     this.configuredUser = user;
     this.configuredGroups = groups;
+    this.remotePrincipal = remotePrincipal;
   }
 
-  public static ProtectorContext of(Policy policy, String policyText, KmsSettings kms) {
-    return new ProtectorContext(policy, policyText, kms, null, List.of());
+  public static ProtectorContext of(Policy policy, KmsSettings kms) {
+    return new ProtectorContext(policy, kms, null, List.of(), false);
   }
 
   /** Reads the catalog options; every missing or bad option fails with a message naming it. */
   public static ProtectorContext fromOptions(String catalogName, Map<String, String> options) {
-    KmsSettings kms = kmsSettings(catalogName, options);
+    KmsSettings kms = KmsSettings.fromOptions(options, "Catalog '" + catalogName + "'");
     String location = options.get(POLICY);
     String user = options.get(USER);
     List<String> groups = splitGroups(options.get(GROUPS));
@@ -82,7 +91,7 @@ public final class ProtectorContext {
     if (kms.type() == KmsSettings.Type.REMOTE) {
       // The server's view wins: the token decides who we are, and the server's policy is the
       // one it enforces.
-      try (RemoteKeyService remote = RemoteKeyServices.open(kms)) {
+      try (RemoteKeyService remote = KeyServices.openRemote(kms)) {
         WhoAmI whoami = remote.whoami();
         user = whoami.principal();
         groups = whoami.groups();
@@ -104,8 +113,8 @@ public final class ProtectorContext {
       text = readPolicy(location);
     }
     Policy policy = Policy.parse(text, location);
-    ProtectorContext context = new ProtectorContext(policy, text, kms, user, groups);
-    context.remotePrincipal = kms.type() == KmsSettings.Type.REMOTE;
+    ProtectorContext context =
+        new ProtectorContext(policy, kms, user, groups, kms.type() == KmsSettings.Type.REMOTE);
     if (kms.type() == KmsSettings.Type.LOCAL && kms.createMissingKeys()) {
       context.createMissingLocalKeys();
     }
@@ -116,12 +125,18 @@ public final class ProtectorContext {
     return policy;
   }
 
-  public String policyText() {
-    return policyText;
-  }
-
   public KmsSettings kms() {
     return kms;
+  }
+
+  /** Whether the key server names the principal (from the token), rather than the session. */
+  public boolean remotePrincipal() {
+    return remotePrincipal;
+  }
+
+  /** The key scope of {@code principal} with this catalog's key service and policy. */
+  public KeyScope keyScope(Principal principal) {
+    return scopes.get(principal, p -> KeyScope.of(kms, p, policy.digest()));
   }
 
   /**
@@ -130,89 +145,64 @@ public final class ProtectorContext {
    * sessions from {@code spark.newSession()} can act as different users.
    */
   public Principal principal(SparkSession spark, String catalogName) {
+    if (remotePrincipal) {
+      return Principal.of(configuredUser, configuredGroups);
+    }
+    Function<String, String> sessionConf =
+        spark == null ? key -> null : key -> spark.conf().get(key, null);
+    String fallback = spark != null ? spark.sparkContext().sparkUser() : System.getProperty("user.name");
+    return localPrincipal(sessionConf, catalogName, fallback);
+  }
+
+  /**
+   * The local-mode principal as a session with these settings names it: the session's {@code
+   * spark.sql.catalog.<name>.protector.user}/{@code .groups}, else the catalog options, else
+   * {@code fallbackUser} (Spark's user). Executors evaluate it on the settings Spark propagates to
+   * each task.
+   */
+  public Principal localPrincipal(
+      Function<String, String> sessionConf, String catalogName, String fallbackUser) {
+    return localPrincipal(sessionConf, catalogName, configuredUser, configuredGroups, fallbackUser);
+  }
+
+  static Principal localPrincipal(
+      Function<String, String> sessionConf,
+      String catalogName,
+      String configuredUser,
+      List<String> configuredGroups,
+      String fallbackUser) {
     String prefix = "spark.sql.catalog." + catalogName + ".";
     String user = configuredUser;
     List<String> groups = configuredGroups;
-    if (remotePrincipal) {
-      return Principal.of(user, groups);
+    String sessionUser = sessionConf.apply(prefix + USER);
+    if (sessionUser != null) {
+      user = sessionUser;
     }
-    if (spark != null) {
-      user = spark.conf().get(prefix + USER, user);
-      String sessionGroups = spark.conf().get(prefix + GROUPS, null);
-      if (sessionGroups != null) {
-        groups = splitGroups(sessionGroups);
-      }
+    String sessionGroups = sessionConf.apply(prefix + GROUPS);
+    if (sessionGroups != null) {
+      groups = splitGroups(sessionGroups);
     }
     if (user == null || user.isBlank()) {
-      user = spark != null ? spark.sparkContext().sparkUser() : System.getProperty("user.name");
+      user = fallbackUser;
     }
-    return Principal.of(user, groups);
+    return Principal.of(user.trim(), groups);
+  }
+
+  /** How tasks of a scan or write for {@code principal} recognize their session's principal. */
+  PrincipalBinding binding(String catalogName, String table, Principal principal, String fallback) {
+    return new PrincipalBinding(
+        catalogName, table, principal, remotePrincipal, configuredUser, configuredGroups, fallback);
   }
 
   private void createMissingLocalKeys() {
-    try (Passphrase passphrase = passphrase(kms);
-        KeyService keys = LocalKeyService.open(Path.of(kms.keystore()), passphrase, true)) {
-      java.util.Set<String> present =
-          keys.listKeys().stream().map(k -> k.id()).collect(Collectors.toSet());
+    try (KeyService keys = KeyServices.open(kms, true)) {
+      Set<String> present = keys.listKeys().stream().map(k -> k.id()).collect(Collectors.toSet());
       for (String keyId : policy.keyIds()) {
         if (!present.contains(keyId)) {
           keys.createKey(keyId);
         }
       }
     }
-  }
-
-  static Passphrase passphrase(KmsSettings kms) {
-    return kms.passphraseEnv() != null
-        ? Passphrase.fromEnv(kms.passphraseEnv())
-        : Passphrase.fromFile(Path.of(kms.passphraseFile()));
-  }
-
-  private static KmsSettings kmsSettings(String catalogName, Map<String, String> options) {
-    String type = options.getOrDefault(KMS_TYPE, "local").trim().toLowerCase(Locale.ROOT);
-    switch (type) {
-      case "local":
-        return KmsSettings.builder(KmsSettings.Type.LOCAL)
-            .keystore(options.get(KMS_KEYSTORE))
-            .passphraseEnv(options.get(KMS_PASSPHRASE_ENV))
-            .passphraseFile(options.get(KMS_PASSPHRASE_FILE))
-            .createMissingKeys(Boolean.parseBoolean(options.getOrDefault(KMS_CREATE_MISSING_KEYS, "false")))
-            .build();
-      case "remote":
-        if (Boolean.parseBoolean(options.getOrDefault(KMS_CREATE_MISSING_KEYS, "false"))) {
-          throw new IllegalArgumentException(
-              KMS_CREATE_MISSING_KEYS + " applies to the local key service only (catalog '"
-                  + catalogName + "' uses remote)");
-        }
-        return KmsSettings.builder(KmsSettings.Type.REMOTE)
-            .url(options.get(KMS_URL))
-            .token(token(options))
-            .trustStore(options.get(KMS_TRUST_STORE))
-            .trustStorePasswordEnv(options.get(KMS_TRUST_STORE_PASSWORD_ENV))
-            .build();
-      default:
-        throw new IllegalArgumentException(
-            String.format(
-                "Catalog '%s': unknown %s '%s' (expected local or remote)",
-                catalogName, KMS_TYPE, type));
-    }
-  }
-
-  private static String token(Map<String, String> options) {
-    if (options.get(TOKEN) != null) {
-      return options.get(TOKEN).trim();
-    }
-    if (options.get(TOKEN_FILE) != null) {
-      Path file = Path.of(options.get(TOKEN_FILE));
-      try {
-        return Files.readString(file, StandardCharsets.UTF_8).trim();
-      } catch (IOException e) {
-        throw new UncheckedIOException("Cannot read " + TOKEN_FILE + " " + file, e);
-      }
-    }
-    String var = options.getOrDefault(TOKEN_ENV, "PROTECTOR_TOKEN");
-    String value = System.getenv(var);
-    return value == null ? null : value.trim();
   }
 
   private static List<String> splitGroups(String text) {

@@ -41,13 +41,13 @@ class ProtectedFilesTest extends SparkTestBase {
   @Test
   void plainParquetMrWithOurKmsClientDecrypts() throws Exception {
     ProtectionSpec alice = specFor("alice");
-    KeyServiceRegistry.obtain(alice);
+    KeyServiceRegistry.obtain(alice.keyScope(), alice.policy());
     Path file = dataFiles("db.customers").get(0);
     Configuration conf = new Configuration();
     conf.set("parquet.crypto.factory.class", PropertiesDrivenCryptoFactory.class.getName());
     conf.set(KeyToolkit.KMS_CLIENT_CLASS_PROPERTY_NAME, ProtectorKmsClient.class.getName());
     conf.set(KeyToolkit.KMS_INSTANCE_ID_PROPERTY_NAME, alice.kms().endpoint());
-    conf.set(KeyToolkit.KEY_ACCESS_TOKEN_PROPERTY_NAME, alice.cacheToken());
+    conf.set(KeyToolkit.KEY_ACCESS_TOKEN_PROPERTY_NAME, alice.accessToken());
     List<String> ssns = new ArrayList<>();
     try (ParquetReader<Group> reader =
         ParquetReader.builder(new GroupReadSupport(), new org.apache.hadoop.fs.Path(file.toUri()))

@@ -12,8 +12,10 @@ import io.icebergprotector.kms.KeyServiceUnavailableException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ConnectException;
+import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.UnknownHostException;
 import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
@@ -34,8 +36,11 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongSupplier;
+import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.TrustManagerFactory;
@@ -60,7 +65,12 @@ import javax.net.ssl.TrustManagerFactory;
  * }</pre>
  */
 public final class RemoteKeyService implements KeyService {
+  private static final System.Logger LOG = System.getLogger(RemoteKeyService.class.getName());
+  private static final Pattern IPV4_LITERAL = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
+  // URLs already warned about as plain HTTP: one warning per URL and JVM, however many clients.
+  private static final Set<String> WARNED_INSECURE = ConcurrentHashMap.newKeySet();
   private static final String UNWRAP = "unwrap";
+  private static final String DECLASSIFY = "declassify";
   private static final String DERIVE = "derive";
   private static final int MAX_ERROR_TEXT = 300;
 
@@ -210,9 +220,62 @@ public final class RemoteKeyService implements KeyService {
         Boolean.TRUE.equals(data.get("admin")));
   }
 
-  /** The policy text the server enforces ({@code GET /v1/protector/policy}), for {@code Policy.parse}. */
+  /**
+   * The policy text the server enforces ({@code GET /v1/protector/policy}), for {@code
+   * Policy.parse}: the whole file for the server's admin roles, otherwise the policy restricted to
+   * the caller's own roles (the same decisions for the caller, nobody else named).
+   */
   public String fetchPolicyText() {
     return send("GET", "/v1/protector/policy", null, "read policy", null, true).body();
+  }
+
+  /**
+   * Asks the key server to allow and audit one write of clear values of protected {@code columns}
+   * of {@code source} (a table name or path prefix of the policy) to {@code destination}, a place
+   * that does not protect them ({@code POST /v1/protector/declassify}; not on Vault). The server
+   * checks the source entry's {@code declassify} roles against the token's principal and writes an
+   * audit line either way. Not retried once the request may have reached the server.
+   *
+   * <p>Only the protector's server answers this, so it lives here and not on {@link KeyService}:
+   * with a local keystore there is nobody to ask, and the engine logs the write itself.
+   *
+   * @return the receipt of the audit line
+   * @throws DeclassificationDeniedException if no role of the principal may declassify the source
+   * @throws KeyServiceException if the server rejects the request (naming the field) or does not
+   *     offer declassification
+   */
+  public DeclassifyReceipt authorizeDeclassification(
+      String source, List<String> columns, String destination, String queryId) {
+    Objects.requireNonNull(source, "source");
+    Objects.requireNonNull(columns, "columns");
+    Objects.requireNonNull(destination, "destination");
+    Objects.requireNonNull(queryId, "queryId");
+    Map<String, Object> body = Json.object(
+        "source", source, "columns", List.copyOf(columns), "destination", destination, "query-id", queryId);
+    Map<String, Object> data;
+    try {
+      data = call("POST", "/v1/protector/declassify", body, DECLASSIFY, null, false);
+    } catch (KeyAccessDeniedException e) {
+      throw new DeclassificationDeniedException(e.principal(), source, columns, shownUrl);
+    } catch (KeyNotFoundException e) {
+      throw new KeyServiceException("key service at " + shownUrl
+          + " does not offer declassification (is it an Iceberg Protector key server?): " + e.getMessage());
+    }
+    try {
+      if (data == null) {
+        throw new IllegalArgumentException("empty answer");
+      }
+      String auditId = Json.string(data, "audit_id");
+      String time = Json.string(data, "time");
+      if (auditId == null || time == null) {
+        throw new IllegalArgumentException("no audit_id or time");
+      }
+      return new DeclassifyReceipt(auditId, Instant.parse(time), Json.string(data, "principal"),
+          Json.string(data, "entry"), strings(data.get("columns")));
+    } catch (RuntimeException e) {
+      throw new KeyServiceException("key service at " + shownUrl + " sent an unreadable declassification receipt: "
+          + e.getMessage());
+    }
   }
 
   /** Drops and wipes cached key material. The instance cannot be used afterwards. */
@@ -509,10 +572,15 @@ public final class RemoteKeyService implements KeyService {
     private Duration cacheTtl = Duration.ofSeconds(60);
     private int cacheMaxEntries = 10_000;
     private LongSupplier nanoClock = System::nanoTime;
+    private boolean allowInsecureHttp;
 
     private Builder() {}
 
-    /** Base URL of the key server (or Vault), e.g. {@code https://127.0.0.1:8200}; any path is ignored. */
+    /**
+     * Base URL of the key server (or Vault), e.g. {@code https://127.0.0.1:8200}; any path is
+     * ignored. Plain {@code http://} is accepted only to a loopback address (127.0.0.0/8, ::1, or
+     * {@code localhost} when it resolves to loopback), unless {@link #allowInsecureHttp} is set.
+     */
     public Builder url(String url) {
       Objects.requireNonNull(url, "url");
       try {
@@ -535,6 +603,16 @@ public final class RemoteKeyService implements KeyService {
         throw new IllegalArgumentException("key service url must not carry credentials; use token()");
       }
       this.url = URI.create(scheme + "://" + uri.getRawAuthority() + "/");
+      return this;
+    }
+
+    /**
+     * Allows plain {@code http://} to a host that is not loopback. The token and every unwrapped
+     * key then cross the network unencrypted: only for a network you trust end to end (e.g. a
+     * sidecar proxy that adds TLS). Building such a client logs a warning naming the URL.
+     */
+    public Builder allowInsecureHttp(boolean allow) {
+      this.allowInsecureHttp = allow;
       return this;
     }
 
@@ -665,6 +743,7 @@ public final class RemoteKeyService implements KeyService {
       if (token == null) {
         throw new IllegalStateException("RemoteKeyService needs a token (token, tokenFile or tokenFromEnv)");
       }
+      checkPlainHttp();
       SSLContext ssl = sslContext;
       try {
         if (ssl == null && (trustStore != null || trustedCertificate != null)) {
@@ -677,6 +756,44 @@ public final class RemoteKeyService implements KeyService {
         }
       }
       return new RemoteKeyService(this, ssl);
+    }
+
+    /** Plain HTTP would send the token in clear: only to loopback, or when explicitly allowed. */
+    private void checkPlainHttp() {
+      if (!url.getScheme().equals("http") || isLoopback(url.getHost())) {
+        return;
+      }
+      String shown = url.toString().replaceFirst("/$", "");
+      if (!allowInsecureHttp) {
+        throw new IllegalArgumentException("refusing plain http:// to key service at " + shown
+            + ": the token would cross the network in clear; use https://, or set allow-insecure-http"
+            + " (catalog option protector.kms.allow-insecure-http = true, CLI --allow-insecure-http)"
+            + " if the network in between is trusted");
+      }
+      if (WARNED_INSECURE.add(shown)) {
+        LOG.log(System.Logger.Level.WARNING, "allow-insecure-http: talking plain http:// to key service at "
+            + shown + "; tokens and unwrapped keys cross the network unencrypted");
+      }
+    }
+
+    /**
+     * Whether {@code host} is a loopback address literal, or {@code localhost} resolving only to
+     * loopback. Other names are never resolved: DNS could point them anywhere.
+     */
+    static boolean isLoopback(String host) {
+      String h = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+      try {
+        if (h.equalsIgnoreCase("localhost")) {
+          InetAddress[] all = InetAddress.getAllByName(h);
+          return all.length > 0 && Arrays.stream(all).allMatch(InetAddress::isLoopbackAddress);
+        }
+        if (IPV4_LITERAL.matcher(h).matches() || h.contains(":")) {
+          return InetAddress.getByName(h).isLoopbackAddress(); // a literal: parsed, not looked up
+        }
+      } catch (UnknownHostException e) {
+        return false;
+      }
+      return false;
     }
 
     private SSLContext buildSslContext() {

@@ -298,11 +298,11 @@ public final class RewriteProtected {
   }
 
   private int latestVersion(String keyId) {
-    if (currentSpec.kms().type() != io.icebergprotector.spark.crypto.KmsSettings.Type.LOCAL) {
+    if (currentSpec.kms().type() != io.icebergprotector.kms.KmsSettings.Type.LOCAL) {
       return minKeyVersion; // key servers describe keys to admins only
     }
     try {
-      return KeyServiceRegistry.obtain(currentSpec).describeKey(keyId).latestVersion();
+      return KeyServiceRegistry.obtain(currentSpec.keyScope(), currentSpec.policy()).describeKey(keyId).latestVersion();
     } catch (RuntimeException e) {
       return minKeyVersion; // a service that does not describe keys: trust the requested minimum
     }

@@ -1,80 +1,178 @@
 package io.icebergprotector.spark.crypto;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
 import io.icebergprotector.kms.AuthorizingKeyService;
-import io.icebergprotector.kms.CountingKeyService;
+import io.icebergprotector.kms.ForwardingKeyService;
+import io.icebergprotector.kms.KeyScope;
 import io.icebergprotector.kms.KeyService;
-import io.icebergprotector.kms.LocalKeyService;
-import io.icebergprotector.kms.Passphrase;
+import io.icebergprotector.kms.KeyServices;
+import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.policy.Policy;
-import io.icebergprotector.spark.ProtectionSpec;
-import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Per-JVM key services, one per (endpoint, credential, principal, policy) token. Parquet's key
- * tools instantiate our {@link ProtectorKmsClient} by class name; the client finds its principal's
- * service here through the access token, so no secret travels through a Hadoop configuration.
+ * The key services of this JVM, one per {@link KeyScope}, registered under the scope's random
+ * handle. Parquet's key tools create our KMS clients by class name and hand them only the access
+ * token; the token is the handle, so a client reaches exactly the service of the scope whose scan or
+ * write configured it, and nobody can reach a service by recomputing a name.
+ *
+ * <p>Both caches are bounded and expire: a scope unused for {@link #IDLE} is dropped, and a backend
+ * (an open keystore or server client) unused for as long is closed, which wipes the key material a
+ * local keystore holds. A later use opens them again.
  */
 public final class KeyServiceRegistry {
-  private static final Map<String, KeyService> BY_TOKEN = new ConcurrentHashMap<>();
-  private static final Map<String, KeyService> BACKENDS = new ConcurrentHashMap<>();
-  private static final Map<String, CountingKeyService> COUNTERS = new ConcurrentHashMap<>();
+  private static final Logger LOG = LoggerFactory.getLogger(KeyServiceRegistry.class);
+  static final Duration IDLE = Duration.ofMinutes(30);
+  private static final int MAX_SCOPES = 1_000;
+  private static final int MAX_BACKENDS = 100;
+
+  private static final Cache<String, Registered> BY_HANDLE =
+      Caffeine.newBuilder()
+          .maximumSize(MAX_SCOPES)
+          .expireAfterAccess(IDLE)
+          .ticker(CacheClock.TICKER)
+          .executor(Runnable::run)
+          .build();
+  private static final Cache<String, KeyService> BACKENDS =
+      Caffeine.newBuilder()
+          .maximumSize(MAX_BACKENDS)
+          .expireAfterAccess(IDLE)
+          .ticker(CacheClock.TICKER)
+          .executor(Runnable::run)
+          .removalListener(KeyServiceRegistry::closeBackend)
+          .build();
+  // Calls that reached a backend, per endpoint; a handful of counters per JVM.
+  private static final Map<String, AtomicLong> CALLS = new ConcurrentHashMap<>();
 
   private KeyServiceRegistry() {}
 
-  /** The principal-scoped key service for a spec, opened on first use in this JVM. */
-  public static KeyService obtain(ProtectionSpec spec) {
-    return BY_TOKEN.computeIfAbsent(spec.cacheToken(), token -> open(spec));
+  /**
+   * The key service of {@code scope}, opened and registered on first use in this JVM. On an
+   * executor that never saw the scope (another JVM than the driver) it is opened from the scope's
+   * settings, which name where the credential is read, never the credential itself.
+   *
+   * @param policy the policy the scope was made for; every key request is checked against it
+   */
+  public static KeyService obtain(KeyScope scope, Policy policy) {
+    if (!scope.policyDigest().equals(policy.digest())) {
+      throw new IllegalArgumentException(
+          "Cannot open key service of " + scope + ": it was made for another policy than "
+              + policy.origin());
+    }
+    Registered registered =
+        BY_HANDLE.get(scope.handle(), handle -> new Registered(scope, open(scope, policy)));
+    if (!registered.scope.equals(scope)) {
+      throw new IllegalStateException("Key scope handle collision for " + scope);
+    }
+    return registered.service;
   }
 
-  static Optional<KeyService> lookup(String token) {
-    return Optional.ofNullable(BY_TOKEN.get(token));
+  /** The service registered under {@code accessToken} (a handle, optionally with a suffix). */
+  static Optional<KeyService> lookup(String accessToken) {
+    if (accessToken == null) {
+      return Optional.empty();
+    }
+    int hash = accessToken.indexOf('#');
+    String handle = hash < 0 ? accessToken : accessToken.substring(0, hash);
+    Registered registered = BY_HANDLE.getIfPresent(handle);
+    return registered == null ? Optional.empty() : Optional.of(registered.service);
   }
 
-  /** Calls that reached the key-service backend for this spec's endpoint in this JVM. */
-  public static long backendCalls(ProtectionSpec spec) {
-    CountingKeyService counter = COUNTERS.get(spec.kms().endpoint());
-    return counter == null ? 0 : counter.totalCount();
+  /** Calls that reached the key-service backend of this endpoint in this JVM. */
+  public static long backendCalls(KmsSettings kms) {
+    AtomicLong calls = CALLS.get(kms.endpoint());
+    return calls == null ? 0 : calls.get();
   }
 
-  private static KeyService open(ProtectionSpec spec) {
-    KmsSettings kms = spec.kms();
-    KeyService backend = BACKENDS.computeIfAbsent(backendKey(kms), k -> openBackend(kms));
-    Policy policy = PolicyCache.parse(spec.policyText(), spec.policyOrigin());
+  /** Scopes registered in this JVM now (for tests of the bounds). */
+  static long registeredScopes() {
+    BY_HANDLE.cleanUp();
+    return BY_HANDLE.estimatedSize();
+  }
+
+  /** Backends open in this JVM now (for tests of the bounds). */
+  static long openBackends() {
+    BACKENDS.cleanUp();
+    return BACKENDS.estimatedSize();
+  }
+
+  private static KeyService open(KeyScope scope, Policy policy) {
+    KmsSettings kms = scope.kms();
     // Remote servers authorize again with the token's principal; checking here too fails fast
     // and keeps a refused key from ever being requested.
-    return new AuthorizingKeyService(backend, policy, spec.principal());
+    return new AuthorizingKeyService(new BackendRef(kms), policy, scope.principal());
   }
 
-  private static String backendKey(KmsSettings kms) {
-    return kms.type() == KmsSettings.Type.LOCAL
-        ? kms.endpoint()
-        : kms.credentialDigestFor("", java.util.List.of(), "");
+  private static KeyService backend(KmsSettings kms) {
+    return BACKENDS.get(kms.identity(), identity -> openBackend(kms));
   }
 
   private static KeyService openBackend(KmsSettings kms) {
-    KeyService service;
-    if (kms.type() == KmsSettings.Type.LOCAL) {
-      Passphrase passphrase =
-          kms.passphraseEnv() != null
-              ? Passphrase.fromEnv(kms.passphraseEnv())
-              : Passphrase.fromFile(Path.of(kms.passphraseFile()));
-      service = LocalKeyService.open(Path.of(kms.keystore()), passphrase, false);
-    } else {
-      service = RemoteKeyServices.open(kms);
-    }
-    CountingKeyService counting = new CountingKeyService(new ThreadKeyCalls(service));
-    COUNTERS.merge(kms.endpoint(), counting, (a, b) -> b);
-    return counting;
+    AtomicLong calls = CALLS.computeIfAbsent(kms.endpoint(), e -> new AtomicLong());
+    return new ThreadKeyCalls(KeyServices.open(kms), calls);
   }
 
-  /** Drops every cached service; for tests that rotate or destroy keys under a running JVM. */
+  private static void closeBackend(String identity, KeyService backend, RemovalCause cause) {
+    if (backend == null) {
+      return;
+    }
+    try {
+      backend.close();
+    } catch (RuntimeException e) {
+      LOG.warn("Failed to close key service backend {}: {}", identity, e.toString());
+    }
+  }
+
+  /** Drops every registered scope and closes every backend (tests that rotate or destroy keys). */
   public static void clear() {
-    BY_TOKEN.clear();
-    BACKENDS.values().forEach(KeyService::close);
-    BACKENDS.clear();
-    COUNTERS.clear();
+    BY_HANDLE.invalidateAll();
+    BACKENDS.invalidateAll();
+    BACKENDS.cleanUp();
+    CALLS.clear();
+  }
+
+  private static final class Registered {
+    final KeyScope scope;
+    final KeyService service;
+
+    Registered(KeyScope scope, KeyService service) {
+      this.scope = scope;
+      this.service = service;
+    }
+  }
+
+  /**
+   * A scope's view of its backend: looked up on every call, so a backend closed after being idle is
+   * opened again instead of failing the scope that outlived it.
+   */
+  private static final class BackendRef extends ForwardingKeyService {
+    private final KmsSettings kms;
+
+    BackendRef(KmsSettings kms) {
+      this.kms = kms;
+    }
+
+    @Override
+    public KeyService delegate() {
+      return backend(kms);
+    }
+
+    @Override
+    public void close() {
+      // the backend is shared by every scope of the endpoint; the cache closes it
+    }
+
+    @Override
+    public String toString() {
+      return "KeyServiceBackend(" + kms.endpoint() + ")";
+    }
   }
 }

@@ -1,14 +1,12 @@
 package io.icebergprotector.spark.crypto;
 
-import io.icebergprotector.kms.KeyService;
+import io.icebergprotector.kms.KeyScope;
+import io.icebergprotector.policy.Policy;
 import io.icebergprotector.spark.ColumnProtection;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorException;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.iceberg.shaded.org.apache.parquet.column.ColumnDescriptor;
@@ -26,12 +24,6 @@ import org.apache.iceberg.shaded.org.apache.parquet.schema.Type;
  * wrapping, master key ids) that any PME reader with a client for our key service can use.
  */
 public final class ProtectorCrypto {
-  /** Key-derivation context for hash masks: one HMAC key per master key, stable across rotation. */
-  public static final String HASH_MASK_CONTEXT = "iceberg-protector/mask/hash/v1";
-
-  private static final String CACHE_LIFETIME_SECONDS = "600";
-  private static final Map<String, byte[]> HASH_KEYS = new ConcurrentHashMap<>();
-
   private ProtectorCrypto() {}
 
   /**
@@ -67,90 +59,38 @@ public final class ProtectorCrypto {
         .getFileDecryptionProperties(hadoopConf(spec), new Path(location));
   }
 
-  /** The HMAC key for hash masks of columns under {@code keyId}, derived once per JVM. */
+  /** Decryption properties for one file read with a key scope (e.g. a plain-Parquet path's). */
+  public static FileDecryptionProperties fileDecryption(
+      KeyScope scope, Policy policy, String location) {
+    Configuration conf = KeyTools.conf(scope, policy, ProtectorKmsClient.class.getName(), "");
+    return new PropertiesDrivenCryptoFactory().getFileDecryptionProperties(conf, new Path(location));
+  }
+
+  /** The HMAC key for hash masks of columns under {@code keyId}, for the spec's principal. */
   public static byte[] hashMaskKey(ProtectionSpec spec, String keyId) {
-    return HASH_KEYS.computeIfAbsent(
-        spec.cacheToken() + "/" + keyId,
-        k -> {
-          KeyService keys = KeyServiceRegistry.obtain(spec);
-          return keys.deriveKey(keyId, HASH_MASK_CONTEXT);
-        });
+    return HashMaskKeys.get(spec.keyScope(), spec.policy(), keyId);
   }
 
   /** Forgets cached key-encryption keys for a spec, e.g. after a key was destroyed. */
   public static void forgetCachedKeys(ProtectionSpec spec) {
-    KeyToolkit.removeCacheEntriesForToken(spec.cacheToken());
-    HASH_KEYS.keySet().removeIf(k -> k.startsWith(spec.cacheToken() + "/"));
+    KeyToolkit.removeCacheEntriesForToken(spec.accessToken());
+    KeyToolkit.removeCacheEntriesForToken(spec.keyScope().handle());
   }
 
   /** Forgets every cached key in this JVM. */
   public static void forgetAllCachedKeys() {
     KeyToolkit.removeCacheEntriesForAllTokens();
-    HASH_KEYS.values().forEach(k -> java.util.Arrays.fill(k, (byte) 0));
-    HASH_KEYS.clear();
+    HashMaskKeys.clear();
   }
 
   static Configuration hadoopConf(ProtectionSpec spec) {
-    return keyToolsConf(spec, ProtectorKmsClient.class.getName());
-  }
-
-  /**
-   * Parquet key-tools settings for a principal's key service, in a fresh configuration so that
-   * stray {@code parquet.encryption.*} settings cannot change them. Shared by the Iceberg path and
-   * Spark's own Parquet path (relocated and plain parquet-mr read the same property names), which
-   * differ only in their KMS client class.
-   */
-  public static Configuration keyToolsConf(ProtectionSpec spec, String kmsClientClass) {
-    KeyServiceRegistry.obtain(spec);
-    Configuration conf = new Configuration(false);
-    conf.set(KeyToolkit.KMS_CLIENT_CLASS_PROPERTY_NAME, kmsClientClass);
-    conf.set(KeyToolkit.KMS_INSTANCE_ID_PROPERTY_NAME, spec.kms().endpoint());
-    conf.set(KeyToolkit.KEY_ACCESS_TOKEN_PROPERTY_NAME, spec.cacheToken());
-    conf.setBoolean(KeyToolkit.DOUBLE_WRAPPING_PROPERTY_NAME, true);
-    conf.set(KeyToolkit.CACHE_LIFETIME_PROPERTY_NAME, CACHE_LIFETIME_SECONDS);
-    conf.setInt(KeyToolkit.DATA_KEY_LENGTH_PROPERTY_NAME, 256);
-    conf.setInt(KeyToolkit.KEK_LENGTH_PROPERTY_NAME, 256);
-    return conf;
+    return KeyTools.conf(
+        spec.keyScope(), spec.policy(), ProtectorKmsClient.class.getName(), spec.writeGeneration());
   }
 
   /** "key1:col.a,col.b;key2:col.c" over Parquet leaf paths, from field ids. */
   static String columnKeys(ProtectionSpec spec, MessageType parquetSchema) {
-    return columnKeysProperty(leafKeys(spec, parquetSchema));
-  }
-
-  /**
-   * Parquet's column-key property, {@code key1:a,b.c;key2:d}, from each leaf's dotted path to its
-   * master key id (in leaf order).
-   */
-  public static String columnKeysProperty(Map<String, String> keyByLeaf) {
-    Map<String, List<String>> byKey = new LinkedHashMap<>();
-    keyByLeaf.forEach((path, keyId) -> byKey.computeIfAbsent(keyId, k -> new ArrayList<>()).add(path));
-    StringBuilder sb = new StringBuilder();
-    byKey.forEach(
-        (key, paths) -> {
-          if (sb.length() > 0) {
-            sb.append(';');
-          }
-          sb.append(key).append(':').append(String.join(",", paths));
-        });
-    return sb.toString();
-  }
-
-  /**
-   * Refuses a leaf path that Parquet's column-key property cannot name: a field name that is empty
-   * or holds one of its separators would encrypt the wrong columns, or none.
-   */
-  public static void checkColumnKeyPath(String[] path, String owner) {
-    for (String part : path) {
-      if (part.isEmpty() || part.contains(".") || part.contains(",") || part.contains(":")
-          || part.contains(";")) {
-        throw new ProtectorException(
-            String.format(
-                "Cannot encrypt column '%s' under %s: Parquet's column-key list cannot name a"
-                    + " field containing '.', ',', ':' or ';'; rename the column",
-                String.join(".", path), owner));
-      }
-    }
+    return KeyTools.columnKeysProperty(leafKeys(spec, parquetSchema));
   }
 
   /**
@@ -172,7 +112,7 @@ public final class ProtectorCrypto {
         }
       }
       if (keyId != null) {
-        checkColumnKeyPath(column.getPath(), spec.tableName());
+        KeyTools.checkColumnKeyPath(column.getPath(), spec.tableName());
         keys.put(String.join(".", column.getPath()), keyId);
       }
     }

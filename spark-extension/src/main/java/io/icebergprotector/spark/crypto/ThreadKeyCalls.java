@@ -2,17 +2,22 @@ package io.icebergprotector.spark.crypto;
 
 import io.icebergprotector.kms.ForwardingKeyService;
 import io.icebergprotector.kms.KeyService;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Counts the key-service calls (wrap, unwrap, deriveKey, failed ones included) made by the current
- * thread, so a Spark task reports its own calls even when other tasks of the same executor call
- * the key service at the same time: reads and writes call it on the task thread.
+ * Counts the key-service calls (wrap, unwrap, deriveKey, failed ones included) that reach a
+ * backend: per thread, so a Spark task reports its own calls even when other tasks of the same
+ * executor call the key service at the same time (reads and writes call it on the task thread), and
+ * per endpoint for the whole JVM.
  */
 public final class ThreadKeyCalls extends ForwardingKeyService {
   private static final ThreadLocal<long[]> CALLS = ThreadLocal.withInitial(() -> new long[1]);
 
-  ThreadKeyCalls(KeyService delegate) {
+  private final AtomicLong total;
+
+  ThreadKeyCalls(KeyService delegate, AtomicLong total) {
     super(delegate);
+    this.total = total;
   }
 
   /** Calls that reached a key-service backend from this thread since it started. */
@@ -20,14 +25,10 @@ public final class ThreadKeyCalls extends ForwardingKeyService {
     return CALLS.get()[0];
   }
 
-  private static void count() {
+  private void count() {
     CALLS.get()[0] += 1;
+    total.incrementAndGet();
   }
-
-
-
-
-
 
   @Override
   public String wrap(String keyId, byte[] plaintext) {
@@ -46,7 +47,6 @@ public final class ThreadKeyCalls extends ForwardingKeyService {
     count();
     return delegate().deriveKey(keyId, context);
   }
-
 
   @Override
   public String toString() {

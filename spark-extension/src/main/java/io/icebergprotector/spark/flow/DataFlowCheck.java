@@ -63,7 +63,7 @@ public final class DataFlowCheck extends AbstractFunction1<LogicalPlan, BoxedUni
       return BoxedUnit.UNIT;
     }
     Supplier<Optional<PathScope>> scope = memoize(() -> PathScope.fromSession(session));
-    FlowSources sources = new SessionFlowSources(scope);
+    FlowSources sources = new SessionFlowSources(session, scope);
     for (PlanWrites.Write write : new PlanWrites(session, scope).find(plan)) {
       check(write, sources);
     }

@@ -1,7 +1,7 @@
 package io.icebergprotector.spark.flow;
 
 import io.icebergprotector.spark.ProtectorException;
-import io.icebergprotector.spark.crypto.KmsSettings;
+import io.icebergprotector.kms.KmsSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

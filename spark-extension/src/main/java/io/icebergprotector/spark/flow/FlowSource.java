@@ -4,7 +4,7 @@ import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
-import io.icebergprotector.spark.crypto.KmsSettings;
+import io.icebergprotector.kms.KmsSettings;
 import java.util.Objects;
 import java.util.Set;
 

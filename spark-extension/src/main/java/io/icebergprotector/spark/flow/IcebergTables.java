@@ -17,6 +17,7 @@ import java.util.Set;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.connector.catalog.CatalogPlugin;
 import org.apache.spark.sql.connector.catalog.Table;
@@ -33,20 +34,20 @@ final class IcebergTables {
   private IcebergTables() {}
 
   /**
-   * The protection of a table for the principal whose view its scan returns. This is the one place
-   * that asks: protection bound to the session principal at scan time changes only this.
+   * The protection of a table for the principal whose view its scan returns: the principal {@code
+   * session} acts as, as {@link ProtectedTable#newScanBuilder} resolves it. The one place that asks.
    */
-  static ProtectionSpec protectionOf(ProtectedTable table) {
-    return table.protection();
+  static ProtectionSpec protectionOf(ProtectedTable table, SparkSession session) {
+    return table.protectionFor(session);
   }
 
   /** The flows of a protected table's columns, or null for any other relation. */
-  static List<Set<Flow>> sourceFlows(DataSourceV2Relation relation) {
+  static List<Set<Flow>> sourceFlows(DataSourceV2Relation relation, SparkSession session) {
     if (!(relation.table() instanceof ProtectedTable)) {
       return null;
     }
     ProtectedTable table = (ProtectedTable) relation.table();
-    ProtectionSpec spec = protectionOf(table);
+    ProtectionSpec spec = protectionOf(table, session);
     // a decrypt-rewrite reads retired columns in clear to store them unprotected, as the policy
     // now says
     boolean decrypting = Boolean.parseBoolean(relation.options().get(RewriteRequest.DECRYPT));
@@ -104,13 +105,13 @@ final class IcebergTables {
   }
 
   /** The destination of a write into a protected table, or null for any other table. */
-  static WriteDestination destination(Table table, String name) {
+  static WriteDestination destination(Table table, String name, SparkSession session) {
     if (!(table instanceof ProtectedTable)) {
       return null;
     }
     ProtectedTable protectedTable = (ProtectedTable) table;
     // a decrypt-rewrite writes retired columns in plaintext
-    ProtectionSpec spec = protectionOf(protectedTable).withoutRetired();
+    ProtectionSpec spec = protectionOf(protectedTable, session).withoutRetired();
     Schema schema = protectedTable.table().schema();
     Set<Integer> ids = spec.protectedFieldIds(schema);
     return WriteDestination.protectedBy(

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
@@ -30,9 +31,11 @@ final class SessionFlowSources implements FlowSources {
    */
   static final boolean ICEBERG = present("org.apache.iceberg.spark.source.SparkTable");
 
+  private final SparkSession session;
   private final Supplier<Optional<PathScope>> pathScope;
 
-  SessionFlowSources(Supplier<Optional<PathScope>> pathScope) {
+  SessionFlowSources(SparkSession session, Supplier<Optional<PathScope>> pathScope) {
+    this.session = session;
     this.pathScope = pathScope;
   }
 
@@ -48,7 +51,7 @@ final class SessionFlowSources implements FlowSources {
   @Override
   public List<Set<Flow>> flowsOf(LogicalPlan node) {
     if (node instanceof DataSourceV2Relation && ICEBERG) {
-      return IcebergTables.sourceFlows((DataSourceV2Relation) node);
+      return IcebergTables.sourceFlows((DataSourceV2Relation) node, session);
     }
     if (node instanceof Project && PathProtection.hasView(((Project) node).child())) {
       // the principal's view of a Parquet relation: column i of the view is column i of the files

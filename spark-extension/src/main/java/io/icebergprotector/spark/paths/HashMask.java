@@ -1,7 +1,8 @@
 package io.icebergprotector.spark.paths;
 
-import io.icebergprotector.spark.ProtectionSpec;
-import io.icebergprotector.spark.crypto.ProtectorCrypto;
+import io.icebergprotector.kms.KeyScope;
+import io.icebergprotector.policy.Policy;
+import io.icebergprotector.spark.crypto.HashMaskKeys;
 import io.icebergprotector.spark.read.ValueHash;
 import java.io.Serializable;
 import java.util.Objects;
@@ -11,21 +12,23 @@ import org.apache.spark.unsafe.types.UTF8String;
 /**
  * The {@code hash} mask of one column for one principal, as the target object of a Catalyst
  * {@code Invoke}: HMAC-SHA256 under the column's hash-mask key ({@link
- * ProtectorCrypto#hashMaskKey}), over the same canonical text as the Iceberg read path, so equal
+ * HashMaskKeys}), over the same canonical text as the Iceberg read path, so equal
  * values hash alike in both. The key is derived on the executor on first use and never enters a
  * plan; {@link #toString()} names only the key id and the principal.
  */
 public final class HashMask implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  private final ProtectionSpec keyScope;
+  private final KeyScope keyScope;
+  private final Policy policy;
   private final String keyId;
   private final int precision;
   private final int scale;
   private transient ThreadLocal<ValueHash> hashes;
 
-  HashMask(ProtectionSpec keyScope, String keyId, int precision, int scale) {
+  HashMask(KeyScope keyScope, Policy policy, String keyId, int precision, int scale) {
     this.keyScope = Objects.requireNonNull(keyScope, "keyScope");
+    this.policy = Objects.requireNonNull(policy, "policy");
     this.keyId = Objects.requireNonNull(keyId, "keyId");
     this.precision = precision;
     this.scale = scale;
@@ -39,7 +42,7 @@ public final class HashMask implements Serializable {
         if (hashes == null) {
           hashes =
               ThreadLocal.withInitial(
-                  () -> new ValueHash(() -> ProtectorCrypto.hashMaskKey(keyScope, keyId)));
+                  () -> new ValueHash(() -> HashMaskKeys.get(keyScope, policy, keyId)));
         }
         local = hashes;
       }
@@ -104,12 +107,12 @@ public final class HashMask implements Serializable {
     return keyId.equals(other.keyId)
         && precision == other.precision
         && scale == other.scale
-        && keyScope.cacheToken().equals(other.keyScope.cacheToken());
+        && keyScope.equals(other.keyScope);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(keyId, precision, scale, keyScope.cacheToken());
+    return Objects.hash(keyId, precision, scale, keyScope);
   }
 
   @Override

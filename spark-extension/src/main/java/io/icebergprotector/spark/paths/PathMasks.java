@@ -3,7 +3,8 @@ package io.icebergprotector.spark.paths;
 import io.icebergprotector.policy.ColumnType;
 import io.icebergprotector.policy.Mask;
 import io.icebergprotector.policy.Masks;
-import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.kms.KeyScope;
+import io.icebergprotector.policy.Policy;
 import io.icebergprotector.spark.ProtectorException;
 import java.util.Arrays;
 import java.util.List;
@@ -85,7 +86,7 @@ public final class PathMasks {
    * @throws ProtectorException if the mask does not fit the type (a policy error)
    */
   static Expression mask(
-      Mask mask, Expression value, DataType type, ProtectionSpec keyScope, String keyId,
+      Mask mask, Expression value, DataType type, KeyScope keyScope, Policy policy, String keyId,
       String column, String location) {
     ColumnType columnType = columnType(type);
     if (!mask.appliesTo(columnType)) {
@@ -111,7 +112,7 @@ public final class PathMasks {
       case HASH:
         int precision = type instanceof DecimalType ? ((DecimalType) type).precision() : 0;
         int scale = type instanceof DecimalType ? ((DecimalType) type).scale() : 0;
-        HashMask hash = new HashMask(keyScope, keyId, precision, scale);
+        HashMask hash = new HashMask(keyScope, policy, keyId, precision, scale);
         return new Invoke(
             Literal.fromObject(hash), hashMethod(type), type, seq(List.of(value)), seq(List.of()),
             true, true, true);

@@ -3,7 +3,7 @@ package io.icebergprotector.spark.paths;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.FooterMode;
 import io.icebergprotector.policy.TablePolicy;
-import io.icebergprotector.spark.crypto.ProtectorCrypto;
+import io.icebergprotector.spark.crypto.KeyTools;
 import io.icebergprotector.spark.crypto.ProtectorUnshadedKmsClient;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -95,8 +95,8 @@ public class PathPolicyCryptoFactory implements EncryptionPropertiesFactory, Dec
 
   /** Key-tools settings for the scope's principal, with our plain parquet-mr KMS client. */
   static Configuration cryptoConf(PathScope scope) {
-    return ProtectorCrypto.keyToolsConf(
-        scope.keyScope(), ProtectorUnshadedKmsClient.class.getName());
+    return KeyTools.conf(
+        scope.keyScope(), scope.policy(), ProtectorUnshadedKmsClient.class.getName(), "");
   }
 
   /**
@@ -110,11 +110,11 @@ public class PathPolicyCryptoFactory implements EncryptionPropertiesFactory, Dec
       String[] path = column.getPath();
       Optional<ColumnPolicy> covering = policy.covering(logicalPath(schema, path));
       if (covering.isPresent()) {
-        ProtectorCrypto.checkColumnKeyPath(path, policy.name());
+        KeyTools.checkColumnKeyPath(path, policy.name());
         keyByLeaf.put(String.join(".", path), covering.get().keyId());
       }
     }
-    return ProtectorCrypto.columnKeysProperty(keyByLeaf);
+    return KeyTools.columnKeysProperty(keyByLeaf);
   }
 
   /**

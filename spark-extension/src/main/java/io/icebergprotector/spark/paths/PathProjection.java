@@ -172,7 +172,8 @@ final class PathProjection {
             : new Literal(null, type);
       case MASKED:
         return PathMasks.mask(
-            access.mask(), value, type, scope.keyScope(), column.keyId(), path, location);
+            access.mask(), value, type, scope.keyScope(), scope.policy(), column.keyId(), path,
+            location);
       default:
         throw new IllegalStateException("Unknown access level " + access.level());
     }

@@ -3,10 +3,10 @@ package io.icebergprotector.spark.paths;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
-import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorContext;
 import io.icebergprotector.spark.ProtectorException;
-import io.icebergprotector.spark.crypto.KmsSettings;
+import io.icebergprotector.kms.KeyScope;
+import io.icebergprotector.kms.KmsSettings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -26,7 +26,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
-import org.apache.iceberg.Schema;
 import org.apache.spark.sql.SparkSession;
 import scala.jdk.javaapi.CollectionConverters;
 
@@ -49,21 +48,17 @@ public final class PathScope {
   // Policy edits are picked up within this time (the policy is read again, not on every file).
   private static final long REFRESH_NANOS = TimeUnit.SECONDS.toNanos(60);
   private static final Map<String, Loaded> CONTEXTS = new ConcurrentHashMap<>();
-  private static final Schema NO_COLUMNS = new Schema(List.of());
 
   private final ProtectorContext context;
   private final Principal principal;
   private final Set<String> roles;
-  private final String identity;
-  private volatile ProtectionSpec keyScope;
+  private final KeyScope keyScope;
 
   private PathScope(ProtectorContext context, Principal principal) {
     this.context = context;
     this.principal = principal;
     this.roles = context.policy().rolesOf(principal);
-    this.identity =
-        context.kms().credentialDigestFor(
-            principal.user(), List.copyOf(principal.groups()), context.policyText());
+    this.keyScope = context.keyScope(principal);
   }
 
   /** The session's settings (driver side); empty when the session sets no protector policy. */
@@ -179,7 +174,7 @@ public final class PathScope {
    * for, and the Parquet key-cache token.
    */
   public String identity() {
-    return identity;
+    return keyScope.identity();
   }
 
   /**
@@ -239,26 +234,9 @@ public final class PathScope {
     }
   }
 
-  /**
-   * The principal's key scope: what {@code KeyServiceRegistry} and {@code ProtectorCrypto} key
-   * their services and caches by. It carries no table columns: path files are keyed by policy
-   * columns, not Iceberg field ids.
-   */
-  public ProtectionSpec keyScope() {
-    ProtectionSpec spec = keyScope;
-    if (spec == null) {
-      TablePolicy any =
-          context.policy().paths().values().stream()
-              .findFirst()
-              .orElseGet(() -> context.policy().tables().values().stream().findFirst().orElse(null));
-      if (any == null) {
-        throw new ProtectorException(
-            "The policy " + context.policy().origin() + " lists no tables and no paths");
-      }
-      spec = ProtectionSpec.resolve(context, any, NO_COLUMNS, principal);
-      keyScope = spec;
-    }
-    return spec;
+  /** The principal's key scope: the key service and caches this principal's path files use. */
+  public KeyScope keyScope() {
+    return keyScope;
   }
 
   private static List<String> groups(String text) {

@@ -1,6 +1,7 @@
 package io.icebergprotector.spark.read;
 
 import io.icebergprotector.policy.EncryptionAlgorithm;
+import io.icebergprotector.spark.ExpressionRedactor;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorException;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
@@ -213,7 +214,9 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
     try {
       refs = Binder.boundReferences(filterSchema.asStruct(), List.of(residual), caseSensitive);
     } catch (RuntimeException e) {
-      LOG.warn("Not using a residual filter that does not bind: {}", e.getMessage());
+      // the binding error may quote the literal
+      LOG.warn("Not using a residual filter that does not bind ({}): {}",
+          e.getClass().getSimpleName(), ExpressionRedactor.all().redact(residual));
       return null;
     }
     if (refs.stream().anyMatch(hiddenIds::contains)) {

@@ -1,5 +1,6 @@
 package io.icebergprotector.spark.read;
 
+import io.icebergprotector.spark.ExpressionRedactor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -61,7 +62,9 @@ public final class ProtectedFilters {
         refs = Binder.boundReferences(schema.asStruct(), List.of(expr), caseSensitive);
       } catch (RuntimeException e) {
         // does not bind (unknown column, type mismatch): Spark alone evaluates it
-        LOG.debug("Not pushing a predicate that does not bind: {}", e.getMessage());
+        // the binding error may quote the literal
+        LOG.debug("Not pushing a predicate that does not bind ({}): {}",
+            e.getClass().getSimpleName(), ExpressionRedactor.all().redact(expr));
         withheld.add(predicate);
         continue;
       }

@@ -1,5 +1,8 @@
 package io.icebergprotector.spark.read;
 
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReader;
@@ -12,28 +15,45 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
  * ({@link ProtectedRowReader}) otherwise. The row reader stays available either way.
  */
 final class ProtectedReaderFactory implements PartitionReaderFactory {
-  private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 2L;
 
   private final boolean columnar;
   private final int batchSize;
+  private final Broadcast<Table> table;
+  private final ProtectedProjection projection;
+  private final Schema filterSchema;
+  private final boolean caseSensitive;
 
   /**
    * @param columnar whether every partition of the scan is read in columnar batches
    * @param batchSize rows per batch (Iceberg's {@code read.parquet.vectorization.batch-size})
+   * @param table the broadcast table: its FileIO (e.g. S3FileIO with vended credentials) opens
+   *     the files
+   * @param filterSchema the schema the tasks' residual filters bind to
    */
-  ProtectedReaderFactory(boolean columnar, int batchSize) {
+  ProtectedReaderFactory(
+      boolean columnar,
+      int batchSize,
+      Broadcast<Table> table,
+      ProtectedProjection projection,
+      Schema filterSchema,
+      boolean caseSensitive) {
     if (columnar && batchSize <= 0) {
       throw new IllegalArgumentException("Invalid batch size for columnar reads: " + batchSize);
     }
     this.columnar = columnar;
     this.batchSize = batchSize;
+    this.table = table;
+    this.projection = projection;
+    this.filterSchema = filterSchema;
+    this.caseSensitive = caseSensitive;
   }
 
   @Override
   public PartitionReader<InternalRow> createReader(InputPartition partition) {
     ProtectedInputPartition p = protectedPartition(partition);
-    return new ProtectedRowReader(
-        p.table(), p.tasks(), p.projection(), p.filterSchema(), p.caseSensitive());
+    projection.spec().checkTaskPrincipal();
+    return new ProtectedRowReader(table.value(), p.tasks(), projection, filterSchema, caseSensitive);
   }
 
   @Override
@@ -43,8 +63,9 @@ final class ProtectedReaderFactory implements PartitionReaderFactory {
           "This protected scan reads rows: its projection or settings rule out columnar reads");
     }
     ProtectedInputPartition p = protectedPartition(partition);
+    projection.spec().checkTaskPrincipal();
     return new ProtectedBatchReader(
-        p.table(), p.tasks(), p.projection(), p.filterSchema(), p.caseSensitive(), batchSize);
+        table.value(), p.tasks(), projection, filterSchema, caseSensitive, batchSize);
   }
 
   @Override

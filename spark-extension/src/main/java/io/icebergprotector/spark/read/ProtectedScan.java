@@ -2,6 +2,7 @@ package io.icebergprotector.spark.read;
 
 import io.icebergprotector.policy.AccessLevel;
 import io.icebergprotector.spark.ColumnProtection;
+import io.icebergprotector.spark.ExpressionRedactor;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.write.KeyServiceCallsMetric;
 import java.io.IOException;
@@ -158,20 +159,19 @@ public final class ProtectedScan implements Scan, Batch, SupportsReportStatistic
   @Override
   public InputPartition[] planInputPartitions() {
     List<List<FileScanTask>> groups = tasks();
-    JavaSparkContext context = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    Broadcast<Table> tableBroadcast = context.broadcast(SerializableTableWithSize.copyOf(table));
     InputPartition[] partitions = new InputPartition[groups.size()];
     for (int i = 0; i < partitions.length; i++) {
-      partitions[i] =
-          new ProtectedInputPartition(
-              groups.get(i), tableBroadcast, projection, filterSchema, caseSensitive);
+      partitions[i] = new ProtectedInputPartition(groups.get(i));
     }
     return partitions;
   }
 
   @Override
   public PartitionReaderFactory createReaderFactory() {
-    return new ProtectedReaderFactory(batchReads, batchSize);
+    JavaSparkContext context = JavaSparkContext.fromSparkContext(spark.sparkContext());
+    Broadcast<Table> tableBroadcast = context.broadcast(SerializableTableWithSize.copyOf(table));
+    return new ProtectedReaderFactory(
+        batchReads, batchSize, tableBroadcast, projection, filterSchema, caseSensitive);
   }
 
   @Override
@@ -205,7 +205,8 @@ public final class ProtectedScan implements Scan, Batch, SupportsReportStatistic
     sb.append(", ").append(selection.describe(table));
     sb.append(", principal=").append(spec.principal());
     sb.append(", ").append(batchReads ? "columnar" : "rows");
-    sb.append(", pushedFilters=").append(filters.expressions());
+    sb.append(", pushedFilters=")
+        .append(ExpressionRedactor.forSpec(spec, filterSchema).redact(filters.expressions()));
     if (filters.withheld().length > 0) {
       sb.append(", filtersLeftToSpark=").append(filters.withheld().length);
     }

@@ -44,7 +44,12 @@ public final class ValueHash {
 
   private Masks.Hasher hasher() {
     if (hasher == null) {
-      hasher = Masks.hasher(key.get());
+      byte[] bytes = key.get();
+      try {
+        hasher = Masks.hasher(bytes);
+      } finally {
+        java.util.Arrays.fill(bytes, (byte) 0); // the Mac keeps its own copy
+      }
     }
     return hasher;
   }

@@ -114,6 +114,7 @@ public final class ProtectedDataWriterFactory
           String.format("Table %s has no partition spec with id %d", table.name(), outputSpecId));
     }
     // Checked on the driver too; repeated here so no task writes what the policy forbids.
+    protection.checkTaskPrincipal();
     protection.checkWritable(writeSchema);
     protection.checkPartitioning(spec, table.schema());
 

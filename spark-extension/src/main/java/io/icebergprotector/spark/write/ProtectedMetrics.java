@@ -1,6 +1,5 @@
 package io.icebergprotector.spark.write;
 
-import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -13,16 +12,18 @@ import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.TableProperties;
 
 /**
- * Column metrics for protected tables: bounds of protected columns would put their plaintext (or
- * a prefix of it) into manifests, so protected columns get at most {@code counts}, whatever the
- * table properties say.
+ * Column metrics for protected tables. Manifests are plaintext metadata: bounds would put the
+ * values (or a prefix of them) there, column sizes reveal value lengths, and value, null and NaN
+ * counts reveal which values are NULL or NaN. So protected columns get no metrics of any kind,
+ * whatever the table properties say; unprotected columns keep the table's metrics.
  */
 public final class ProtectedMetrics {
   private ProtectedMetrics() {}
 
   /**
-   * The table's metrics config with every protected field (and every field nested below one)
-   * capped at {@code counts}. A field the table already sets to {@code none} stays {@code none}.
+   * The table's metrics config with every protected field (and every field nested below one) set
+   * to {@code none}. With mode {@code none}, Iceberg's {@code ParquetUtil.footerMetrics} records
+   * neither the column size nor counts, NaN counts or bounds of a field.
    *
    * @param props table properties (with write options applied)
    * @param schema the schema whose column names the data files use
@@ -31,40 +32,63 @@ public final class ProtectedMetrics {
    */
   public static MetricsConfig metricsConfig(
       Map<String, String> props, Schema schema, SortOrder sortOrder, Set<Integer> protectedIds) {
-    MetricsConfig tableConfig = MetricsConfig.from(props, schema, sortOrder);
     Map<String, String> capped = new HashMap<>(props);
+    String none = MetricsModes.None.get().toString();
     for (int id : protectedIds) {
       String name = schema.findColumnName(id);
-      if (name == null) {
-        continue;
+      if (name != null) {
+        // overrides the table's column setting and the sort order's truncate(16) default
+        capped.put(TableProperties.METRICS_MODE_COLUMN_CONF_PREFIX + name, none);
       }
-      String mode =
-          tableConfig.columnMode(name) == MetricsModes.None.get()
-              ? MetricsModes.None.get().toString()
-              : MetricsModes.Counts.get().toString();
-      capped.put(TableProperties.METRICS_MODE_COLUMN_CONF_PREFIX + name, mode);
     }
     return MetricsConfig.from(capped, schema, sortOrder);
   }
 
-  /** True if {@code metrics} holds a lower or upper bound for any of {@code fieldIds}. */
-  public static boolean hasBounds(Metrics metrics, Set<Integer> fieldIds) {
-    return anyKey(metrics.lowerBounds(), fieldIds) || anyKey(metrics.upperBounds(), fieldIds);
+  /** True if {@code metrics} holds any per-field entry for any of {@code fieldIds}. */
+  public static boolean hasFieldMetrics(Metrics metrics, Set<Integer> fieldIds) {
+    return anyKey(metrics.columnSizes(), fieldIds)
+        || anyKey(metrics.valueCounts(), fieldIds)
+        || anyKey(metrics.nullValueCounts(), fieldIds)
+        || anyKey(metrics.nanValueCounts(), fieldIds)
+        || anyKey(metrics.lowerBounds(), fieldIds)
+        || anyKey(metrics.upperBounds(), fieldIds);
   }
 
   /**
-   * Metrics with no bounds for {@code fieldIds}. Returns {@code metrics} itself when it has none;
-   * otherwise the counts of those fields are dropped as well, because Iceberg offers no public way
-   * to drop only bounds while keeping the bound types of the other fields.
+   * Metrics without any entry for {@code fieldIds}: no column size, value, null or NaN count, and
+   * no bound. Returns {@code metrics} itself when it has none.
    */
-  public static Metrics withoutBounds(Metrics metrics, Set<Integer> fieldIds) {
-    if (!hasBounds(metrics, fieldIds)) {
+  public static Metrics withoutFieldMetrics(Metrics metrics, Set<Integer> fieldIds) {
+    if (!hasFieldMetrics(metrics, fieldIds)) {
       return metrics;
     }
-    return MetricsUtil.copyWithoutFieldCountsAndBounds(metrics, fieldIds);
+    // keeps the bound types Iceberg records for the other fields, but not their column sizes
+    Metrics stripped = MetricsUtil.copyWithoutFieldCountsAndBounds(metrics, fieldIds);
+    if (!anyKey(stripped.columnSizes(), fieldIds)) {
+      return stripped;
+    }
+    // No public copy drops column sizes and keeps those bound types; losing them only drops the
+    // typed field stats Iceberg derives from bounds, never a bound itself.
+    return new Metrics(
+        stripped.recordCount(),
+        without(stripped.columnSizes(), fieldIds),
+        stripped.valueCounts(),
+        stripped.nullValueCounts(),
+        stripped.nanValueCounts(),
+        stripped.lowerBounds(),
+        stripped.upperBounds());
   }
 
-  private static boolean anyKey(Map<Integer, ByteBuffer> map, Set<Integer> ids) {
+  private static <V> Map<Integer, V> without(Map<Integer, V> map, Set<Integer> ids) {
+    if (map == null) {
+      return null;
+    }
+    Map<Integer, V> kept = new HashMap<>(map);
+    kept.keySet().removeAll(ids);
+    return kept.isEmpty() ? null : kept;
+  }
+
+  private static boolean anyKey(Map<Integer, ?> map, Set<Integer> ids) {
     if (map == null || map.isEmpty()) {
       return false;
     }

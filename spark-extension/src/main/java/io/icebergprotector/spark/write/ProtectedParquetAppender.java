@@ -41,7 +41,7 @@ import org.apache.spark.sql.types.StructType;
  * table's {@link ProtectionSpec}: each protected column under its own data key (wrapped by its
  * policy master key), the footer by the policy's footer key and mode. Values are written with
  * Iceberg's Spark value writers, the file honours the table's {@code write.parquet.*} properties,
- * and its metrics never carry bounds for protected columns.
+ * and its metrics carry nothing about protected columns (see {@link ProtectedMetrics}).
  *
  * <p>The file is created on the first row: an appender closed without rows creates no file and
  * asks the key service for nothing.
@@ -139,8 +139,8 @@ public final class ProtectedParquetAppender implements FileAppender<InternalRow>
     }
     Metrics metrics =
         ParquetUtil.footerMetrics(writer.getFooter(), valueWriter.metrics(), metricsConfig);
-    // The metrics config already caps protected columns at counts; this is the backstop.
-    return ProtectedMetrics.withoutBounds(metrics, protectedIds);
+    // The metrics config already sets protected columns to none; this is the backstop.
+    return ProtectedMetrics.withoutFieldMetrics(metrics, protectedIds);
   }
 
   @Override

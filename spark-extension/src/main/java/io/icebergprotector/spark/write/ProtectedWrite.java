@@ -3,6 +3,7 @@ package io.icebergprotector.spark.write;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.policy.Principal;
+import io.icebergprotector.spark.ExpressionRedactor;
 import io.icebergprotector.spark.RecordedColumns;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import org.apache.iceberg.FileScanTask;
@@ -102,13 +103,13 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
    * keys to this principal leaves the generation empty.
    */
   static String keyGeneration(ProtectionSpec spec) {
-    if (spec.kms().type() != io.icebergprotector.spark.crypto.KmsSettings.Type.LOCAL) {
+    if (spec.kms().type() != io.icebergprotector.kms.KmsSettings.Type.LOCAL) {
       // a key server shows key metadata to admins only; writers rely on the KEK cache lifetime
       return "";
     }
     StringBuilder sb = new StringBuilder();
     try {
-      KeyService keys = KeyServiceRegistry.obtain(spec);
+      KeyService keys = KeyServiceRegistry.obtain(spec.keyScope(), spec.policy());
       for (String keyId : new TreeSet<>(spec.writeKeyIds())) {
         sb.append(keyId).append('@').append(keys.describeKey(keyId).latestVersion()).append(';');
       }
@@ -255,7 +256,7 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
       overwrite.validateNoConflictingDeletes();
     }
     commit(overwrite, String.format("overwrite by %s with %d protected data files",
-        overwriteExpr, files.size()));
+        redactor().redact(overwriteExpr), files.size()));
   }
 
   private void commitDynamicOverwrite(List<DataFile> files) {
@@ -325,7 +326,16 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
     if (writeConf.branch() != null) {
       operation.toBranch(writeConf.branch());
     }
-    operation.commit();
+    try {
+      operation.commit();
+    } catch (RuntimeException e) {
+      // Iceberg's validation messages quote the overwrite filter, literals included
+      throw redactor().redact(e, overwriteExpr);
+    }
+  }
+
+  private ExpressionRedactor redactor() {
+    return ExpressionRedactor.forSpec(spec, table.schema());
   }
 
   private static List<DataFile> files(WriterCommitMessage[] messages) {

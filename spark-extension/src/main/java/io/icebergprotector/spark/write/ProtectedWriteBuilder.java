@@ -1,6 +1,8 @@
 package io.icebergprotector.spark.write;
 
+import io.icebergprotector.spark.ProtectedLayout;
 import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.ExpressionRedactor;
 import io.icebergprotector.spark.RecordedColumns;
 import java.util.function.Function;
 import org.apache.iceberg.Schema;
@@ -55,7 +57,7 @@ public class ProtectedWriteBuilder
   public WriteBuilder overwriteDynamicPartitions() {
     if (overwriteExpr != null) {
       throw new IllegalStateException(
-          "Cannot overwrite dynamically and by filter: " + overwriteExpr);
+          "Cannot overwrite dynamically and by filter: " + redact(overwriteExpr));
     }
     this.overwriteDynamic = true;
     return this;
@@ -65,19 +67,32 @@ public class ProtectedWriteBuilder
   public WriteBuilder overwrite(Predicate[] predicates) {
     Expression expr = SparkV2Filters.convert(predicates);
     if (expr == null) {
+      // names the columns only: a predicate's text holds its literals
       throw new IllegalArgumentException(
-          "Cannot overwrite " + table.name() + ": filter cannot be converted to Iceberg: "
-              + java.util.Arrays.toString(predicates));
+          "Cannot overwrite " + table.name() + ": the filter on column(s) "
+              + java.util.Arrays.stream(predicates)
+                  .flatMap(p -> java.util.Arrays.stream(p.references()))
+                  .map(org.apache.spark.sql.connector.expressions.NamedReference::describe)
+                  .distinct()
+                  .collect(java.util.stream.Collectors.toList())
+              + " cannot be converted to an Iceberg expression");
     }
     if (expr == Expressions.alwaysTrue() && "dynamic".equals(writeConf.overwriteMode())) {
       this.overwriteDynamic = true;
     } else {
       if (overwriteDynamic) {
-        throw new IllegalStateException("Cannot overwrite dynamically and by filter: " + expr);
+        throw new IllegalStateException(
+            "Cannot overwrite dynamically and by filter: " + redact(expr));
       }
       this.overwriteExpr = expr;
     }
     return this;
+  }
+
+  private String redact(Expression expr) {
+    return ExpressionRedactor.forSpec(
+            resolver.apply(table.schema()), table.schema())
+        .redact(expr);
   }
 
   @Override
@@ -91,6 +106,8 @@ public class ProtectedWriteBuilder
     }
     spec.checkWritable(table.schema());
     spec.checkPartitioning(table.spec(), table.schema());
+    // a sort order set through another engine or the Java API: rows would show their rank order
+    ProtectedLayout.checkSortOrder(spec, table.sortOrder(), table.schema(), table.name());
     ProtectedWrite.checkWriter(spec);
     if (rewrite == null || !rewrite.decrypt()) {
       // Every write that encrypts records what it protects, a rewrite of plaintext files too; a

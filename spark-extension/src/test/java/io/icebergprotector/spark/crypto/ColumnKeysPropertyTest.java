@@ -15,15 +15,15 @@ class ColumnKeysPropertyTest {
     leaves.put("ssn", "pii");
     leaves.put("salary", "fin");
     leaves.put("address.zip", "pii");
-    assertThat(ProtectorCrypto.columnKeysProperty(leaves)).isEqualTo("pii:ssn,address.zip;fin:salary");
-    assertThat(ProtectorCrypto.columnKeysProperty(Map.of())).isEmpty();
+    assertThat(KeyTools.columnKeysProperty(leaves)).isEqualTo("pii:ssn,address.zip;fin:salary");
+    assertThat(KeyTools.columnKeysProperty(Map.of())).isEmpty();
   }
 
   @Test
   void refusesFieldNamesTheColumnKeyListCannotHold() {
-    ProtectorCrypto.checkColumnKeyPath(new String[] {"address", "zip"}, "db.t");
+    KeyTools.checkColumnKeyPath(new String[] {"address", "zip"}, "db.t");
     for (String bad : new String[] {"a,b", "a:b", "a;b", "a.b", ""}) {
-      assertThatThrownBy(() -> ProtectorCrypto.checkColumnKeyPath(new String[] {"x", bad}, "db.t"))
+      assertThatThrownBy(() -> KeyTools.checkColumnKeyPath(new String[] {"x", bad}, "db.t"))
           .isInstanceOf(ProtectorException.class)
           .hasMessageContaining("db.t")
           .hasMessageContaining("rename the column");

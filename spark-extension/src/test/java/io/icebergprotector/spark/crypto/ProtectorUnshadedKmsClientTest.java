@@ -56,14 +56,14 @@ class ProtectorUnshadedKmsClientTest extends SparkTestBase {
             context.policy().table("db.customers").orElseThrow(),
             schema,
             Principal.user(user));
-    KeyServiceRegistry.obtain(spec);
+    KeyServiceRegistry.obtain(spec.keyScope(), spec.policy());
     org.apache.hadoop.conf.Configuration conf = spark.sparkContext().hadoopConfiguration();
     conf.set(
         "parquet.crypto.factory.class",
         "org.apache.parquet.crypto.keytools.PropertiesDrivenCryptoFactory");
     conf.set("parquet.encryption.kms.client.class", ProtectorUnshadedKmsClient.class.getName());
     conf.set("parquet.encryption.kms.instance.id", spec.kms().endpoint());
-    conf.set("parquet.encryption.key.access.token", spec.cacheToken());
+    conf.set("parquet.encryption.key.access.token", spec.accessToken());
   }
 
   @Test

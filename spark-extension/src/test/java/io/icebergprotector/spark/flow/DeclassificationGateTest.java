@@ -6,7 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.spark.ProtectorException;
-import io.icebergprotector.spark.crypto.KmsSettings;
+import io.icebergprotector.kms.KmsSettings;
+import io.icebergprotector.kms.SecretRef;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -35,7 +36,7 @@ class DeclassificationGateTest {
   @Test
   void localKeystoreLogs() {
     KmsSettings local =
-        KmsSettings.builder(KmsSettings.Type.LOCAL).keystore("/k.p12").passphraseFile("/p").build();
+        KmsSettings.builder(KmsSettings.Type.LOCAL).keystore("/k.p12").passphrase(SecretRef.ofFile("/p")).build();
     assertThat(DeclassificationGate.forKeyService(local))
         .isInstanceOf(DeclassificationGate.Logged.class);
     DeclassificationGate.forKeyService(local).authorize(request(local));
@@ -46,7 +47,7 @@ class DeclassificationGateTest {
     KmsSettings remote =
         KmsSettings.builder(KmsSettings.Type.REMOTE)
             .url("https://keys.example.com:8200")
-            .token("t")
+            .token(SecretRef.ofValue("t"))
             .build();
     assertThatThrownBy(() -> DeclassificationGate.forKeyService(remote).authorize(request(remote)))
         .isInstanceOf(ProtectorException.class)

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.icebergprotector.policy.Masks;
 import io.icebergprotector.spark.ProtectorException;
 import io.icebergprotector.spark.ProtectorSparkSessionExtensions;
+import io.icebergprotector.spark.crypto.HashMaskKeys;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.crypto.ProtectorUnshadedKmsClient;
@@ -274,7 +275,8 @@ class PathParquetTest {
     for (Path file : parquetFiles("pii/customers")) {
       FooterReport report =
           ParquetFooterInspector.inspect(
-              file, ProtectorCrypto.fileDecryption(alice.keyScope(), file.toUri().toString()));
+              file, ProtectorCrypto.fileDecryption(
+                  alice.keyScope(), alice.policy(), file.toUri().toString()));
       assertThat(report.footerMode()).isEqualTo(FooterReport.FooterMode.ENCRYPTED);
       assertThat(report.algorithm()).containsIgnoringCase("GCM");
       assertThat(report.footerKey().orElseThrow().masterKeyId()).isEqualTo("footer");
@@ -328,7 +330,8 @@ class PathParquetTest {
     assertThat(r.<String>getAs("name")).isEqualTo("NAME-CLR-0003");
     assertThat(r.<String>getAs("ssn")).isEqualTo("*********0003");
     assertThat(r.<String>getAs("email")).isEqualTo("m0003@cnry.io");
-    byte[] hashKey = ProtectorCrypto.hashMaskKey(scopeOf("bob").keyScope(), "pii");
+    PathScope bob = scopeOf("bob");
+    byte[] hashKey = HashMaskKeys.get(bob.keyScope(), bob.policy(), "pii");
     assertThat(r.<String>getAs("phone")).isEqualTo(Masks.hashHex(hashKey, "PH-CNRY-0003"));
     assertThat(r.<Long>getAs("salary")).isZero();
     assertThat(r.<java.sql.Date>getAs("birth").toLocalDate()).isEqualTo(LocalDate.of(1990, 1, 1));
@@ -541,7 +544,8 @@ class PathParquetTest {
     for (Path file : parquetFiles("pii/notes")) {
       FooterReport report =
           ParquetFooterInspector.inspect(
-              file, ProtectorCrypto.fileDecryption(alice.keyScope(), file.toUri().toString()));
+              file, ProtectorCrypto.fileDecryption(
+                  alice.keyScope(), alice.policy(), file.toUri().toString()));
       assertThat(report.footerMode()).isEqualTo(FooterReport.FooterMode.ENCRYPTED);
       assertThat(report.columns()).allMatch(c -> c.encrypted() && c.encryptedWithFooterKey());
     }
@@ -561,17 +565,18 @@ class PathParquetTest {
   @Test
   void plainParquetMrWithOurKmsClientDecrypts() throws IOException {
     PathScope alice = scopeOf("alice");
-    KeyServiceRegistry.obtain(alice.keyScope());
+    KeyServiceRegistry.obtain(alice.keyScope(), alice.policy());
     Configuration conf = new Configuration();
     conf.set("parquet.crypto.factory.class", PropertiesDrivenCryptoFactory.class.getName());
     conf.set(KeyToolkit.KMS_CLIENT_CLASS_PROPERTY_NAME, ProtectorUnshadedKmsClient.class.getName());
-    conf.set(KeyToolkit.KEY_ACCESS_TOKEN_PROPERTY_NAME, alice.keyScope().cacheToken());
+    conf.set(KeyToolkit.KEY_ACCESS_TOKEN_PROPERTY_NAME, alice.keyScope().handle());
     assertThat(readSsns(conf)).hasSize(ROWS).allMatch(s -> s.startsWith("SSN-CNRY-"));
   }
 
   @Test
-  void plainParquetMrWithSettingsInItsConfiguration() throws IOException {
-    // No registered key service: the client builds one from protector.* in the configuration.
+  void aMadeUpAccessTokenWithAPrincipalInTheConfigurationGetsNoKeys() {
+    // A standalone reader cannot name a principal in its configuration: only a scope registered
+    // by the protector (under its random handle) releases keys.
     Configuration conf = new Configuration();
     conf.set("parquet.crypto.factory.class", PropertiesDrivenCryptoFactory.class.getName());
     conf.set(KeyToolkit.KMS_CLIENT_CLASS_PROPERTY_NAME, ProtectorUnshadedKmsClient.class.getName());
@@ -580,13 +585,10 @@ class PathParquetTest {
     conf.set("protector.kms.keystore", keystore.toString());
     conf.set("protector.kms.passphrase-file", passphraseFile.toString());
     conf.set("protector.user", "alice");
-    assertThat(readSsns(conf)).hasSize(ROWS).allMatch(s -> s.startsWith("SSN-CNRY-"));
-
-    // the same reader as a principal without the pii key is refused that key
-    Configuration eve = new Configuration(conf);
-    eve.set(KeyToolkit.KEY_ACCESS_TOKEN_PROPERTY_NAME, "interop-eve-" + System.nanoTime());
-    eve.set("protector.user", "eve");
-    assertThatThrownBy(() -> readSsns(eve)).hasStackTraceContaining("eve");
+    conf.set("spark.protector.user", "alice");
+    assertThatThrownBy(() -> readSsns(conf))
+        .hasRootCauseInstanceOf(org.apache.parquet.crypto.KeyAccessDeniedException.class)
+        .hasStackTraceContaining("No Iceberg Protector key scope is registered in this JVM");
   }
 
   private static List<String> readSsns(Configuration conf) throws IOException {

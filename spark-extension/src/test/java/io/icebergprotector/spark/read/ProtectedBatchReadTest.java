@@ -17,7 +17,7 @@ import io.icebergprotector.policy.Principal;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorContext;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
-import io.icebergprotector.spark.crypto.KmsSettings;
+import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.write.KeyServiceCallsMetric;
 import io.icebergprotector.spark.write.ProtectedParquetAppender;
@@ -193,7 +193,7 @@ class ProtectedBatchReadTest {
     kms =
         KmsSettings.builder(KmsSettings.Type.LOCAL)
             .keystore(keystore.toString())
-            .passphraseFile(passphraseFile.toString())
+            .passphrase(io.icebergprotector.kms.SecretRef.ofFile(passphraseFile.toString()))
             .build();
     policy = Policy.parse(POLICY, "batch-test-policy");
     spark =
@@ -230,7 +230,7 @@ class ProtectedBatchReadTest {
 
   static ProtectionSpec spec(String user) {
     return ProtectionSpec.resolve(
-        ProtectorContext.of(policy, POLICY, kms),
+        ProtectorContext.of(policy, kms),
         policy.table("db.flat").orElseThrow(),
         table.schema(),
         Principal.user(user));
@@ -352,7 +352,10 @@ class ProtectedBatchReadTest {
   /** Reads every partition the way Spark would: batches if the scan is columnar, else rows. */
   static List<Row> collect(ProtectedScan scan) {
     Batch batch = scan.toBatch();
-    PartitionReaderFactory factory = roundTrip(batch.createReaderFactory());
+    // Keep the original alive, as Spark's scan node does: its broadcast is cleaned up once the
+    // original is garbage.
+    PartitionReaderFactory original = batch.createReaderFactory();
+    PartitionReaderFactory factory = roundTrip(original);
     Function1<Object, Object> toRow =
         CatalystTypeConverters.createToScalaConverter(scan.readSchema());
     List<Row> rows = new ArrayList<>();
@@ -382,6 +385,7 @@ class ProtectedBatchReadTest {
         }
       }
     }
+    java.lang.ref.Reference.reachabilityFence(original);
     rows.sort(Comparator.comparingLong(r -> r.getLong(r.fieldIndex("id"))));
     return rows;
   }
@@ -551,7 +555,7 @@ class ProtectedBatchReadTest {
       ProtectorCrypto.forgetAllCachedKeys();
       ProtectionSpec spec = spec(user);
       ProtectedScan scan = scan(user, columnar, visible, eq("name", "Kim"));
-      long before = KeyServiceRegistry.backendCalls(spec);
+      long before = KeyServiceRegistry.backendCalls(spec.kms());
       long reported = 0;
       Batch batch = scan.toBatch();
       PartitionReaderFactory factory = batch.createReaderFactory();
@@ -569,7 +573,7 @@ class ProtectedBatchReadTest {
           throw new UncheckedIOException(e);
         }
       }
-      long calls = KeyServiceRegistry.backendCalls(spec) - before;
+      long calls = KeyServiceRegistry.backendCalls(spec.kms()) - before;
       // the footer key's KEK, once for all files: never salary's (fin), nor the others'
       assertThat(calls).as("key service calls of %s", user).isEqualTo(1L);
       assertThat(reported).as("keyServiceCalls metric of %s", user).isEqualTo(1L);

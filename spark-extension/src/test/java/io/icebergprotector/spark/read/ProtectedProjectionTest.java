@@ -136,7 +136,7 @@ class ProtectedProjectionTest {
         io.icebergprotector.policy.Policy.parse(policy, "nested");
     ProtectionSpec spec =
         ProtectionSpec.resolve(
-            io.icebergprotector.spark.ProtectorContext.of(parsed, policy, fixture.kms),
+            io.icebergprotector.spark.ProtectorContext.of(parsed, fixture.kms),
             parsed.table("db.nested").orElseThrow(),
             schema,
             io.icebergprotector.policy.Principal.user("bob"));

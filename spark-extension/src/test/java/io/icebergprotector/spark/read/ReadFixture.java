@@ -9,7 +9,7 @@ import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorContext;
-import io.icebergprotector.spark.crypto.KmsSettings;
+import io.icebergprotector.kms.KmsSettings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -105,14 +105,14 @@ final class ReadFixture {
     this.kms =
         KmsSettings.builder(KmsSettings.Type.LOCAL)
             .keystore(keystore.toString())
-            .passphraseFile(passphraseFile.toString())
+            .passphrase(io.icebergprotector.kms.SecretRef.ofFile(passphraseFile.toString()))
             .build();
     this.policy = Policy.parse(POLICY, "read-test-policy");
   }
 
   ProtectionSpec spec(String table, Schema schema, String user) {
     return ProtectionSpec.resolve(
-        ProtectorContext.of(policy, POLICY, kms),
+        ProtectorContext.of(policy, kms),
         policy.table(table).orElseThrow(),
         schema,
         Principal.user(user));

@@ -41,7 +41,7 @@ class RowMaskerTest {
   }
 
   private static Object mask(String spec, Type type, Object value) {
-    ValueMask mask = ValueMasks.forType(Mask.parse(spec), type, () -> KEY, "c");
+    ValueMask mask = ValueMasks.forType(Mask.parse(spec), type, () -> KEY.clone(), "c");
     return mask.apply(value);
   }
 
@@ -212,7 +212,7 @@ class RowMaskerTest {
                 5,
                 "notes",
                 Types.MapType.ofOptional(6, 7, Types.StringType.get(), Types.StringType.get())));
-    ValueMask partial = ValueMasks.forType(Mask.partial(2), Types.StringType.get(), () -> KEY, "c");
+    ValueMask partial = ValueMasks.forType(Mask.partial(2), Types.StringType.get(), () -> KEY.clone(), "c");
     RowMasker masker = RowMasker.compile(struct, Map.of(4, partial, 7, partial));
 
     GenericInternalRow first = new GenericInternalRow(new Object[] {s("x1"), s("4111")});

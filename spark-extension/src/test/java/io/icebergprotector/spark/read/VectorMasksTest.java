@@ -91,8 +91,8 @@ class VectorMasksTest {
   /** Masks {@code values} as a vector and value by value; both must agree. */
   static void assertSameAsRowMasks(String spec, Type type, List<Object> values) {
     Mask mask = Mask.parse(spec);
-    ValueMask rowMask = ValueMasks.forType(mask, type, () -> KEY, "c");
-    try (VectorMask vectorMask = VectorMasks.forType(mask, type, () -> KEY, "c");
+    ValueMask rowMask = ValueMasks.forType(mask, type, () -> KEY.clone(), "c");
+    try (VectorMask vectorMask = VectorMasks.forType(mask, type, () -> KEY.clone(), "c");
         OnHeapColumnVector input = vector(type, values)) {
       ColumnVector masked = vectorMask.apply(input, values.size());
       for (int i = 0; i < values.size(); i++) {
@@ -171,7 +171,7 @@ class VectorMasksTest {
   @Test
   void outputVectorIsReusedAndGrowsAcrossBatches() {
     Type type = Types.StringType.get();
-    try (VectorMask mask = VectorMasks.forType(Mask.partial(2), type, () -> KEY, "c")) {
+    try (VectorMask mask = VectorMasks.forType(Mask.partial(2), type, () -> KEY.clone(), "c")) {
       ColumnVector first = mask.apply(vector(type, values(s("abcd"), null)), 2);
       assertThat(first.getUTF8String(0)).isEqualTo(s("**cd"));
       assertThat(first.isNullAt(1)).isTrue();
@@ -208,11 +208,11 @@ class VectorMasksTest {
   @Test
   void masksThatDoNotFitTheTypeAreRefused() {
     assertThatThrownBy(
-            () -> VectorMasks.forType(Mask.parse("hash"), Types.DoubleType.get(), () -> KEY, "d"))
+            () -> VectorMasks.forType(Mask.parse("hash"), Types.DoubleType.get(), () -> KEY.clone(), "d"))
         .isInstanceOf(ProtectorException.class)
         .hasMessageContaining("'d'");
     assertThatThrownBy(
-            () -> VectorMasks.forType(Mask.parse("year"), Types.LongType.get(), () -> KEY, "l"))
+            () -> VectorMasks.forType(Mask.parse("year"), Types.LongType.get(), () -> KEY.clone(), "l"))
         .isInstanceOf(ProtectorException.class);
   }
 
@@ -223,7 +223,7 @@ class VectorMasksTest {
             Types.NestedField.required(1, "id", Types.LongType.get()),
             Types.NestedField.optional(2, "ssn", Types.StringType.get()),
             Types.NestedField.optional(3, "name", Types.StringType.get()));
-    VectorMask partial = VectorMasks.forType(Mask.partial(1), Types.StringType.get(), () -> KEY, "");
+    VectorMask partial = VectorMasks.forType(Mask.partial(1), Types.StringType.get(), () -> KEY.clone(), "");
     try (BatchMasker masker = BatchMasker.compile(schema, Map.of(2, partial))) {
       ColumnVector ids = vector(Types.LongType.get(), values(1L, 2L));
       ColumnVector ssns = vector(Types.StringType.get(), values(s("123"), null));

@@ -97,7 +97,7 @@ class ProtectedParquetAppenderTest {
   }
 
   @Test
-  void metricsKeepCountsButNoBoundsForProtectedColumns() {
+  void metricsCarryNothingAboutProtectedColumns() {
     Table table = fixture.createTable(null, VISIBLE);
     table.replaceSortOrder().asc("salary").asc("ssn").commit();
     ProtectionSpec writer = fixture.spec("db.customers", table, "etl");
@@ -117,36 +117,62 @@ class ProtectedParquetAppenderTest {
             schema.findField("score").fieldId());
 
     assertThat(file.recordCount()).isEqualTo(rows.size());
-    assertThat(file.lowerBounds()).containsKeys(id, name, city);
-    assertThat(file.upperBounds()).containsKeys(id, name, city);
-    assertThat(file.lowerBounds()).doesNotContainKeys(protectedIds.toArray(Integer[]::new));
-    assertThat(file.upperBounds()).doesNotContainKeys(protectedIds.toArray(Integer[]::new));
-    // Counts are fine and kept, including the value writer's NaN count of the protected double.
-    for (int protectedId : protectedIds) {
-      assertThat(file.valueCounts()).containsEntry(protectedId, (long) rows.size());
-      assertThat(file.nullValueCounts()).containsEntry(protectedId, 1L);
+    Integer[] hidden = protectedIds.toArray(Integer[]::new);
+    // Sizes reveal value lengths, counts reveal NULLs and NaNs: none of it for protected columns,
+    // although the table asks for full metrics, the sort order for truncate(16), and the value
+    // writer counts the NaNs of the protected double.
+    for (Map<Integer, ?> map :
+        List.of(file.columnSizes(), file.valueCounts(), file.nullValueCounts(),
+            file.lowerBounds(), file.upperBounds())) {
+      assertThat(map).containsKeys(id, name, city).doesNotContainKeys(hidden);
     }
-    assertThat(file.nanValueCounts()).containsEntry(schema.findField("score").fieldId(), 4L);
+    assertThat(file.nanValueCounts() == null ? Map.of() : file.nanValueCounts())
+        .doesNotContainKeys(hidden);
+    assertThat(file.valueCounts()).containsEntry(name, (long) rows.size());
+    assertThat(file.nullValueCounts()).containsEntry(name, 1L);
     assertThat(file.fileSizeInBytes()).isEqualTo(WriteFixture.localPath(file.location()).toFile().length());
     assertThat(file.format()).isEqualTo(FileFormat.PARQUET);
     assertThat(file.sortOrderId()).isEqualTo(table.sortOrder().orderId());
   }
 
   @Test
-  void metricsConfigCapsProtectedColumnsButKeepsNone() {
+  void metricsConfigTurnsProtectedColumnsOff() {
     Table table = fixture.createTable(null, Map.of());
     Schema schema = table.schema();
     ProtectionSpec writer = fixture.spec("db.customers", table, "etl");
     Map<String, String> props = new HashMap<>();
     props.put(TableProperties.DEFAULT_WRITE_METRICS_MODE, "full");
+    props.put(TableProperties.METRICS_MODE_COLUMN_CONF_PREFIX + "ssn", "full");
     props.put(TableProperties.METRICS_MODE_COLUMN_CONF_PREFIX + "salary", "none");
+    props.put(TableProperties.METRICS_MODE_COLUMN_CONF_PREFIX + "name", "counts");
     var config =
         ProtectedMetrics.metricsConfig(props, schema, null, writer.protectedFieldIds(schema));
-    assertThat(config.columnMode("ssn").toString()).isEqualTo("counts");
-    assertThat(config.columnMode("address.zip").toString()).isEqualTo("counts");
+    assertThat(config.columnMode("ssn").toString()).isEqualTo("none");
+    assertThat(config.columnMode("address.zip").toString()).isEqualTo("none");
     assertThat(config.columnMode("salary").toString()).isEqualTo("none");
+    assertThat(config.columnMode("score").toString()).isEqualTo("none");
     assertThat(config.columnMode("id").toString()).isEqualTo("full");
+    assertThat(config.columnMode("name").toString()).isEqualTo("counts");
     assertThat(config.columnMode("address.city").toString()).isEqualTo("full");
+  }
+
+  @Test
+  void backstopDropsEveryEntryOfProtectedFields() {
+    Map<Integer, Long> longs = Map.of(1, 10L, 3, 30L);
+    Map<Integer, ByteBuffer> bounds =
+        Map.of(1, ByteBuffer.wrap(new byte[] {1}), 3, ByteBuffer.wrap(new byte[] {3}));
+    Metrics metrics = new Metrics(5L, longs, longs, longs, longs, bounds, bounds);
+    Metrics stripped = ProtectedMetrics.withoutFieldMetrics(metrics, Set.of(3, 8));
+    assertThat(ProtectedMetrics.hasFieldMetrics(metrics, Set.of(3))).isTrue();
+    assertThat(ProtectedMetrics.hasFieldMetrics(stripped, Set.of(3, 8))).isFalse();
+    assertThat(stripped.recordCount()).isEqualTo(5L);
+    assertThat(stripped.columnSizes()).containsOnlyKeys(1);
+    assertThat(stripped.valueCounts()).containsOnlyKeys(1);
+    assertThat(stripped.nullValueCounts()).containsOnlyKeys(1);
+    assertThat(stripped.nanValueCounts()).containsOnlyKeys(1);
+    assertThat(stripped.lowerBounds()).containsOnlyKeys(1);
+    assertThat(stripped.upperBounds()).containsOnlyKeys(1);
+    assertThat(ProtectedMetrics.withoutFieldMetrics(metrics, Set.of(8))).isSameAs(metrics);
   }
 
   @Test

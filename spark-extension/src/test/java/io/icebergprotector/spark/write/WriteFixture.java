@@ -10,7 +10,7 @@ import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorContext;
-import io.icebergprotector.spark.crypto.KmsSettings;
+import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -129,9 +129,9 @@ final class WriteFixture {
       KmsSettings kms =
           KmsSettings.builder(KmsSettings.Type.LOCAL)
               .keystore(keystore.toString())
-              .passphraseFile(passphrase.toString())
+              .passphrase(io.icebergprotector.kms.SecretRef.ofFile(passphrase.toString()))
               .build();
-      this.context = ProtectorContext.of(policy, POLICY, kms);
+      this.context = ProtectorContext.of(policy, kms);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -1,0 +1,169 @@
+package io.icebergprotector.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.icebergprotector.it.harness.ProtectorServerProcess;
+import io.icebergprotector.it.harness.StackTestBase;
+import io.icebergprotector.spark.ProtectorException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Remote mode, separate sessions and separate tokens (issue 11 item 1): a plan that alice builds
+ * never runs with her keys in mallory's session. Mallory (no role) reads alice's global temp view
+ * and her cached table with her own token: she gets NULLs or a refusal, and the key server's audit
+ * shows her requests, none in alice's name.
+ */
+class RemotePrincipalBindingTest extends StackTestBase {
+  private static final String CATALOG_CLASS = "io.icebergprotector.spark.ProtectingSparkCatalog";
+  private static final String SSN = "SSN-RPB-0001";
+  private static final String POLICY =
+      String.join(
+          "\n",
+          "protector {",
+          "  roles {",
+          "    admin    { users = [\"alice\"] }",
+          "    etl      { users = [\"etl\"] }",
+          "    keyadmin { users = [\"ops\"] }",
+          "  }",
+          "  keys { pii {}, fin {}, footer {} }",
+          "  tables {",
+          "    \"db.people\" {",
+          "      footer-key = footer",
+          "      writers    = [etl]",
+          "      columns {",
+          "        ssn    { key = pii, clear = [admin] }",
+          "        salary { key = fin, clear = [admin] }",
+          "      }",
+          "    }",
+          "  }",
+          "}",
+          "");
+
+  private ProtectorServerProcess keyServer;
+  private SparkSession alice;
+  private SparkSession mallory;
+
+  @Override
+  protected void startMoreServers() {
+    this.keyServer =
+        ProtectorServerProcess.builder(
+                getClass().getSimpleName() + ".protector-server", work.resolve("protector-server"))
+            .policy(POLICY)
+            .token("etl", "etl")
+            .token("alice", "alice")
+            .token("mallory", "mallory")
+            .token("ops", "ops")
+            .adminRoles("keyadmin")
+            .build()
+            .start();
+  }
+
+  @BeforeAll
+  void setUp() {
+    keyServer.awaitReady();
+    keyServer.createKeys("ops", List.of("pii", "fin", "footer"));
+    configure(spark, "etl");
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS prot.db");
+    spark.sql(
+        "CREATE TABLE prot.db.people (id BIGINT, ssn STRING, salary BIGINT) USING iceberg"
+            + " TBLPROPERTIES ('write.parquet.compression-codec'='uncompressed')");
+    spark.sql("INSERT INTO prot.db.people VALUES (1, '" + SSN + "', 4242424242)");
+    this.alice = spark.newSession();
+    configure(alice, "alice");
+    this.mallory = spark.newSession();
+    configure(mallory, "mallory");
+  }
+
+  @AfterAll
+  void stopKeyServer() {
+    if (keyServer != null) {
+      keyServer.close();
+    }
+  }
+
+  @AfterEach
+  void uncache() {
+    spark.catalog().clearCache();
+  }
+
+  private void configure(SparkSession session, String tokenName) {
+    Map<String, String> options = new LinkedHashMap<>(restCatalogOptions());
+    options.put("protector.kms.type", "remote");
+    options.put("protector.kms.url", keyServer.url());
+    options.put("protector.token-file", keyServer.tokenFile(tokenName).toString());
+    options.put("protector.kms.trust-store", keyServer.certificate().toString());
+    session.conf().set("spark.sql.catalog.prot", CATALOG_CLASS);
+    options.forEach((k, v) -> session.conf().set("spark.sql.catalog.prot." + k, v));
+  }
+
+  private static List<String> values(SparkSession session, String query) {
+    return session.sql(query).collectAsList().stream()
+        .map(r -> r.isNullAt(0) ? null : String.valueOf(r.get(0)))
+        .collect(Collectors.toList());
+  }
+
+  /** Audit events of one principal written since {@code from}. */
+  private List<Map<String, Object>> auditSince(int from, String principal) {
+    List<Map<String, Object>> events = keyServer.auditEvents();
+    return events.subList(from, events.size()).stream()
+        .filter(e -> principal.equals(e.get("principal")))
+        .collect(Collectors.toList());
+  }
+
+  @Test
+  void alicesGlobalTempViewReadsWithMallorysOwnKeys() {
+    alice.table("prot.db.people").createOrReplaceGlobalTempView("alice_people");
+    assertThat(values(alice, "SELECT ssn FROM global_temp.alice_people")).containsExactly(SSN);
+
+    int before = keyServer.auditEvents().size();
+    List<Row> rows = mallory.sql("SELECT id, ssn, salary FROM global_temp.alice_people").collectAsList();
+    assertThat(rows).singleElement().satisfies(r -> {
+      assertThat(r.getLong(0)).isEqualTo(1L);
+      assertThat(r.isNullAt(1)).as("mallory is denied ssn").isTrue();
+      assertThat(r.isNullAt(2)).as("mallory is denied salary").isTrue();
+    });
+    assertThat(auditSince(before, "alice"))
+        .as("mallory's query made no key request in alice's name")
+        .isEmpty();
+    // Mallory's key-encryption keys may be cached from an earlier query of her session, so look
+    // at everything she ever asked for.
+    assertThat(auditSince(0, "mallory"))
+        .as("mallory read the footer with her own token")
+        .anyMatch(e -> "footer".equals(e.get("key")) && "allow".equals(e.get("decision")))
+        .as("and was never given a column key")
+        .noneMatch(
+            e ->
+                ("pii".equals(e.get("key")) || "fin".equals(e.get("key")))
+                    && "allow".equals(e.get("decision")));
+  }
+
+  @Test
+  void alicesCachedTableDoesNotAnswerMallory() {
+    alice.sql("CACHE TABLE prot.db.people");
+    assertThat(values(alice, "SELECT ssn FROM prot.db.people")).containsExactly(SSN);
+    assertThat(values(mallory, "SELECT ssn FROM prot.db.people")).containsExactly((String) null);
+    assertThat(values(mallory, "SELECT salary FROM prot.db.people")).containsExactly((String) null);
+  }
+
+  @Test
+  void alicesCachedGlobalViewIsRefusedToMallory() {
+    alice.table("prot.db.people").createOrReplaceGlobalTempView("alice_cached");
+    alice.catalog().cacheTable("global_temp.alice_cached");
+    assertThat(values(alice, "SELECT ssn FROM global_temp.alice_cached")).containsExactly(SSN);
+    assertThatThrownBy(() -> mallory.sql("SELECT ssn FROM global_temp.alice_cached").collectAsList())
+        .isInstanceOf(ProtectorException.class)
+        .hasMessageContaining("resolved for principal 'alice'")
+        .hasMessageContaining("now acts as 'mallory'")
+        .hasMessageNotContaining(SSN);
+  }
+}

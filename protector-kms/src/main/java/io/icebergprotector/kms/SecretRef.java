@@ -1,0 +1,210 @@
+package io.icebergprotector.kms;
+
+import java.io.IOException;
+import java.io.Serializable;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * Where a secret (a token, a passphrase) comes from: an environment variable, a file, or a value
+ * given inline. The reference is what travels and what is shown; the secret is read where it is
+ * used, so executors read their own file or variable and no secret sits in a configuration.
+ */
+public final class SecretRef implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  /** The kinds of source, in the order {@link #choose} prefers them. */
+  public enum Source {
+    VALUE,
+    FILE,
+    ENV
+  }
+
+  private final Source source;
+  private final String name;
+  // Only for VALUE: the secret itself. Never shown.
+  private final String value;
+
+  private SecretRef(Source source, String name, String value) {
+    this.source = source;
+    this.name = name;
+    this.value = value;
+  }
+
+  public static SecretRef ofEnv(String variable) {
+    checkName(variable, "environment variable name");
+    return new SecretRef(Source.ENV, variable.trim(), null);
+  }
+
+  public static SecretRef ofFile(String path) {
+    checkName(path, "file path");
+    return new SecretRef(Source.FILE, path.trim(), null);
+  }
+
+  /** An inline secret. Prefer a file or a variable: inline values end up in configurations. */
+  public static SecretRef ofValue(String secret) {
+    if (secret == null || secret.isBlank()) {
+      throw new IllegalArgumentException("Invalid secret: empty value");
+    }
+    return new SecretRef(Source.VALUE, "inline value", secret.trim());
+  }
+
+  /**
+   * The one source an option set names. {@code valueKey}, {@code fileKey} and {@code envKey} are
+   * option names (any may be null when not supported); at most one may be set.
+   *
+   * @param defaultEnv the variable to use when none is set, or null to return null
+   */
+  public static SecretRef choose(
+      Map<String, String> options, String valueKey, String fileKey, String envKey,
+      String defaultEnv) {
+    String v = valueKey == null ? null : blankToNull(options.get(valueKey));
+    String f = fileKey == null ? null : blankToNull(options.get(fileKey));
+    String e = envKey == null ? null : blankToNull(options.get(envKey));
+    int set = (v != null ? 1 : 0) + (f != null ? 1 : 0) + (e != null ? 1 : 0);
+    if (set > 1) {
+      StringBuilder keys = new StringBuilder();
+      for (String k : new String[] {valueKey, fileKey, envKey}) {
+        if (k != null && blankToNull(options.get(k)) != null) {
+          keys.append(keys.length() == 0 ? "" : ", ").append(k);
+        }
+      }
+      throw new IllegalArgumentException("Cannot choose a secret: set only one of " + keys);
+    }
+    if (v != null) {
+      return ofValue(v);
+    }
+    if (f != null) {
+      return ofFile(f);
+    }
+    if (e != null) {
+      return ofEnv(e);
+    }
+    return defaultEnv == null ? null : ofEnv(defaultEnv);
+  }
+
+  public Source source() {
+    return source;
+  }
+
+  /** Reads the secret, trimmed. A file must hold one line (a trailing newline is fine). */
+  public String read() {
+    return read(System::getenv);
+  }
+
+  // Tests supply an environment.
+  String read(Function<String, String> env) {
+    switch (source) {
+      case VALUE:
+        return value;
+      case ENV:
+        String fromEnv = env.apply(name);
+        if (fromEnv == null || fromEnv.isBlank()) {
+          throw new IllegalArgumentException(
+              "Cannot read secret: environment variable " + name + " is not set");
+        }
+        return fromEnv.trim();
+      case FILE:
+        return readFile(Path.of(name));
+      default:
+        throw new IllegalStateException("Unknown secret source: " + source);
+    }
+  }
+
+  /** The secret as a {@link Passphrase}, which wipes itself on close. */
+  public Passphrase readPassphrase() {
+    switch (source) {
+      case ENV:
+        return Passphrase.fromEnv(name);
+      case FILE:
+        return Passphrase.fromFile(Path.of(name));
+      default:
+        return Passphrase.of(value.toCharArray());
+    }
+  }
+
+  private static String readFile(Path file) {
+    if (!Files.isRegularFile(file)) {
+      throw new IllegalArgumentException(
+          "Cannot read secret: file " + file + " does not exist or is not a regular file");
+    }
+    String text;
+    try {
+      text = Files.readString(file, StandardCharsets.UTF_8).trim();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read secret file " + file + ": " + e.getMessage(), e);
+    }
+    if (text.isEmpty()) {
+      throw new IllegalArgumentException("Cannot read secret: file " + file + " is empty");
+    }
+    if (text.indexOf('\n') >= 0 || text.indexOf('\r') >= 0) {
+      throw new IllegalArgumentException(
+          "Cannot read secret: file " + file + " holds more than one line; put only the secret in it");
+    }
+    return text;
+  }
+
+  /**
+   * A non-secret identity of the source: the variable or file name, or a SHA-256 of an inline value
+   * (secrets are high-entropy tokens; the digest tells two of them apart without revealing them).
+   */
+  public String fingerprint() {
+    return source == Source.VALUE
+        ? "value:" + sha256Hex(value)
+        : source.name().toLowerCase(java.util.Locale.ROOT) + ":" + name;
+  }
+
+  /** What to name in messages: never the secret. */
+  public String describe() {
+    switch (source) {
+      case ENV:
+        return "environment variable " + name;
+      case FILE:
+        return "file " + name;
+      default:
+        return "an inline value";
+    }
+  }
+
+  static String sha256Hex(String text) {
+    try {
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
+      return HexFormat.of().formatHex(md.digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is not available", e);
+    }
+  }
+
+  private static void checkName(String name, String what) {
+    if (name == null || name.isBlank()) {
+      throw new IllegalArgumentException("Invalid secret " + what + ": empty");
+    }
+  }
+
+  private static String blankToNull(String s) {
+    return s == null || s.isBlank() ? null : s;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof SecretRef && ((SecretRef) o).fingerprint().equals(fingerprint());
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(fingerprint());
+  }
+
+  @Override
+  public String toString() {
+    return "SecretRef(" + describe() + ")";
+  }
+}

@@ -1,0 +1,139 @@
+package io.icebergprotector.server;
+
+import io.icebergprotector.policy.ColumnPolicy;
+import io.icebergprotector.policy.Policy;
+import io.icebergprotector.policy.TablePolicy;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The body of {@code POST /v1/protector/declassify}, checked against the server's policy:
+ *
+ * <pre>{"source": "db.customers", "columns": ["ssn"], "destination": "db.export", "query-id": "q-17"}</pre>
+ *
+ * {@code source} is a table name or path prefix of the policy (or a location under a prefix);
+ * {@code columns} are protected columns of that entry (or structs holding one); {@code
+ * destination} and {@code query-id} are free text for the audit. Every problem is an {@link
+ * IllegalArgumentException} naming the field.
+ */
+record DeclassifyRequest(String source, TablePolicy entry, List<String> columns, String destination, String queryId) {
+  static final int MAX_SOURCE = 1024;
+  static final int MAX_DESTINATION = 1024;
+  static final int MAX_QUERY_ID = 256;
+  static final int MAX_COLUMN = 256;
+  static final int MAX_COLUMNS = 1024;
+  private static final List<String> FIELDS = List.of("source", "columns", "destination", "query-id");
+
+  DeclassifyRequest {
+    columns = List.copyOf(columns);
+  }
+
+  static DeclassifyRequest parse(Map<String, Object> body, Policy policy) {
+    for (String field : body.keySet()) {
+      if (!FIELDS.contains(field)) {
+        throw new IllegalArgumentException("unknown field '" + clip(field) + "'; valid fields: "
+            + String.join(", ", FIELDS));
+      }
+    }
+    String source = text(body, "source", MAX_SOURCE);
+    TablePolicy entry = entryFor(policy, source);
+    List<String> columns = columns(body.get("columns"), entry);
+    String destination = text(body, "destination", MAX_DESTINATION);
+    String queryId = text(body, "query-id", MAX_QUERY_ID);
+    return new DeclassifyRequest(source, entry, columns, destination, queryId);
+  }
+
+  /** The audit members of this request (no decision, which the audit line carries itself). */
+  Map<String, Object> auditDetails() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("source", source);
+    m.put("entry", entry.name());
+    m.put("columns", columns);
+    m.put("destination", destination);
+    m.put("query_id", queryId);
+    return m;
+  }
+
+  private static TablePolicy entryFor(Policy policy, String source) {
+    Optional<TablePolicy> entry = policy.table(source);
+    if (entry.isEmpty()) {
+      entry = Optional.ofNullable(policy.paths().get(source)).or(() -> policy.pathFor(source));
+    }
+    return entry.orElseThrow(() -> new IllegalArgumentException("field 'source': '" + clip(source)
+        + "' is neither a table nor a location protected by the server's policy"));
+  }
+
+  private static List<String> columns(Object value, TablePolicy entry) {
+    if (!(value instanceof List)) {
+      throw new IllegalArgumentException("field 'columns' is required and must be a list of column names");
+    }
+    List<?> list = (List<?>) value;
+    if (list.isEmpty()) {
+      throw new IllegalArgumentException("field 'columns' must name at least one protected column");
+    }
+    if (list.size() > MAX_COLUMNS) {
+      throw new IllegalArgumentException("field 'columns' lists " + list.size() + " columns; at most "
+          + MAX_COLUMNS);
+    }
+    List<String> out = new ArrayList<>();
+    Set<String> seen = new LinkedHashSet<>();
+    for (int i = 0; i < list.size(); i++) {
+      Object c = list.get(i);
+      String where = "field 'columns' element " + (i + 1);
+      if (!(c instanceof String) || ((String) c).isBlank()) {
+        throw new IllegalArgumentException(where + " must be a non-empty string");
+      }
+      String column = checked((String) c, where, MAX_COLUMN);
+      if (!protects(entry, column)) {
+        throw new IllegalArgumentException("field 'columns': '" + column + "' is not a protected column of "
+            + entry.name() + " (protected: "
+            + entry.columns().stream().map(ColumnPolicy::path).collect(Collectors.joining(", ")) + ")");
+      }
+      if (!seen.add(column.toLowerCase(Locale.ROOT))) {
+        throw new IllegalArgumentException("field 'columns': '" + column + "' is listed twice");
+      }
+      out.add(column);
+    }
+    return out;
+  }
+
+  /** The column is protected, lies in a protected struct, or is a struct holding a protected field. */
+  private static boolean protects(TablePolicy entry, String column) {
+    if (entry.covering(column).isPresent()) {
+      return true;
+    }
+    String prefix = column.toLowerCase(Locale.ROOT) + ".";
+    return entry.columns().stream().anyMatch(c -> c.path().toLowerCase(Locale.ROOT).startsWith(prefix));
+  }
+
+  private static String text(Map<String, Object> body, String field, int max) {
+    Object value = body.get(field);
+    if (!(value instanceof String) || ((String) value).isBlank()) {
+      throw new IllegalArgumentException("field '" + field + "' is required and must be a non-empty string");
+    }
+    return checked((String) value, "field '" + field + "'", max);
+  }
+
+  private static String checked(String value, String where, int max) {
+    if (value.length() > max) {
+      throw new IllegalArgumentException(where + " is " + value.length() + " characters long; at most " + max);
+    }
+    for (int i = 0; i < value.length(); i++) {
+      if (Character.isISOControl(value.charAt(i))) {
+        throw new IllegalArgumentException(where + " contains a control character");
+      }
+    }
+    return value;
+  }
+
+  private static String clip(String s) {
+    return s.length() > 40 ? s.substring(0, 40) + "..." : s;
+  }
+}

@@ -1,0 +1,138 @@
+package io.icebergprotector.spark;
+
+import io.icebergprotector.spark.read.ProtectedScan;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.api.java.UDF0;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.ScalaUDF;
+import org.apache.spark.sql.catalyst.plans.logical.Filter;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.rules.Rule;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
+import org.apache.spark.sql.execution.adaptive.QueryStageExec;
+import org.apache.spark.sql.execution.columnar.InMemoryRelation;
+import org.apache.spark.sql.execution.columnar.InMemoryTableScanExec;
+import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
+import org.apache.spark.sql.expressions.UserDefinedFunction;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.DataTypes;
+import scala.Function1;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * Optimizer rule for cached data ({@code CACHE TABLE}, {@code df.cache()}): Spark answers a query
+ * from the cache by matching plans, without building a scan, so the protected scan that filled the
+ * cache never sees who reads from it. Cached data of protected tables is therefore checked here:
+ *
+ * <ul>
+ *   <li>data cached as another principal than the one the session acts as now is refused at
+ *       planning (protected tables compare equal only for the same principal, so a fresh query by
+ *       another principal never matches such a cache entry; a view or DataFrame built earlier
+ *       does);
+ *   <li>where a session names its principal in its settings (local mode), a check above the cached
+ *       relation runs on the executors whenever the plan runs, so a DataFrame planned as one
+ *       principal and executed again after the session switched is refused too.
+ * </ul>
+ */
+final class ProtectedCacheCheck extends Rule<LogicalPlan> {
+  static final String CHECK_NAME = "iceberg_protector_principal_check";
+
+  private final SparkSession session;
+
+  ProtectedCacheCheck(SparkSession session) {
+    this.session = session;
+  }
+
+  @Override
+  public LogicalPlan apply(LogicalPlan plan) {
+    return rewrite(plan);
+  }
+
+  private LogicalPlan rewrite(LogicalPlan node) {
+    if (node instanceof Filter
+        && isCheck(((Filter) node).condition())
+        && ((Filter) node).child() instanceof InMemoryRelation) {
+      bindings((InMemoryRelation) ((Filter) node).child()).forEach(this::checkPlanning);
+      return node;
+    }
+    if (node instanceof InMemoryRelation) {
+      List<PrincipalBinding> bindings = bindings((InMemoryRelation) node);
+      bindings.forEach(this::checkPlanning);
+      LogicalPlan checked = node;
+      for (PrincipalBinding binding : bindings) {
+        if (binding.switchable()) {
+          checked = new Filter(checkExpression(binding), checked);
+        }
+      }
+      return checked;
+    }
+    return node.mapChildren((Function1<LogicalPlan, LogicalPlan>) this::rewrite);
+  }
+
+  /** Refuses cached data read as another principal than the session's current one. */
+  private void checkPlanning(PrincipalBinding binding) {
+    ProtectingSparkCatalog catalog =
+        ProtectingSparkCatalog.of(session, binding.catalogName(), binding.table());
+    io.icebergprotector.policy.Principal current = catalog.principal(session);
+    if (!current.equals(binding.principal())) {
+      throw binding.mismatch(current);
+    }
+  }
+
+  /** The principals whose protected scans filled a cached relation (usually none or one). */
+  static List<PrincipalBinding> bindings(InMemoryRelation relation) {
+    List<PrincipalBinding> bindings = new ArrayList<>();
+    visit(
+        relation.cacheBuilder().cachedPlan(),
+        scan -> {
+          PrincipalBinding binding = scan.projection().spec().binding();
+          if (binding != null && !bindings.contains(binding)) {
+            bindings.add(binding);
+          }
+        });
+    return bindings;
+  }
+
+  private static void visit(SparkPlan plan, Consumer<ProtectedScan> onScan) {
+    if (plan instanceof BatchScanExec && ((BatchScanExec) plan).scan() instanceof ProtectedScan) {
+      onScan.accept((ProtectedScan) ((BatchScanExec) plan).scan());
+    }
+    List<SparkPlan> next = new ArrayList<>(CollectionConverters.asJava(plan.children()));
+    next.addAll(CollectionConverters.asJava(plan.subqueries()));
+    if (plan instanceof AdaptiveSparkPlanExec) {
+      next.add(((AdaptiveSparkPlanExec) plan).executedPlan());
+    } else if (plan instanceof QueryStageExec) {
+      next.add(((QueryStageExec) plan).plan());
+    } else if (plan instanceof InMemoryTableScanExec) {
+      next.add(((InMemoryTableScanExec) plan).relation().cacheBuilder().cachedPlan());
+    }
+    for (SparkPlan child : next) {
+      visit(child, onScan);
+    }
+  }
+
+  /** A filter that always passes, and fails a task whose session acts as another principal. */
+  static Expression checkExpression(PrincipalBinding binding) {
+    UDF0<Boolean> check =
+        () -> {
+          binding.checkTask();
+          return Boolean.TRUE;
+        };
+    UserDefinedFunction udf =
+        functions.udf(check, DataTypes.BooleanType).asNondeterministic().withName(CHECK_NAME);
+    return udf.apply(new Column[0]).expr();
+  }
+
+  static boolean isCheck(Expression expression) {
+    if (!(expression instanceof ScalaUDF)) {
+      return false;
+    }
+    scala.Option<String> name = ((ScalaUDF) expression).udfName();
+    return name.isDefined() && name.get().equals(CHECK_NAME);
+  }
+}
