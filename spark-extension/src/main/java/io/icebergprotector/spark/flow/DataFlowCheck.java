@@ -125,9 +125,10 @@ public final class DataFlowCheck extends AbstractFunction1<LogicalPlan, BoxedUni
     WriteDestination destination = write.destination();
     Map<FlowSource, Set<String>> columnsBySource = new LinkedHashMap<>();
     for (Stored s : stored) {
+      // the policy's names: the key server checks them against the entry
       columnsBySource
           .computeIfAbsent(s.flow().source(), k -> new LinkedHashSet<>())
-          .add(s.flow().column());
+          .add(s.flow().policyColumn());
     }
     boolean enabled = Boolean.parseBoolean(session.conf().get(DECLASSIFY, "false").trim());
     boolean entitled =

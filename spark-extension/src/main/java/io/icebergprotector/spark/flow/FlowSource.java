@@ -1,10 +1,10 @@
 package io.icebergprotector.spark.flow;
 
+import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
-import io.icebergprotector.kms.KmsSettings;
 import java.util.Objects;
 import java.util.Set;
 

@@ -35,7 +35,8 @@ final class IcebergTables {
 
   /**
    * The protection of a table for the principal whose view its scan returns: the principal {@code
-   * session} acts as, as {@link ProtectedTable#newScanBuilder} resolves it. The one place that asks.
+   * session} acts as, as {@link ProtectedTable#newScanBuilder} resolves it. The one place that
+   * asks.
    */
   static ProtectionSpec protectionOf(ProtectedTable table, SparkSession session) {
     return table.protectionFor(session);

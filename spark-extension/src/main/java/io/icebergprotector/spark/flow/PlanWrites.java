@@ -196,7 +196,9 @@ final class PlanWrites {
       return null; // the noop source stores nothing
     }
     WriteDestination destination =
-        SessionFlowSources.ICEBERG ? IcebergTables.destination(table, relation.name(), session) : null;
+        SessionFlowSources.ICEBERG
+            ? IcebergTables.destination(table, relation.name(), session)
+            : null;
     if (destination == null) {
       destination =
           WriteDestination.unprotected(

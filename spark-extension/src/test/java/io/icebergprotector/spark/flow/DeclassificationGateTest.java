@@ -3,11 +3,13 @@ package io.icebergprotector.spark.flow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.icebergprotector.kms.KmsSettings;
+import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.spark.ProtectorException;
-import io.icebergprotector.kms.KmsSettings;
-import io.icebergprotector.kms.SecretRef;
+import java.io.IOException;
+import java.net.ServerSocket;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -34,26 +36,36 @@ class DeclassificationGateTest {
   }
 
   @Test
-  void localKeystoreLogs() {
+  void localKeystoreOnlyLogs() {
     KmsSettings local =
-        KmsSettings.builder(KmsSettings.Type.LOCAL).keystore("/k.p12").passphrase(SecretRef.ofFile("/p")).build();
+        KmsSettings.builder(KmsSettings.Type.LOCAL)
+            .keystore("/k.p12")
+            .passphrase(SecretRef.ofFile("/p"))
+            .build();
     assertThat(DeclassificationGate.forKeyService(local))
         .isInstanceOf(DeclassificationGate.Logged.class);
-    DeclassificationGate.forKeyService(local).authorize(request(local));
   }
 
   @Test
-  void keyServerMustAuthorizeSoItIsRefusedUntilTheClientCanAsk() {
+  void aKeyServerThatCannotBeAskedFailsTheWrite() throws IOException {
+    int closedPort;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      closedPort = socket.getLocalPort();
+    }
     KmsSettings remote =
         KmsSettings.builder(KmsSettings.Type.REMOTE)
-            .url("https://keys.example.com:8200")
-            .token(SecretRef.ofValue("t"))
+            .url("http://127.0.0.1:" + closedPort)
+            .token(SecretRef.ofValue("token"))
+            .allowInsecureHttp(true)
             .build();
+    assertThat(DeclassificationGate.forKeyService(remote))
+        .isInstanceOf(DeclassificationGate.ServerAuthorized.class);
     assertThatThrownBy(() -> DeclassificationGate.forKeyService(remote).authorize(request(remote)))
         .isInstanceOf(ProtectorException.class)
+        .hasMessageContaining("the key server at http://127.0.0.1:" + closedPort)
+        .hasMessageContaining("must authorize and audit it, and could not")
         .hasMessageContaining(
             "principal alice declassifies column(s) [ssn] of table prot.db.people"
-                + " (policy entry db.people) into path /tmp/out (request req-1)")
-        .hasMessageContaining("needs the key server to authorize and audit it");
+                + " (policy entry db.people) into path /tmp/out (request req-1)");
   }
 }
