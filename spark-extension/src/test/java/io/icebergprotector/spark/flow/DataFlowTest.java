@@ -297,6 +297,24 @@ class DataFlowTest extends SparkTestBase {
   }
 
   @Test
+  void aDataFrameIsCheckedAsThePrincipalThatRunsIt() {
+    // built by alice, who reads card numbers in clear; etl's write would scan them as NULLs
+    Dataset<Row> built =
+        as(
+            "alice",
+            () ->
+                spark
+                    .table("flow.shop.orders")
+                    .where("order_id = 1")
+                    .selectExpr("order_id + 800 AS order_id", "card_number", "amount", "note"));
+    assertThatThrownBy(() -> as("etl", v2(() -> built.writeTo("flow.shop.orders").append())))
+        .isInstanceOf(ProtectorException.class)
+        .hasMessageContaining(
+            "column 'card_number' <- column 'card_number' of table flow.shop.orders,"
+                + " read by etl as denied (reads as NULL)");
+  }
+
+  @Test
   void realNullsAndUnprotectedColumnsAreFine() {
     long rows = orders();
     sql(
