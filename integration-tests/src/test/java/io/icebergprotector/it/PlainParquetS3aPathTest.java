@@ -115,18 +115,7 @@ class PlainParquetS3aPathTest extends StackTestBase {
     spark.conf().set("spark.protector.kms.create-missing-keys", "true");
     spark.conf().set("spark.protector.user", "etl");
     // ... S3A on the S3 server (path-style, plain HTTP, static keys) ...
-    spark.conf().set("fs.s3a.endpoint", store.endpoint());
-    spark.conf().set("fs.s3a.endpoint.region", store.region());
-    spark.conf().set("fs.s3a.path.style.access", "true");
-    spark.conf().set("fs.s3a.connection.ssl.enabled", "false");
-    spark.conf().set("fs.s3a.access.key", store.accessKey());
-    spark.conf().set("fs.s3a.secret.key", store.secretKey());
-    spark.conf().set(
-        "fs.s3a.aws.credentials.provider", "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider");
-    // s3proxy's filesystem backend keeps directory markers as directories, and deleting the marker
-    // of a non-empty one blocks for 10 s (jclouds retries): keep markers (Hadoop >= 3.3.1).
-    spark.conf().set("fs.s3a.directory.marker.retention", "keep");
-    spark.conf().set("fs.s3a.connection.timeout", "60000");
+    store.s3aSettings().forEach(spark.conf()::set);
     // ... and uncompressed pages, so that the byte search would see any clear value.
     spark.conf().set("spark.sql.parquet.compression.codec", "uncompressed");
 

@@ -52,6 +52,7 @@ public final class Policy implements Serializable {
   private final String digest;
   private final Map<String, Role> roles;
   private final Set<String> keyIds;
+  private final Map<String, Set<String>> retiredKeys;
   private final Map<String, TablePolicy> tables;
   private final Map<String, TablePolicy> paths;
   private final List<PolicyWarning> warnings;
@@ -61,6 +62,7 @@ public final class Policy implements Serializable {
       String text,
       Map<String, Role> roles,
       Set<String> keyIds,
+      Map<String, Set<String>> retiredKeys,
       Map<String, TablePolicy> tables,
       Map<String, TablePolicy> paths,
       List<PolicyWarning> warnings) {
@@ -69,6 +71,9 @@ public final class Policy implements Serializable {
     this.digest = sha256Hex(origin + "\u0000" + text);
     this.roles = Collections.unmodifiableMap(new LinkedHashMap<>(roles));
     this.keyIds = Collections.unmodifiableSet(new LinkedHashSet<>(keyIds));
+    Map<String, Set<String>> retired = new LinkedHashMap<>();
+    retiredKeys.forEach((k, v) -> retired.put(k, Collections.unmodifiableSet(new LinkedHashSet<>(v))));
+    this.retiredKeys = Collections.unmodifiableMap(retired);
     this.tables = Collections.unmodifiableMap(new LinkedHashMap<>(tables));
     this.paths = Collections.unmodifiableMap(new LinkedHashMap<>(paths));
     this.warnings = List.copyOf(warnings);
@@ -184,6 +189,15 @@ public final class Policy implements Serializable {
     return keyIds;
   }
 
+  /**
+   * Keys that protect no column or footer any more, but data written before a policy change, each
+   * with the roles that may unwrap it ({@code retired-keys { pii2 { decrypt = [admin] } }}), in
+   * policy order. Nobody wraps with a retired key.
+   */
+  public Map<String, Set<String>> retiredKeys() {
+    return retiredKeys;
+  }
+
   /** Tables by normalized lower-case name, in policy order. */
   public Map<String, TablePolicy> tables() {
     return tables;
@@ -200,30 +214,27 @@ public final class Policy implements Serializable {
   }
 
   /**
-   * The entry with the longest prefix that contains {@code location}. Prefixes match on whole path
-   * segments: {@code s3a://b/pii} covers {@code s3a://b/pii/x} but not {@code s3a://b/pii2}.
+   * The entry with the longest prefix that contains {@code location}. Prefix and location are
+   * compared in their {@link Locations#normalize normalized} form ({@code file:/x}, {@code
+   * file:///x} and {@code /x} are one location; so are {@code S3A://b/x/} and {@code s3a://b/x}),
+   * on whole path segments: {@code s3a://b/pii} covers {@code s3a://b/pii/x} but not {@code
+   * s3a://b/pii2}.
    */
   public Optional<TablePolicy> pathFor(String location) {
-    if (location == null) {
+    if (location == null || paths.isEmpty()) {
       return Optional.empty();
     }
+    String normalized = Locations.normalize(location);
     TablePolicy best = null;
+    int bestLength = -1;
     for (TablePolicy p : paths.values()) {
-      String prefix = p.name();
-      if (covers(prefix, location) && (best == null || prefix.length() > best.name().length())) {
+      String prefix = Locations.normalize(p.name());
+      if (Locations.covers(prefix, normalized) && prefix.length() > bestLength) {
         best = p;
+        bestLength = prefix.length();
       }
     }
     return Optional.ofNullable(best);
-  }
-
-  private static boolean covers(String prefix, String location) {
-    if (!location.startsWith(prefix)) {
-      return false;
-    }
-    return location.length() == prefix.length()
-        || prefix.endsWith("/")
-        || location.charAt(prefix.length()) == '/';
   }
 
   /**
@@ -259,8 +270,15 @@ public final class Policy implements Serializable {
     tables.forEach((name, entry) -> t.put(name, entry.restrictedTo(names)));
     Map<String, TablePolicy> pa = new LinkedHashMap<>();
     paths.forEach((prefix, entry) -> pa.put(prefix, entry.restrictedTo(names)));
+    Map<String, Set<String>> retired = new LinkedHashMap<>();
+    retiredKeys.forEach(
+        (id, decrypt) -> {
+          Set<String> own = new LinkedHashSet<>(decrypt);
+          own.retainAll(names);
+          retired.put(id, own);
+        });
     // Parsed back from its own text, so that text() and digest() describe the restricted view.
-    return parse(new Policy(origin, "", mine, keyIds, t, pa, warnings).toHocon(), origin);
+    return parse(new Policy(origin, "", mine, keyIds, retired, t, pa, warnings).toHocon(), origin);
   }
 
   /**
@@ -326,7 +344,8 @@ public final class Policy implements Serializable {
 
   /**
    * Keys of the columns p may read (CLEAR or MASKED), plus the footer key of every table/path
-   * (anyone reading a table needs its footer key, which is why it may never protect a column).
+   * (anyone reading a table needs its footer key, which is why it may never protect a column),
+   * plus the retired keys whose {@code decrypt} roles p holds.
    */
   public Set<String> unwrappableKeys(Principal p) {
     Set<String> mine = rolesOf(p);
@@ -339,6 +358,12 @@ public final class Policy implements Serializable {
         }
       }
     }
+    retiredKeys.forEach(
+        (id, decrypt) -> {
+          if (!Collections.disjoint(decrypt, mine)) {
+            out.add(id);
+          }
+        });
     return Collections.unmodifiableSet(out);
   }
 
@@ -445,13 +470,14 @@ public final class Policy implements Serializable {
     Policy that = (Policy) o;
     return new ArrayList<>(roles.entrySet()).equals(new ArrayList<>(that.roles.entrySet()))
         && new ArrayList<>(keyIds).equals(new ArrayList<>(that.keyIds))
+        && new ArrayList<>(retiredKeys.entrySet()).equals(new ArrayList<>(that.retiredKeys.entrySet()))
         && new ArrayList<>(tables.entrySet()).equals(new ArrayList<>(that.tables.entrySet()))
         && new ArrayList<>(paths.entrySet()).equals(new ArrayList<>(that.paths.entrySet()));
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(roles, keyIds, tables, paths);
+    return Objects.hash(roles, keyIds, retiredKeys, tables, paths);
   }
 
   @Override

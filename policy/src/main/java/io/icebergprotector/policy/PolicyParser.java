@@ -29,9 +29,11 @@ import java.util.regex.Pattern;
  * that typos (unknown fields) and silently merged duplicate keys are caught.
  */
 final class PolicyParser {
-  private static final List<String> TOP_ORDER = List.of("roles", "keys", "tables", "paths");
+  private static final List<String> TOP_ORDER =
+      List.of("roles", "keys", "retired-keys", "tables", "paths");
   private static final List<String> ROLE_FIELDS = List.of("users", "groups", "description");
   private static final List<String> KEY_FIELDS = List.of("description");
+  private static final List<String> RETIRED_KEY_FIELDS = List.of("decrypt", "description");
   private static final List<String> TABLE_FIELDS =
       List.of(
           "footer-key", "footer-mode", "algorithm", "writers", "declassify", "strict",
@@ -133,6 +135,7 @@ final class PolicyParser {
     Map<String, TablePolicy> paths = new LinkedHashMap<>();
     if (pathsObj != null) {
       List<String> pp = append(p, "paths");
+      Map<String, String> normalizedPrefixes = new LinkedHashMap<>();
       for (Map.Entry<String, ConfigValue> e : ordered(pathsObj)) {
         String prefix = e.getKey();
         ConfigValue v = e.getValue();
@@ -141,6 +144,11 @@ final class PolicyParser {
             || !(prefix.contains(":/") || prefix.startsWith("/"))) {
           throw err(v, path, "location prefix '" + prefix + "' is not an absolute location;"
               + " expected e.g. \"s3a://bucket/prefix/\" or \"/data/prefix/\"");
+        }
+        String same = normalizedPrefixes.putIfAbsent(Locations.normalize(prefix), prefix);
+        if (same != null) {
+          throw err(v, path, "location prefix '" + prefix + "' names the same location as '" + same
+              + "' (prefixes are compared as " + Locations.normalize(prefix) + ")");
         }
         ConfigObject o = object(v, path, "a location object with the fields of a table { footer-key = ..., columns { ... } }");
         checkNotMerged(o, prefix, path, "location '" + prefix + "'");
@@ -156,7 +164,8 @@ final class PolicyParser {
             + " (use a dedicated footer key)");
       }
     }
-    return new Policy(origin, text, roles, keyIds, tables, paths, warnings);
+    Map<String, Set<String>> retiredKeys = parseRetiredKeys(prot, p);
+    return new Policy(origin, text, roles, keyIds, retiredKeys, tables, paths, warnings);
   }
 
   // ------------------------------------------------------------------------ sections
@@ -220,6 +229,49 @@ final class PolicyParser {
       checkDescription(ko, path);
       addKey(e.getKey(), e.getValue(), path);
     }
+  }
+
+  /**
+   * {@code retired-keys { pii2 { decrypt = [admin] } }}: keys that protect nothing any more but
+   * still protect data written before a policy change, with the roles that may unwrap them to
+   * decrypt that data (e.g. with a decrypt-rewrite). Parsed after the tables and paths, since a
+   * retired key must protect no column and no footer.
+   */
+  private Map<String, Set<String>> parseRetiredKeys(ConfigObject prot, List<String> p) {
+    Map<String, Set<String>> out = new LinkedHashMap<>();
+    ConfigObject o = optionalObject(prot, p, "retired-keys",
+        "an object of retired key ids, e.g. retired-keys { pii2 { decrypt = [admin] } }");
+    if (o == null) {
+      return out;
+    }
+    List<String> rp = append(p, "retired-keys");
+    for (Map.Entry<String, ConfigValue> e : ordered(o)) {
+      String id = e.getKey();
+      List<String> path = append(rp, id);
+      ConfigObject ko = object(e.getValue(), path, "a retired key object { decrypt = [roles] }");
+      checkNotMerged(ko, id, path, "retired key '" + id + "'");
+      checkFields(ko, path, RETIRED_KEY_FIELDS, "retired key");
+      checkDescription(ko, path);
+      requireKey(id, e.getValue(), path);
+      String use = columnKeyUse.get(id);
+      if (use != null) {
+        throw err(ko, path, "retired key '" + id + "' still protects " + use + "; a retired key"
+            + " protects no column (remove it from retired-keys, or move the column to another key)");
+      }
+      for (FooterRef ref : footerRefs) {
+        if (ref.keyId.equals(id)) {
+          throw err(ko, path, "retired key '" + id + "' is still the footer key at "
+              + ConfigUtil.joinPath(ref.path) + " (line " + line(ref.at) + ")");
+        }
+      }
+      Set<String> decrypt = new LinkedHashSet<>();
+      List<String> dPath = append(path, "decrypt");
+      for (Str s : stringList(ko.get("decrypt"), dPath, "role names", "[admin]")) {
+        decrypt.add(checkRole(s, dPath, "decrypt"));
+      }
+      out.put(id, decrypt);
+    }
+    return out;
   }
 
   private void addKey(String id, ConfigValue at, List<String> path) {

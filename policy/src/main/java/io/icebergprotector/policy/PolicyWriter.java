@@ -45,6 +45,11 @@ final class PolicyWriter {
       line(2, quote(id) + " {}");
     }
     close(1);
+    if (!p.retiredKeys().isEmpty()) {
+      open(1, "retired-keys");
+      p.retiredKeys().forEach((id, decrypt) -> line(2, quote(id) + " { decrypt = " + list(decrypt) + " }"));
+      close(1);
+    }
     entries("tables", p.tables());
     entries("paths", p.paths());
     close(0);

@@ -455,4 +455,78 @@ class KeyLifecycleTest {
     assertThatThrownBy(() -> as("alice", "SELECT salary FROM lc.db.shred"))
         .hasStackTraceContaining("destroyed");
   }
+
+  /**
+   * Issue 18: after a policy drops the only column of a key, nobody could unwrap the key any more,
+   * so the documented decrypt-rewrite failed; {@code retired-keys} names who still may.
+   */
+  @Test
+  void aRetiredKeyDecryptsForTheDecryptRewrite() throws Exception {
+    String withSalary =
+        "\"db.retire\" { footer-key = footer, writers = [etl, admin], columns {"
+            + " ssn { key = pii, clear = [admin] }, salary { key = pii2, clear = [admin] } } }";
+    String withoutSalary =
+        "\"db.retire\" { footer-key = footer, writers = [etl, admin], columns {"
+            + " ssn { key = pii, clear = [admin] } } }";
+    String keys = "  keys { pii {}, pii2 {}, fin {}, footer {} }";
+    reloadPolicy(BASE_POLICY.replace("%EXTRA%", withSalary));
+    spark.sql("CREATE TABLE lc.db.retire (id BIGINT, ssn STRING, salary INT) USING iceberg");
+    spark.sql("INSERT INTO lc.db.retire VALUES (1, 'RET-SSN-1', 4242), (2, 'RET-SSN-2', 4343)");
+    try {
+      // the policy drops salary: pii2 protects nothing any more, and nobody may unwrap it
+      reloadPolicy(BASE_POLICY.replace("%EXTRA%", withoutSalary));
+      assertThatThrownBy(
+              () -> spark.sql("CALL lc.system.rewrite_protected(table => 'db.retire', decrypt => true)"))
+          .isInstanceOf(ProtectorException.class)
+          .hasMessageContaining("may not decrypt retired column salary")
+          .hasMessageContaining("cannot unwrap key 'pii2'");
+      assertThat(as("alice", "SELECT salary FROM lc.db.retire")).allMatch(r -> r.isNullAt(0));
+
+      // the policy keeps pii2 as a retired key that admins may still unwrap
+      reloadPolicy(
+          BASE_POLICY.replace("%EXTRA%", withoutSalary)
+              .replace(keys, keys + "\n  retired-keys { pii2 { decrypt = [admin] } }"));
+      assertThat(as("bob", "SELECT salary FROM lc.db.retire")).allMatch(r -> r.isNullAt(0));
+      spark.sql("CALL lc.system.rewrite_protected(table => 'db.retire', decrypt => true)");
+      // salary is a plain column now, for everyone; ssn is still protected
+      assertThat(as("bob", "SELECT salary, ssn FROM lc.db.retire ORDER BY id"))
+          .extracting(r -> r.getInt(0), r -> r.isNullAt(1))
+          .containsExactly(org.assertj.core.groups.Tuple.tuple(4242, true),
+              org.assertj.core.groups.Tuple.tuple(4343, true));
+      spark.sql("INSERT INTO lc.db.retire VALUES (3, 'RET-SSN-3', 4444)");
+      assertThat(anyFileContains("db.retire", "RET-SSN-3")).isFalse();
+    } finally {
+      reloadPolicy(BASE_POLICY.replace("%EXTRA%", ""));
+    }
+  }
+
+  /** Issue 18: a strict table accepts writes of protected and plain columns only. */
+  @Test
+  void strictTablesRefuseColumnsNobodyDecidedAbout() throws Exception {
+    reloadPolicy(
+        BASE_POLICY.replace(
+            "%EXTRA%",
+            "\"db.strict\" { footer-key = footer, writers = [etl, admin], strict = true,"
+                + " plain-columns = [id], columns { ssn { key = pii, clear = [admin] } } }"));
+    try {
+      spark.sql("CREATE TABLE lc.db.strict (id BIGINT, ssn STRING, note STRING) USING iceberg");
+      assertThatThrownBy(() -> spark.sql("INSERT INTO lc.db.strict VALUES (1, 'STRICT-SSN-1', 'n')"))
+          .isInstanceOf(ProtectorException.class)
+          .hasMessageContaining("Cannot write table db.strict: column 'note' is neither protected"
+              + " nor listed in plain-columns");
+      spark.sql("ALTER TABLE lc.db.strict DROP COLUMN note");
+      spark.sql("ALTER TABLE lc.db.strict ADD COLUMN person STRUCT<ssn: STRING>");
+      assertThatThrownBy(
+              () -> spark.sql("INSERT INTO lc.db.strict VALUES (1, 'STRICT-SSN-1', named_struct('ssn', 'STRICT-SSN-1'))"))
+          .isInstanceOf(ProtectorException.class)
+          .hasMessageContaining("column 'person.ssn' is named like a protected column");
+      assertThat(anyFileContains("db.strict", "STRICT-SSN-1")).isFalse();
+      spark.sql("ALTER TABLE lc.db.strict DROP COLUMN person");
+      spark.sql("INSERT INTO lc.db.strict VALUES (1, 'STRICT-SSN-1')");
+      assertThat(as("alice", "SELECT ssn FROM lc.db.strict").get(0).getString(0)).isEqualTo("STRICT-SSN-1");
+      assertThat(anyFileContains("db.strict", "STRICT-SSN-1")).isFalse();
+    } finally {
+      reloadPolicy(BASE_POLICY.replace("%EXTRA%", ""));
+    }
+  }
 }

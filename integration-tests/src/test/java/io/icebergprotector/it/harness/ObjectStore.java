@@ -35,6 +35,26 @@ public interface ObjectStore extends AutoCloseable {
   @Override
   void close();
 
+  /**
+   * Hadoop S3A settings for this store, as a user sets them in a Spark session's conf: path-style,
+   * plain HTTP, static keys, and directory markers kept (s3proxy's filesystem backend keeps them as
+   * directories, and deleting the marker of a non-empty one blocks for 10 s while jclouds retries).
+   */
+  default Map<String, String> s3aSettings() {
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("fs.s3a.endpoint", endpoint());
+    settings.put("fs.s3a.endpoint.region", region());
+    settings.put("fs.s3a.path.style.access", "true");
+    settings.put("fs.s3a.connection.ssl.enabled", "false");
+    settings.put("fs.s3a.access.key", accessKey());
+    settings.put("fs.s3a.secret.key", secretKey());
+    settings.put(
+        "fs.s3a.aws.credentials.provider", "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider");
+    settings.put("fs.s3a.directory.marker.retention", "keep");
+    settings.put("fs.s3a.connection.timeout", "60000");
+    return settings;
+  }
+
   /** A path-style S3 client (the SDK of iceberg-aws-bundle); close it after use. */
   default S3Client newClient() {
     return S3Client.builder()

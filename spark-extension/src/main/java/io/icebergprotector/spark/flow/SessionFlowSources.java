@@ -69,7 +69,7 @@ final class SessionFlowSources implements FlowSources {
       return null;
     }
     PathScope scope = maybeScope.get();
-    Optional<TablePolicy> entry = PathProtection.governingEntry(relation, scope);
+    Optional<TablePolicy> entry = PathProtection.governingEntry(relation, scope, session);
     if (entry.isEmpty()) {
       return null;
     }

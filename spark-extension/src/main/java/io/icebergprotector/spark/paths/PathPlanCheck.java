@@ -1,5 +1,7 @@
 package io.icebergprotector.spark.paths;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.icebergprotector.spark.ProtectorException;
 import java.util.Optional;
 import org.apache.spark.sql.SparkSession;
@@ -23,12 +25,18 @@ import scala.jdk.javaapi.CollectionConverters;
  *   <li>an {@code on-denied = fail} column that survived column pruning (the query really reads
  *       it, in its output or a filter) fails the query here, on the driver, before any task;
  *   <li>a Parquet relation under a policy prefix must carry the view of the session's current
- *       principal: a relation without it escaped the analyzer rule, and one analyzed for another
- *       principal (the session's {@code spark.protector.*} changed since) must be analyzed again.
+ *       principal (its {@link PathViewMark}): a relation without it escaped the analyzer rule, and
+ *       one analyzed for another principal (the session's {@code spark.protector.*} changed
+ *       since) must be analyzed again; a mark this JVM did not issue is refused, and so is a
+ *       session that sets the mark's key itself.
  * </ul>
  */
 final class PathPlanCheck extends SparkStrategy {
   private final SparkSession session;
+  // Relations (by identity) already verified for a principal: the planner calls strategies on
+  // every subtree, and deciding which files a relation covers may list catalog partitions.
+  private final Cache<HadoopFsRelation, String> verified =
+      Caffeine.newBuilder().weakKeys().maximumSize(1_000).build();
 
   PathPlanCheck(SparkSession session) {
     this.session = session;
@@ -69,21 +77,29 @@ final class PathPlanCheck extends SparkStrategy {
   }
 
   private void checkRelation(LogicalRelation relation, HadoopFsRelation fs) {
-    Option<String> tag = relation.getTagValue(PathProtection.VIEW_TAG);
+    String mark = PathViewMark.in(CollectionConverters.asJava(fs.options()));
+    if (mark != null && !PathViewMark.isIssued(mark)) {
+      throw PathReadRule.reservedOption(relation);
+    }
     Optional<PathScope> scope = PathScope.fromSession(session);
     if (scope.isEmpty()) {
-      if (tag.isDefined()) {
+      if (mark != null) {
         throw new ProtectorException(
             "This query was analyzed under spark.protector.* settings that the session no longer"
                 + " has; build the DataFrame again");
       }
       return;
     }
-    Optional<PathReadRule.Governed> governed = PathReadRule.governed(fs, scope.get());
+    checkNoMarkInSettings();
+    String identity = scope.get().identity();
+    if (mark != null && identity.equals(PathViewMark.identityOf(mark)) && identity.equals(verified.getIfPresent(fs))) {
+      return;
+    }
+    Optional<PathReadRule.Governed> governed = PathReadRule.governed(relation, scope.get(), session);
     if (governed.isEmpty()) {
       return;
     }
-    if (tag.isEmpty()) {
+    if (mark == null) {
       throw new ProtectorException(
           String.format(
               "Refusing to read %s: it is under protected prefix %s of the policy %s, but the read"
@@ -91,12 +107,25 @@ final class PathPlanCheck extends SparkStrategy {
               governed.get().location, governed.get().entry.name(), scope.get().policy().origin(),
               "io.icebergprotector.spark.ProtectorSparkSessionExtensions"));
     }
-    if (!tag.get().equals(scope.get().identity())) {
+    if (!identity.equals(PathViewMark.identityOf(mark))) {
       throw new ProtectorException(
           String.format(
               "This query over %s was analyzed for another principal or policy than the session's"
                   + " current one (%s): spark.protector.* changed since; build the DataFrame again",
               governed.get().location, scope.get().principal()));
+    }
+    verified.put(fs, identity);
+  }
+
+  /** SQL could otherwise hand every scan a mark ({@code SET iceberg-protector.path-view=...}). */
+  private void checkNoMarkInSettings() {
+    if (session.conf().contains(PathViewMark.OPTION)
+        || session.sparkContext().hadoopConfiguration().get(PathViewMark.OPTION) != null) {
+      throw new ProtectorException(
+          String.format(
+              "Refusing to plan queries while the session or Hadoop configuration sets %s, which"
+                  + " only Iceberg Protector sets (unset it)",
+              PathViewMark.OPTION));
     }
   }
 }

@@ -4,7 +4,9 @@ import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.FooterMode;
 import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.crypto.KeyTools;
+import io.icebergprotector.spark.StrictSchema;
 import io.icebergprotector.spark.crypto.ProtectorUnshadedKmsClient;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,10 +15,12 @@ import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.crypto.DecryptionKeyRetriever;
 import org.apache.parquet.crypto.DecryptionPropertiesFactory;
 import org.apache.parquet.crypto.EncryptionPropertiesFactory;
 import org.apache.parquet.crypto.FileDecryptionProperties;
 import org.apache.parquet.crypto.FileEncryptionProperties;
+import org.apache.parquet.crypto.KeyAccessDeniedException;
 import org.apache.parquet.crypto.ParquetCryptoRuntimeException;
 import org.apache.parquet.crypto.keytools.PropertiesDrivenCryptoFactory;
 import org.apache.parquet.hadoop.api.WriteSupport;
@@ -24,13 +28,18 @@ import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.Type;
+import org.apache.spark.sql.execution.datasources.parquet.ParquetToSparkSchemaConverter;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructType;
 
 /**
  * Spark's {@code parquet.crypto.factory.class} (unshaded parquet-mr) for plain Parquet paths. For a
  * file under a policy path prefix it builds Parquet Modular Encryption properties through
  * parquet-mr's {@link PropertiesDrivenCryptoFactory}: the policy's columns under their master keys,
  * the footer key, mode and algorithm, double wrapping, and {@link ProtectorUnshadedKmsClient} with
- * a per-principal access token. Files outside every prefix stay plaintext ({@code null}).
+ * a per-principal access token. Files outside every prefix stay plaintext ({@code null}). A file is
+ * under a prefix when it is as written or where it really is ({@link PathScope#policyFor}:
+ * normalized, symbolic links resolved), decided per file, never per table.
  *
  * <p>It reads the principal and the policy from the job's Hadoop configuration ({@code
  * spark.protector.*}, copied there from the session), so it works the same on driver and
@@ -39,6 +48,8 @@ import org.apache.parquet.schema.Type;
  * service per master key.
  */
 public class PathPolicyCryptoFactory implements EncryptionPropertiesFactory, DecryptionPropertiesFactory {
+  // Spark's Parquet writer records the Spark schema of a file under this key.
+  private static final String SPARK_SCHEMA_KEY = "org.apache.spark.sql.parquet.row.metadata";
 
   @Override
   public FileEncryptionProperties getFileEncryptionProperties(
@@ -54,8 +65,9 @@ public class PathPolicyCryptoFactory implements EncryptionPropertiesFactory, Dec
     if (entry.isEmpty()) {
       return null;
     }
-    // The plan rule refused this already; checked again where the keys are used.
+    // The plan rule refused these already; checked again where the keys are used.
     scope.checkWrite(entry.get(), location);
+    checkStrict(entry.get(), context, location, scope);
     Configuration crypto = cryptoConf(scope);
     TablePolicy policy = entry.get();
     crypto.set(PropertiesDrivenCryptoFactory.ENCRYPTION_ALGORITHM_PROPERTY_NAME, policy.algorithm().name());
@@ -73,6 +85,33 @@ public class PathPolicyCryptoFactory implements EncryptionPropertiesFactory, Dec
     return new PropertiesDrivenCryptoFactory().getFileEncryptionProperties(crypto, file, context);
   }
 
+  /** A strict entry's check on the written schema (Spark's own, when its writer recorded it). */
+  private static void checkStrict(
+      TablePolicy entry, WriteSupport.WriteContext context, String location, PathScope scope) {
+    if (!entry.strict()) {
+      return;
+    }
+    String sparkSchema =
+        context.getExtraMetaData() == null ? null : context.getExtraMetaData().get(SPARK_SCHEMA_KEY);
+    StructType schema =
+        sparkSchema != null
+            ? (StructType) DataType.fromJson(sparkSchema)
+            : new ParquetToSparkSchemaConverter(new Configuration(false)).convert(context.getSchema());
+    StrictSchema.check(entry, schema, location, scope.policy().origin());
+  }
+
+  /**
+   * Decryption of a file under a protected prefix, for the principal of the scan's settings:
+   *
+   * <ul>
+   *   <li>the footer key for anyone (schema inference reads footers before any plan rule runs;
+   *       every reader gets the footer key anyway);
+   *   <li>column keys only for a scan marked with this principal's view ({@link PathViewMark}):
+   *       a scan the plan rules did not give the view is refused at the file;
+   *   <li>a plaintext file (one the protector did not write) only with {@value
+   *       PathScope#ACCEPT_PLAINTEXT_FILES}; else the read fails.
+   * </ul>
+   */
   @Override
   public FileDecryptionProperties getFileDecryptionProperties(Configuration conf, Path file)
       throws ParquetCryptoRuntimeException {
@@ -86,11 +125,82 @@ public class PathPolicyCryptoFactory implements EncryptionPropertiesFactory, Dec
       return null;
     }
     PathScope scope = maybeScope.get();
-    if (scope.policyFor(file.toString()).isEmpty()) {
+    Optional<TablePolicy> entry = scope.policyFor(file.toString());
+    if (entry.isEmpty()) {
       return null;
     }
     // Column keys are fetched lazily, per column read: a pruned column never asks for its key.
-    return new PropertiesDrivenCryptoFactory().getFileDecryptionProperties(cryptoConf(scope), file);
+    DecryptionKeyRetriever keys =
+        new PropertiesDrivenCryptoFactory()
+            .getFileDecryptionProperties(cryptoConf(scope), file)
+            .getKeyRetriever();
+    String mark = conf.get(PathViewMark.OPTION);
+    if (mark == null || !scope.identity().equals(PathViewMark.identityOf(mark))) {
+      keys = new FooterKeyOnly(keys, file, entry.get(), scope);
+    }
+    FileDecryptionProperties.Builder properties =
+        FileDecryptionProperties.builder().withKeyRetriever(keys);
+    if (scope.acceptPlaintextFiles()) {
+      properties.withPlaintextFilesAllowed();
+    } else {
+      checkEncrypted(conf, file, entry.get(), scope);
+    }
+    return properties.build();
+  }
+
+  /**
+   * Refuses a plaintext Parquet file under a protected prefix, naming it. Parquet's own check
+   * (a decryptor applied to a plaintext file) would refuse it too, without naming the file; this
+   * reads the file's last bytes first: {@code PARE} is an encrypted footer, and a {@code PAR1}
+   * file is one of ours only if its plaintext footer says how it was encrypted.
+   */
+  private static void checkEncrypted(Configuration conf, Path file, TablePolicy entry, PathScope scope) {
+    boolean encrypted;
+    try {
+      encrypted = ParquetFiles.isEncrypted(file, conf);
+    } catch (IOException e) {
+      // Parquet reports what is wrong with the file when it opens it; its decryptor still refuses
+      // a plaintext file.
+      return;
+    }
+    if (!encrypted) {
+      throw new ParquetCryptoRuntimeException(
+          String.format(
+              "Refusing to read %s: it is under protected prefix %s of the policy %s but is a"
+                  + " plaintext Parquet file, which Iceberg Protector did not write (planted, or"
+                  + " from before the prefix was protected). Rewrite it through the protector, or"
+                  + " set spark.%s=true to read such files with the principal's view.",
+              file, entry.name(), scope.policy().origin(), PathScope.ACCEPT_PLAINTEXT_FILES));
+    }
+  }
+
+  /** A key retriever that releases the footer key only, and refuses column keys naming the file. */
+  private static final class FooterKeyOnly implements DecryptionKeyRetriever {
+    private final DecryptionKeyRetriever delegate;
+    private final Path file;
+    private final TablePolicy entry;
+    private final PathScope scope;
+
+    FooterKeyOnly(DecryptionKeyRetriever delegate, Path file, TablePolicy entry, PathScope scope) {
+      this.delegate = delegate;
+      this.file = file;
+      this.entry = entry;
+      this.scope = scope;
+    }
+
+    @Override
+    public byte[] getKey(byte[] keyMetadata) throws KeyAccessDeniedException {
+      if (ParquetFiles.isFooterKeyMaterial(keyMetadata)) {
+        return delegate.getKey(keyMetadata);
+      }
+      throw new KeyAccessDeniedException(
+          String.format(
+              "Refusing to decrypt columns of %s for %s: the file is under protected prefix %s of"
+                  + " the policy %s, but this read did not get the principal's view (a table or"
+                  + " partition located elsewhere, a link, or a read outside Spark SQL's Parquet"
+                  + " source). Read the prefix itself with the protector's extension loaded.",
+              file, scope.principal(), entry.name(), scope.policy().origin()));
+    }
   }
 
   /** Key-tools settings for the scope's principal, with our plain parquet-mr KMS client. */

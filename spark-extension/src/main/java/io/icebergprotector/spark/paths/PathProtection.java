@@ -6,9 +6,11 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.crypto.keytools.KeyToolkit;
 import org.apache.spark.SparkContext;
 import org.apache.spark.sql.SparkSessionExtensions;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
-import org.apache.spark.sql.catalyst.trees.TreeNodeTag;
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
+import org.apache.spark.sql.execution.datasources.LogicalRelation;
+import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Protection of plain Parquet paths ({@code df.write.parquet}, {@code spark.read.parquet}, Parquet
@@ -30,9 +32,6 @@ public final class PathProtection {
   /** Spark's (parquet-mr's) crypto factory setting. */
   public static final String FACTORY_PROPERTY = "parquet.crypto.factory.class";
 
-  /** On a Parquet relation that got the principal's view: the principal's {@link PathScope#identity()}. */
-  static final TreeNodeTag<String> VIEW_TAG = new TreeNodeTag<>("iceberg-protector.path-view");
-
   private PathProtection() {}
 
   public static void register(SparkSessionExtensions extensions) {
@@ -53,16 +52,21 @@ public final class PathProtection {
    * The policy entry that governs the files of a Parquet relation ({@code spark.read.parquet}, a
    * Parquet table), if any; empty for other plan nodes.
    */
-  public static Optional<TablePolicy> governingEntry(LogicalPlan relation, PathScope scope) {
-    HadoopFsRelation fs = PathReadRule.parquetRelation(relation);
-    return fs == null
+  public static Optional<TablePolicy> governingEntry(
+      LogicalPlan relation, PathScope scope, SparkSession session) {
+    return PathReadRule.parquetRelation(relation) == null
         ? Optional.empty()
-        : PathReadRule.governed(fs, scope).map(governed -> governed.entry);
+        : PathReadRule.governed((LogicalRelation) relation, scope, session)
+            .map(governed -> governed.entry);
   }
 
-  /** Whether the analyzer put the principal's view ({@link PathProjection}) above this relation. */
+  /**
+   * Whether the analyzer put the principal's view ({@link PathProjection}) above this relation: it
+   * carries a {@link PathViewMark} (only marks this JVM issued survive analysis).
+   */
   public static boolean hasView(LogicalPlan relation) {
-    return relation.getTagValue(VIEW_TAG).isDefined();
+    HadoopFsRelation fs = PathReadRule.parquetRelation(relation);
+    return fs != null && PathViewMark.in(CollectionConverters.asJava(fs.options())) != null;
   }
 
   /**

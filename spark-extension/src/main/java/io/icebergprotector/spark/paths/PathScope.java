@@ -1,5 +1,6 @@
 package io.icebergprotector.spark.paths;
 
+import io.icebergprotector.policy.Locations;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
@@ -14,16 +15,16 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HexFormat;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.spark.sql.SparkSession;
@@ -39,9 +40,18 @@ public final class PathScope {
   /** Session settings are the catalog options ({@code protector.*}) with this prefix. */
   public static final String SESSION_PREFIX = "spark.";
 
+  /**
+   * {@code true}: under a protected prefix, also read Parquet files the protector did not write
+   * (plaintext, e.g. from before the prefix was protected), with the principal's view. Default
+   * {@code false}: such a file fails the read, naming it.
+   */
+  public static final String ACCEPT_PLAINTEXT_FILES = "protector.paths.accept-plaintext-files";
+
   /** Every session setting, for documentation checks. */
   public static final List<String> SETTINGS =
-      ProtectorContext.OPTIONS.stream().map(o -> SESSION_PREFIX + o).collect(Collectors.toList());
+      Stream.concat(ProtectorContext.OPTIONS.stream(), Stream.of(ACCEPT_PLAINTEXT_FILES))
+          .map(o -> SESSION_PREFIX + o)
+          .collect(Collectors.toList());
 
   private static final String OPTION_PREFIX = "protector.";
   private static final String ORIGIN = "spark.protector.* session settings";
@@ -53,18 +63,26 @@ public final class PathScope {
   private final Principal principal;
   private final Set<String> roles;
   private final KeyScope keyScope;
+  private final boolean acceptPlaintextFiles;
+  private final CanonicalLocations canonical;
 
-  private PathScope(ProtectorContext context, Principal principal) {
+  private PathScope(
+      ProtectorContext context, Principal principal, boolean acceptPlaintextFiles,
+      Supplier<Configuration> hadoopConf) {
     this.context = context;
     this.principal = principal;
     this.roles = context.policy().rolesOf(principal);
     this.keyScope = context.keyScope(principal);
+    this.acceptPlaintextFiles = acceptPlaintextFiles;
+    this.canonical = new CanonicalLocations(hadoopConf);
   }
 
   /** The session's settings (driver side); empty when the session sets no protector policy. */
   public static Optional<PathScope> fromSession(SparkSession session) {
     Map<String, String> all = CollectionConverters.asJava(session.conf().getAll());
-    return of(options(all, SESSION_PREFIX + OPTION_PREFIX, null), true);
+    return of(
+        options(all, SESSION_PREFIX + OPTION_PREFIX, null), true,
+        memoized(() -> session.sessionState().newHadoopConf()));
   }
 
   /**
@@ -74,17 +92,24 @@ public final class PathScope {
   public static Optional<PathScope> fromHadoop(Configuration conf) {
     Map<String, String> spark = conf.getPropsWithPrefix(SESSION_PREFIX + OPTION_PREFIX);
     Map<String, String> plain = spark.isEmpty() ? conf.getPropsWithPrefix(OPTION_PREFIX) : spark;
-    return of(options(plain, "", OPTION_PREFIX), false);
+    return of(options(plain, "", OPTION_PREFIX), false, () -> conf);
   }
 
   /** Options keyed like the catalog options ({@code protector.policy}, ...). */
   static Optional<PathScope> of(Map<String, String> options, boolean driver) {
+    return of(options, driver, () -> null);
+  }
+
+  private static Optional<PathScope> of(
+      Map<String, String> options, boolean driver, Supplier<Configuration> hadoopConf) {
     boolean remote =
         "remote".equalsIgnoreCase(options.getOrDefault(ProtectorContext.KMS_TYPE, "").trim());
     if (!remote && isBlank(options.get(ProtectorContext.POLICY))) {
       return Optional.empty();
     }
     Map<String, String> effective = new TreeMap<>(options);
+    boolean acceptPlaintext =
+        Boolean.parseBoolean(String.valueOf(effective.remove(ACCEPT_PLAINTEXT_FILES)).trim());
     if (!driver) {
       // Only the driver creates missing local keys: executors must not race on the keystore.
       effective.remove(ProtectorContext.KMS_CREATE_MISSING_KEYS);
@@ -99,7 +124,19 @@ public final class PathScope {
       principal =
           Principal.of(isBlank(user) ? currentUser() : user.trim(), groups(options.get(ProtectorContext.GROUPS)));
     }
-    return Optional.of(new PathScope(context, principal));
+    return Optional.of(new PathScope(context, principal, acceptPlaintext, hadoopConf));
+  }
+
+  private static Supplier<Configuration> memoized(Supplier<Configuration> create) {
+    Configuration[] made = new Configuration[1];
+    return () -> {
+      synchronized (made) {
+        if (made[0] == null) {
+          made[0] = create.get();
+        }
+        return made[0];
+      }
+    };
   }
 
   // Keys in `source` start with `prefix`; the result is keyed "protector.<name>".
@@ -178,43 +215,67 @@ public final class PathScope {
   }
 
   /**
-   * The policy entry governing {@code location}: the longest matching prefix. Local paths match
-   * whether the prefix is written {@code file:/x}, {@code file:///x} or {@code /x}.
+   * The policy entry governing {@code location}: the longest prefix that covers where the location
+   * really is (symbolic links resolved, on local file systems and HDFS), else the longest that
+   * covers it as written. Prefixes and locations are compared {@link Locations#normalize
+   * normalized}: {@code file:/x}, {@code file:///x/} and {@code /x} are one location, and so are
+   * {@code /a/b/../x} and {@code /a//x}. A prefix that is itself an alias matches its target too.
    */
   public Optional<TablePolicy> policyFor(String location) {
-    return policyFor(context.policy(), location);
-  }
-
-  static Optional<TablePolicy> policyFor(Policy policy, String location) {
-    if (location == null || policy.paths().isEmpty()) {
+    if (location == null || context.policy().paths().isEmpty()) {
       return Optional.empty();
     }
-    for (String candidate : candidates(location)) {
-      Optional<TablePolicy> found = policy.pathFor(candidate);
-      if (found.isPresent()) {
-        return found;
-      }
-    }
-    return Optional.empty();
+    String written = Locations.normalize(location);
+    Optional<TablePolicy> found = longestCovering(canonical.canonical(written));
+    return found.isPresent() ? found : longestCovering(written);
   }
 
-  private static Set<String> candidates(String location) {
-    Set<String> out = new LinkedHashSet<>();
-    out.add(location);
-    String lower = location.toLowerCase(Locale.ROOT);
-    if (lower.startsWith("file:")) {
-      String path = location.substring("file:".length());
-      while (path.startsWith("//")) {
-        path = path.substring(1);
+  private Optional<TablePolicy> longestCovering(String location) {
+    TablePolicy best = null;
+    int bestLength = -1;
+    for (TablePolicy entry : context.policy().paths().values()) {
+      for (String prefix : prefixForms(entry)) {
+        if (Locations.covers(prefix, location) && prefix.length() > bestLength) {
+          best = entry;
+          bestLength = prefix.length();
+        }
       }
-      out.add("file:" + path);
-      out.add("file://" + path);
-      out.add(path);
-    } else if (location.startsWith("/")) {
-      out.add("file:" + location);
-      out.add("file://" + location);
     }
-    return out;
+    return Optional.ofNullable(best);
+  }
+
+  /**
+   * Whether a policy prefix lies below {@code location}, as written or where it really is: a read
+   * or write of it may include files under the prefix.
+   */
+  public boolean hasPrefixBelow(String location) {
+    if (location == null) {
+      return false;
+    }
+    String written = Locations.normalize(location);
+    String real = canonical.canonical(written);
+    for (TablePolicy entry : context.policy().paths().values()) {
+      for (String prefix : prefixForms(entry)) {
+        if (Locations.isBelow(prefix, written) || Locations.isBelow(prefix, real)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private List<String> prefixForms(TablePolicy entry) {
+    String written = Locations.normalize(entry.name());
+    String real = canonical.canonical(written);
+    return written.equals(real) ? List.of(written) : List.of(written, real);
+  }
+
+  /**
+   * Whether the session accepts Parquet files under a protected prefix that the protector did not
+   * write ({@value #ACCEPT_PLAINTEXT_FILES}); they are refused by default.
+   */
+  public boolean acceptPlaintextFiles() {
+    return acceptPlaintextFiles;
   }
 
   /** Whether one of the principal's roles may write under {@code entry}. */

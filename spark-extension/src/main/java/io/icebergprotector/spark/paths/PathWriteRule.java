@@ -3,6 +3,7 @@ package io.icebergprotector.spark.paths;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.StrictSchema;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -21,10 +22,13 @@ import scala.jdk.javaapi.CollectionConverters;
  * Post-hoc analyzer rule for Parquet writes ({@code df.write.parquet}, {@code INSERT} into a
  * Parquet table, CTAS) under a policy path prefix. It refuses, with a message naming principal,
  * path and policy: a principal that is not one of the prefix's writers; partitioning or bucketing
- * by a protected column (directory names and bucket ids are plaintext); Parquet summary files; and
- * a job whose {@code parquet.crypto.factory.class} is not the protector's (the files would be
- * written without the policy's encryption). The encryption itself happens in {@link
- * PathPolicyCryptoFactory}, per file.
+ * by a protected column (directory names and bucket ids are plaintext); under a strict entry a
+ * column that is neither protected nor plain ({@link StrictSchema}); a partition located under a
+ * prefix that does not govern its table's location; Parquet summary files; and a job whose {@code
+ * parquet.crypto.factory.class} is not the protector's (the files would be written without the
+ * policy's encryption). Locations are matched normalized and with symbolic links resolved ({@link
+ * PathScope#policyFor}). The encryption itself happens in {@link PathPolicyCryptoFactory}, per
+ * file, which checks writers and strictness again.
  */
 final class PathWriteRule extends Rule<LogicalPlan> {
   private final SparkSession session;
@@ -52,8 +56,9 @@ final class PathWriteRule extends Rule<LogicalPlan> {
     PathScope scope = maybeScope.get();
     String location = write.outputPath().toString();
     Optional<TablePolicy> maybeEntry = scope.policyFor(location);
+    checkPartitionLocations(write, scope, location, maybeEntry);
     if (maybeEntry.isEmpty()) {
-      if (PathReadRule.hasPrefixBelow(scope, location)) {
+      if (scope.hasPrefixBelow(location)) {
         checkFactory(write, scope, location);
       }
       return;
@@ -78,6 +83,35 @@ final class PathWriteRule extends Rule<LogicalPlan> {
                       + " names and bucket ids are plaintext (policy %s, prefix %s)",
                   location, column, scope.policy().origin(), entry.name()));
         }
+      }
+    }
+    StrictSchema.check(entry, write.query().schema(), location, scope.policy().origin());
+  }
+
+  /**
+   * Spark writes the files of a partition with its own location (a catalog table's {@code ALTER
+   * TABLE ... ADD PARTITION ... LOCATION}) to a staging directory under the table's location first,
+   * and moves them there when the job commits. Encryption is decided where a file is written, so
+   * a partition under a prefix that does not also govern the table's location would receive files
+   * that were not encrypted for it: refused.
+   */
+  private void checkPartitionLocations(
+      InsertIntoHadoopFsRelationCommand write, PathScope scope, String location,
+      Optional<TablePolicy> tableEntry) {
+    if (write.catalogTable().isEmpty()) {
+      return;
+    }
+    for (String partition : PathReadRule.partitionLocations(session, write.catalogTable().get())) {
+      Optional<TablePolicy> entry = scope.policyFor(partition);
+      if (entry.isPresent()
+          && (tableEntry.isEmpty() || !tableEntry.get().name().equals(entry.get().name()))) {
+        throw new ProtectorException(
+            String.format(
+                "Cannot write %s: its partition location %s is under protected prefix %s of the"
+                    + " policy %s, but the table's location is not; Spark stages such partitions"
+                    + " under the table's location, where they would not be encrypted. Locate the"
+                    + " table under the prefix, or the partition outside it.",
+                location, partition, entry.get().name(), scope.policy().origin()));
       }
     }
   }

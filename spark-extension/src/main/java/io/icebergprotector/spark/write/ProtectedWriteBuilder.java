@@ -4,6 +4,7 @@ import io.icebergprotector.spark.ProtectedLayout;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ExpressionRedactor;
 import io.icebergprotector.spark.RecordedColumns;
+import io.icebergprotector.spark.StrictSchema;
 import java.util.function.Function;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -105,6 +106,7 @@ public class ProtectedWriteBuilder
       spec = spec.withoutRetired();
     }
     spec.checkWritable(table.schema());
+    StrictSchema.check(spec, dsSchema);
     spec.checkPartitioning(table.spec(), table.schema());
     // a sort order set through another engine or the Java API: rows would show their rank order
     ProtectedLayout.checkSortOrder(spec, table.sortOrder(), table.schema(), table.name());

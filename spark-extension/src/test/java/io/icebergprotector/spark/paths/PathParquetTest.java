@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.policy.Masks;
 import io.icebergprotector.spark.ProtectorException;
-import io.icebergprotector.spark.ProtectorSparkSessionExtensions;
 import io.icebergprotector.spark.crypto.HashMaskKeys;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
@@ -24,19 +23,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.crypto.keytools.KeyToolkit;
 import org.apache.parquet.crypto.keytools.PropertiesDrivenCryptoFactory;
-import org.apache.parquet.example.data.Group;
-import org.apache.parquet.hadoop.ParquetReader;
-import org.apache.parquet.hadoop.example.GroupReadSupport;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -45,14 +38,9 @@ import org.junit.jupiter.api.Test;
  * policy columns with Spark's own parquet-mr, {@code spark.read.parquet} gives each principal its
  * view, and other paths stay plaintext.
  */
-class PathParquetTest {
+class PathParquetTest extends PathSessionTest {
   static final int ROWS = 20;
 
-  static SparkSession spark;
-  static Path root;
-  static Path keystore;
-  static Path passphraseFile;
-  static Path policyFile;
 
   static String policy(Path root) {
     String base = "file:" + root.toAbsolutePath();
@@ -123,30 +111,7 @@ class PathParquetTest {
 
   @BeforeAll
   static void start() throws IOException {
-    root = Files.createTempDirectory("protector-paths").toRealPath();
-    keystore = root.resolve("keys.p12");
-    passphraseFile = root.resolve("passphrase");
-    policyFile = root.resolve("policy.conf");
-    Files.writeString(passphraseFile, "paths-passphrase-" + System.nanoTime());
-    Files.writeString(policyFile, policy(root));
-    KeyServiceRegistry.clear();
-    ProtectorCrypto.forgetAllCachedKeys();
-    PathProtection.forgetCachedKeys();
-    spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .appName("protector-paths-tests")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "2")
-            .config("spark.sql.extensions", ProtectorSparkSessionExtensions.class.getName())
-            .config("spark.protector.policy", policyFile.toString())
-            .config("spark.protector.kms.keystore", keystore.toString())
-            .config("spark.protector.kms.passphrase-file", passphraseFile.toString())
-            .config("spark.protector.kms.create-missing-keys", "true")
-            .config("spark.protector.user", "etl")
-            // uncompressed pages, so that the byte search below would see a clear value
-            .config("spark.sql.parquet.compression.codec", "uncompressed")
-            .getOrCreate();
+    startSession("protector-paths", PathParquetTest::policy);
     asUser("etl", () -> {
       spark.sql(source(0, ROWS)).write().parquet(dir("pii/customers"));
       spark.sql(source(0, ROWS)).write().parquet(dir("strict/payroll"));
@@ -154,33 +119,6 @@ class PathParquetTest {
       spark.sql(source(0, ROWS)).write().parquet(dir("open/people"));
       return null;
     });
-  }
-
-  @AfterAll
-  static void stop() {
-    if (spark != null) {
-      spark.stop();
-      spark = null;
-    }
-    SparkSession.clearActiveSession();
-    SparkSession.clearDefaultSession();
-    KeyServiceRegistry.clear();
-    ProtectorCrypto.forgetAllCachedKeys();
-    PathProtection.forgetCachedKeys();
-  }
-
-  static String dir(String relative) {
-    return "file:" + root.resolve(relative);
-  }
-
-  static <T> T asUser(String user, Supplier<T> action) {
-    String previous = spark.conf().get("spark.protector.user");
-    spark.conf().set("spark.protector.user", user);
-    try {
-      return action.get();
-    } finally {
-      spark.conf().set("spark.protector.user", previous);
-    }
   }
 
   static Map<Long, Row> readAs(String user, String relative) {
@@ -231,15 +169,6 @@ class PathParquetTest {
       return i;
     }
     return -1;
-  }
-
-  static PathScope scopeOf(String user) {
-    Map<String, String> options = new TreeMap<>();
-    options.put("protector.policy", policyFile.toString());
-    options.put("protector.kms.keystore", keystore.toString());
-    options.put("protector.kms.passphrase-file", passphraseFile.toString());
-    options.put("protector.user", user);
-    return PathScope.of(options, false).orElseThrow();
   }
 
   // ------------------------------------------------------------------ at rest
@@ -594,15 +523,7 @@ class PathParquetTest {
   private static List<String> readSsns(Configuration conf) throws IOException {
     List<String> ssns = new ArrayList<>();
     for (Path file : parquetFiles("pii/customers")) {
-      try (ParquetReader<Group> reader =
-          ParquetReader.builder(new GroupReadSupport(), new org.apache.hadoop.fs.Path(file.toUri()))
-              .withConf(conf)
-              .build()) {
-        Group group;
-        while ((group = reader.read()) != null) {
-          ssns.add(group.getString("ssn", 0));
-        }
-      }
+      ssns.addAll(readStrings(file, conf, "ssn"));
     }
     return ssns;
   }
