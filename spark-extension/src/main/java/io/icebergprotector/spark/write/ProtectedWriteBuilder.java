@@ -110,7 +110,9 @@ public class ProtectedWriteBuilder
     // a sort order set through another engine or the Java API: rows would show their rank order
     ProtectedLayout.checkSortOrder(spec, table.sortOrder(), table.schema(), table.name());
     ProtectedWrite.checkWriter(spec);
-    if (rewrite == null) {
+    if (rewrite == null || !rewrite.decrypt()) {
+      // Every write that encrypts records what it protects, a rewrite of plaintext files too; a
+      // decrypt-rewrite records after its commit, once the retired columns are really gone.
       RecordedColumns.record(table, spec);
     }
     ProtectedWrite.Mode mode;
