@@ -30,8 +30,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * names Iceberg types, and it is used only when Iceberg is on the classpath ({@link
  * SessionFlowSources#ICEBERG}): plain Parquet paths work without Iceberg.
  */
-final class IcebergTables {
-  private IcebergTables() {}
+final class IcebergTables implements IcebergFlows {
+  IcebergTables() {}
 
   /**
    * The protection of a table for the principal whose view its scan returns: the principal {@code
@@ -43,7 +43,8 @@ final class IcebergTables {
   }
 
   /** The flows of a protected table's columns, or null for any other relation. */
-  static List<Set<Flow>> sourceFlows(DataSourceV2Relation relation, SparkSession session) {
+  @Override
+  public List<Set<Flow>> sourceFlows(DataSourceV2Relation relation, SparkSession session) {
     if (!(relation.table() instanceof ProtectedTable)) {
       return null;
     }
@@ -106,7 +107,8 @@ final class IcebergTables {
   }
 
   /** The destination of a write into a protected table, or null for any other table. */
-  static WriteDestination destination(Table table, String name, SparkSession session) {
+  @Override
+  public WriteDestination destination(Table table, String name, SparkSession session) {
     if (!(table instanceof ProtectedTable)) {
       return null;
     }
@@ -140,7 +142,8 @@ final class IcebergTables {
    * The policy entry of a table that CTAS/RTAS creates in {@code catalog}: present when a
    * protecting catalog creates it as an Iceberg table that its policy lists.
    */
-  static Optional<TablePolicy> createdTableEntry(
+  @Override
+  public Optional<TablePolicy> createdTableEntry(
       CatalogPlugin catalog, String tableName, Option<String> provider) {
     ProtectingSparkCatalog protecting = null;
     if (catalog instanceof ProtectingSparkCatalog) {
