@@ -89,6 +89,16 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
           "        salary { key = fin, clear = [admin], on-denied = null }",
           "      }",
           "    }",
+          // another protected table under the same keys, for the file-swap test
+          "    \"db.other\" {",
+          "      footer-key = footer",
+          "      writers    = [etl]",
+          "      columns {",
+          "        ssn    { key = pii, clear = [admin] }",
+          "        email  { key = pii, clear = [admin] }",
+          "        salary { key = fin, clear = [admin] }",
+          "      }",
+          "    }",
           "  }",
           "}",
           "");
@@ -475,6 +485,98 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
     }
     System.out.printf("[it] searched %d files (server and driver logs, test output, the audit of %d"
         + " lines) for %d credentials%n", logs.size(), keyServer.auditEvents().size(), secrets.size());
+  }
+
+  // ------------------------------------------------------------------ 9. files bound to their place
+
+  @Test
+  @Order(10)
+  void swappedOrReplayedFilesFailWithTheIntegrityError() {
+    // Another protected table under the same keys, with rows shaped as db.customers's first ones
+    // (so its files are usually exactly as long, and the AAD check, not the length, catches them).
+    spark.sql("CREATE TABLE as_etl.db.other USING iceberg PARTITIONED BY (region)"
+        + TABLE_PROPERTIES + " AS " + sourceQuery(1, 11).replace("RKS", "OTH").replace("rks", "oth"));
+    org.apache.iceberg.Table customers = icebergTable(PLAIN + "." + TABLE);
+    List<org.apache.iceberg.Snapshot> history = new ArrayList<>();
+    customers.snapshots().forEach(history::add);
+    history.sort(java.util.Comparator.comparingLong(org.apache.iceberg.Snapshot::sequenceNumber));
+    org.apache.iceberg.DataFile target = euFile(customers, history.get(0));
+
+    org.apache.iceberg.Table other = icebergTable(PLAIN + ".db.other");
+    org.apache.iceberg.DataFile foreign = euFile(other, other.currentSnapshot());
+    List<String> otherCanaries = LongStream.range(1, 11)
+        .mapToObj(id -> List.of(ssn(id).replace("RKS", "OTH"), email(id).replace("rks", "oth")))
+        .flatMap(List::stream)
+        .collect(Collectors.toList());
+    assertSwapFails(target, objectBytes(foreign), "a file of db.other", otherCanaries);
+
+    // A replay: the second insert's file over the first one's (an older file over a newer
+    // one works the same way).
+    org.apache.iceberg.DataFile newer = euFile(customers, history.get(1));
+    List<String> newerCanaries = LongStream.range(11, 21)
+        .mapToObj(id -> List.of(ssn(id), email(id)))
+        .flatMap(List::stream)
+        .collect(Collectors.toList());
+    assertSwapFails(target, objectBytes(newer), "a newer file of the same table", newerCanaries);
+
+    assertThat(spark.sql("SELECT count(*) FROM as_alice." + TABLE).collectAsList().get(0).getLong(0))
+        .as("the table reads again once its file is back")
+        .isGreaterThanOrEqualTo(20L);
+  }
+
+  private void assertSwapFails(
+      org.apache.iceberg.DataFile target, byte[] swapped, String what, List<String> canaries) {
+    String key = objectKey(target.location());
+    byte[] original = objectBytes(target);
+    store.put(key, swapped);
+    try {
+      List<Row> rows = new ArrayList<>();
+      Throwable e = catchThrowable(() -> rows.addAll(
+          spark.sql("SELECT " + QUERY_COLUMNS + " FROM as_alice." + TABLE).collectAsList()));
+      System.out.printf("[it] %s over %s (%d bytes for %d): %s%n", what, key, swapped.length,
+          original.length, rootCause(e));
+      assertThat(rows).as("rows returned with %s swapped in", what).isEmpty();
+      assertThat(e).as("reading with %s swapped in", what).isNotNull();
+      String text = fullText(e);
+      assertThat(text)
+          .contains("io.icebergprotector.spark.binding.FileIntegrityException: Integrity check"
+              + " failed for data file " + target.location())
+          .contains("it is not the file the table expects");
+      assertThat(canaries).allSatisfy(c -> assertThat(text).doesNotContain(c));
+    } finally {
+      store.put(key, original);
+    }
+  }
+
+  private static org.apache.iceberg.DataFile euFile(
+      org.apache.iceberg.Table table, org.apache.iceberg.Snapshot snapshot) {
+    for (org.apache.iceberg.DataFile file : snapshot.addedDataFiles(table.io())) {
+      if (file.location().contains("/region=eu/")) {
+        return file;
+      }
+    }
+    throw new AssertionError("no file of region eu in snapshot " + snapshot.snapshotId());
+  }
+
+  org.apache.iceberg.Table icebergTable(String name) {
+    try {
+      return org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark, name);
+    } catch (Exception e) {
+      throw new IllegalStateException("Cannot load " + name, e);
+    }
+  }
+
+  private static String objectKey(String location) {
+    String prefix = "s3://" + BUCKET + "/";
+    assertThat(location).startsWith(prefix);
+    return location.substring(prefix.length());
+  }
+
+  private byte[] objectBytes(org.apache.iceberg.DataFile file) {
+    try (software.amazon.awssdk.services.s3.S3Client s3 = store.newClient()) {
+      return s3.getObjectAsBytes(b -> b.bucket(store.bucket()).key(objectKey(file.location())))
+          .asByteArray();
+    }
   }
 
   // ------------------------------------------------------------------ helpers

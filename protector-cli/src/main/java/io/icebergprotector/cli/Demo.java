@@ -331,7 +331,7 @@ final class Demo {
     ProtectorContext context = ProtectorContext.of(policy, kms);
     Path file = dataFiles.get(0);
     return ParquetFooterInspector.inspect(file,
-        Inspector.footerDecryption(context, Principal.user("carol"), file.toAbsolutePath().toString()));
+        Inspector.footerDecryption(context, Principal.user("carol"), file, null));
   }
 
   static List<Path> files(Path dir) {

@@ -20,7 +20,8 @@ import picocli.CommandLine.Spec;
       "whether it is encrypted, under which master key id, and its key material (wrapped keys",
       "abbreviated). Needs no keys. An encrypted footer hides the column list; with",
       "--keystore the footer key is unwrapped (as --user) to list the columns too. Column",
-      "keys are never requested."
+      "keys are never requested. Files of protected tables are bound to their table: inside a",
+      "table directory the table's UUID is found; elsewhere give it with --table-uuid."
     })
 public final class InspectCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
@@ -43,10 +44,13 @@ public final class InspectCommand implements Callable<Integer> {
   @Option(names = "--user", paramLabel = "<user>", description = "Principal unwrapping the footer key (default: the OS user). Every reader of a table gets its footer key.")
   String user;
 
+  @Option(names = "--table-uuid", paramLabel = "<uuid>", description = "UUID of the table a bound file belongs to (default: of the table directory the file lies in).")
+  java.util.UUID tableUuid;
+
   @Override
   public Integer call() {
-    if (keystore == null && (passphraseEnv != null || passphraseFile != null || policy != null || user != null)) {
-      throw new ParameterException(spec.commandLine(), "--passphrase-*, --policy and --user need --keystore (without keys, inspect reads only what the footer shows)");
+    if (keystore == null && (passphraseEnv != null || passphraseFile != null || policy != null || user != null || tableUuid != null)) {
+      throw new ParameterException(spec.commandLine(), "--passphrase-*, --policy, --user and --table-uuid need --keystore (without keys, inspect reads only what the footer shows)");
     }
     if (passphraseEnv != null && passphraseFile != null) {
       throw new ParameterException(spec.commandLine(), "give the passphrase once: --passphrase-env or --passphrase-file, not both");
@@ -59,7 +63,8 @@ public final class InspectCommand implements Callable<Integer> {
             passphraseEnv,
             passphraseEnv != null ? null : (passphraseFile != null ? passphraseFile : Path.of(Workspace.DEFAULT_PASSPHRASE)),
             policy != null ? policy : Workspace.defaultPolicy(),
-            user != null ? user : System.getProperty("user.name"));
+            user != null ? user : System.getProperty("user.name"),
+            tableUuid);
     return Inspector.run(files, keys, spec.commandLine().getOut());
   }
 }

@@ -7,6 +7,7 @@ import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorContext;
 import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.kms.SecretRef;
+import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.inspect.FooterReport;
 import io.icebergprotector.spark.inspect.ParquetFooterInspector;
@@ -17,15 +18,25 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.hadoop.HadoopTables;
 import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileDecryptionProperties;
 
-/** Runs {@link ParquetFooterInspector} on files, optionally with a footer key from a keystore. */
+/**
+ * Runs {@link ParquetFooterInspector} on files, optionally with a footer key from a keystore. A
+ * file bound to its table ({@link FileBinding}) needs its table's UUID to be decrypted: given, or
+ * read from the Hadoop-layout table the file lies in ({@code <table>/data/...} next to {@code
+ * <table>/metadata/version-hint.text}).
+ */
 final class Inspector {
   private Inspector() {}
 
   /** How to unwrap an encrypted footer's key: a local keystore, used as {@code user} under {@code policy}. */
-  record Keys(Path keystore, String passphraseEnv, Path passphraseFile, Path policy, String user) {}
+  record Keys(
+      Path keystore, String passphraseEnv, Path passphraseFile, Path policy, String user,
+      UUID tableUuid) {}
 
   static int run(List<Path> files, Keys keys, PrintWriter out) {
     boolean first = true;
@@ -36,14 +47,14 @@ final class Inspector {
       first = false;
       FooterReport report = keys == null
           ? ParquetFooterInspector.inspect(file)
-          : ParquetFooterInspector.inspect(file, footerDecryption(keys, file.toAbsolutePath().toString()));
+          : ParquetFooterInspector.inspect(file, footerDecryption(keys, file));
       out.print(report.toText());
       out.flush();
     }
     return ProtectorCli.OK;
   }
 
-  static FileDecryptionProperties footerDecryption(Keys keys, String location) {
+  static FileDecryptionProperties footerDecryption(Keys keys, Path file) {
     String text;
     try {
       text = Files.readString(keys.policy(), StandardCharsets.UTF_8);
@@ -58,14 +69,17 @@ final class Inspector {
                 ? SecretRef.ofEnv(keys.passphraseEnv())
                 : SecretRef.ofFile(keys.passphraseFile().toAbsolutePath().toString()))
         .build();
-    return footerDecryption(ProtectorContext.of(policy, kms), Principal.user(keys.user()), location);
+    return footerDecryption(ProtectorContext.of(policy, kms), Principal.user(keys.user()), file, keys.tableUuid());
   }
 
   /**
    * Decryption properties acting as {@code principal}: keys are unwrapped through the policy's
-   * authorization, and Parquet asks only for the footer key when just the footer is read.
+   * authorization, and Parquet asks only for the footer key when just the footer is read. A bound
+   * file gets its binding from {@code tableUuid} or, if null, from the table it lies in.
    */
-  static FileDecryptionProperties footerDecryption(ProtectorContext context, Principal principal, String location) {
+  static FileDecryptionProperties footerDecryption(
+      ProtectorContext context, Principal principal, Path file, UUID tableUuid) {
+    String location = file.toAbsolutePath().toString();
     Policy policy = context.policy();
     TablePolicy any = policy.tables().values().stream().findFirst()
         .or(() -> policy.paths().values().stream().findFirst())
@@ -73,6 +87,27 @@ final class Inspector {
             "policy " + policy.origin() + " protects no table, so it allows no footer key"));
     // Only the key-service settings and the principal matter for reading a footer.
     ProtectionSpec spec = ProtectionSpec.resolve(context, any, new Schema(), principal);
-    return ProtectorCrypto.fileDecryption(spec, location);
+    FileBinding binding = null;
+    if (ParquetFooterInspector.inspect(file).aadPrefixRequired()) {
+      UUID uuid = tableUuid != null ? tableUuid : tableUuidAround(file);
+      if (uuid == null) {
+        throw new IllegalArgumentException(
+            file + " is bound to its table (its AAD prefix is not stored in it): give the table's"
+                + " UUID with --table-uuid (\"table-uuid\" in the table's metadata JSON), or"
+                + " inspect the file inside its table directory");
+      }
+      binding = FileBinding.of(uuid);
+    }
+    return ProtectorCrypto.fileDecryption(spec, location, binding);
+  }
+
+  /** The UUID of the Hadoop-layout Iceberg table whose directory holds {@code file}, or null. */
+  static UUID tableUuidAround(Path file) {
+    for (Path dir = file.toAbsolutePath().getParent(); dir != null; dir = dir.getParent()) {
+      if (Files.isRegularFile(dir.resolve("metadata").resolve("version-hint.text"))) {
+        return new HadoopTables(new Configuration()).load(dir.toUri().toString()).uuid();
+      }
+    }
+    return null;
   }
 }

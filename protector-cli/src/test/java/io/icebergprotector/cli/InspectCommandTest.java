@@ -12,10 +12,12 @@ import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorContext;
 import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.kms.SecretRef;
+import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileEncryptionProperties;
@@ -103,6 +105,11 @@ class InspectCommandTest {
   }
 
   private Path writeEncrypted(String name) throws IOException {
+    return writeEncrypted(name, null);
+  }
+
+  /** A file encrypted for the policy's table, bound to {@code tableUuid} unless it is null. */
+  private Path writeEncrypted(String name, UUID tableUuid) throws IOException {
     String text = Files.readString(policy);
     Policy p = Policy.parse(text, policy.toString());
     KmsSettings kms = KmsSettings.builder(KmsSettings.Type.LOCAL)
@@ -112,7 +119,9 @@ class InspectCommandTest {
     ProtectionSpec spec = ProtectionSpec.resolve(
         ProtectorContext.of(p, kms), p.table("db.customers").orElseThrow(), SCHEMA, Principal.user("etl"));
     Path file = dir.resolve(name);
-    return write(name, ProtectorCrypto.fileEncryption(spec, PARQUET, file.toString()));
+    return write(name, tableUuid == null
+        ? ProtectorCrypto.unboundFileEncryption(spec, PARQUET, file.toString())
+        : ProtectorCrypto.fileEncryption(spec, PARQUET, file.toString(), FileBinding.of(tableUuid)));
   }
 
   @Test
@@ -161,6 +170,43 @@ class InspectCommandTest {
   }
 
   @Test
+  void aBoundFileNeedsItsTablesUuid() throws IOException {
+    UUID table = UUID.randomUUID();
+    Path file = writeEncrypted("bound.parquet", table);
+    String[] keys = {"--keystore", keystore.toString(), "--passphrase-file", passphrase.toString(),
+        "--policy", policy.toString(), "--user", "nobody"};
+
+    Cli.Result noKeys = Cli.run("inspect", file.toString());
+    assertThat(noKeys.code()).as(noKeys.err()).isZero();
+    assertThat(noKeys.out()).contains("AAD prefix not stored: readers must supply it");
+
+    Cli.Result withoutUuid = Cli.run(concat(new String[] {"inspect", file.toString()}, keys));
+    assertThat(withoutUuid.code()).isEqualTo(1);
+    assertThat(withoutUuid.err())
+        .contains(file.toString())
+        .contains("is bound to its table")
+        .contains("--table-uuid");
+
+    Cli.Result wrongUuid = Cli.run(concat(
+        new String[] {"inspect", file.toString(), "--table-uuid", UUID.randomUUID().toString()}, keys));
+    assertThat(wrongUuid.code()).isEqualTo(1);
+    assertThat(wrongUuid.err()).contains("Cannot decrypt the footer of").contains("authentication failed");
+
+    Cli.Result withUuid = Cli.run(concat(
+        new String[] {"inspect", file.toString(), "--table-uuid", table.toString()}, keys));
+    assertThat(withUuid.code()).as(withUuid.err()).isZero();
+    assertThat(withUuid.out())
+        .contains("Footer:     ENCRYPTED (decrypted)")
+        .containsPattern("  ssn: encrypted \\(column key\\) masterKeyID=pii ");
+  }
+
+  private static String[] concat(String[] a, String[] b) {
+    String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, all, a.length, b.length);
+    return all;
+  }
+
+  @Test
   void badFilesAreOneLineErrors() throws IOException {
     Path notParquet = dir.resolve("notes.txt");
     Files.writeString(notParquet, "definitely not parquet, but long enough");
@@ -179,7 +225,8 @@ class InspectCommandTest {
     assertThat(Cli.run("inspect").code()).isEqualTo(2);
     Cli.Result userWithoutKeys = Cli.run("inspect", "f.parquet", "--user", "alice");
     assertThat(userWithoutKeys.code()).isEqualTo(2);
-    assertThat(userWithoutKeys.err()).startsWith("error: --passphrase-*, --policy and --user need --keystore");
+    assertThat(userWithoutKeys.err())
+        .startsWith("error: --passphrase-*, --policy, --user and --table-uuid need --keystore");
     assertThat(Cli.run("inspect", "--nope", "f.parquet").code()).isEqualTo(2);
   }
 }

@@ -3,6 +3,7 @@ package io.icebergprotector.spark;
 import io.icebergprotector.kms.KeyDestroyedException;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
+import io.icebergprotector.spark.binding.FileAdmission;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.spark.read.ProtectedFilters;
@@ -121,7 +122,9 @@ public class ProtectedTable extends SparkTable {
       scanSpec = scanSpec.forDecryptRead();
     }
     return new ProtectedScanBuilder(
-        session, table(), snapshotId, branch, snapshotSchema(), options, scanSpec);
+        session, table(), snapshotId, branch, snapshotSchema(), options, scanSpec,
+        protection.catalogName(),
+        FileAdmission.acceptUnverified(session, protection.catalogName(), options));
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.icebergprotector.spark;
 import io.icebergprotector.policy.ColumnType;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.binding.BindingBoundary;
 import io.icebergprotector.spark.metadata.ProtectedMetadataTable;
 import java.util.HashMap;
 import java.util.Locale;
@@ -290,11 +291,15 @@ public class ProtectingSparkCatalog extends SparkCatalog {
     return (StagedTable) recordProtection(protect(staged));
   }
 
-  /** Records the protected columns' field ids in the table, so protection survives renames. */
+  /**
+   * Records the protected columns' field ids in the table, so protection survives renames, and
+   * puts a new table under file binding from its first file on.
+   */
   private static Table recordProtection(Table table) {
     if (table instanceof ProtectedTable) {
       ProtectedTable protectedTable = (ProtectedTable) table;
       RecordedColumns.record(protectedTable.table(), protectedTable.protection());
+      BindingBoundary.record(protectedTable.table());
     }
     return table;
   }

@@ -145,6 +145,16 @@ class KeyLifecycleTest {
         .collect(Collectors.toList());
   }
 
+  /** The file binding of {@code lc.<table>}. */
+  private static io.icebergprotector.spark.crypto.FileBinding binding(String table) {
+    try {
+      return io.icebergprotector.spark.crypto.FileBinding.of(
+          org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark, "lc." + table));
+    } catch (Exception e) {
+      throw new IllegalStateException("Cannot load lc." + table, e);
+    }
+  }
+
   private static ProtectionSpec spec(String table, String user) throws Exception {
     spark.conf().set("spark.sql.catalog.lc.protector.user", user);
     try {
@@ -163,7 +173,7 @@ class KeyLifecycleTest {
     List<Integer> versions = new ArrayList<>();
     for (Path file : liveDataFiles(table)) {
       FooterReport report =
-          ParquetFooterInspector.inspect(file, ProtectorCrypto.fileDecryption(alice, file.toString()));
+          ParquetFooterInspector.inspect(file, ProtectorCrypto.fileDecryption(alice, file.toString(), binding(table)));
       OptionalInt version =
           report.column(column).flatMap(ColumnReport::keyMaterial).map(KeyMaterial::masterKeyVersion)
               .orElse(OptionalInt.empty());
@@ -303,7 +313,7 @@ class KeyLifecycleTest {
     ProtectionSpec alice = spec("evolve", "alice");
     for (Path file : liveDataFiles("db.evolve")) {
       FooterReport report =
-          ParquetFooterInspector.inspect(file, ProtectorCrypto.fileDecryption(alice, file.toString()));
+          ParquetFooterInspector.inspect(file, ProtectorCrypto.fileDecryption(alice, file.toString(), binding("db.evolve")));
       // files keep the column's original name; ssn was renamed to social after they were written
       String ssnPath = report.column("social").isPresent() ? "social" : "ssn";
       assertThat(report.column(ssnPath).flatMap(ColumnReport::keyMaterial).map(KeyMaterial::masterKeyId))
@@ -320,7 +330,7 @@ class KeyLifecycleTest {
     ProtectionSpec alice = spec("shred", "alice");
     Path file = dataFiles("db.shred").get(0);
     FooterReport report =
-        ParquetFooterInspector.inspect(file, ProtectorCrypto.fileDecryption(alice, file.toString()));
+        ParquetFooterInspector.inspect(file, ProtectorCrypto.fileDecryption(alice, file.toString(), binding("db.shred")));
     String material = report.column("salary").flatMap(ColumnReport::keyMaterial).orElseThrow().rawJson();
     String wrappedKek = material.replaceAll(".*\"wrappedKEK\"\\s*:\\s*\"([^\"]+)\".*", "$1");
 

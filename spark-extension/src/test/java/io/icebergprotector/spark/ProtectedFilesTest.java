@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.shaded.org.apache.parquet.ParquetReadOptions;
+import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileDecryptionProperties;
 import org.apache.iceberg.shaded.org.apache.parquet.crypto.keytools.KeyToolkit;
 import org.apache.iceberg.shaded.org.apache.parquet.crypto.keytools.PropertiesDrivenCryptoFactory;
 import org.apache.iceberg.shaded.org.apache.parquet.example.data.Group;
@@ -39,26 +40,52 @@ class ProtectedFilesTest extends SparkTestBase {
   }
 
   @Test
-  void plainParquetMrWithOurKmsClientDecrypts() throws Exception {
+  void plainParquetMrWithOurKmsClientAndTheAadPrefixDecrypts() throws Exception {
     ProtectionSpec alice = specFor("alice");
     KeyServiceRegistry.obtain(alice.keyScope(), alice.policy());
     Path file = dataFiles("db.customers").get(0);
     Configuration conf = new Configuration();
-    conf.set("parquet.crypto.factory.class", PropertiesDrivenCryptoFactory.class.getName());
     conf.set(KeyToolkit.KMS_CLIENT_CLASS_PROPERTY_NAME, ProtectorKmsClient.class.getName());
     conf.set(KeyToolkit.KMS_INSTANCE_ID_PROPERTY_NAME, alice.kms().endpoint());
     conf.set(KeyToolkit.KEY_ACCESS_TOKEN_PROPERTY_NAME, alice.accessToken());
+    org.apache.hadoop.fs.Path hadoopPath = new org.apache.hadoop.fs.Path(file.toUri());
+
+    // Without the AAD prefix, parquet-mr's standard factory refuses the bound file.
+    conf.set("parquet.crypto.factory.class", PropertiesDrivenCryptoFactory.class.getName());
+    assertThatThrownBy(() -> readSsns(ParquetReader.builder(new GroupReadSupport(), hadoopPath).withConf(conf)))
+        .hasStackTraceContaining("AAD prefix used for file encryption, but not stored in file");
+
+    // With it, built as the README documents from the table UUID and the file name, the standard
+    // key tools decrypt: the key material in the footer is parquet-mr's own.
+    String uuid = org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark, "prot.db.customers")
+        .uuid().toString();
+    byte[] aadPrefix = ("iceberg-protector/file-binding/v1:" + uuid + ":" + file.getFileName())
+        .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    conf.unset("parquet.crypto.factory.class");
+    FileDecryptionProperties decryption =
+        FileDecryptionProperties.builder()
+            .withKeyRetriever(
+                new PropertiesDrivenCryptoFactory().getFileDecryptionProperties(conf, hadoopPath)
+                    .getKeyRetriever())
+            .withAADPrefix(aadPrefix)
+            .build();
+    List<String> ssns =
+        readSsns(
+            ParquetReader.builder(new GroupReadSupport(), hadoopPath)
+                .withConf(conf)
+                .withDecryption(decryption));
+    assertThat(ssns).isNotEmpty().allMatch(s -> s.startsWith("SSN-"));
+  }
+
+  private static List<String> readSsns(ParquetReader.Builder<Group> builder) throws Exception {
     List<String> ssns = new ArrayList<>();
-    try (ParquetReader<Group> reader =
-        ParquetReader.builder(new GroupReadSupport(), new org.apache.hadoop.fs.Path(file.toUri()))
-            .withConf(conf)
-            .build()) {
+    try (ParquetReader<Group> reader = builder.build()) {
       Group group;
       while ((group = reader.read()) != null) {
         ssns.add(group.getString("ssn", 0));
       }
     }
-    assertThat(ssns).isNotEmpty().allMatch(s -> s.startsWith("SSN-"));
+    return ssns;
   }
 
   @Test
@@ -145,9 +172,11 @@ class ProtectedFilesTest extends SparkTestBase {
 
   /** Opens a data file's footer with the decryption properties of a principal's spec. */
   private static ParquetFileReader open(Path file, ProtectionSpec spec) throws java.io.IOException {
+    String table = "prot." + warehouse.relativize(file).getName(0) + "."
+        + warehouse.relativize(file).getName(1);
     ParquetReadOptions options =
         ParquetReadOptions.builder()
-            .withDecryption(ProtectorCrypto.fileDecryption(spec, file.toString()))
+            .withDecryption(ProtectorCrypto.fileDecryption(spec, file.toString(), bindingOf(table)))
             .build();
     return ParquetFileReader.open(
         HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(file.toUri()), new Configuration()),

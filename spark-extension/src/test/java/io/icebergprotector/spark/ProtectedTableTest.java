@@ -357,7 +357,9 @@ class ProtectedTableTest extends SparkTestBase {
     for (java.nio.file.Path file : dataFiles("db.customers")) {
       FooterReport report =
           ParquetFooterInspector.inspect(
-              file, ProtectorCrypto.fileDecryption(alice, file.toString()));
+              file,
+              ProtectorCrypto.fileDecryption(
+                  alice, file.toString(), bindingOf("prot.db.customers")));
       assertThat(report.footerMode()).isEqualTo(FooterReport.FooterMode.ENCRYPTED);
       assertThat(report.footerKey().map(k -> k.masterKeyId())).contains("footer");
       for (ColumnReport column : report.columns()) {

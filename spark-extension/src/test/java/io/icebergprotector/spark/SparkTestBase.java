@@ -1,5 +1,6 @@
 package io.icebergprotector.spark;
 
+import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import java.io.IOException;
@@ -148,6 +149,15 @@ public abstract class SparkTestBase {
       action.run();
     } finally {
       spark.conf().set("spark.sql.catalog.prot.protector.user", previous);
+    }
+  }
+
+  /** The file binding of an Iceberg table, e.g. {@code bindingOf("prot.db.customers")}. */
+  protected static FileBinding bindingOf(String qualifiedTable) {
+    try {
+      return FileBinding.of(org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark, qualifiedTable));
+    } catch (Exception e) {
+      throw new IllegalStateException("Cannot load " + qualifiedTable, e);
     }
   }
 

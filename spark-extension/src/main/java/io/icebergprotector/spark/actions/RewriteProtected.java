@@ -6,6 +6,9 @@ import io.icebergprotector.spark.ProtectingSessionCatalog;
 import io.icebergprotector.spark.ProtectingSparkCatalog;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.binding.BindingBoundary;
+import io.icebergprotector.spark.binding.FileAdmission;
+import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.inspect.ColumnReport;
@@ -42,9 +45,13 @@ import org.apache.spark.sql.connector.catalog.Identifier;
  * Rewrites the data files of a protected table that do not match its protection today, as one
  * atomic Iceberg rewrite commit: files whose keys are older than a key version (after a
  * rotation), plaintext files (a table that was just put under the policy), files whose columns
- * are encrypted differently from the policy (a newly protected column, a changed key), and, in
- * decrypt mode, files holding columns whose protection was removed. Readers keep reading the
- * previous snapshot until the commit.
+ * are encrypted differently from the policy (a newly protected column, a changed key), files
+ * without file binding (written by a protector version before binding: reason {@code unbound}),
+ * and, in decrypt mode, files holding columns whose protection was removed. Files the protector
+ * did not write, committed after the table came under file binding, are refused unless unverified
+ * files are accepted explicitly (then reason {@code unverified}): a rewrite would otherwise bind
+ * them and so vouch for their contents. Readers keep reading the previous snapshot until the
+ * commit.
  *
  * <pre>
  * RewriteProtected.Result r = RewriteProtected.of(spark, "prod.db.customers").minKeyVersion(3).execute();
@@ -56,6 +63,8 @@ public final class RewriteProtected {
   private int minKeyVersion = 0;
   private boolean decrypt = false;
   private boolean force = false;
+  private boolean acceptUnverified = false;
+  private String catalogName;
   private final Map<String, Integer> latestVersions = new java.util.HashMap<>();
   private ProtectionSpec currentSpec;
 
@@ -81,6 +90,16 @@ public final class RewriteProtected {
   /** Decrypts columns whose protection was removed from the policy (forced unprotection). */
   public RewriteProtected decrypt(boolean decryptRetired) {
     this.decrypt = decryptRetired;
+    return this;
+  }
+
+  /**
+   * Also rewrites (and so binds) data files the protector did not write that were committed after
+   * the table came under file binding, instead of refusing them. The session setting {@code
+   * spark.sql.catalog.<catalog>.protector.accept-unverified-files} does the same.
+   */
+  public RewriteProtected acceptUnverified(boolean accept) {
+    this.acceptUnverified = accept;
     return this;
   }
 
@@ -143,6 +162,10 @@ public final class RewriteProtected {
     ProtectionSpec spec = protectedTable.protection();
     this.currentSpec = spec;
     checkClearAccess(spec);
+    boolean acceptAll =
+        acceptUnverified || FileAdmission.acceptUnverified(spark, catalogName, Map.of());
+    FileAdmission admission = FileAdmission.of(table, spec.tableName(), catalogName, acceptAll);
+    FileBinding binding = FileBinding.of(table);
     ProtectionSpec readSpec = decrypt ? spec.forDecryptRead() : spec;
     Snapshot snapshot = table.currentSnapshot();
     if (snapshot == null) {
@@ -156,7 +179,7 @@ public final class RewriteProtected {
         table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
       for (FileScanTask task : tasks) {
         DataFile file = task.file();
-        String reason = reasonToRewrite(table, readSpec, spec, file);
+        String reason = reasonToRewrite(table, readSpec, spec, file, admission, binding);
         if (reason != null && selected.add(file.location())) {
           reasons.merge(reason, 1, Integer::sum);
           bytes += file.fileSizeInBytes();
@@ -166,6 +189,11 @@ public final class RewriteProtected {
       throw new UncheckedIOException(e);
     }
     if (selected.isEmpty()) {
+      // Nothing to rewrite: still put the table under file binding (the rewrite's write does it
+      // otherwise), if this principal may write it.
+      if (spec.policy().wrappableKeys(spec.principal()).containsAll(spec.writeKeyIds())) {
+        BindingBoundary.record(table);
+      }
       return new Result(0, 0, 0, 0, reasons);
     }
 
@@ -176,6 +204,7 @@ public final class RewriteProtected {
             .option("snapshot-id", String.valueOf(snapshot.snapshotId()))
             .option(RewriteRequest.FILES, files)
             .option(RewriteRequest.DECRYPT, String.valueOf(decrypt))
+            .option(FileAdmission.ACCEPT_UNVERIFIED, String.valueOf(acceptAll))
             .table(tableName);
     try {
       rows.writeTo(tableName)
@@ -201,6 +230,7 @@ public final class RewriteProtected {
     Spark3Util.CatalogAndIdentifier resolved =
         Spark3Util.catalogAndIdentifier("table", spark, tableName);
     CatalogPlugin catalog = resolved.catalog();
+    this.catalogName = catalog.name();
     ProtectingSparkCatalog protecting =
         catalog instanceof ProtectingSparkCatalog
             ? (ProtectingSparkCatalog) catalog
@@ -245,18 +275,31 @@ public final class RewriteProtected {
 
   /** Why a file must be rewritten, or null if it matches today's protection. */
   private String reasonToRewrite(
-      Table table, ProtectionSpec readSpec, ProtectionSpec spec, DataFile file) {
+      Table table,
+      ProtectionSpec readSpec,
+      ProtectionSpec spec,
+      DataFile file,
+      FileAdmission admission,
+      FileBinding binding) {
+    FileAdmission.Verdict verdict = admission.admit(file); // refuses unaccepted unverified files
     if (force) {
       return "forced";
     }
+    if (verdict == FileAdmission.Verdict.UNVERIFIED) {
+      return "unverified";
+    }
     String location = file.location();
+    FileBinding fileBinding = verdict == FileAdmission.Verdict.BOUND ? binding : null;
     InputFile input = table.io().newInputFile(location, file.fileSizeInBytes());
     FooterReport report =
-        ParquetFooterInspector.inspect(input, ProtectorCrypto.fileDecryption(readSpec, location));
-    Map<String, String> expected = expectedKeys(table, readSpec, spec, location);
-    if (!report.encrypted()) {
-      return expected.isEmpty() ? null : "plaintext";
+        ParquetFooterInspector.inspect(
+            input, ProtectorCrypto.fileDecryption(readSpec, location, fileBinding));
+    if (verdict == FileAdmission.Verdict.LEGACY) {
+      boolean plaintext =
+          !report.encrypted() && !expectedKeys(table, readSpec, spec, file, null).isEmpty();
+      return plaintext ? "plaintext" : "unbound";
     }
+    Map<String, String> expected = expectedKeys(table, readSpec, spec, file, fileBinding);
     if (minKeyVersion > 0 && olderThan(report.footerKey().orElse(null))) {
       return "key-version";
     }
@@ -309,11 +352,13 @@ public final class RewriteProtected {
    * decrypt mode and keep their recorded key otherwise.
    */
   private Map<String, String> expectedKeys(
-      Table table, ProtectionSpec readSpec, ProtectionSpec spec, String location) {
+      Table table, ProtectionSpec readSpec, ProtectionSpec spec, DataFile file,
+      FileBinding fileBinding) {
+    String location = file.location();
     MessageType fileSchema;
     ParquetReadOptions options =
         ParquetReadOptions.builder()
-            .withDecryption(ProtectorCrypto.fileDecryption(readSpec, location))
+            .withDecryption(ProtectorCrypto.fileDecryption(readSpec, location, fileBinding))
             .build();
     try (ParquetFileReader reader =
         ParquetFileReader.open(new io.icebergprotector.spark.read.ParquetInputFileAdapter(table.io().newInputFile(location)), options)) {

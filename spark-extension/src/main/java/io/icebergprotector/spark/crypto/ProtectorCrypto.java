@@ -7,11 +7,13 @@ import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.iceberg.shaded.org.apache.parquet.column.ColumnDescriptor;
 import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileDecryptionProperties;
 import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileEncryptionProperties;
+import org.apache.iceberg.shaded.org.apache.parquet.crypto.ParquetCipher;
 import org.apache.iceberg.shaded.org.apache.parquet.crypto.keytools.KeyToolkit;
 import org.apache.iceberg.shaded.org.apache.parquet.crypto.keytools.PropertiesDrivenCryptoFactory;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.api.WriteSupport;
@@ -21,16 +23,33 @@ import org.apache.iceberg.shaded.org.apache.parquet.schema.Type;
 /**
  * Builds Parquet Modular Encryption properties for protected files through parquet-mr's
  * {@link PropertiesDrivenCryptoFactory}, so footers carry the standard key material (double
- * wrapping, master key ids) that any PME reader with a client for our key service can use.
+ * wrapping, master key ids) that any PME reader with a client for our key service can use. Table
+ * files are additionally bound to their table and name with an AAD prefix ({@link FileBinding}),
+ * which such a reader must then supply.
  */
 public final class ProtectorCrypto {
   private ProtectorCrypto() {}
 
   /**
-   * Encryption properties for one new data file. Every leaf column under a protected field is
-   * encrypted with a data key under the field's master key; the footer follows the policy.
+   * Encryption properties for one new data file of a table, bound to its place ({@link
+   * FileBinding}): every leaf column under a protected field is encrypted with a data key under
+   * the field's master key, the footer follows the policy, and every module's AAD starts with the
+   * binding's prefix, which the file does not store.
    */
   public static FileEncryptionProperties fileEncryption(
+      ProtectionSpec spec, MessageType parquetSchema, String location, FileBinding binding) {
+    Objects.requireNonNull(binding, "file binding");
+    FileEncryptionProperties base = unboundFileEncryption(spec, parquetSchema, location);
+    return binding.bind(base, ParquetCipher.valueOf(spec.algorithm()), location);
+  }
+
+  /**
+   * Encryption properties as protector versions before file binding wrote them: the same keys and
+   * key material, no AAD prefix. A table reads such files only as legacy files (see {@code
+   * FileAdmission}); new table files are always written with {@link #fileEncryption(ProtectionSpec,
+   * MessageType, String, FileBinding)}.
+   */
+  public static FileEncryptionProperties unboundFileEncryption(
       ProtectionSpec spec, MessageType parquetSchema, String location) {
     Configuration conf = hadoopConf(spec);
     conf.set(PropertiesDrivenCryptoFactory.FOOTER_KEY_PROPERTY_NAME, spec.footerKeyId());
@@ -57,6 +76,18 @@ public final class ProtectorCrypto {
   public static FileDecryptionProperties fileDecryption(ProtectionSpec spec, String location) {
     return new PropertiesDrivenCryptoFactory()
         .getFileDecryptionProperties(hadoopConf(spec), new Path(location));
+  }
+
+  /**
+   * Decryption properties for one file of a table: bound to its place when {@code binding} is not
+   * null (the file must be encrypted, and with exactly this AAD prefix), otherwise those of {@link
+   * #fileDecryption(ProtectionSpec, String)} for legacy files. Keys are fetched lazily per column
+   * either way.
+   */
+  public static FileDecryptionProperties fileDecryption(
+      ProtectionSpec spec, String location, FileBinding binding) {
+    FileDecryptionProperties unbound = fileDecryption(spec, location);
+    return binding == null ? unbound : binding.decryption(unbound.getKeyRetriever(), location);
   }
 
   /** Decryption properties for one file read with a key scope (e.g. a plain-Parquet path's). */

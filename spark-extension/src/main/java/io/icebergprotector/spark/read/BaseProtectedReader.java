@@ -4,6 +4,8 @@ import io.icebergprotector.policy.EncryptionAlgorithm;
 import io.icebergprotector.spark.ExpressionRedactor;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.binding.FileAdmission;
+import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.write.TaskKeyCalls;
 import java.io.IOException;
@@ -42,7 +44,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Reads the file splits of one input partition for one principal: opens every file through the
- * table's FileIO with the principal's decryption properties, reads only the columns the principal
+ * table's FileIO with the principal's decryption properties (bound to the file's place when its
+ * manifest entry says it is bound, see {@link FileBinding}), reads only the columns the principal
  * may decrypt, and returns denied and null-masked fields as NULL constants. Subclasses choose the
  * model (rows or columnar batches) and apply the masks.
  *
@@ -63,8 +66,10 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
   private final TaskKeyCalls keyCalls = new TaskKeyCalls();
   private final DeleteCounter deleteCounter = new DeleteCounter();
   private final boolean cacheDeletes;
+  private final FileBinding binding;
 
   private ProtectedParquetFile file = null;
+  private boolean currentBound = false;
   private CloseableIterator<T> items = CloseableIterator.empty();
   private String currentLocation = null;
   private T current = null;
@@ -89,6 +94,8 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
     this.filterSchema = filterSchema;
     this.hiddenIds = ProtectedProjection.hiddenFieldIds(filterSchema, spec);
     this.caseSensitive = caseSensitive;
+    // the UUID of the table the scan planned (the broadcast copy keeps it)
+    this.binding = FileBinding.of(table);
     String mapping = table.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
     this.nameMapping = mapping != null ? NameMappingParser.fromJson(mapping) : null;
     // CTR mode leaves page payloads unauthenticated: the page CRCs at least catch corruption
@@ -173,6 +180,8 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
     String location = dataFile.location();
     checkReadable(task, spec, filterSchema);
     currentLocation = location;
+    // admitted on the driver; a bound file must decrypt with its table's and name's prefix
+    currentBound = FileAdmission.bound(dataFile);
     ProtectedDeleteFilter deletes =
         task.deletes().isEmpty()
             ? null
@@ -182,7 +191,8 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
     Schema readSchema = deletes != null ? deletes.requiredSchema() : projection.outputSchema();
     try {
       InputFile input = table.io().newInputFile(location, dataFile.fileSizeInBytes());
-      FileDecryptionProperties decryption = ProtectorCrypto.fileDecryption(spec, location);
+      FileDecryptionProperties decryption =
+          ProtectorCrypto.fileDecryption(spec, location, currentBound ? binding : null);
       file =
           ProtectedParquetFile.open(
               input,
@@ -300,7 +310,8 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
 
   private RuntimeException failure(RuntimeException e) {
     Boolean encrypted = file != null ? file.encrypted() : null;
-    RuntimeException translated = ReadErrors.translate(e, currentLocation, spec, encrypted);
+    RuntimeException translated =
+        ReadErrors.translate(e, currentLocation, spec, encrypted, currentBound);
     if (translated != e) {
       LOG.error("Failed to read {} of table {}", currentLocation, spec.tableName(), e);
     }

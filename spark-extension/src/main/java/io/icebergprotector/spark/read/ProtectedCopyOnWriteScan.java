@@ -48,9 +48,11 @@ public final class ProtectedCopyOnWriteScan extends ProtectedScan {
       boolean caseSensitive,
       boolean vectorization,
       int batchSize,
-      boolean cacheDeletes) {
+      boolean cacheDeletes,
+      String catalogName,
+      boolean acceptUnverified) {
     super(spark, table, projection, filterSchema, filters, selection, caseSensitive, vectorization,
-        batchSize, cacheDeletes);
+        batchSize, cacheDeletes, catalogName, acceptUnverified);
     this.branch = branch;
   }
 

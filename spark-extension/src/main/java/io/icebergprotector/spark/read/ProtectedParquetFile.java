@@ -111,8 +111,9 @@ final class ProtectedParquetFile implements Closeable {
     ParquetFileReader reader;
     try {
       reader = ParquetFileReader.open(new ParquetInputFileAdapter(file), options);
-    } catch (IOException e) {
-      throw new UncheckedIOException("Failed to open Parquet file " + file.location(), e);
+    } catch (IOException | RuntimeException e) {
+      // the footer (and with it the file's authenticity) is checked here: say so to ReadErrors
+      throw new FooterException(file.location(), e);
     }
 
     try {
@@ -153,6 +154,13 @@ final class ProtectedParquetFile implements Closeable {
 
   String location() {
     return location;
+  }
+
+  /** The footer of a file could not be read, decrypted or authenticated. */
+  static final class FooterException extends RuntimeException {
+    FooterException(String location, Exception cause) {
+      super("Failed to open Parquet file " + location, cause);
+    }
   }
 
   /** The file's schema with Iceberg field ids (from the file or the name mapping). */

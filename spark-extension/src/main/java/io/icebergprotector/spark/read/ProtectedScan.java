@@ -4,6 +4,7 @@ import io.icebergprotector.policy.AccessLevel;
 import io.icebergprotector.spark.ColumnProtection;
 import io.icebergprotector.spark.ExpressionRedactor;
 import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.binding.FileAdmission;
 import io.icebergprotector.spark.write.KeyServiceCallsMetric;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -75,6 +76,8 @@ public class ProtectedScan
   private final boolean batchReads;
   private final int batchSize;
   private final boolean cacheDeletes;
+  private final String catalogName;
+  private final boolean acceptUnverified;
   private final List<Expression> runtimeFilters = new ArrayList<>();
   private long splitSize;
   private int splitLookback;
@@ -88,6 +91,8 @@ public class ProtectedScan
    * @param batchSize rows per columnar batch ({@code SparkReadConf.parquetBatchSize()})
    * @param cacheDeletes whether executors cache loaded delete files ({@code
    *     SparkReadConf.cacheDeleteFilesOnExecutors()})
+   * @param catalogName the protecting catalog, named in errors; may be null
+   * @param acceptUnverified read files the protector did not write instead of refusing them
    */
   ProtectedScan(
       SparkSession spark,
@@ -99,8 +104,12 @@ public class ProtectedScan
       boolean caseSensitive,
       boolean vectorization,
       int batchSize,
-      boolean cacheDeletes) {
+      boolean cacheDeletes,
+      String catalogName,
+      boolean acceptUnverified) {
     this.spark = spark;
+    this.catalogName = catalogName;
+    this.acceptUnverified = acceptUnverified;
     this.table = table;
     this.projection = projection;
     this.filterSchema = filterSchema;
@@ -207,17 +216,22 @@ public class ProtectedScan
     if (selection.empty()) {
       return List.of();
     }
+    // which files must be bound, and which the protector did not write: decided from metadata here
+    FileAdmission admission =
+        FileAdmission.of(table, projection.spec().tableName(), catalogName, acceptUnverified);
     List<FileScanTask> files = new ArrayList<>();
     try (CloseableIterable<FileScanTask> planned = scan.planFiles()) {
       for (FileScanTask task : planned) {
         if (selection.includes(task)) {
           BaseProtectedReader.checkReadable(task, projection.spec(), filterSchema);
+          admission.admit(task.file());
           files.add(task);
         }
       }
     } catch (IOException e) {
       throw new UncheckedIOException("Failed to plan a scan of " + table.name(), e);
     }
+    admission.warnAboutLegacyFiles();
     return files;
   }
 

@@ -51,6 +51,8 @@ public class ProtectedScanBuilder
   private final SparkReadConf readConf;
   private final boolean caseSensitive;
   private final String onlyFiles;
+  private final String catalogName;
+  private final boolean acceptUnverified;
 
   private ProtectedFilters filters = ProtectedFilters.none();
   private Set<Integer> conditionFieldIds = Set.of();
@@ -64,6 +66,9 @@ public class ProtectedScanBuilder
    * @param snapshotSchema the schema of the snapshot or branch being read
    * @param options the read options
    * @param spec the table's protection for the reading principal
+   * @param catalogName the protecting catalog the table was loaded from (named in errors), or null
+   * @param acceptUnverified whether to read data files the protector did not write instead of
+   *     refusing them ({@link io.icebergprotector.spark.binding.FileAdmission})
    */
   public ProtectedScanBuilder(
       SparkSession spark,
@@ -72,7 +77,11 @@ public class ProtectedScanBuilder
       String branch,
       Schema snapshotSchema,
       CaseInsensitiveStringMap options,
-      ProtectionSpec spec) {
+      ProtectionSpec spec,
+      String catalogName,
+      boolean acceptUnverified) {
+    this.catalogName = catalogName;
+    this.acceptUnverified = acceptUnverified;
     this.spark = spark;
     this.table = table;
     this.schema = snapshotSchema;
@@ -131,7 +140,9 @@ public class ProtectedScanBuilder
         caseSensitive,
         readConf.parquetVectorizationEnabled(),
         readConf.parquetBatchSize(),
-        readConf.cacheDeleteFilesOnExecutors());
+        readConf.cacheDeleteFilesOnExecutors(),
+        catalogName,
+        acceptUnverified);
   }
 
   /**
@@ -144,7 +155,7 @@ public class ProtectedScanBuilder
     return new ProtectedScan(
         spark, table, ProtectedProjection.of(projectedSchema(), spec), schema, filters, selection,
         caseSensitive, readConf.parquetVectorizationEnabled(), readConf.parquetBatchSize(),
-        readConf.cacheDeleteFilesOnExecutors());
+        readConf.cacheDeleteFilesOnExecutors(), catalogName, acceptUnverified);
   }
 
   /**
@@ -157,7 +168,8 @@ public class ProtectedScanBuilder
     return new ProtectedCopyOnWriteScan(
         spark, table, readConf.branch(), ProtectedProjection.of(projectedSchema(), spec), schema,
         filters, selection, caseSensitive, readConf.parquetVectorizationEnabled(),
-        readConf.parquetBatchSize(), readConf.cacheDeleteFilesOnExecutors());
+        readConf.parquetBatchSize(), readConf.cacheDeleteFilesOnExecutors(), catalogName,
+        acceptUnverified);
   }
 
   private void checkRowLevelScan() {

@@ -2,6 +2,7 @@ package io.icebergprotector.spark.rowlevel;
 
 import io.icebergprotector.spark.ExpressionRedactor;
 import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.binding.BindingBoundary;
 import io.icebergprotector.spark.read.ProtectedScan;
 import io.icebergprotector.spark.write.FileCleanup;
 import io.icebergprotector.spark.write.InternalRowStructLike;
@@ -229,6 +230,8 @@ final class ProtectedPositionDeltaWrite implements DeltaWrite, RequiresDistribut
           String.format(
               "position delta with %d data files, %d delete files and %d rewritten delete files",
               addedDataFiles, addedDeleteFiles, removedDeleteFiles);
+      // before the first commit of bound files, so every later commit falls under file binding
+      BindingBoundary.record(table);
       if (scan == null) {
         // the optimizer replaced the scan with an empty relation: nothing depends on the table
         committer.commit(rowDelta, counts + " (no validation required)", null);

@@ -2,6 +2,8 @@ package io.icebergprotector.spark.write;
 
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.crypto.FileBinding;
+import io.icebergprotector.spark.crypto.FileMarker;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.HashMap;
@@ -26,9 +28,11 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * Creates the writers of a protected table's files: every data file is a Parquet file written by
- * {@link ProtectedParquetAppender}. Position delete files hold only data file locations and row
- * positions, never row data: they are written by Iceberg's own writers, in the table's delete file
- * format, so every engine can apply them. Equality delete files are refused: they would store the
+ * {@link ProtectedParquetAppender}, bound to the table ({@link FileBinding}) and recorded with the
+ * protector's marker as its key metadata ({@link FileMarker}). Position delete files hold only data
+ * file locations and row positions, never row data: they are written by Iceberg's own writers, in
+ * the table's delete file format, so every engine can apply them; they hold no column value, so
+ * they are neither encrypted nor bound. Equality delete files are refused: they would store the
  * deleted rows' values of their columns in plaintext.
  */
 public final class ProtectedFileWriterFactory implements FileWriterFactory<InternalRow> {
@@ -37,6 +41,7 @@ public final class ProtectedFileWriterFactory implements FileWriterFactory<Inter
   private final SortOrder sortOrder;
   private final Map<String, String> properties;
   private final ProtectionSpec protection;
+  private final FileBinding binding;
   private final Table table;
   private FileFormat deleteFormat = null;
 
@@ -60,6 +65,7 @@ public final class ProtectedFileWriterFactory implements FileWriterFactory<Inter
     this.dataSparkType = dataSparkType;
     this.sortOrder = sortOrder;
     this.protection = Objects.requireNonNull(protection, "protection spec");
+    this.binding = FileBinding.of(table);
     this.table = table;
     this.properties = new HashMap<>(table.properties());
     if (writeProperties != null) {
@@ -107,10 +113,9 @@ public final class ProtectedFileWriterFactory implements FileWriterFactory<Inter
             .setAll(properties)
             .sortOrder(sortOrder)
             .protection(protection)
+            .binding(binding)
             .build();
-    return new DataWriter<>(
-        appender, FileFormat.PARQUET, output.location(), spec, partition, file.keyMetadata(),
-        sortOrder);
+    return new MarkedDataWriter<>(appender, output.location(), spec, partition, sortOrder);
   }
 
   @Override

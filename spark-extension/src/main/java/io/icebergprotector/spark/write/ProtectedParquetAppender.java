@@ -2,9 +2,12 @@ package io.icebergprotector.spark.write;
 
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.crypto.FileBinding;
+import io.icebergprotector.spark.crypto.FileMarker;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +42,8 @@ import org.apache.spark.sql.types.StructType;
  * <p>Iceberg's own Parquet writer only knows one uniform file key, so this appender drives
  * parquet-mr's {@link ParquetFileWriter} directly with the {@link FileEncryptionProperties} of the
  * table's {@link ProtectionSpec}: each protected column under its own data key (wrapped by its
- * policy master key), the footer by the policy's footer key and mode. Values are written with
+ * policy master key), the footer by the policy's footer key and mode, and the whole file bound to
+ * its table and name ({@link FileBinding}). Values are written with
  * Iceberg's Spark value writers, the file honours the table's {@code write.parquet.*} properties,
  * and its metrics carry nothing about protected columns (see {@link ProtectedMetrics}).
  *
@@ -54,6 +58,7 @@ public final class ProtectedParquetAppender implements FileAppender<InternalRow>
   private final Schema schema;
   private final MessageType parquetSchema;
   private final ProtectionSpec protection;
+  private final FileBinding binding;
   private final Set<Integer> protectedIds;
   private final MetricsConfig metricsConfig;
   private final ParquetValueWriter<InternalRow> valueWriter;
@@ -77,6 +82,7 @@ public final class ProtectedParquetAppender implements FileAppender<InternalRow>
     this.file = b.file;
     this.schema = b.schema;
     this.protection = b.protection;
+    this.binding = b.binding;
     this.mode = b.overwrite ? ParquetFileWriter.Mode.OVERWRITE : ParquetFileWriter.Mode.CREATE;
     this.parquetSchema = ParquetSchemaUtil.convert(schema, "table");
     this.protectedIds = protection.protectedFieldIds(schema);
@@ -143,6 +149,14 @@ public final class ProtectedParquetAppender implements FileAppender<InternalRow>
     return ProtectedMetrics.withoutFieldMetrics(metrics, protectedIds);
   }
 
+  /**
+   * The key metadata Iceberg must record in this file's manifest entry: the marker that tells
+   * readers the file is bound ({@link FileMarker}). A file recorded without it does not read.
+   */
+  public ByteBuffer keyMetadata() {
+    return FileMarker.bytes();
+  }
+
   @Override
   public List<Long> splitOffsets() {
     if (!closed || writer == null) {
@@ -177,7 +191,7 @@ public final class ProtectedParquetAppender implements FileAppender<InternalRow>
 
   private void open() {
     FileEncryptionProperties encryption =
-        ProtectorCrypto.fileEncryption(protection, parquetSchema, file.location());
+        ProtectorCrypto.fileEncryption(protection, parquetSchema, file.location(), binding);
     if (encryption == null) {
       throw new ProtectorException(
           "No encryption properties for protected file " + file.location() + " of table "
@@ -284,14 +298,16 @@ public final class ProtectedParquetAppender implements FileAppender<InternalRow>
     private StructType sparkType;
     private SortOrder sortOrder;
     private ProtectionSpec protection;
+    private FileBinding binding;
     private boolean overwrite;
 
     private Builder(OutputFile file) {
       this.file = Objects.requireNonNull(file, "output file");
     }
 
-    /** Write schema, properties and sort order of {@code table}. */
+    /** Write schema, properties, sort order and file binding of {@code table}. */
     public Builder forTable(Table table) {
+      binding(FileBinding.of(table));
       schema(table.schema());
       setAll(table.properties());
       sortOrder(table.sortOrder());
@@ -333,6 +349,12 @@ public final class ProtectedParquetAppender implements FileAppender<InternalRow>
       return this;
     }
 
+    /** The table the file is bound to ({@link FileBinding#of(Table)}); required. */
+    public Builder binding(FileBinding fileBinding) {
+      this.binding = fileBinding;
+      return this;
+    }
+
     public Builder overwrite() {
       this.overwrite = true;
       return this;
@@ -346,6 +368,12 @@ public final class ProtectedParquetAppender implements FileAppender<InternalRow>
         throw new IllegalArgumentException(
             "Missing protection spec for " + file.location()
                 + ": use Iceberg's writer for unprotected tables");
+      }
+      if (binding == null) {
+        throw new IllegalArgumentException(
+            "Missing file binding for " + file.location()
+                + ": every protected file is bound to its table (binding(FileBinding.of(table))"
+                + " or forTable(table))");
       }
       return new ProtectedParquetAppender(this);
     }

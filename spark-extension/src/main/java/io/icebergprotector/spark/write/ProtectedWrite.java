@@ -5,6 +5,7 @@ import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.spark.ExpressionRedactor;
 import io.icebergprotector.spark.RecordedColumns;
+import io.icebergprotector.spark.binding.BindingBoundary;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import io.icebergprotector.spark.read.ProtectedCopyOnWriteScan;
 import org.apache.iceberg.FileScanTask;
@@ -230,6 +231,8 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
     @Override
     public void commit(WriterCommitMessage[] messages) {
       List<DataFile> files = files(messages);
+      // before the data commit, so every later commit falls under file binding
+      BindingBoundary.record(table);
       switch (mode) {
         case APPEND:
           commitAppend(files);

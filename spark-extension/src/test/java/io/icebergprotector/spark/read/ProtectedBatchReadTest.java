@@ -281,6 +281,7 @@ class ProtectedBatchReadTest {
             .schema(SCHEMA)
             .setAll(properties)
             .protection(spec("etl"))
+            .binding(io.icebergprotector.spark.crypto.FileBinding.of(table))
             .build();
     try (ProtectedParquetAppender closing = appender) {
       for (Item item : items) {
@@ -294,6 +295,7 @@ class ProtectedBatchReadTest {
             .withInputFile(org.apache.iceberg.Files.localInput(file))
             .withMetrics(appender.metrics())
             .withSplitOffsets(appender.splitOffsets())
+            .withEncryptionKeyMetadata(appender.keyMetadata())
             .withFormat(FileFormat.PARQUET)
             .build();
     table.newAppend().appendFile(dataFile).commit();
@@ -341,7 +343,9 @@ class ProtectedBatchReadTest {
             null,
             table.schema(),
             new CaseInsensitiveStringMap(options),
-            spec(user));
+            spec(user),
+            null,
+            false);
     builder.pushPredicates(predicates);
     if (requested != null) {
       builder.pruneColumns(requested);
@@ -587,7 +591,9 @@ class ProtectedBatchReadTest {
     Schema readSchema = ProtectedProjection.of(table.schema(), bob).fileSchema();
     ParquetReadOptions options =
         ParquetReadOptions.builder()
-            .withDecryption(ProtectorCrypto.fileDecryption(bob, bigFile.location()))
+            .withDecryption(
+                ProtectorCrypto.fileDecryption(
+                    bob, bigFile.location(), io.icebergprotector.spark.crypto.FileBinding.of(table)))
             .build();
     VectorizedParquetReader<ColumnarBatch> reader =
         new VectorizedParquetReader<>(

@@ -75,6 +75,11 @@ class ProtectedReadSqlTest extends SparkTestBase {
             + " tags array<string>) USING iceberg");
     spark.sql("CREATE TABLE prot.db.strict (id bigint, salary decimal(10,2)) USING iceberg");
     table = icebergTable("customers");
+    // The files below are appended as protector versions before file binding wrote them, so the
+    // table must predate binding too: without the boundary they read as legacy files.
+    table.updateProperties()
+        .remove(io.icebergprotector.spark.binding.BindingBoundary.PROPERTY)
+        .commit();
     TestTables.appendPlaintext(table, PLAIN);
     firstSnapshot = table.currentSnapshot().snapshotId();
     encryptedLocation = TestTables.appendEncrypted(table, spec("etl"), ENCRYPTED, 1).location();

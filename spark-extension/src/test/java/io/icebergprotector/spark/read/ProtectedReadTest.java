@@ -168,7 +168,8 @@ class ProtectedReadTest {
       Predicate... predicates) {
     ProtectedScanBuilder builder =
         new ProtectedScanBuilder(
-            spark, table, null, null, table.schema(), new CaseInsensitiveStringMap(options), spec);
+            spark, table, null, null, table.schema(), new CaseInsensitiveStringMap(options), spec,
+            null, false);
     Predicate[] postScan = builder.pushPredicates(predicates);
     assertThat(postScan).containsExactly(predicates); // Spark re-evaluates every predicate
     if (requested != null) {
@@ -431,7 +432,9 @@ class ProtectedReadTest {
             null,
             people.schema(),
             CaseInsensitiveStringMap.empty(),
-            reader("alice"));
+            reader("alice"),
+            null,
+            false);
     assertThat(ids(collect((ProtectedScan) versionAsOf.build()))).containsExactly(1L, 2L, 3L);
 
     long afterFirst = people.snapshot(plaintextSnapshot).timestampMillis();

@@ -107,7 +107,8 @@ final class TestTables {
 
   /**
    * Writes {@code people} as a PME file encrypted for {@code writer}'s spec, {@code rowsPerGroup}
-   * rows per row group, and appends it without column metrics.
+   * rows per row group, and appends it without column metrics. The file is unbound, as protector
+   * versions before file binding wrote them, so the table reads it as a legacy file.
    */
   static DataFile appendEncrypted(
       Table table, ProtectionSpec writer, List<Person> people, int rowsPerGroup) {
@@ -115,7 +116,7 @@ final class TestTables {
     File file = dataFile(table, "enc");
     MessageType type = ParquetSchemaUtil.convert(schema, "table");
     FileEncryptionProperties encryption =
-        ProtectorCrypto.fileEncryption(writer, type, file.getAbsolutePath());
+        ProtectorCrypto.unboundFileEncryption(writer, type, file.getAbsolutePath());
     SimpleGroupFactory groups = new SimpleGroupFactory(type);
     try (ParquetWriter<Group> out =
         ExampleParquetWriter.builder(new LocalOutputFile(file.toPath()))

@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -184,7 +185,8 @@ class ProtectedParquetAppenderTest {
 
     List<String> keyMaterials = new ArrayList<>();
     ParquetMetadata footer =
-        WriteFixture.footer(file.location(), recording(admin, file.location(), keyMaterials));
+        WriteFixture.footer(
+            file.location(), recording(admin, table, file.location(), keyMaterials));
 
     Map<String, Boolean> encrypted = new HashMap<>();
     for (BlockMetaData block : footer.getBlocks()) {
@@ -206,7 +208,7 @@ class ProtectedParquetAppenderTest {
 
     // Reading every column resolves each column key from the key material in its chunk metadata.
     List<InternalRow> rows =
-        readWith(table, file.location(), recording(admin, file.location(), keyMaterials));
+        readWith(table, file.location(), recording(admin, table, file.location(), keyMaterials));
     assertThat(rows).hasSize(11);
     for (String material : keyMaterials) {
       assertThat(jsonField(material, "keyMaterialType")).isEqualTo("PKMT1");
@@ -319,7 +321,9 @@ class ProtectedParquetAppenderTest {
 
     ProtectionSpec admin = fixture.spec("db.customers", table, "alice");
     ParquetMetadata footer =
-        WriteFixture.footer(file.location(), ProtectorCrypto.fileDecryption(admin, file.location()));
+        WriteFixture.footer(
+            file.location(),
+            ProtectorCrypto.fileDecryption(admin, file.location(), FileBinding.of(table)));
     List<BlockMetaData> blocks = footer.getBlocks();
     assertThat(blocks).hasSizeGreaterThan(2);
     assertThat(file.splitOffsets()).hasSize(blocks.size());
@@ -467,8 +471,9 @@ class ProtectedParquetAppenderTest {
 
   /** Decryption properties that record every key material JSON parquet asks to resolve. */
   private static FileDecryptionProperties recording(
-      ProtectionSpec spec, String location, List<String> sink) {
-    FileDecryptionProperties real = ProtectorCrypto.fileDecryption(spec, location);
+      ProtectionSpec spec, Table table, String location, List<String> sink) {
+    FileDecryptionProperties real =
+        ProtectorCrypto.fileDecryption(spec, location, FileBinding.of(table));
     DecryptionKeyRetriever retriever = real.getKeyRetriever();
     return FileDecryptionProperties.builder()
         .withKeyRetriever(
@@ -476,7 +481,7 @@ class ProtectedParquetAppenderTest {
               sink.add(new String(keyMetadata, StandardCharsets.UTF_8));
               return retriever.getKey(keyMetadata);
             })
-        .withPlaintextFilesAllowed()
+        .withAADPrefix(real.getAADPrefix())
         .build();
   }
 

@@ -202,7 +202,9 @@ final class WriteFixture {
       Table table, String location, ProtectionSpec readSpec, Schema projection) {
     ParquetReadOptions options =
         ParquetReadOptions.builder()
-            .withDecryption(ProtectorCrypto.fileDecryption(readSpec, location))
+            .withDecryption(
+                ProtectorCrypto.fileDecryption(
+                    readSpec, location, io.icebergprotector.spark.crypto.FileBinding.of(table)))
             .build();
     List<InternalRow> rows = new ArrayList<>();
     try (CloseableIterable<InternalRow> reader =

@@ -1,0 +1,14 @@
+package io.icebergprotector.spark.binding;
+
+import io.icebergprotector.spark.ProtectorException;
+
+/**
+ * A protected table lists a data file that the protector did not write, committed after the table
+ * came under file binding (for example through a catalog without the protector). The message names
+ * the file, the table and the ways out.
+ */
+public class UnverifiedFileException extends ProtectorException {
+  public UnverifiedFileException(String message) {
+    super(message);
+  }
+}

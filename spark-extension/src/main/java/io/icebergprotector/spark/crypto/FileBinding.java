@@ -1,0 +1,133 @@
+package io.icebergprotector.spark.crypto;
+
+import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import java.util.UUID;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.shaded.org.apache.parquet.crypto.DecryptionKeyRetriever;
+import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileDecryptionProperties;
+import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileEncryptionProperties;
+import org.apache.iceberg.shaded.org.apache.parquet.crypto.ParquetCipher;
+
+/**
+ * Binds an encrypted data file to its place: the table it belongs to and its own file name. The
+ * binding is the Parquet Modular Encryption AAD prefix, which every AES-GCM tag of the file (footer,
+ * column metadata, page headers, pages) authenticates. It is not stored in the file: the reader
+ * supplies it from the table's metadata, so a file copied over another (an older file of the same
+ * table, or a file of another table under the same keys) fails its first tag check.
+ *
+ * <p>The identity is {@code table UUID + file name}:
+ *
+ * <ul>
+ *   <li>The table UUID ({@link Table#uuid()}) survives renames, {@code register_table} of the same
+ *       metadata under another name or catalog, {@code rewrite_table_path}, and replacing the
+ *       table ({@code CREATE OR REPLACE}, RTAS keep the UUID). A staged CTAS assigns the UUID when
+ *       the table is staged, before any file is written, and commits it unchanged. Two tables never
+ *       share a UUID unless one was registered from the other's metadata, in which case they share
+ *       their files too.
+ *   <li>The file name (the last segment of its location) is unique within a table (Iceberg names
+ *       files by partition, task, operation UUID and counter) and survives relocations that
+ *       rewrite path prefixes ({@code rewrite_table_path}, moving a warehouse), which the full
+ *       location would not.
+ * </ul>
+ *
+ * <p>The prefix is {@code "iceberg-protector/file-binding/v1:" + uuid + ":" + fileName} in UTF-8;
+ * the UUID has a fixed length and no ':', so the encoding is unambiguous. Other PME readers need
+ * the same bytes to decrypt a bound file (see the README's interoperability note).
+ */
+public final class FileBinding implements Serializable {
+  private static final long serialVersionUID = 1L;
+  private static final String SCHEME = "iceberg-protector/file-binding/v1:";
+
+  private final String tableUuid;
+
+  private FileBinding(String tableUuid) {
+    this.tableUuid = tableUuid;
+  }
+
+  /** The binding of files of {@code table} (its UUID; a staged table's UUID is already final). */
+  public static FileBinding of(Table table) {
+    Objects.requireNonNull(table, "table");
+    UUID uuid = table.uuid();
+    if (uuid == null) {
+      throw new IllegalArgumentException(
+          "Cannot bind files of table " + table.name() + ": it has no UUID");
+    }
+    return new FileBinding(uuid.toString());
+  }
+
+  /** The binding of files of the table with this UUID. */
+  public static FileBinding of(UUID tableUuid) {
+    return new FileBinding(Objects.requireNonNull(tableUuid, "table UUID").toString());
+  }
+
+  public String tableUuid() {
+    return tableUuid;
+  }
+
+  /** The last segment of a file location: what stays the same when a table is relocated. */
+  public static String fileName(String location) {
+    Objects.requireNonNull(location, "location");
+    int slash = location.lastIndexOf('/');
+    String name = slash >= 0 ? location.substring(slash + 1) : location;
+    if (name.isEmpty()) {
+      throw new IllegalArgumentException("Cannot bind a file location without a file name: " + location);
+    }
+    return name;
+  }
+
+  /** The AAD prefix of the file at {@code location}. */
+  public byte[] aadPrefix(String location) {
+    return (SCHEME + tableUuid + ":" + fileName(location)).getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * {@code base} (the standard key material: wrapped keys, master key ids, footer mode) for the
+   * file at {@code location}, bound to it: the AAD prefix is used and not stored.
+   */
+  FileEncryptionProperties bind(
+      FileEncryptionProperties base, ParquetCipher cipher, String location) {
+    FileEncryptionProperties.Builder builder =
+        FileEncryptionProperties.builder(base.getFooterKey())
+            .withFooterKeyMetadata(base.getFooterKeyMetadata())
+            .withAlgorithm(cipher)
+            .withAADPrefix(aadPrefix(location))
+            .withoutAADPrefixStorage();
+    if (!base.encryptedFooter()) {
+      builder.withPlaintextFooter();
+    }
+    if (base.getEncryptedColumns() != null && !base.getEncryptedColumns().isEmpty()) {
+      // without a column map, every column is encrypted with the footer key (uniform encryption)
+      builder.withEncryptedColumns(base.getEncryptedColumns());
+    }
+    return builder.build();
+  }
+
+  /**
+   * Decryption of the bound file at {@code location}: keys come from {@code keys}, the AAD prefix
+   * from this binding. Plaintext files are refused, so an unencrypted file copied over a bound one
+   * fails too.
+   */
+  FileDecryptionProperties decryption(DecryptionKeyRetriever keys, String location) {
+    return FileDecryptionProperties.builder()
+        .withKeyRetriever(keys)
+        .withAADPrefix(aadPrefix(location))
+        .build();
+  }
+
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof FileBinding && ((FileBinding) other).tableUuid.equals(tableUuid);
+  }
+
+  @Override
+  public int hashCode() {
+    return tableUuid.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "FileBinding{table-uuid=" + tableUuid + "}";
+  }
+}

@@ -1,0 +1,588 @@
+package io.icebergprotector.spark;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import io.icebergprotector.spark.actions.RewriteProtected;
+import io.icebergprotector.spark.binding.BindingBoundary;
+import io.icebergprotector.spark.binding.FileAdmission;
+import io.icebergprotector.spark.binding.FileIntegrityException;
+import io.icebergprotector.spark.binding.UnverifiedFileException;
+import io.icebergprotector.spark.crypto.FileBinding;
+import io.icebergprotector.spark.crypto.FileMarker;
+import io.icebergprotector.spark.crypto.ProtectorCrypto;
+import io.icebergprotector.spark.write.ProtectedParquetAppender;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import java.util.stream.StreamSupport;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DataFiles;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.parquet.ParquetSchemaUtil;
+import org.apache.iceberg.shaded.org.apache.parquet.example.data.Group;
+import org.apache.iceberg.shaded.org.apache.parquet.example.data.simple.SimpleGroupFactory;
+import org.apache.iceberg.shaded.org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.iceberg.shaded.org.apache.parquet.hadoop.example.ExampleParquetWriter;
+import org.apache.iceberg.shaded.org.apache.parquet.io.LocalOutputFile;
+import org.apache.iceberg.shaded.org.apache.parquet.schema.MessageType;
+import org.apache.iceberg.spark.Spark3Util;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.types.Decimal;
+import org.apache.spark.unsafe.types.UTF8String;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Files are bound to their place (issue 11, item 2): swapped or replayed files fail with the
+ * integrity error, files the protector did not write are refused, legacy files still read, and
+ * {@code rewrite_protected} binds them. Local key mode; every catalog here has its own warehouse
+ * and no table cache, so commits through one catalog are seen by the others at once.
+ */
+class FileBindingTest extends SparkTestBase {
+  private static final String TABLE = "db.strict"; // salary under key fin, footer key footer
+  // Uncompressed, and every write below is 3 rows with one 12-character note. Files then differ in
+  // length only by the varint-encoded page CRCs, so equal-length ones are found in a few tries: a
+  // swapped file of the same length passes the length the manifest records, and meets the
+  // cryptographic checks.
+  private static final String CREATE =
+      " (id BIGINT, salary DECIMAL(10,2), note STRING) USING iceberg TBLPROPERTIES"
+          + " ('format-version'='2', 'write.parquet.compression-codec'='uncompressed')";
+
+  @BeforeAll
+  static void catalogs() throws IOException {
+    protecting("bind", Files.createTempDirectory(root, "bind"));
+    protecting("bind2", Files.createTempDirectory(root, "bind2"));
+    Path legacyWarehouse = Files.createTempDirectory(root, "legacy");
+    protecting("legacy", legacyWarehouse);
+    plain("legacy_plain", legacyWarehouse);
+    Path footerWarehouse = Files.createTempDirectory(root, "pf");
+    protecting("pf", footerWarehouse);
+    plain("pf_plain", footerWarehouse);
+    for (String catalog : List.of("bind", "bind2", "legacy", "pf")) {
+      spark.sql("CREATE NAMESPACE IF NOT EXISTS " + catalog + ".db");
+    }
+
+    spark.sql("CREATE TABLE bind." + TABLE + CREATE);
+    spark.sql("CREATE TABLE bind2." + TABLE + CREATE);
+    DataFile[] pair =
+        equalLengthFiles("bind." + TABLE, n -> insert("bind", 3 * n - 2, 3 * n + 1, "SNAP" + n + "-CANARY"));
+    older = pair[0];
+    newer = pair[1];
+  }
+
+  private static final int MAX_TRIES = 9;
+  private static DataFile older;
+  private static DataFile newer;
+
+  /** Runs {@code insert} (1, 2, ...) until two files it added to {@code table} are equally long. */
+  private static DataFile[] equalLengthFiles(String table, java.util.function.IntConsumer insert) {
+    Map<Long, DataFile> bySize = new java.util.HashMap<>();
+    for (int n = 1; n <= MAX_TRIES; n++) {
+      insert.accept(n);
+      Table iceberg = icebergTable(table);
+      DataFile file = added(iceberg, iceberg.currentSnapshot()).get(0);
+      DataFile sameSize = bySize.putIfAbsent(file.fileSizeInBytes(), file);
+      if (sameSize != null) {
+        return new DataFile[] {sameSize, file};
+      }
+    }
+    throw new AssertionError("no two files of " + table + " of equal length in " + MAX_TRIES);
+  }
+
+  // ------------------------------------------------------------------ swaps and replays
+
+  @Test
+  void newTablesAreBoundFromTheirFirstFile() {
+    Table table = icebergTable("bind." + TABLE);
+    assertThat(table.properties()).containsEntry(BindingBoundary.PROPERTY, "0");
+    List<DataFile> files = liveFiles(table);
+    assertThat(files).hasSizeGreaterThanOrEqualTo(2)
+        .allMatch(f -> FileMarker.kindOf(f) == FileMarker.Kind.BOUND);
+    assertThat(as("bind", "alice", "SELECT id FROM bind." + TABLE)).hasSize(3 * files.size());
+  }
+
+  @Test
+  void anOlderFileOfTheSameTableCopiedOverANewerOneFails() {
+    assertThat(bytesOf(older)).hasSameSizeAs(bytesOf(newer));
+    String olderNote = as("bind", "alice", "SELECT note, _file FROM bind." + TABLE).stream()
+        .filter(r -> r.getString(1).equals(older.location()))
+        .map(r -> r.getString(0))
+        .findFirst()
+        .orElseThrow();
+    assertSwapFails("bind." + TABLE, newer, bytesOf(older), olderNote);
+  }
+
+  @Test
+  void aFileOfAnotherProtectedTableUnderTheSameKeysFails() {
+    DataFile target = newer;
+    DataFile other = null;
+    for (int n = 0; n < MAX_TRIES && other == null; n++) {
+      insert("bind2", 1, 4, "OTHER-CANARY");
+      Table table = icebergTable("bind2." + TABLE);
+      DataFile file = added(table, table.currentSnapshot()).get(0);
+      other = file.fileSizeInBytes() == target.fileSizeInBytes() ? file : null;
+    }
+    assertThat(other).as("a file of bind2 as long as %s", target.location()).isNotNull();
+    assertSwapFails("bind." + TABLE, target, bytesOf(other), "OTHER-CANARY");
+  }
+
+  @Test
+  void aFileReEncryptedUnderAnotherTablesIdentityFails() throws IOException {
+    Table table = icebergTable("bind." + TABLE);
+    DataFile target = newer;
+    String name = FileBinding.fileName(target.location());
+    // the same file name, keys and layout, bound to another table's UUID
+    FileBinding otherTable = FileBinding.of(UUID.randomUUID());
+    byte[] foreign = null;
+    for (int n = 0; n < 3 * MAX_TRIES && foreign == null; n++) {
+      byte[] candidate = writeBound(table, target, otherTable, "REENC-CANARY");
+      foreign = candidate.length == target.fileSizeInBytes() ? candidate : null;
+    }
+    assertThat(foreign).as("a re-encrypted file as long as %s", target.location()).isNotNull();
+    assertSwapFails("bind." + TABLE, target, foreign, "REENC-CANARY");
+
+    // Control: bound to this table and this name, the same writer's file reads. Binding stops
+    // replays and swaps; a principal who may wrap the table's keys can still write any file.
+    byte[] original = bytesOf(target);
+    try {
+      overwrite(target, writeBound(table, target, FileBinding.of(table), "REENC-CANARY"));
+      assertThat(as("bind", "alice", "SELECT note FROM bind." + TABLE))
+          .extracting(r -> r.getString(0))
+          .contains("REENC-CANARY");
+    } finally {
+      overwrite(target, original);
+    }
+  }
+
+  @Test
+  void aBoundFileSwappedForAnUnboundOrAPlaintextFileFails() throws IOException {
+    Table table = icebergTable("bind." + TABLE);
+    DataFile target = liveFiles(table).get(0);
+    // unbound: encrypted the way protector versions before binding did, under the same keys
+    Path unbound = root.resolve("unbound-" + UUID.randomUUID() + ".parquet");
+    writeUnbound(table, unbound, 900, "UNBOUND-CANARY");
+    assertSwapFails("bind." + TABLE, target, Files.readAllBytes(unbound), "UNBOUND-CANARY");
+
+    spark.sql("CREATE TABLE IF NOT EXISTS legacy_plain.db.plainsource" + CREATE);
+    spark.sql("INSERT INTO legacy_plain.db.plainsource VALUES (902, 9.02, 'PLAINTEXT-CANARY')");
+    DataFile plaintext = added(icebergTable("legacy_plain.db.plainsource"),
+        icebergTable("legacy_plain.db.plainsource").currentSnapshot()).get(0);
+    assertSwapFails("bind." + TABLE, target, bytesOf(plaintext), "PLAINTEXT-CANARY");
+  }
+
+  @Test
+  void plaintextFooterModeDetectsSwapsByTheFooterSignature() {
+    // db.plainfooter: footer readable and signed, AES_GCM_CTR_V1
+    spark.sql("CREATE TABLE pf.db.plainfooter (id BIGINT, ssn STRING) USING iceberg"
+        + " TBLPROPERTIES ('write.parquet.compression-codec'='uncompressed')");
+    DataFile[] pair =
+        equalLengthFiles("pf.db.plainfooter",
+            n -> spark.sql("INSERT INTO pf.db.plainfooter VALUES (" + n + ", 'PF-" + n + "-CANARY')"));
+
+    // Iceberg without the protector reads the unprotected column of the marked files: it logs that
+    // key metadata is present without table encryption, and ignores it.
+    assertThat(spark.sql("SELECT id FROM pf_plain.db.plainfooter").collectAsList())
+        .hasSizeGreaterThanOrEqualTo(2);
+    assertSwapFails("pf.db.plainfooter", pair[1], bytesOf(pair[0]), "-CANARY");
+  }
+
+  @Test
+  void parquetMrRefusesAMissingOrAnUnexpectedAadPrefix() throws IOException {
+    Table table = icebergTable("bind." + TABLE);
+    ProtectionSpec etl = etlSpec(table);
+    FileBinding binding = FileBinding.of(table);
+    String bound = newer.location();
+    assertThat(catchThrowable(() -> openFooter(bound, ProtectorCrypto.fileDecryption(etl, bound))))
+        .as("a bound file read without its prefix")
+        .hasStackTraceContaining(
+            "AAD prefix used for file encryption, but not stored in file and not supplied");
+
+    Path unbound = root.resolve("unbound-" + UUID.randomUUID() + ".parquet");
+    writeUnbound(table, unbound, 1, "UNBOUND-NOTE");
+    String location = unbound.toUri().toString();
+    assertThat(catchThrowable(() ->
+            openFooter(location, ProtectorCrypto.fileDecryption(etl, location, binding))))
+        .as("an unbound file read with a prefix")
+        .hasStackTraceContaining(
+            "AAD Prefix set in decryption properties, but was not used for file encryption");
+
+    spark.sql("CREATE TABLE IF NOT EXISTS legacy_plain.db.plainsource" + CREATE);
+    spark.sql("INSERT INTO legacy_plain.db.plainsource VALUES (901, 9.01, 'PLAIN-NOTE')");
+    String plaintext = liveFiles(icebergTable("legacy_plain.db.plainsource")).get(0).location();
+    assertThat(catchThrowable(() ->
+            openFooter(plaintext, ProtectorCrypto.fileDecryption(etl, plaintext, binding))))
+        .as("a plaintext file read as a bound one")
+        .hasStackTraceContaining("Applying decryptor on plaintext file");
+    // the legacy properties still accept it
+    openFooter(plaintext, ProtectorCrypto.fileDecryption(etl, plaintext));
+  }
+
+  // ------------------------------------------------------------------ legacy and unverified files
+
+  @Test
+  void legacyFilesReadUnverifiedFilesAreRefusedAndRewriteProtectedBindsThem() throws IOException {
+    String t = "legacy." + TABLE;
+    // A table protected by an older version: created and filled without the protector (a
+    // plaintext file), plus a file encrypted the way versions before binding wrote them.
+    spark.sql("CREATE TABLE legacy_plain." + TABLE + CREATE);
+    spark.sql("INSERT INTO legacy_plain." + TABLE + " VALUES (1, 1.00, 'legacy-plaintext')");
+    Table plainView = icebergTable("legacy_plain." + TABLE);
+    appendUnbound(plainView, 2, "legacy-unbound");
+    assertThat(plainView.properties()).doesNotContainKey(BindingBoundary.PROPERTY);
+    assertThat(ids(as("legacy", "alice", "SELECT id FROM " + t))).containsExactly(1L, 2L);
+
+    // The first protected write puts the table under binding from the next sequence number.
+    as("legacy", "etl", "INSERT INTO " + t + " VALUES (3, 3.00, 'BOUND-INSERT-CANARY')");
+    Table table = icebergTable(t);
+    DataFile boundInsert = added(table, table.currentSnapshot()).get(0);
+    long boundary = Long.parseLong(table.properties().get(BindingBoundary.PROPERTY));
+    assertThat(boundary).isEqualTo(3L);
+    assertThat(ids(as("legacy", "alice", "SELECT id FROM " + t))).containsExactly(1L, 2L, 3L);
+
+    // A plaintext file committed afterwards through a catalog without the protector is refused.
+    spark.sql("INSERT INTO legacy_plain." + TABLE + " VALUES (4, 4.00, 'PLANTED-CANARY')");
+    DataFile planted = added(icebergTable(t), icebergTable(t).currentSnapshot()).get(0);
+    Throwable refused = catchThrowable(() -> as("legacy", "alice", "SELECT * FROM " + t));
+    UnverifiedFileException unverified = cause(refused, UnverifiedFileException.class);
+    assertThat(unverified.getMessage())
+        .contains(planted.location())
+        .contains("protected table " + TABLE)
+        .contains("the protector did not write it")
+        .contains("spark.sql.catalog.legacy.protector.accept-unverified-files=true")
+        .contains("CALL legacy.system.rewrite_protected(table => '" + TABLE + "')");
+    assertThat(fullText(refused)).doesNotContain("PLANTED-CANARY");
+
+    // Accepted explicitly: per read, or per session.
+    assertThat(ids(spark.read().option(FileAdmission.ACCEPT_UNVERIFIED, "true").table(t)
+            .select("id").collectAsList()))
+        .containsExactly(1L, 2L, 3L, 4L);
+    spark.conf().set(FileAdmission.sessionSetting("legacy"), "true");
+    try {
+      assertThat(ids(as("legacy", "alice", "SELECT id FROM " + t))).containsExactly(1L, 2L, 3L, 4L);
+    } finally {
+      spark.conf().unset(FileAdmission.sessionSetting("legacy"));
+    }
+
+    // rewrite_protected will not vouch for the planted file unless told to.
+    Throwable rewriteRefused =
+        catchThrowable(() -> asUser("legacy", "alice",
+            () -> RewriteProtected.of(spark, t).execute()));
+    assertThat(cause(rewriteRefused, UnverifiedFileException.class).getMessage())
+        .contains(planted.location());
+    RewriteProtected.Result result =
+        asUser("legacy", "alice",
+            () -> RewriteProtected.of(spark, t).acceptUnverified(true).execute());
+    assertThat(result.reasons())
+        .containsEntry("plaintext", 1)
+        .containsEntry("unbound", 1)
+        .containsEntry("unverified", 1)
+        .hasSize(3);
+    table = icebergTable(t);
+    assertThat(liveFiles(table)).allMatch(f -> FileMarker.kindOf(f) == FileMarker.Kind.BOUND);
+    assertThat(ids(as("legacy", "alice", "SELECT id FROM " + t))).containsExactly(1L, 2L, 3L, 4L);
+    assertThat(asUser("legacy", "alice", () -> RewriteProtected.of(spark, t).execute())
+            .rewrittenFiles())
+        .as("nothing left to bind")
+        .isZero();
+
+    // The former legacy rows are bound now: a replay of another file of the table fails on them.
+    DataFile rewritten =
+        liveFiles(table).stream().filter(f -> !f.location().equals(boundInsert.location()))
+            .findFirst().orElseThrow();
+    assertSwapFails(t, rewritten, bytesOf(boundInsert), "BOUND-INSERT-CANARY");
+
+    spark.sql("CALL legacy.system.expire_snapshots(table => '" + TABLE
+        + "', older_than => TIMESTAMP '2999-01-01', retain_last => 1)");
+    assertThat(ids(as("legacy", "alice", "SELECT id FROM " + t))).containsExactly(1L, 2L, 3L, 4L);
+  }
+
+  @Test
+  void replacingTheTableKeepsItsIdentityAndItsFilesReadable() {
+    spark.sql("CREATE TABLE bind2.db.plainfooter USING iceberg AS SELECT 1L AS id, 'RT-1' AS ssn");
+    Table created = icebergTable("bind2.db.plainfooter");
+    assertThat(created.properties()).containsEntry(BindingBoundary.PROPERTY, "0");
+    spark.sql("CREATE OR REPLACE TABLE bind2.db.plainfooter USING iceberg AS"
+        + " SELECT 2L AS id, 'RT-2' AS ssn");
+    Table replaced = icebergTable("bind2.db.plainfooter");
+    assertThat(replaced.uuid()).isEqualTo(created.uuid());
+    assertThat(as("bind2", "alice", "SELECT id, ssn FROM bind2.db.plainfooter"))
+        .singleElement()
+        .satisfies(r -> assertThat(r.getString(1)).isEqualTo("RT-2"));
+    assertThat(as("bind2", "alice", "SELECT ssn FROM bind2.db.plainfooter VERSION AS OF "
+            + snapshots(replaced).get(0).snapshotId()))
+        .singleElement()
+        .satisfies(r -> assertThat(r.getString(0)).isEqualTo("RT-1"));
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  /**
+   * Replaces {@code target}'s bytes with {@code swapped}, reads the table as alice and expects the
+   * integrity error naming the file, with no value of the swapped-in file anywhere; then restores.
+   */
+  private static void assertSwapFails(
+      String table, DataFile target, byte[] swapped, String swappedCanary) {
+    String catalog = table.substring(0, table.indexOf('.'));
+    byte[] original = bytesOf(target);
+    overwrite(target, swapped);
+    try {
+      List<Row> rows = new ArrayList<>();
+      Throwable failure =
+          catchThrowable(() -> rows.addAll(as(catalog, "alice", "SELECT * FROM " + table)));
+      assertThat(rows).as("rows returned from a swapped file").isEmpty();
+      FileIntegrityException integrity = cause(failure, FileIntegrityException.class);
+      assertThat(integrity.getMessage())
+          .contains(target.location())
+          .contains("it is not the file the table expects");
+      assertThat(fullText(failure)).doesNotContain(swappedCanary);
+    } finally {
+      overwrite(target, original);
+    }
+  }
+
+  private static void insert(String catalog, int from, int to, String note) {
+    as(catalog, "etl", String.format(
+        "INSERT INTO %s.%s SELECT id, CAST(id * 1.25 AS DECIMAL(10,2)), '%s'"
+            + " FROM range(%d, %d, 1, 1)", // one partition: one file per insert
+        catalog, TABLE, note, from, to));
+  }
+
+  /**
+   * Writes 3 rows in the layout of {@code like} (its schema, as the file's footer has it), bound
+   * with {@code binding} in a file of the same name.
+   */
+  private static byte[] writeBound(Table table, DataFile like, FileBinding binding, String note)
+      throws IOException {
+    Path dir = Files.createTempDirectory(root, "rebound");
+    Path file = dir.resolve(FileBinding.fileName(like.location()));
+    ProtectedParquetAppender appender =
+        ProtectedParquetAppender.write(org.apache.iceberg.Files.localOutput(file.toFile()))
+            .forTable(table)
+            .schema(fileSchema(table, like))
+            .protection(etlSpec(table))
+            .binding(binding)
+            .build();
+    try (ProtectedParquetAppender closing = appender) {
+      for (long id = 10; id < 13; id++) {
+        closing.add(new GenericInternalRow(new Object[] {
+            id, Decimal.apply(new BigDecimal(id * 125).movePointLeft(2), 10, 2),
+            UTF8String.fromString(note)}));
+      }
+    }
+    return Files.readAllBytes(file);
+  }
+
+  private static void openFooter(
+      String location,
+      org.apache.iceberg.shaded.org.apache.parquet.crypto.FileDecryptionProperties decryption)
+      throws IOException {
+    org.apache.iceberg.shaded.org.apache.parquet.ParquetReadOptions options =
+        org.apache.iceberg.shaded.org.apache.parquet.ParquetReadOptions.builder()
+            .withDecryption(decryption)
+            .build();
+    org.apache.iceberg.shaded.org.apache.parquet.hadoop.ParquetFileReader.open(
+            new io.icebergprotector.spark.read.ParquetInputFileAdapter(
+                org.apache.iceberg.Files.localInput(Path.of(URI.create(location)).toFile())),
+            options)
+        .close();
+  }
+
+  /** The Iceberg schema of a bound data file, from its footer (nullability as written). */
+  private static org.apache.iceberg.Schema fileSchema(Table table, DataFile file) {
+    org.apache.iceberg.shaded.org.apache.parquet.ParquetReadOptions options =
+        org.apache.iceberg.shaded.org.apache.parquet.ParquetReadOptions.builder()
+            .withDecryption(
+                ProtectorCrypto.fileDecryption(etlSpec(table), file.location(), FileBinding.of(table)))
+            .build();
+    try (org.apache.iceberg.shaded.org.apache.parquet.hadoop.ParquetFileReader reader =
+        org.apache.iceberg.shaded.org.apache.parquet.hadoop.ParquetFileReader.open(
+            new io.icebergprotector.spark.read.ParquetInputFileAdapter(
+                table.io().newInputFile(file.location())),
+            options)) {
+      return ParquetSchemaUtil.convert(reader.getFileMetaData().getSchema());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** A file as protector versions before file binding wrote it: same keys, no AAD prefix. */
+  private static void writeUnbound(Table table, Path file, long id, String note)
+      throws IOException {
+    MessageType type = ParquetSchemaUtil.convert(table.schema(), "table");
+    SimpleGroupFactory groups = new SimpleGroupFactory(type);
+    try (ParquetWriter<Group> out =
+        ExampleParquetWriter.builder(new LocalOutputFile(file))
+            .withType(type)
+            .withEncryption(
+                ProtectorCrypto.unboundFileEncryption(etlSpec(table), type, file.toString()))
+            .build()) {
+      Group g = groups.newGroup();
+      g.append("id", id);
+      g.append("salary", id * 100);
+      g.append("note", note);
+      out.write(g);
+    }
+  }
+
+  /** Appends an unbound file through Iceberg's API, as an older protector version committed it. */
+  private static void appendUnbound(Table table, long id, String note) throws IOException {
+    Path file =
+        Path.of(URI.create(table.location() + "/data/unbound-" + UUID.randomUUID() + ".parquet"));
+    Files.createDirectories(file.getParent());
+    writeUnbound(table, file, id, note);
+    table.newAppend()
+        .appendFile(
+            DataFiles.builder(table.spec())
+                .withPath(file.toUri().toString())
+                .withFileSizeInBytes(Files.size(file))
+                .withRecordCount(1)
+                .withFormat(FileFormat.PARQUET)
+                .build())
+        .commit();
+  }
+
+  /** The writer's protection of the table in the catalog where it is protected. */
+  private static ProtectionSpec etlSpec(Table table) {
+    String catalog = table.name().startsWith("legacy_plain.") || table.name().startsWith("legacy.")
+        ? "legacy" : "bind";
+    return asUser(catalog, "etl", () -> {
+      try {
+        ProtectingSparkCatalog protecting =
+            (ProtectingSparkCatalog) spark.sessionState().catalogManager().catalog(catalog);
+        return ((ProtectedTable) protecting.loadTable(Identifier.of(new String[] {"db"}, "strict")))
+            .protection();
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+  }
+
+  private static void protecting(String name, Path warehouse) {
+    String p = "spark.sql.catalog." + name;
+    spark.conf().set(p, ProtectingSparkCatalog.class.getName());
+    spark.conf().set(p + ".type", "hadoop");
+    spark.conf().set(p + ".warehouse", warehouse.toUri().toString());
+    spark.conf().set(p + ".cache-enabled", "false");
+    spark.conf().set(p + ".protector.policy", policyFile.toString());
+    spark.conf().set(p + ".protector.kms.keystore", keystore.toString());
+    spark.conf().set(p + ".protector.kms.passphrase-file", passphraseFile.toString());
+    spark.conf().set(p + ".protector.kms.create-missing-keys", "true");
+    spark.conf().set(p + ".protector.user", "etl");
+  }
+
+  private static void plain(String name, Path warehouse) {
+    String p = "spark.sql.catalog." + name;
+    spark.conf().set(p, org.apache.iceberg.spark.SparkCatalog.class.getName());
+    spark.conf().set(p + ".type", "hadoop");
+    spark.conf().set(p + ".warehouse", warehouse.toUri().toString());
+    spark.conf().set(p + ".cache-enabled", "false");
+  }
+
+  private static List<Row> as(String catalog, String user, String query) {
+    return asUser(catalog, user, () -> spark.sql(query).collectAsList());
+  }
+
+  private static <T> T asUser(String catalog, String user, java.util.function.Supplier<T> action) {
+    String key = "spark.sql.catalog." + catalog + ".protector.user";
+    String previous = spark.conf().get(key);
+    spark.conf().set(key, user);
+    try {
+      return action.get();
+    } finally {
+      spark.conf().set(key, previous);
+    }
+  }
+
+  private static Table icebergTable(String name) {
+    try {
+      return Spark3Util.loadIcebergTable(spark, name);
+    } catch (Exception e) {
+      throw new IllegalStateException("Cannot load " + name, e);
+    }
+  }
+
+  private static List<Snapshot> snapshots(Table table) {
+    return StreamSupport.stream(table.snapshots().spliterator(), false)
+        .sorted(java.util.Comparator.comparingLong(Snapshot::sequenceNumber))
+        .collect(Collectors.toList());
+  }
+
+  private static List<DataFile> added(Table table, Snapshot snapshot) {
+    List<DataFile> files = new ArrayList<>();
+    snapshot.addedDataFiles(table.io()).forEach(files::add);
+    return files;
+  }
+
+  private static List<DataFile> liveFiles(Table table) {
+    List<DataFile> files = new ArrayList<>();
+    try (CloseableIterable<org.apache.iceberg.FileScanTask> tasks = table.newScan().planFiles()) {
+      tasks.forEach(t -> files.add(t.file()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return files;
+  }
+
+  private static Path pathOf(DataFile file) {
+    return Path.of(URI.create(file.location()));
+  }
+
+  private static byte[] bytesOf(DataFile file) {
+    try {
+      return Files.readAllBytes(pathOf(file));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Overwrites a data file in place. Hadoop's local file system would notice through its {@code
+   * .crc} sidecar, which object stores do not have: drop it so the read reaches Parquet.
+   */
+  private static void overwrite(DataFile file, byte[] bytes) {
+    Path path = pathOf(file);
+    try {
+      Files.write(path, bytes);
+      Files.deleteIfExists(path.resolveSibling("." + path.getFileName() + ".crc"));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static List<Long> ids(List<Row> rows) {
+    return rows.stream().map(r -> r.getLong(0)).sorted().collect(Collectors.toList());
+  }
+
+  private static <T extends Throwable> T cause(Throwable failure, Class<T> type) {
+    assertThat(failure).as("expected a failure with a %s", type.getSimpleName()).isNotNull();
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (type.isInstance(t)) {
+        return type.cast(t);
+      }
+    }
+    throw new AssertionError("no " + type.getSimpleName() + " in " + fullText(failure));
+  }
+
+  private static String fullText(Throwable e) {
+    StringWriter out = new StringWriter();
+    e.printStackTrace(new PrintWriter(out));
+    return out.toString();
+  }
+}
