@@ -103,13 +103,22 @@ public final class ProtectorBenchmark implements AutoCloseable {
         options.dir != null
             ? Files.createDirectories(options.dir)
             : Files.createTempDirectory("protector-bench");
+    this.spark = startSpark(options.master, work);
+  }
+
+  /**
+   * A local session with catalog {@code plain} (Iceberg's {@code SparkCatalog}) and catalog {@code
+   * prot} (the protecting catalog, acting as the benchmark principal {@code bench}, a clear writer of
+   * {@code db.protected}), both Hadoop catalogs under {@code work}.
+   */
+  static SparkSession startSpark(String master, Path work) throws IOException {
     Path passphrase = work.resolve("passphrase");
     Files.writeString(passphrase, "bench-" + System.nanoTime());
     Path policy = work.resolve("policy.conf");
     Files.writeString(policy, POLICY);
-    this.spark =
+    SparkSession session =
         SparkSession.builder()
-            .master(options.master)
+            .master(master)
             .appName("iceberg-protector-benchmark")
             .config("spark.ui.enabled", "false")
             .config("spark.sql.shuffle.partitions", "2")
@@ -130,7 +139,8 @@ public final class ProtectorBenchmark implements AutoCloseable {
             .config("spark.sql.catalog.prot.protector.kms.create-missing-keys", "true")
             .config("spark.sql.catalog.prot.protector.user", "bench")
             .getOrCreate();
-    spark.sparkContext().setLogLevel("WARN");
+    session.sparkContext().setLogLevel("WARN");
+    return session;
   }
 
   public static void main(String[] args) throws Exception {
@@ -253,10 +263,14 @@ public final class ProtectorBenchmark implements AutoCloseable {
     }
   }
 
-  /** 10 columns: long, int, double, decimal, date, timestamp and strings of varied length. */
   private Dataset<Row> generate(long rows) {
+    return generate(spark, rows, options.partitions);
+  }
+
+  /** 10 columns: long, int, double, decimal, date, timestamp and strings of varied length. */
+  static Dataset<Row> generate(SparkSession spark, long rows, int partitions) {
     return spark
-        .range(0, rows, 1, options.partitions)
+        .range(0, rows, 1, partitions)
         .selectExpr(
             "id",
             "CAST(pmod(hash(id, 1), 100000) AS INT) AS qty",
@@ -688,7 +702,7 @@ public final class ProtectorBenchmark implements AutoCloseable {
   }
 
   /** Median of the per-round ratios {@code jobs[r] / base[r]}. */
-  private static String ratio(List<Job> jobs, List<Job> base) {
+  static String ratio(List<Job> jobs, List<Job> base) {
     if (base == null || base.size() != jobs.size() || jobs.isEmpty()) {
       return "-";
     }
@@ -699,7 +713,7 @@ public final class ProtectorBenchmark implements AutoCloseable {
     return String.format(Locale.ROOT, "%.2f", median(ratios));
   }
 
-  private static void log(String format, Object... args) {
+  static void log(String format, Object... args) {
     System.err.printf(Locale.ROOT, "[bench] " + format + "%n", args);
   }
 
