@@ -295,80 +295,39 @@ public final class RowLevelBenchmark implements AutoCloseable {
     }
   }
 
-  /** Command-line options. */
-  static final class Options {
-    long rows = 5_000_000L;
-    int reps = 3;
-    int warmup = 1;
-    int partitions = 2;
+  /** Command-line options: those of {@link ProtectorBenchmark}, and the workloads to run. */
+  static final class Options extends ProtectorBenchmark.Options {
+    static final List<String> WORKLOADS = List.of("merge-cow", "merge-mor", "delete-mor");
+
     int formatVersion = 2;
-    String master = "local[2]";
-    List<String> workloads = List.of("merge-cow", "merge-mor", "delete-mor");
-    Path dir = null;
-    boolean keep = false;
+    List<String> workloads = WORKLOADS;
 
     static Options parse(String[] args) {
       Options o = new Options();
       for (int i = 0; i < args.length; i++) {
-        String arg = args[i];
-        switch (arg) {
-          case "--rows":
-            o.rows = Long.parseLong(value(args, ++i, arg).replace("_", ""));
-            break;
-          case "--reps":
-            o.reps = Integer.parseInt(value(args, ++i, arg));
-            break;
-          case "--warmup":
-            o.warmup = Integer.parseInt(value(args, ++i, arg));
-            break;
-          case "--partitions":
-            o.partitions = Integer.parseInt(value(args, ++i, arg));
-            break;
-          case "--format-version":
-            o.formatVersion = Integer.parseInt(value(args, ++i, arg));
-            break;
-          case "--master":
-            o.master = value(args, ++i, arg);
-            break;
-          case "--workloads":
-            o.workloads = List.of(value(args, ++i, arg).split(","));
-            break;
-          case "--dir":
-            o.dir = Path.of(value(args, ++i, arg));
-            break;
-          case "--keep":
-            o.keep = true;
-            break;
-          case "-h":
-          case "--help":
-            System.out.println(
-                "usage: bin/benchmark rowlevel [--rows N (5000000)] [--reps R (3)] [--warmup W (1)]"
-                    + " [--partitions P (2)] [--format-version 2|3] [--master local[2]]"
-                    + " [--workloads merge-cow,merge-mor,delete-mor] [--dir PATH] [--keep]");
-            System.exit(0);
-            break;
-          default:
-            throw new IllegalArgumentException("Unknown option: " + arg + " (try --help)");
+        int next = o.parseCommon(args, i);
+        if (next >= 0) {
+          i = next;
+        } else if (args[i].equals("--format-version")) {
+          o.formatVersion = Integer.parseInt(value(args, ++i, args[i - 1]));
+        } else if (args[i].equals("--workloads")) {
+          o.workloads = List.of(value(args, ++i, args[i - 1]).split(","));
+        } else if (args[i].equals("-h") || args[i].equals("--help")) {
+          System.out.println(
+              "usage: bin/benchmark rowlevel [--rows N (5000000)] [--reps R (3)] [--warmup W (1)]"
+                  + " [--partitions P (2)] [--format-version 2|3] [--master local[2]]"
+                  + " [--workloads merge-cow,merge-mor,delete-mor] [--dir PATH] [--keep]");
+          System.exit(0);
+        } else {
+          throw new IllegalArgumentException("Unknown option: " + args[i] + " (try --help)");
         }
       }
-      if (o.rows < 1000 || o.reps < 1 || o.warmup < 0 || o.partitions < 1) {
+      o.checkCommon();
+      if (!WORKLOADS.containsAll(o.workloads)) {
         throw new IllegalArgumentException(
-            "Invalid options: rows >= 1000, reps >= 1, warmup >= 0, partitions >= 1");
-      }
-      for (String workload : o.workloads) {
-        if (!List.of("merge-cow", "merge-mor", "delete-mor").contains(workload)) {
-          throw new IllegalArgumentException(
-              "Unknown workload " + workload + ": merge-cow, merge-mor or delete-mor");
-        }
+            "Unknown workload in " + o.workloads + ": choose from " + WORKLOADS);
       }
       return o;
-    }
-
-    private static String value(String[] args, int i, String option) {
-      if (i >= args.length) {
-        throw new IllegalArgumentException("Missing value for " + option);
-      }
-      return args[i];
     }
   }
 }
