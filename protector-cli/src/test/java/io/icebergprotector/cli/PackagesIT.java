@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Enumeration;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
@@ -33,6 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 class PackagesIT {
   static final String GROUP = "io.icebergprotector";
   static final String ARTIFACT = "iceberg-protector-spark-runtime-3.5_2.13";
+  static final String RELOCATED = "io/icebergprotector/shaded/";
 
   static String version;
   static Path packagesDir;
@@ -62,13 +65,17 @@ class PackagesIT {
   @Test
   void jarHoldsOnlyOurClassesWithThirdPartyRelocated() throws IOException {
     List<String> outside = new ArrayList<>();
-    int configRefs = 0;
-    int relocatedRefs = 0;
+    // every third-party package we bundle, as class files name it (slashes) and as reflective
+    // lookups do (dots): each occurrence must be the relocated one
+    List<String> bundled = List.of("com/typesafe/config", "com/github/benmanes/caffeine");
+    Map<String, Integer> refs = new TreeMap<>();
+    Map<String, Integer> relocatedRefs = new TreeMap<>();
     try (JarFile jf = new JarFile(jar.toFile())) {
       assertThat(jf.getEntry("io/icebergprotector/spark/ProtectingSparkCatalog.class")).isNotNull();
       assertThat(jf.getEntry("io/icebergprotector/policy/Policy.class")).isNotNull();
       assertThat(jf.getEntry("io/icebergprotector/kms/LocalKeyService.class")).isNotNull();
-      assertThat(jf.getEntry("io/icebergprotector/shaded/com/typesafe/config/ConfigFactory.class")).isNotNull();
+      assertThat(jf.getEntry(RELOCATED + "com/typesafe/config/ConfigFactory.class")).isNotNull();
+      assertThat(jf.getEntry(RELOCATED + "com/github/benmanes/caffeine/cache/Caffeine.class")).isNotNull();
       for (Enumeration<JarEntry> e = jf.entries(); e.hasMoreElements(); ) {
         JarEntry entry = e.nextElement();
         String name = entry.getName();
@@ -78,15 +85,23 @@ class PackagesIT {
         if (name.endsWith(".class")) {
           try (InputStream in = jf.getInputStream(entry)) {
             String bytes = new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
-            configRefs += count(bytes, "com/typesafe/config");
-            relocatedRefs += count(bytes, "io/icebergprotector/shaded/com/typesafe/config");
+            for (String pkg : bundled) {
+              for (String form : List.of(pkg, pkg.replace('/', '.'))) {
+                String relocated = (RELOCATED + pkg).replace('/', form.contains("/") ? '/' : '.');
+                refs.merge(form, count(bytes, form), Integer::sum);
+                relocatedRefs.merge(form, count(bytes, relocated), Integer::sum);
+              }
+            }
           }
         }
       }
     }
     // No Spark, Iceberg, Hadoop or Scala classes, and no unrelocated third-party package.
     assertThat(outside).isEmpty();
-    assertThat(configRefs).as("references to Typesafe Config").isPositive().isEqualTo(relocatedRefs);
+    for (String pkg : bundled) {
+      assertThat(refs.get(pkg)).as("references to %s", pkg).isPositive();
+    }
+    assertThat(refs).as("references to bundled packages (all of them relocated)").isEqualTo(relocatedRefs);
   }
 
   @Test
@@ -123,7 +138,7 @@ class PackagesIT {
         "  }",
         "}"));
     Path app = tmp.resolve("packages-smoke.jar");
-    appJar(app);
+    appJar(app, PackagesSmokeMain.class);
 
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -155,22 +170,11 @@ class PackagesIT {
         "--class", PackagesSmokeMain.class.getName(),
         app.toString()));
 
-    Path stdout = tmp.resolve("stdout.txt");
-    Path stderr = tmp.resolve("stderr.txt");
-    Process process = new ProcessBuilder(cmd)
-        .directory(work.toFile())
-        .redirectOutput(stdout.toFile())
-        .redirectError(stderr.toFile())
-        .start();
-    boolean finished = process.waitFor(5, TimeUnit.MINUTES);
-    if (!finished) {
-      process.destroyForcibly();
-    }
-    String out = Files.readString(stdout);
-    String err = Files.readString(stderr);
-    String both = "--- stdout\n" + out + "\n--- stderr (tail)\n" + tail(err, 60);
-    assertThat(finished).as("spark-submit finished within 5 minutes\n" + both).isTrue();
-    assertThat(process.exitValue()).as(both).isZero();
+    ChildJvm child = ChildJvm.run(cmd, work, tmp.resolve("spark-submit"));
+    String out = child.stdout;
+    String err = child.stderr;
+    String both = child.describe();
+    assertThat(child.exitCode).as(both).isZero();
 
     // Resolution: exactly our artifact, from the file repository given with --repositories.
     List<String> found = err.lines().filter(l -> l.strip().startsWith("found ")).collect(Collectors.toList());
@@ -197,6 +201,23 @@ class PackagesIT {
 
   /** This test's classpath without any protector code (ours must come from --packages). */
   static String sparkClasspath() {
+    List<String> kept = classpathWithoutProtector();
+    assertThat(kept).anyMatch(e -> e.contains("spark-core")).anyMatch(e -> e.contains("iceberg-spark-runtime"));
+    return String.join(File.pathSeparator, kept);
+  }
+
+  /** This test's classpath without any protector code and without any Iceberg jar. */
+  static String sparkClasspathWithoutIceberg() {
+    List<String> kept = classpathWithoutProtector();
+    // nor the unrelocated copy of what the runtime jar bundles (Spark does not ship it either)
+    kept.removeIf(e -> fileName(e).startsWith("iceberg-") || fileName(e).startsWith("caffeine-"));
+    assertThat(kept).anyMatch(e -> e.contains("spark-sql_")).anyMatch(e -> e.contains("hadoop-client"))
+        .anyMatch(e -> fileName(e).startsWith("parquet-hadoop-"))
+        .noneMatch(e -> e.contains("iceberg"));
+    return String.join(File.pathSeparator, kept);
+  }
+
+  private static List<String> classpathWithoutProtector() {
     String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     List<String> kept = new ArrayList<>();
     for (String entry : cp.split(File.pathSeparator)) {
@@ -204,7 +225,7 @@ class PackagesIT {
       if (e.isBlank()
           || e.contains("icebergprotector")
           // reactor builds put sibling modules' jars on the classpath by file path
-          || e.substring(e.lastIndexOf('/') + 1).startsWith("iceberg-protector-")
+          || fileName(e).startsWith("iceberg-protector-")
           || e.endsWith("/classes") || e.endsWith("/test-classes")
           || e.contains("/com/typesafe/config/")
           || e.contains("/info/picocli/")) {
@@ -212,14 +233,18 @@ class PackagesIT {
       }
       kept.add(entry);
     }
-    assertThat(kept).anyMatch(e -> e.contains("spark-core")).anyMatch(e -> e.contains("iceberg-spark-runtime"));
-    return String.join(File.pathSeparator, kept);
+    return kept;
   }
 
-  /** A jar holding just {@link PackagesSmokeMain}. */
-  static void appJar(Path target) throws IOException {
-    String name = PackagesSmokeMain.class.getName().replace('.', '/') + ".class";
-    try (InputStream in = PackagesSmokeMain.class.getClassLoader().getResourceAsStream(name);
+  private static String fileName(String entry) {
+    String e = entry.replace('\\', '/');
+    return e.substring(e.lastIndexOf('/') + 1);
+  }
+
+  /** A jar holding just {@code main} (a class of this module, using only Spark API). */
+  static void appJar(Path target, Class<?> main) throws IOException {
+    String name = main.getName().replace('.', '/') + ".class";
+    try (InputStream in = main.getClassLoader().getResourceAsStream(name);
         JarOutputStream out = new JarOutputStream(Files.newOutputStream(target))) {
       out.putNextEntry(new JarEntry(name));
       in.transferTo(out);
@@ -246,8 +271,48 @@ class PackagesIT {
     return n;
   }
 
-  private static String tail(String text, int lines) {
+  static String tail(String text, int lines) {
     List<String> all = text.lines().collect(Collectors.toList());
     return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+  }
+
+  /** A finished child JVM: its exit code and output (files under {@code logDir}). */
+  static final class ChildJvm {
+    final int exitCode;
+    final String stdout;
+    final String stderr;
+
+    private ChildJvm(int exitCode, String stdout, String stderr) {
+      this.exitCode = exitCode;
+      this.stdout = stdout;
+      this.stderr = stderr;
+    }
+
+    /** Runs {@code cmd} in {@code workDir} and waits at most 5 minutes for it to finish. */
+    static ChildJvm run(List<String> cmd, Path workDir, Path logDir) throws IOException, InterruptedException {
+      Files.createDirectories(logDir);
+      Path stdout = logDir.resolve("stdout.txt");
+      Path stderr = logDir.resolve("stderr.txt");
+      Process process = new ProcessBuilder(cmd)
+          .directory(workDir.toFile())
+          .redirectOutput(stdout.toFile())
+          .redirectError(stderr.toFile())
+          .start();
+      boolean finished = process.waitFor(5, TimeUnit.MINUTES);
+      if (!finished) {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+      }
+      ChildJvm child = new ChildJvm(
+          finished ? process.exitValue() : -1, Files.readString(stdout), Files.readString(stderr));
+      assertThat(finished).as("%s finished within 5 minutes%n%s", cmd.get(cmd.size() - 1), child.describe())
+          .isTrue();
+      return child;
+    }
+
+    /** Its stdout and the tail of its stderr, for assertion messages. */
+    String describe() {
+      return "--- exit code " + exitCode + "\n--- stdout\n" + stdout + "\n--- stderr (tail)\n" + tail(stderr, 60);
+    }
   }
 }

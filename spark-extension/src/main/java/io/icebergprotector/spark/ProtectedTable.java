@@ -5,7 +5,6 @@ import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.spark.binding.FileAdmission;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
-import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.spark.read.ProtectedFilters;
 import io.icebergprotector.spark.read.ProtectedScanBuilder;
 import io.icebergprotector.spark.rowlevel.ProtectedRowLevelOperationBuilder;
@@ -203,7 +202,7 @@ public class ProtectedTable extends SparkTable {
    * service is asked: a remote server reports a destroyed key on unwrap.
    */
   private static Set<String> destroyedKeys(ProtectionSpec spec) {
-    if (spec.kms().type() != KmsSettings.Type.LOCAL) {
+    if (!spec.kms().describesKeysToAnyone()) {
       return Set.of();
     }
     Set<String> keyIds = new java.util.TreeSet<>();

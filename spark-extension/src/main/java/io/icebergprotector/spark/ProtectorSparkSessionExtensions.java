@@ -1,37 +1,72 @@
 package io.icebergprotector.spark;
 
-import org.apache.spark.sql.SparkSession;
+import io.icebergprotector.spark.paths.PathProtection;
+import java.util.function.Consumer;
 import org.apache.spark.sql.SparkSessionExtensions;
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import scala.Function1;
 import scala.runtime.BoxedUnit;
 
 /**
  * Session extension, configured next to Iceberg's: {@code spark.sql.extensions=
  * org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions,
- * io.icebergprotector.spark.ProtectorSparkSessionExtensions}. Its check rule guards what bypasses
- * the catalog: Iceberg's table commands ({@link IcebergCommandCheck}: writer role, no partitioning
- * or ordering by protected columns) and Spark's V1 commands on non-Iceberg tables the policy lists
- * ({@link NonIcebergTables}); the catalog and the protected tables enforce the rest.
+ * io.icebergprotector.spark.ProtectorSparkSessionExtensions}, or alone for plain Parquet paths.
+ *
+ * <p>Two parts, so that a Spark classpath without Iceberg can use the paths mode:
+ *
+ * <ul>
+ *   <li>plain Parquet paths ({@link PathProtection}), which link only Spark, Hadoop and Spark's own
+ *       parquet-mr, always;
+ *   <li>protected Iceberg tables ({@link IcebergRules}: the {@code CALL rewrite_protected} parser,
+ *       partition checks, cache checks), only when Iceberg's {@value #ICEBERG_PROBE} is on the
+ *       classpath. That class is loaded by name, so this one never links Iceberg.
+ * </ul>
+ *
+ * A new rule that references Iceberg classes (or the catalogs and protected tables, which do)
+ * belongs in {@link IcebergRules#accept}; one that needs Spark only may go here.
  */
 public class ProtectorSparkSessionExtensions implements Function1<SparkSessionExtensions, BoxedUnit> {
+  /** A class of iceberg-spark-runtime whose presence enables the Iceberg rules. */
+  static final String ICEBERG_PROBE = "org.apache.iceberg.spark.SparkCatalog";
+
+  private static final String ICEBERG_RULES = "io.icebergprotector.spark.IcebergRules";
 
   @Override
   public BoxedUnit apply(SparkSessionExtensions extensions) {
-    extensions.injectParser(
-        (session, parser) -> (org.apache.spark.sql.catalyst.parser.ParserInterface) new ProtectorSqlParser(parser));
-    extensions.injectCheckRule(
-        session -> (Function1<LogicalPlan, BoxedUnit>) plan -> checkPlan(session, plan));
-    // Cached data of protected tables never answers another principal.
-    extensions.injectOptimizerRule(ProtectedCacheCheck::new);
+    if (icebergAvailable()) {
+      registerIcebergRules(extensions);
+    }
+    // What protected reads may store: no views as data, no declassification by accident.
+    extensions.injectCheckRule(io.icebergprotector.spark.flow.DataFlowCheck::forSession);
     // Plain Parquet paths under the policy's `paths` prefixes (spark.protector.* settings).
-    io.icebergprotector.spark.paths.PathProtection.register(extensions);
+    PathProtection.register(extensions);
     return BoxedUnit.UNIT;
   }
 
-  private static BoxedUnit checkPlan(SparkSession session, LogicalPlan plan) {
-    IcebergCommandCheck.checkPlan(session, plan);
-    NonIcebergTables.checkPlan(session, plan);
-    return BoxedUnit.UNIT;
+  static boolean icebergAvailable() {
+    try {
+      Class.forName(ICEBERG_PROBE, false, loader());
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static void registerIcebergRules(SparkSessionExtensions extensions) {
+    Consumer<SparkSessionExtensions> rules;
+    try {
+      rules =
+          (Consumer<SparkSessionExtensions>)
+              Class.forName(ICEBERG_RULES, true, loader()).getDeclaredConstructor().newInstance();
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(
+          "Cannot load the protector's Iceberg rules (" + ICEBERG_RULES + ")", e);
+    }
+    rules.accept(extensions);
+  }
+
+  // The loader that links our classes: Iceberg must be visible to it, not just to some child.
+  private static ClassLoader loader() {
+    return ProtectorSparkSessionExtensions.class.getClassLoader();
   }
 }

@@ -7,11 +7,14 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
 import org.apache.avro.file.DataFileStream;
 import org.apache.avro.generic.GenericDatumReader;
@@ -57,6 +60,19 @@ public final class BucketScan {
 
   public static BucketScan of(ObjectStore store) {
     return new BucketScan(store.readAllObjects());
+  }
+
+  /** Every file under {@code root} (a local warehouse), keyed by its path relative to root. */
+  public static BucketScan ofDirectory(Path root) {
+    Map<String, byte[]> files = new TreeMap<>();
+    try (Stream<Path> walk = Files.walk(root)) {
+      for (Path file : (Iterable<Path>) walk.filter(Files::isRegularFile)::iterator) {
+        files.put(root.relativize(file).toString().replace('\\', '/'), Files.readAllBytes(file));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the files under " + root, e);
+    }
+    return new BucketScan(files);
   }
 
   public Map<String, byte[]> objects() {

@@ -133,6 +133,30 @@ public final class ManagedProcess implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits for a process that ends by itself (a job, not a server) and returns its exit code; kills
+   * it and fails with the tail of its log when it runs longer than {@code timeout}.
+   */
+  public int awaitExit(Duration timeout) {
+    try {
+      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        stop();
+        throw new IllegalStateException(
+            String.format("%s did not finish within %d s; log %s ends with:%n%s",
+                name, timeout.toSeconds(), logFile, tail(40)));
+      }
+      return process.exitValue();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      stop();
+      throw new IllegalStateException("Interrupted while waiting for " + name, e);
+    } finally {
+      if (!process.isAlive()) {
+        LIVE.remove(this);
+      }
+    }
+  }
+
   /** The last {@code lines} lines of the log. */
   public String tail(int lines) {
     try (Stream<String> all = Files.lines(logFile, StandardCharsets.ISO_8859_1)) {

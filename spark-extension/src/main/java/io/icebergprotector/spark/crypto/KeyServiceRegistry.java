@@ -10,6 +10,7 @@ import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServices;
 import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.policy.Policy;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -23,6 +24,12 @@ import org.slf4j.LoggerFactory;
  * handle. Parquet's key tools create our KMS clients by class name and hand them only the access
  * token; the token is the handle, so a client reaches exactly the service of the scope whose scan or
  * write configured it, and nobody can reach a service by recomputing a name.
+ *
+ * <p>Backends (an open keystore, a server client holding a token) are shared by the scopes that
+ * reach the same endpoint with the same credential, keyed by {@link #credentialBinding}: a digest of
+ * the credential itself, read when a scope is registered, under a key random to this JVM. Naming the
+ * same token file or passphrase variable is not enough to reach another scope's backend; the caller
+ * must be able to read the secret.
  *
  * <p>Both caches are bounded and expire: a scope unused for {@link #IDLE} is dropped, and a backend
  * (an open keystore or server client) unused for as long is closed, which wipes the key material a
@@ -49,6 +56,8 @@ public final class KeyServiceRegistry {
           .executor(Runnable::run)
           .removalListener(KeyServiceRegistry::closeBackend)
           .build();
+  // Keys the credential bindings of this JVM; never leaves it.
+  private static final byte[] BINDING_KEY = randomKey();
   // Calls that reached a backend, per endpoint; a handful of counters per JVM.
   private static final Map<String, AtomicLong> CALLS = new ConcurrentHashMap<>();
 
@@ -104,15 +113,25 @@ public final class KeyServiceRegistry {
     return BACKENDS.estimatedSize();
   }
 
+  /**
+   * The endpoint of {@code kms} and a keyed digest of its credential (keystore passphrase, token
+   * or PIN), read now: equal for two settings exactly when they reach the same endpoint with the
+   * same secret. Fails when the credential cannot be read.
+   */
+  public static String credentialBinding(KmsSettings kms) {
+    return kms.endpoint() + "|" + kms.credential().keyedDigest(BINDING_KEY);
+  }
+
   private static KeyService open(KeyScope scope, Policy policy) {
     KmsSettings kms = scope.kms();
     // Remote servers authorize again with the token's principal; checking here too fails fast
     // and keeps a refused key from ever being requested.
-    return new AuthorizingKeyService(new BackendRef(kms), policy, scope.principal());
+    return new AuthorizingKeyService(
+        new BackendRef(kms, credentialBinding(kms)), policy, scope.principal());
   }
 
-  private static KeyService backend(KmsSettings kms) {
-    return BACKENDS.get(kms.identity(), identity -> openBackend(kms));
+  private static KeyService backend(KmsSettings kms, String binding) {
+    return BACKENDS.get(binding, b -> openBackend(kms));
   }
 
   private static KeyService openBackend(KmsSettings kms) {
@@ -120,15 +139,21 @@ public final class KeyServiceRegistry {
     return new ThreadKeyCalls(KeyServices.open(kms), calls);
   }
 
-  private static void closeBackend(String identity, KeyService backend, RemovalCause cause) {
+  private static void closeBackend(String binding, KeyService backend, RemovalCause cause) {
     if (backend == null) {
       return;
     }
     try {
       backend.close();
     } catch (RuntimeException e) {
-      LOG.warn("Failed to close key service backend {}: {}", identity, e.toString());
+      LOG.warn("Failed to close key service backend {}: {}", backend, e.toString());
     }
+  }
+
+  private static byte[] randomKey() {
+    byte[] key = new byte[32];
+    new SecureRandom().nextBytes(key);
+    return key;
   }
 
   /** Drops every registered scope and closes every backend (tests that rotate or destroy keys). */
@@ -155,14 +180,16 @@ public final class KeyServiceRegistry {
    */
   private static final class BackendRef extends ForwardingKeyService {
     private final KmsSettings kms;
+    private final String binding;
 
-    BackendRef(KmsSettings kms) {
+    BackendRef(KmsSettings kms, String binding) {
       this.kms = kms;
+      this.binding = binding;
     }
 
     @Override
     public KeyService delegate() {
-      return backend(kms);
+      return backend(kms, binding);
     }
 
     @Override

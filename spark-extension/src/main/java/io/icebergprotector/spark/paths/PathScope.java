@@ -6,6 +6,7 @@ import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.ProtectorContext;
 import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import io.icebergprotector.kms.KeyScope;
 import io.icebergprotector.kms.KmsSettings;
 import java.io.IOException;
@@ -157,15 +158,27 @@ public final class PathScope {
     return out;
   }
 
+  /**
+   * The settings' context, loaded once per {@link #REFRESH_NANOS}. The options name where the
+   * credential is read, which anyone may repeat; a cached context (and the key scopes it hands out)
+   * is therefore returned only to a caller that can read that credential now ({@link
+   * KeyServiceRegistry#credentialBinding}). A changed token or passphrase loads the context again.
+   */
   private static ProtectorContext context(Map<String, String> options) {
     String key = digest(options.toString());
     long now = System.nanoTime();
     Loaded loaded = CONTEXTS.get(key);
-    if (loaded == null || now - loaded.at > REFRESH_NANOS) {
-      loaded = new Loaded(ProtectorContext.fromOptions(ORIGIN, options), now);
-      CONTEXTS.put(key, loaded);
+    if (loaded != null && now - loaded.at <= REFRESH_NANOS) {
+      String binding = KeyServiceRegistry.credentialBinding(loaded.context.kms());
+      if (MessageDigest.isEqual(
+          binding.getBytes(StandardCharsets.UTF_8), loaded.binding.getBytes(StandardCharsets.UTF_8))) {
+        return loaded.context;
+      }
     }
-    return loaded.context;
+    ProtectorContext context = ProtectorContext.fromOptions(ORIGIN, options);
+    loaded = new Loaded(context, KeyServiceRegistry.credentialBinding(context.kms()), now);
+    CONTEXTS.put(key, loaded);
+    return context;
   }
 
   /** Forgets loaded settings, so the next use reads the policy again (tests, policy changes). */
@@ -330,10 +343,12 @@ public final class PathScope {
 
   private static final class Loaded {
     final ProtectorContext context;
+    final String binding;
     final long at;
 
-    Loaded(ProtectorContext context, long at) {
+    Loaded(ProtectorContext context, String binding, long at) {
       this.context = context;
+      this.binding = binding;
       this.at = at;
     }
   }

@@ -110,10 +110,11 @@ public final class ProtectedProjection implements Serializable {
         }
         throw new ProtectorException(
             String.format(
-                "Access denied: principal %s may not read column '%s' of table %s, and the policy"
-                    + " (%s) says on-denied = fail for it. Leave the column out of the query (also"
-                    + " out of filters), or ask for a role with clear or masked access.",
-                spec.principal(), column.path(), spec.tableName(), spec.policyOrigin()));
+                "Access denied: principal %s may not read column '%s' (key '%s') of table %s, and"
+                    + " the policy (%s) says on-denied = fail for it. Leave the column out of the"
+                    + " query (also out of filters), or ask for a role with clear or masked access.",
+                spec.principal(), column.path(), column.keyId(), spec.tableName(),
+                spec.policyOrigin()));
       }
     }
   }

@@ -129,7 +129,7 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
    * keys to this principal leaves the generation empty.
    */
   public static String keyGeneration(ProtectionSpec spec) {
-    if (spec.kms().type() != io.icebergprotector.kms.KmsSettings.Type.LOCAL) {
+    if (!spec.kms().describesKeysToAnyone()) {
       // a key server shows key metadata to admins only; writers rely on the KEK cache lifetime
       return "";
     }

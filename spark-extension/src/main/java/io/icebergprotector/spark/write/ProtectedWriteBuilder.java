@@ -4,7 +4,6 @@ import io.icebergprotector.spark.ProtectedLayout;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ExpressionRedactor;
 import io.icebergprotector.spark.RecordedColumns;
-import io.icebergprotector.spark.StrictSchema;
 import java.util.function.Function;
 import io.icebergprotector.spark.read.ProtectedCopyOnWriteScan;
 import org.apache.iceberg.IsolationLevel;
@@ -146,7 +145,9 @@ public class ProtectedWriteBuilder
       spec = spec.withoutRetired();
     }
     checkDataWrite(table, spec, dsSchema);
-    if (rewrite == null) {
+    if (rewrite == null || !rewrite.decrypt()) {
+      // Every write that encrypts records what it protects, a rewrite of plaintext files too; a
+      // decrypt-rewrite records after its commit, once the retired columns are really gone.
       RecordedColumns.record(table, spec);
     }
     ProtectedWrite.Mode mode;
@@ -184,7 +185,7 @@ public class ProtectedWriteBuilder
    */
   public static void checkDataWrite(Table table, ProtectionSpec spec, StructType dsSchema) {
     spec.checkWritable(table.schema());
-    StrictSchema.check(spec, withoutMetadataColumns(dsSchema));
+    spec.checkStrict(withoutMetadataColumns(dsSchema));
     spec.checkPartitioning(table.spec(), table.schema());
     // a sort order set through another engine or the Java API: rows would show their rank order
     ProtectedLayout.checkSortOrder(spec, table.sortOrder(), table.schema(), table.name());
