@@ -44,17 +44,23 @@ final class IcebergTables {
 
   /** The flows of a protected table's columns, or null for any other relation. */
   static List<Set<Flow>> sourceFlows(DataSourceV2Relation relation, SparkSession session) {
-    if (!(relation.table() instanceof ProtectedTable)) {
+    org.apache.spark.sql.connector.catalog.Table read = relation.table();
+    boolean rowLevel = read instanceof org.apache.spark.sql.connector.write.RowLevelOperationTable;
+    if (rowLevel) {
+      // the scan of a DELETE, UPDATE or MERGE (ReplaceData, WriteDelta) reads the table it writes
+      read = ((org.apache.spark.sql.connector.write.RowLevelOperationTable) read).table();
+    }
+    if (!(read instanceof ProtectedTable)) {
       return null;
     }
-    ProtectedTable table = (ProtectedTable) relation.table();
+    ProtectedTable table = (ProtectedTable) read;
     ProtectionSpec spec = protectionOf(table, session);
     // a decrypt-rewrite reads retired columns in clear to store them unprotected, as the policy
     // now says
     boolean decrypting = Boolean.parseBoolean(relation.options().get(RewriteRequest.DECRYPT));
     FlowSource source =
         new FlowSource(
-            "table",
+            rowLevel ? FlowSource.ROW_LEVEL_SCAN : "table",
             relation.name(),
             spec.policy().table(spec.tableName()).orElseThrow(),
             spec.policy(),

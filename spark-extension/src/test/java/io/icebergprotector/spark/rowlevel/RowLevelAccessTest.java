@@ -189,6 +189,19 @@ class RowLevelAccessTest extends RowLevelTestBase {
     assertThat(row.get(0).getString(2)).isEqualTo("x");
   }
 
+  /** The data-flow guard sees row-level writes too: no protected value into a plaintext column. */
+  @Test
+  void updatesCannotCopyProtectedValuesIntoUnprotectedColumns() {
+    for (String t : List.of(MOR, COW)) {
+      assertRefusedBeforeWriting(
+          t,
+          () -> as("alice", "UPDATE " + name(t) + " SET name = ssn WHERE id = 6"),
+          "Cannot write to",
+          "it would declassify protected data",
+          "column 'name' <- column 'ssn'");
+    }
+  }
+
   @Test
   void metadataDeletesDropWholeFilesOnlyForConditionsOnUnprotectedColumns() {
     long files = liveFiles(iceberg(PARTITIONED)).size();
