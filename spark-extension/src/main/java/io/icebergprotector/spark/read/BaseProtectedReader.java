@@ -35,6 +35,8 @@ import org.apache.iceberg.mapping.NameMapping;
 import org.apache.iceberg.mapping.NameMappingParser;
 import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileDecryptionProperties;
 import org.apache.iceberg.spark.SparkUtil;
+import org.apache.iceberg.spark.source.metrics.TaskNumDeletes;
+import org.apache.iceberg.spark.source.metrics.TaskNumSplits;
 import org.apache.iceberg.util.PartitionUtil;
 import org.apache.spark.rdd.InputFileBlockHolder;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
@@ -66,6 +68,7 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
   private final TaskKeyCalls keyCalls = new TaskKeyCalls();
   private final DeleteCounter deleteCounter = new DeleteCounter();
   private final boolean cacheDeletes;
+  private final long splits;
   private final FileBinding binding;
 
   private ProtectedParquetFile file = null;
@@ -89,6 +92,7 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
     this.table = table;
     this.cacheDeletes = cacheDeletes;
     this.tasks = tasks.iterator();
+    this.splits = tasks.size();
     this.projection = projection;
     this.spec = projection.spec();
     this.filterSchema = filterSchema;
@@ -153,15 +157,13 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
   /**
    * Key-service calls this reader made (on the task thread) since it started: key-encryption keys
    * are unwrapped once per executor and cache lifetime, so mostly the first task of an executor.
+   * Also Iceberg's file splits read and rows deleted by delete files or deletion vectors.
    */
   @Override
   public CustomTaskMetric[] currentMetricsValues() {
-    return keyCalls.metrics();
-  }
-
-  /** Rows this reader dropped (or flagged) because a delete file or deletion vector deletes them. */
-  long deletedRows() {
-    return deleteCounter.get();
+    return new CustomTaskMetric[] {
+      keyCalls.metrics()[0], new TaskNumSplits(splits), new TaskNumDeletes(deleteCounter.get())
+    };
   }
 
   @Override

@@ -32,6 +32,8 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.spark.Spark3Util;
 import org.apache.iceberg.spark.SparkSchemaUtil;
 import org.apache.iceberg.spark.SparkV2Filters;
+import org.apache.iceberg.spark.source.metrics.NumDeletes;
+import org.apache.iceberg.spark.source.metrics.NumSplits;
 import org.apache.iceberg.util.TableScanUtil;
 import org.apache.iceberg.spark.source.SerializableTableWithSize;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -169,7 +171,7 @@ public class ProtectedScan
 
   @Override
   public CustomMetric[] supportedCustomMetrics() {
-    return KeyServiceCallsMetric.all();
+    return new CustomMetric[] {KeyServiceCallsMetric.all()[0], new NumSplits(), new NumDeletes()};
   }
 
   /** The planned file splits, one inner list per input partition. Planned once. */
