@@ -21,6 +21,7 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.connector.catalog.CatalogPlugin;
 import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.write.RowLevelOperationTable;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
 import scala.Option;
 import scala.jdk.javaapi.CollectionConverters;
@@ -45,17 +46,23 @@ final class IcebergTables implements IcebergFlows {
   /** The flows of a protected table's columns, or null for any other relation. */
   @Override
   public List<Set<Flow>> sourceFlows(DataSourceV2Relation relation, SparkSession session) {
-    if (!(relation.table() instanceof ProtectedTable)) {
+    Table read = relation.table();
+    boolean rowLevel = read instanceof RowLevelOperationTable;
+    if (rowLevel) {
+      // the scan of a DELETE, UPDATE or MERGE (ReplaceData, WriteDelta) reads the table it writes
+      read = ((RowLevelOperationTable) read).table();
+    }
+    if (!(read instanceof ProtectedTable)) {
       return null;
     }
-    ProtectedTable table = (ProtectedTable) relation.table();
+    ProtectedTable table = (ProtectedTable) read;
     ProtectionSpec spec = protectionOf(table, session);
     // a decrypt-rewrite reads retired columns in clear to store them unprotected, as the policy
     // now says
     boolean decrypting = Boolean.parseBoolean(relation.options().get(RewriteRequest.DECRYPT));
     FlowSource source =
         new FlowSource(
-            "table",
+            rowLevel ? FlowSource.ROW_LEVEL_SCAN : "table",
             relation.name(),
             spec.policy().table(spec.tableName()).orElseThrow(),
             spec.policy(),
