@@ -24,7 +24,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -198,12 +197,7 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
 
   /** What a user sets for a protected catalog on the REST catalog and the key server. */
   Map<String, String> remoteCatalogOptions(Path tokenFile) {
-    Map<String, String> options = new LinkedHashMap<>(restCatalogOptions());
-    options.put("protector.kms.type", "remote");
-    options.put("protector.kms.url", keyServer.url());
-    options.put("protector.token-file", tokenFile.toString());
-    options.put("protector.kms.trust-store", keyServer.certificate().toString());
-    return options;
+    return remoteCatalogOptions(keyServer, tokenFile);
   }
 
   // ------------------------------------------------------------------ 1. who am I, which policy

@@ -3,10 +3,8 @@ package io.icebergprotector.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icebergprotector.it.harness.ProtectorServerProcess;
-import io.icebergprotector.it.harness.StackTestBase;
+import io.icebergprotector.it.harness.KeyServerStackTestBase;
 import io.icebergprotector.spark.ProtectorException;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -14,7 +12,6 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,8 +20,7 @@ import org.junit.jupiter.api.Test;
  * and her cached table with her own token: she gets NULLs or a refusal, and the key server's audit
  * shows her requests, none in alice's name.
  */
-class RemotePrincipalBindingTest extends StackTestBase {
-  private static final String CATALOG_CLASS = "io.icebergprotector.spark.ProtectingSparkCatalog";
+class RemotePrincipalBindingTest extends KeyServerStackTestBase {
   private static final String SSN = "SSN-RPB-0001";
   /** Also the policy of {@link SeparateJvmPrincipalsTest}, where alice writes as well. */
   static final String POLICY =
@@ -50,29 +46,15 @@ class RemotePrincipalBindingTest extends StackTestBase {
           "}",
           "");
 
-  private ProtectorServerProcess keyServer;
   private SparkSession alice;
   private SparkSession mallory;
 
-  @Override
-  protected void startMoreServers() {
-    this.keyServer =
-        ProtectorServerProcess.builder(
-                getClass().getSimpleName() + ".protector-server", work.resolve("protector-server"))
-            .policy(POLICY)
-            .token("etl", "etl")
-            .token("alice", "alice")
-            .token("mallory", "mallory")
-            .token("ops", "ops")
-            .adminRoles("keyadmin")
-            .build()
-            .start();
+  RemotePrincipalBindingTest() {
+    super(POLICY, List.of("etl", "alice", "mallory"), List.of("pii", "fin", "footer"));
   }
 
   @BeforeAll
   void setUp() {
-    keyServer.awaitReady();
-    keyServer.createKeys("ops", List.of("pii", "fin", "footer"));
     configure(spark, "etl");
     spark.sql("CREATE NAMESPACE IF NOT EXISTS prot.db");
     spark.sql(
@@ -85,26 +67,13 @@ class RemotePrincipalBindingTest extends StackTestBase {
     configure(mallory, "mallory");
   }
 
-  @AfterAll
-  void stopKeyServer() {
-    if (keyServer != null) {
-      keyServer.close();
-    }
-  }
-
   @AfterEach
   void uncache() {
     spark.catalog().clearCache();
   }
 
   private void configure(SparkSession session, String tokenName) {
-    Map<String, String> options = new LinkedHashMap<>(restCatalogOptions());
-    options.put("protector.kms.type", "remote");
-    options.put("protector.kms.url", keyServer.url());
-    options.put("protector.token-file", keyServer.tokenFile(tokenName).toString());
-    options.put("protector.kms.trust-store", keyServer.certificate().toString());
-    session.conf().set("spark.sql.catalog.prot", CATALOG_CLASS);
-    options.forEach((k, v) -> session.conf().set("spark.sql.catalog.prot." + k, v));
+    configureProt(session, tokenName, Map.of());
   }
 
   private static List<String> values(SparkSession session, String query) {

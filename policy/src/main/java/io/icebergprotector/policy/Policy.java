@@ -12,11 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -68,7 +65,7 @@ public final class Policy implements Serializable {
       List<PolicyWarning> warnings) {
     this.origin = origin;
     this.text = text;
-    this.digest = sha256Hex(origin + "\u0000" + text);
+    this.digest = Digests.sha256Hex(origin + "\u0000" + text);
     this.roles = Collections.unmodifiableMap(new LinkedHashMap<>(roles));
     this.keyIds = Collections.unmodifiableSet(new LinkedHashSet<>(keyIds));
     Map<String, Set<String>> retired = new LinkedHashMap<>();
@@ -416,15 +413,6 @@ public final class Policy implements Serializable {
     return all;
   }
 
-  private static String sha256Hex(String s) {
-    try {
-      return HexFormat.of()
-          .formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is not available", e);
-    }
-  }
-
   // Travels as its text; parsed (and validated) again where it arrives.
   private Object writeReplace() {
     return new SerializedForm(origin, text);
@@ -445,7 +433,7 @@ public final class Policy implements Serializable {
     }
 
     private Object readResolve() {
-      String key = sha256Hex(origin + "\u0000" + text);
+      String key = Digests.sha256Hex(origin + "\u0000" + text);
       Policy cached = PARSED.get(key);
       if (cached == null) {
         cached = parse(text, origin);

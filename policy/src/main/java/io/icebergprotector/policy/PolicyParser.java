@@ -42,7 +42,6 @@ final class PolicyParser {
       List.of("key", "clear", "masked", "on-denied", "description");
 
   private static final Pattern TABLE_NAME = Pattern.compile("[^.\\s\"/]+(\\.[^.\\s\"/]+)+");
-  private static final Pattern KEY_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
   // Typesafe merges repeated object keys silently. A merged origin from one file renders as
   // "name: 4-9" (first-last line); from two sources as "merge of a: 4,b: 9".
   private static final Pattern LINE_RANGE = Pattern.compile(": (\\d+)-(\\d+)$");
@@ -275,9 +274,8 @@ final class PolicyParser {
   }
 
   private void addKey(String id, ConfigValue at, List<String> path) {
-    if (!KEY_ID.matcher(id).matches()) {
-      throw err(at, path, "invalid key id '" + id + "': use letters, digits, '.', '_' or '-',"
-          + " starting with a letter or digit");
+    if (!KeyIds.isValid(id)) {
+      throw err(at, path, "invalid key id '" + id + "': must be " + KeyIds.RULE);
     }
     if (!keyIds.add(id)) {
       throw err(at, path, "key '" + id + "' is listed twice");

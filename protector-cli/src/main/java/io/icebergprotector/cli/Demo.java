@@ -8,8 +8,6 @@ import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.ProtectorContext;
-import io.icebergprotector.kms.KmsSettings;
-import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.spark.inspect.FooterReport;
 import io.icebergprotector.spark.inspect.ParquetFooterInspector;
 import java.io.IOException;
@@ -324,11 +322,7 @@ final class Demo {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    KmsSettings kms = KmsSettings.builder(KmsSettings.Type.LOCAL)
-        .keystore(ws.keystore.toAbsolutePath().toString())
-        .passphrase(SecretRef.ofFile(ws.passphraseFile.toAbsolutePath().toString()))
-        .build();
-    ProtectorContext context = ProtectorContext.of(policy, kms);
+    ProtectorContext context = ProtectorContext.of(policy, ws.kms());
     Path file = dataFiles.get(0);
     return ParquetFooterInspector.inspect(file,
         Inspector.footerDecryption(context, Principal.user("carol"), file, null));

@@ -1,9 +1,11 @@
 package io.icebergprotector.cli;
 
+import io.icebergprotector.kms.KmsSettings;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -19,9 +21,10 @@ import picocli.CommandLine.Spec;
       "Show how Parquet files are protected: footer mode, algorithm, and for each column",
       "whether it is encrypted, under which master key id, and its key material (wrapped keys",
       "abbreviated). Needs no keys. An encrypted footer hides the column list; with",
-      "--keystore the footer key is unwrapped (as --user) to list the columns too. Column",
-      "keys are never requested. Files of protected tables are bound to their table: inside a",
-      "table directory the table's UUID is found; elsewhere give it with --table-uuid."
+      "--keystore or --pkcs11-library the footer key is unwrapped (as --user) to list the",
+      "columns too. Column keys are never requested. Files of protected tables are bound to",
+      "their table: inside a table directory the table's UUID is found; elsewhere give it with",
+      "--table-uuid."
     })
 public final class InspectCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
@@ -29,14 +32,8 @@ public final class InspectCommand implements Callable<Integer> {
   @Parameters(arity = "1..*", paramLabel = "<parquet-file>", description = "Parquet files (local paths).")
   List<Path> files;
 
-  @Option(names = "--keystore", paramLabel = "<file>", description = "Local keystore to unwrap an encrypted footer's key with.")
-  Path keystore;
-
-  @Option(names = "--passphrase-env", paramLabel = "<var>", description = "Environment variable holding the keystore passphrase.")
-  String passphraseEnv;
-
-  @Option(names = "--passphrase-file", paramLabel = "<file>", description = "File holding the keystore passphrase (default with --keystore: " + Workspace.DEFAULT_PASSPHRASE + ").")
-  Path passphraseFile;
+  @Mixin KeyBackendOptions.Keystore keystore;
+  @Mixin KeyBackendOptions.Pkcs11 pkcs11;
 
   @Option(names = "--policy", paramLabel = "<file>", description = "Policy deciding which keys --user may unwrap (default: " + Workspace.DEFAULT_POLICY + ").")
   Path policy;
@@ -49,22 +46,26 @@ public final class InspectCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if (keystore == null && (passphraseEnv != null || passphraseFile != null || policy != null || user != null || tableUuid != null)) {
-      throw new ParameterException(spec.commandLine(), "--passphrase-*, --policy, --user and --table-uuid need --keystore (without keys, inspect reads only what the footer shows)");
+    boolean withKeys = keystore.keystore != null || pkcs11.given();
+    if (!withKeys && (keystore.given() || policy != null || user != null || tableUuid != null)) {
+      throw new ParameterException(spec.commandLine(), "--passphrase-*, --policy, --user and"
+          + " --table-uuid need --keystore or --pkcs11-library (without keys, inspect reads only"
+          + " what the footer shows)");
     }
-    if (passphraseEnv != null && passphraseFile != null) {
-      throw new ParameterException(spec.commandLine(), "give the passphrase once: --passphrase-env or --passphrase-file, not both");
-    }
+    KeyBackendOptions.validate(spec, keystore, pkcs11, null);
     HeavyClasspath.require("inspect", HeavyClasspath.ICEBERG, HeavyClasspath.EXTENSION);
-    Inspector.Keys keys = keystore == null
-        ? null
-        : new Inspector.Keys(
-            keystore,
-            passphraseEnv,
-            passphraseEnv != null ? null : (passphraseFile != null ? passphraseFile : Path.of(Workspace.DEFAULT_PASSPHRASE)),
-            policy != null ? policy : Workspace.defaultPolicy(),
-            user != null ? user : System.getProperty("user.name"),
-            tableUuid);
+    Inspector.Keys keys = null;
+    if (withKeys) {
+      KmsSettings kms = KeyBackendOptions.settings(spec, keystore, pkcs11, null);
+      if (!pkcs11.given()) {
+        keystore.requirePassphraseFile();
+      }
+      keys = new Inspector.Keys(
+          kms,
+          policy != null ? policy : Workspace.defaultPolicy(),
+          user != null ? user : System.getProperty("user.name"),
+          tableUuid);
+    }
     return Inspector.run(files, keys, spec.commandLine().getOut());
   }
 }

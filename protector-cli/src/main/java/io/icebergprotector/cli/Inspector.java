@@ -6,7 +6,6 @@ import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorContext;
 import io.icebergprotector.kms.KmsSettings;
-import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.inspect.FooterReport;
@@ -33,10 +32,8 @@ import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileDecryptionPropert
 final class Inspector {
   private Inspector() {}
 
-  /** How to unwrap an encrypted footer's key: a local keystore, used as {@code user} under {@code policy}. */
-  record Keys(
-      Path keystore, String passphraseEnv, Path passphraseFile, Path policy, String user,
-      UUID tableUuid) {}
+  /** How to unwrap an encrypted footer's key: a key backend, used as {@code user} under {@code policy}. */
+  record Keys(KmsSettings kms, Path policy, String user, UUID tableUuid) {}
 
   static int run(List<Path> files, Keys keys, PrintWriter out) {
     boolean first = true;
@@ -62,14 +59,8 @@ final class Inspector {
       throw new UncheckedIOException("cannot read policy " + keys.policy() + ": " + e.getMessage(), e);
     }
     Policy policy = Policy.parse(text, keys.policy().toString());
-    KmsSettings kms = KmsSettings.builder(KmsSettings.Type.LOCAL)
-        .keystore(keys.keystore().toAbsolutePath().toString())
-        .passphrase(
-            keys.passphraseEnv() != null
-                ? SecretRef.ofEnv(keys.passphraseEnv())
-                : SecretRef.ofFile(keys.passphraseFile().toAbsolutePath().toString()))
-        .build();
-    return footerDecryption(ProtectorContext.of(policy, kms), Principal.user(keys.user()), file, keys.tableUuid());
+    return footerDecryption(
+        ProtectorContext.of(policy, keys.kms()), Principal.user(keys.user()), file, keys.tableUuid());
   }
 
   /**

@@ -2,9 +2,8 @@ package io.icebergprotector.cli;
 
 import io.icebergprotector.kms.KeyInfo;
 import io.icebergprotector.kms.KeyService;
-import io.icebergprotector.kms.LocalKeyService;
-import io.icebergprotector.kms.Passphrase;
-import io.icebergprotector.kms.remote.RemoteKeyService;
+import io.icebergprotector.kms.KeyServices;
+import io.icebergprotector.kms.KmsSettings;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,15 +28,14 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "keys",
-    header = "Create, list, rotate and destroy master keys (local keystore or key server).",
+    header = "Create, list, rotate and destroy master keys (local keystore, PKCS#11 token or key server).",
     mixinStandardHelpOptions = true,
     description = {
       "Create, list, rotate and destroy master keys, in the local keystore (default",
-      "./.protector/keys.p12, the demo's) or on the key server (--url)."
+      "./.protector/keys.p12, the demo's), in a PKCS#11 token (--pkcs11-library) or on the",
+      "key server (--url)."
     })
 public final class KeysCommand implements Runnable {
-  static final String DEFAULT_TOKEN_ENV = "PROTECTOR_TOKEN";
-
   @Spec CommandSpec spec;
   @ParentCommand ProtectorCli root;
 
@@ -47,130 +45,43 @@ public final class KeysCommand implements Runnable {
         spec.commandLine(), "missing subcommand: create, list, rotate or destroy");
   }
 
-  /** Where the keys live: a local keystore (default) or a remote key server. */
+  /** Where the keys live: a local keystore (default), a PKCS#11 token or the key server. */
   static final class Target {
     @Spec(Spec.Target.MIXEE)
     CommandSpec mixee;
 
-    @Option(
-        names = "--keystore",
-        paramLabel = "<file>",
-        description = "Local PKCS12 keystore (default: " + Workspace.DEFAULT_KEYSTORE + ").")
-    Path keystore;
+    @Mixin KeyBackendOptions.Keystore keystore;
+    @Mixin KeyBackendOptions.Pkcs11 pkcs11;
+    @Mixin KeyBackendOptions.Server server;
 
-    @Option(
-        names = "--passphrase-env",
-        paramLabel = "<var>",
-        description = "Environment variable holding the keystore passphrase.")
-    String passphraseEnv;
-
-    @Option(
-        names = "--passphrase-file",
-        paramLabel = "<file>",
-        description = "File holding the keystore passphrase (default: " + Workspace.DEFAULT_PASSPHRASE + ").")
-    Path passphraseFile;
-
-    @Option(
-        names = "--url",
-        paramLabel = "<url>",
-        description = "Key server URL, e.g. https://keys.example.com:8200 (instead of a keystore).")
-    String url;
-
-    @Option(
-        names = "--token-env",
-        paramLabel = "<var>",
-        description = "Environment variable holding the server token (default: " + DEFAULT_TOKEN_ENV + ").")
-    String tokenEnv;
-
-    @Option(names = "--token-file", paramLabel = "<file>", description = "File holding the server token.")
-    Path tokenFile;
-
-    @Option(
-        names = "--trust-cert",
-        paramLabel = "<pem>",
-        description = "Trust exactly this certificate (PEM/DER), e.g. the server's self-signed one.")
-    Path trustCert;
-
-    @Option(
-        names = "--allow-insecure-http",
-        description = {
-          "Allow plain http:// to a key server that is not on loopback (the token crosses the",
-          "network in clear; a warning is logged). Loopback needs no option."
-        })
-    boolean allowInsecureHttp;
-
-    boolean remote() {
-      return url != null;
+    boolean local() {
+      return !server.given() && !pkcs11.given();
     }
 
     /** Checks option combinations; mistakes here are usage errors (exit 2). */
     void validate() {
-      if (url != null && (keystore != null || passphraseEnv != null || passphraseFile != null)) {
-        throw usage("--url (key server) cannot be combined with --keystore or --passphrase-*");
-      }
-      if (url == null && (tokenEnv != null || tokenFile != null || trustCert != null || allowInsecureHttp)) {
-        throw usage("--token-env, --token-file, --trust-cert and --allow-insecure-http need --url"
-            + " (they configure the key server)");
-      }
-      if (passphraseEnv != null && passphraseFile != null) {
-        throw usage("give the passphrase once: --passphrase-env or --passphrase-file, not both");
-      }
-      if (tokenEnv != null && tokenFile != null) {
-        throw usage("give the token once: --token-env or --token-file, not both");
-      }
+      KeyBackendOptions.validate(mixee, keystore, pkcs11, server);
     }
 
     Path keystorePath() {
-      return keystore != null ? keystore : Path.of(Workspace.DEFAULT_KEYSTORE);
+      return keystore.keystorePath();
     }
 
     String describe() {
-      return remote() ? "key server " + url : "keystore " + keystorePath();
+      return KeyBackendOptions.describe(keystore, pkcs11, server);
     }
 
     KeyService open(boolean createKeystore) {
       validate();
-      if (remote()) {
-        RemoteKeyService.Builder b = RemoteKeyService.builder().url(url).allowInsecureHttp(allowInsecureHttp);
-        if (tokenFile != null) {
-          b.tokenFile(tokenFile);
-        } else {
-          String var = tokenEnv != null ? tokenEnv : DEFAULT_TOKEN_ENV;
-          if (tokenEnv == null && System.getenv(var) == null) {
-            throw new IllegalArgumentException(
-                "no key server token: set " + DEFAULT_TOKEN_ENV + ", or pass --token-env <var> or --token-file <file>");
-          }
-          b.tokenFromEnv(var);
+      KmsSettings settings = KeyBackendOptions.settings(mixee, keystore, pkcs11, server);
+      if (local()) {
+        if (!createKeystore && !Files.exists(keystorePath())) {
+          throw new IllegalArgumentException("keystore " + keystorePath()
+              + " does not exist (create keys with 'keys create', or run 'bin/protector demo')");
         }
-        if (trustCert != null) {
-          b.trustedCertificate(trustCert);
-        }
-        return b.build();
+        keystore.requirePassphraseFile();
       }
-      Path ks = keystorePath();
-      if (!createKeystore && !Files.exists(ks)) {
-        throw new IllegalArgumentException(
-            "keystore " + ks + " does not exist (create keys with 'keys create', or run 'bin/protector demo')");
-      }
-      try (Passphrase passphrase = passphrase()) {
-        return LocalKeyService.open(ks, passphrase, createKeystore);
-      }
-    }
-
-    private Passphrase passphrase() {
-      if (passphraseEnv != null) {
-        return Passphrase.fromEnv(passphraseEnv);
-      }
-      Path file = passphraseFile != null ? passphraseFile : Path.of(Workspace.DEFAULT_PASSPHRASE);
-      if (!Files.exists(file)) {
-        throw new IllegalArgumentException(
-            "passphrase file " + file + " does not exist (pass --passphrase-env <var> or --passphrase-file <file>)");
-      }
-      return Passphrase.fromFile(file);
-    }
-
-    private ParameterException usage(String message) {
-      return new ParameterException(mixee.commandLine(), message);
+      return KeyServices.open(settings, createKeystore);
     }
   }
 
@@ -180,14 +91,14 @@ public final class KeysCommand implements Runnable {
       mixinStandardHelpOptions = true,
       description = {
         "Create master keys (version 1). A missing local keystore is created, encrypted",
-        "with the passphrase."
+        "with the passphrase; a PKCS#11 token must be initialized already."
       })
   int create(
       @Mixin Target target,
       @Parameters(arity = "1..*", paramLabel = "<key-id>", description = "Key ids, as in the policy's keys block.")
           List<String> ids) {
     PrintWriter out = spec.commandLine().getOut();
-    boolean existed = target.remote() || Files.exists(target.keystorePath());
+    boolean existed = !target.local() || Files.exists(target.keystorePath());
     try (KeyService keys = target.open(true)) {
       if (!existed) {
         out.println("created " + target.describe());

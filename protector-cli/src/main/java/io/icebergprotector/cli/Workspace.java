@@ -1,8 +1,10 @@
 package io.icebergprotector.cli;
 
 import io.icebergprotector.kms.KeyInfo;
-import io.icebergprotector.kms.LocalKeyService;
-import io.icebergprotector.kms.Passphrase;
+import io.icebergprotector.kms.KeyService;
+import io.icebergprotector.kms.KeyServices;
+import io.icebergprotector.kms.KmsSettings;
+import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.policy.Policy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -127,14 +129,21 @@ final class Workspace {
     }
   }
 
+  /** The workspace's keystore with its passphrase file. */
+  KmsSettings kms() {
+    return KmsSettings.builder(KmsSettings.Type.LOCAL)
+        .keystore(keystore.toAbsolutePath().toString())
+        .passphrase(SecretRef.ofFile(passphraseFile.toAbsolutePath().toString()))
+        .build();
+  }
+
   /** The state of the keystore after {@link #ensureKeys}. */
   record KeySetup(boolean keystoreCreated, List<String> created, List<String> existing) {}
 
   /** Opens (creating if needed) the keystore and creates the policy's keys it lacks. */
   KeySetup ensureKeys(Policy policy) {
     boolean existed = Files.exists(keystore);
-    try (Passphrase passphrase = Passphrase.fromFile(passphraseFile);
-        LocalKeyService keys = LocalKeyService.open(keystore, passphrase, true)) {
+    try (KeyService keys = KeyServices.open(kms(), true)) {
       Set<String> present = keys.listKeys().stream()
           .filter(k -> !k.destroyed())
           .map(KeyInfo::id)

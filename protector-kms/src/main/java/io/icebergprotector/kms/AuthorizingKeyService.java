@@ -5,66 +5,48 @@ import io.icebergprotector.policy.Principal;
 import java.util.Set;
 
 /**
- * Decorator enforcing the policy for one principal: wrap needs the key in {@link Policy#wrappableKeys},
- * unwrap and deriveKey need it in {@link Policy#unwrappableKeys}. The check runs before the delegate is
- * touched, so a refused key is never read. Admin operations (create, rotate, destroy, list, describe) pass
- * through: they are guarded where the admin API is exposed.
+ * Decorator enforcing the policy for one principal with the shared rule of {@link KeyGrants}: wrap,
+ * unwrap and deriveKey are checked before the delegate is touched, so a refused key is never read.
+ * Admin operations (create, rotate, destroy, list, describe) pass through: key metadata is needed
+ * to plan scans, and administration is guarded where the admin API is exposed (the key server's
+ * admin roles; the keystore passphrase for a local keystore).
  */
 public final class AuthorizingKeyService extends ForwardingKeyService {
-  private final Principal principal;
-  // Policies are immutable; compute the principal's key sets once.
-  private final Set<String> wrappable;
-  private final Set<String> unwrappable;
+  private final KeyGrants grants;
 
   public AuthorizingKeyService(KeyService delegate, Policy policy, Principal principal) {
+    this(delegate, KeyGrants.of(policy, principal, Set.of()));
+  }
+
+  public AuthorizingKeyService(KeyService delegate, KeyGrants grants) {
     super(delegate);
-    if (policy == null) {
-      throw new IllegalArgumentException("Invalid policy: null");
-    }
-    if (principal == null) {
-      throw new IllegalArgumentException("Invalid principal: null");
-    }
-    this.principal = principal;
-    this.wrappable = Set.copyOf(policy.wrappableKeys(principal));
-    this.unwrappable = Set.copyOf(policy.unwrappableKeys(principal));
+    this.grants = grants;
   }
 
   public Principal principal() {
-    return principal;
+    return grants.principal();
   }
 
   @Override
   public String wrap(String keyId, byte[] plaintext) {
-    check(wrappable, keyId, "wrap");
+    grants.check(KeyGrants.Operation.WRAP, keyId);
     return delegate().wrap(keyId, plaintext);
   }
 
   @Override
   public byte[] unwrap(String keyId, String wrapped) {
-    check(unwrappable, keyId, "unwrap");
+    grants.check(KeyGrants.Operation.UNWRAP, keyId);
     return delegate().unwrap(keyId, wrapped);
   }
 
   @Override
   public byte[] deriveKey(String keyId, String context) {
-    check(unwrappable, keyId, "deriveKey");
+    grants.check(KeyGrants.Operation.DERIVE, keyId);
     return delegate().deriveKey(keyId, context);
   }
 
-
-
-
-
-
-
   @Override
   public String toString() {
-    return "Authorizing(" + principal + ", " + delegate() + ")";
-  }
-
-  private void check(Set<String> allowed, String keyId, String operation) {
-    if (keyId == null || !allowed.contains(keyId)) {
-      throw new KeyAccessDeniedException(String.valueOf(principal), keyId, operation);
-    }
+    return "Authorizing(" + grants.principal() + ", " + delegate() + ")";
   }
 }

@@ -35,7 +35,7 @@ record KeyRecord(String id, Instant createdAt, int latestVersion, Instant destro
   static byte[] encode(Map<String, KeyRecord> keys) {
     StringBuilder sb = new StringBuilder(HEADER).append('\n');
     for (KeyRecord r : keys.values()) {
-      sb.append(KeyIds.hex(r.id)).append(' ')
+      sb.append(KeystoreAliases.hex(r.id)).append(' ')
           .append(r.createdAt).append(' ')
           .append(r.latestVersion).append(' ')
           .append(r.destroyedAt == null ? "-" : r.destroyedAt.toString())
@@ -59,7 +59,11 @@ record KeyRecord(String id, Instant createdAt, int latestVersion, Instant destro
       if (f.length != 4) {
         throw new IllegalArgumentException("malformed metadata line");
       }
-      String id = KeyIds.check(KeyIds.fromHex(f[0]));
+      // Not checked against today's key-id rule: a keystore stays readable whatever ids it holds.
+      String id = KeystoreAliases.fromHex(f[0]);
+      if (id.isEmpty()) {
+        throw new IllegalArgumentException("empty key id in metadata");
+      }
       int latest = Integer.parseInt(f[2]);
       if (latest < 1) {
         throw new IllegalArgumentException("bad version count for key '" + id + "'");

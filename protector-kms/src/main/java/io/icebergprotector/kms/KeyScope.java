@@ -1,5 +1,6 @@
 package io.icebergprotector.kms;
 
+import io.icebergprotector.policy.Digests;
 import io.icebergprotector.policy.Principal;
 import java.io.Serializable;
 import java.security.SecureRandom;
@@ -36,7 +37,7 @@ public final class KeyScope implements Serializable {
     this.policyDigest = Objects.requireNonNull(policyDigest, "policy digest");
     this.identity =
         "ks-"
-            + SecretRef.sha256Hex(
+            + Digests.sha256Hex(
                 String.join(
                     "\u0000", kms.identity(), user, String.join(",", groups), policyDigest))
             .substring(0, 32);

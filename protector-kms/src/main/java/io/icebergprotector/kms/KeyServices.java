@@ -1,10 +1,15 @@
 package io.icebergprotector.kms;
 
+import io.icebergprotector.kms.pkcs11.Pkcs11KeyService;
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import java.nio.file.Path;
 import java.util.Locale;
 
-/** Opens the key service that {@link KmsSettings} describe; used by Spark, the CLI and the server. */
+/**
+ * Opens the key service that {@link KmsSettings} describe: the one way Spark, the CLI and the key
+ * server open a key backend. Secrets are read here, from the settings' {@link SecretRef}s, and
+ * wiped once the backend holds what it needs.
+ */
 public final class KeyServices {
   private KeyServices() {}
 
@@ -27,6 +32,8 @@ public final class KeyServices {
         }
       case REMOTE:
         return openRemote(settings);
+      case PKCS11:
+        return openPkcs11(settings);
       default:
         throw new IllegalArgumentException("Unknown key service type: " + settings.type());
     }
@@ -45,7 +52,10 @@ public final class KeyServices {
     if (settings.trustStore() != null) {
       Path trust = Path.of(settings.trustStore());
       String lower = trust.getFileName().toString().toLowerCase(Locale.ROOT);
-      if (lower.endsWith(".pem") || lower.endsWith(".crt") || lower.endsWith(".cer")) {
+      if (lower.endsWith(".pem")
+          || lower.endsWith(".crt")
+          || lower.endsWith(".cer")
+          || lower.endsWith(".der")) {
         builder.trustedCertificate(trust);
       } else {
         SecretRef password = settings.trustStorePassword();
@@ -53,5 +63,21 @@ public final class KeyServices {
       }
     }
     return builder.build();
+  }
+
+  /** Logs in to the PKCS#11 token of the settings; the PIN is wiped once the session holds it. */
+  private static Pkcs11KeyService openPkcs11(KmsSettings settings) {
+    try (Passphrase pin = settings.pin().readPassphrase()) {
+      Pkcs11KeyService.Builder builder =
+          Pkcs11KeyService.builder(Path.of(settings.pkcs11Library())).pin(pin);
+      if (settings.tokenLabel() != null) {
+        builder.tokenLabel(settings.tokenLabel());
+      } else if (settings.slot() != null) {
+        builder.slot(settings.slot());
+      } else {
+        builder.slotListIndex(settings.slotListIndex());
+      }
+      return builder.build();
+    }
   }
 }

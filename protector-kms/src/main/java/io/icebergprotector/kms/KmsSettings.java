@@ -8,12 +8,13 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * How to reach a key service: the local keystore (a PKCS12 file and its passphrase) or the key
- * server (URL, token, trusted certificate). Secrets are held as {@link SecretRef}s, so the settings
- * can travel to executors and be shown in messages without carrying a token or a passphrase.
+ * How to reach a key service: the local keystore (a PKCS12 file and its passphrase), the key
+ * server (URL, token, trusted certificate), or a PKCS#11 token (library, slot or token label, user
+ * PIN). Secrets are held as {@link SecretRef}s, so the settings can travel to executors and be
+ * shown in messages without carrying a token, a passphrase or a PIN.
  */
 public final class KmsSettings implements Serializable {
-  private static final long serialVersionUID = 2L;
+  private static final long serialVersionUID = 3L;
 
   public static final String TYPE = "protector.kms.type";
   public static final String KEYSTORE = "protector.kms.keystore";
@@ -24,6 +25,12 @@ public final class KmsSettings implements Serializable {
   public static final String TRUST_STORE = "protector.kms.trust-store";
   public static final String TRUST_STORE_PASSWORD_ENV = "protector.kms.trust-store-password-env";
   public static final String ALLOW_INSECURE_HTTP = "protector.kms.allow-insecure-http";
+  public static final String PKCS11_LIBRARY = "protector.kms.pkcs11-library";
+  public static final String TOKEN_LABEL = "protector.kms.token-label";
+  public static final String SLOT = "protector.kms.slot";
+  public static final String SLOT_LIST_INDEX = "protector.kms.slot-list-index";
+  public static final String PIN_ENV = "protector.kms.pin-env";
+  public static final String PIN_FILE = "protector.kms.pin-file";
   public static final String TOKEN = "protector.token";
   public static final String TOKEN_FILE = "protector.token-file";
   public static final String TOKEN_ENV = "protector.token-env";
@@ -36,7 +43,8 @@ public final class KmsSettings implements Serializable {
 
   public enum Type {
     LOCAL,
-    REMOTE
+    REMOTE,
+    PKCS11
   }
 
   private final Type type;
@@ -48,6 +56,11 @@ public final class KmsSettings implements Serializable {
   private final String trustStore;
   private final SecretRef trustStorePassword;
   private final boolean allowInsecureHttp;
+  private final String pkcs11Library;
+  private final String tokenLabel;
+  private final Long slot;
+  private final Integer slotListIndex;
+  private final SecretRef pin;
 
   private KmsSettings(Builder b) {
     this.type = b.type;
@@ -59,6 +72,11 @@ public final class KmsSettings implements Serializable {
     this.trustStore = b.trustStore;
     this.trustStorePassword = b.trustStorePassword;
     this.allowInsecureHttp = b.allowInsecureHttp;
+    this.pkcs11Library = b.pkcs11Library;
+    this.tokenLabel = b.tokenLabel;
+    this.slot = b.slot;
+    this.slotListIndex = b.slotListIndex;
+    this.pin = b.pin;
   }
 
   public static Builder builder(Type type) {
@@ -66,9 +84,10 @@ public final class KmsSettings implements Serializable {
   }
 
   /**
-   * Reads the {@code protector.kms.*} and {@code protector.token*} options.
+   * Reads the {@code protector.kms.*} and {@code protector.token*} options. Secrets are chosen with
+   * {@link SecretRef#choose}: at most one source each, never read here.
    *
-   * @param owner what the options belong to, for messages (e.g. "catalog 'prod'")
+   * @param owner what the options belong to, for messages (e.g. "catalog 'prod'"), or null
    */
   public static KmsSettings fromOptions(Map<String, String> options, String owner) {
     String type = options.getOrDefault(TYPE, "local").trim().toLowerCase(Locale.ROOT);
@@ -82,10 +101,7 @@ public final class KmsSettings implements Serializable {
               .createMissingKeys(create)
               .build();
         case "remote":
-          if (create) {
-            throw new IllegalArgumentException(
-                CREATE_MISSING_KEYS + " applies to the local key service only");
-          }
+          refuseCreateMissingKeys(create);
           String trustPasswordEnv = options.get(TRUST_STORE_PASSWORD_ENV);
           SecretRef token = SecretRef.choose(options, TOKEN, TOKEN_FILE, TOKEN_ENV, DEFAULT_TOKEN_ENV);
           if (token.source() == SecretRef.Source.VALUE && WARNED_INLINE_TOKEN.add(owner)) {
@@ -105,13 +121,53 @@ public final class KmsSettings implements Serializable {
               .allowInsecureHttp(
                   Boolean.parseBoolean(options.getOrDefault(ALLOW_INSECURE_HTTP, "false").trim()))
               .build();
+        case "pkcs11":
+          refuseCreateMissingKeys(create);
+          return builder(Type.PKCS11)
+              .pkcs11Library(options.get(PKCS11_LIBRARY))
+              .tokenLabel(options.get(TOKEN_LABEL))
+              .slot(number(options, SLOT))
+              .slotListIndex(index(options, SLOT_LIST_INDEX))
+              .pin(SecretRef.choose(options, null, PIN_FILE, PIN_ENV, null))
+              .build();
         default:
           throw new IllegalArgumentException(
-              String.format("unknown %s '%s' (expected local or remote)", TYPE, type));
+              String.format("unknown %s '%s' (expected local, remote or pkcs11)", TYPE, type));
       }
     } catch (IllegalArgumentException e) {
+      if (owner == null) {
+        throw e;
+      }
       throw new IllegalArgumentException(owner + ": " + e.getMessage(), e);
     }
+  }
+
+  private static void refuseCreateMissingKeys(boolean create) {
+    if (create) {
+      throw new IllegalArgumentException(
+          CREATE_MISSING_KEYS + " applies to the local key service only");
+    }
+  }
+
+  private static Long number(Map<String, String> options, String key) {
+    String text = options.get(key);
+    if (text == null || text.isBlank()) {
+      return null;
+    }
+    try {
+      return Long.parseLong(text.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          String.format("%s must be a whole number, got '%s'", key, text.trim()), e);
+    }
+  }
+
+  private static Integer index(Map<String, String> options, String key) {
+    Long n = number(options, key);
+    if (n != null && n > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(key + " is too large: " + n);
+    }
+    return n == null ? null : n.intValue();
   }
 
   public Type type() {
@@ -151,9 +207,49 @@ public final class KmsSettings implements Serializable {
     return allowInsecureHttp;
   }
 
+  /** PKCS#11: the path of the token's PKCS#11 library (e.g. SoftHSM2's libsofthsm2.so). */
+  public String pkcs11Library() {
+    return pkcs11Library;
+  }
+
+  /** PKCS#11: the label of the token, or null when it is selected by slot. */
+  public String tokenLabel() {
+    return tokenLabel;
+  }
+
+  /** PKCS#11: the slot id of the token, or null. */
+  public Long slot() {
+    return slot;
+  }
+
+  /** PKCS#11: the token's index among the library's slots with a token, or null. */
+  public Integer slotListIndex() {
+    return slotListIndex;
+  }
+
+  /** PKCS#11: where the token's user PIN comes from; read it with {@link SecretRef#readPassphrase()}. */
+  public SecretRef pin() {
+    return pin;
+  }
+
   /** A stable, non-secret identity of the key-service endpoint. */
   public String endpoint() {
-    return type == Type.LOCAL ? "local:" + keystore : "remote:" + url;
+    switch (type) {
+      case LOCAL:
+        return "local:" + keystore;
+      case REMOTE:
+        return "remote:" + url;
+      default:
+        return "pkcs11:" + pkcs11Library + "#" + tokenSelection();
+    }
+  }
+
+  /** PKCS#11: how the token is selected, e.g. {@code token-label=protector}. */
+  private String tokenSelection() {
+    if (tokenLabel != null) {
+      return "token-label=" + tokenLabel;
+    }
+    return slot != null ? "slot=" + slot : "slot-list-index=" + slotListIndex;
   }
 
   /**
@@ -161,8 +257,28 @@ public final class KmsSettings implements Serializable {
    * equal identities open equivalent backends.
    */
   public String identity() {
-    SecretRef credential = type == Type.LOCAL ? passphrase : token;
+    SecretRef credential = credential();
     return endpoint() + "|" + (credential == null ? "" : credential.fingerprint());
+  }
+
+  /** The secret that opens the backend: keystore passphrase, token or PIN. */
+  public SecretRef credential() {
+    switch (type) {
+      case LOCAL:
+        return passphrase;
+      case REMOTE:
+        return token;
+      default:
+        return pin;
+    }
+  }
+
+  /**
+   * Whether the backend tells any principal a key's versions and state (the local keystore and a
+   * PKCS#11 token do; the key server shows them to admins only).
+   */
+  public boolean describesKeysToAnyone() {
+    return type != Type.REMOTE;
   }
 
   @Override
@@ -178,7 +294,7 @@ public final class KmsSettings implements Serializable {
   @Override
   public String toString() {
     return "KmsSettings{" + endpoint() + (token != null ? ", token from " + token.describe() : "")
-        + "}";
+        + (pin != null ? ", PIN from " + pin.describe() : "") + "}";
   }
 
   public static final class Builder {
@@ -191,6 +307,11 @@ public final class KmsSettings implements Serializable {
     private String trustStore;
     private SecretRef trustStorePassword;
     private boolean allowInsecureHttp;
+    private String pkcs11Library;
+    private String tokenLabel;
+    private Long slot;
+    private Integer slotListIndex;
+    private SecretRef pin;
 
     private Builder(Type type) {
       this.type = Objects.requireNonNull(type, "type");
@@ -236,8 +357,41 @@ public final class KmsSettings implements Serializable {
       return this;
     }
 
+    public Builder pkcs11Library(String path) {
+      this.pkcs11Library = path == null || path.isBlank() ? null : path.trim();
+      return this;
+    }
+
+    public Builder tokenLabel(String label) {
+      this.tokenLabel = label == null || label.isBlank() ? null : label;
+      return this;
+    }
+
+    public Builder slot(Long id) {
+      if (id != null && id < 0) {
+        throw new IllegalArgumentException(SLOT + " must be >= 0, got " + id);
+      }
+      this.slot = id;
+      return this;
+    }
+
+    public Builder slotListIndex(Integer index) {
+      if (index != null && index < 0) {
+        throw new IllegalArgumentException(SLOT_LIST_INDEX + " must be >= 0, got " + index);
+      }
+      this.slotListIndex = index;
+      return this;
+    }
+
+    public Builder pin(SecretRef ref) {
+      this.pin = ref;
+      return this;
+    }
+
     public KmsSettings build() {
-      if (type == Type.LOCAL) {
+      if (type == Type.PKCS11) {
+        checkPkcs11();
+      } else if (type == Type.LOCAL) {
         if (keystore == null || keystore.isBlank()) {
           throw new IllegalArgumentException(KEYSTORE + " is required when " + TYPE + " = local");
         }
@@ -257,6 +411,32 @@ public final class KmsSettings implements Serializable {
         }
       }
       return new KmsSettings(this);
+    }
+
+    private void checkPkcs11() {
+      if (pkcs11Library == null) {
+        throw new IllegalArgumentException(
+            PKCS11_LIBRARY + " is required when " + TYPE + " = pkcs11 (the token's PKCS#11"
+                + " library, e.g. /usr/lib/softhsm/libsofthsm2.so)");
+      }
+      int selections =
+          (tokenLabel != null ? 1 : 0) + (slot != null ? 1 : 0) + (slotListIndex != null ? 1 : 0);
+      if (selections != 1) {
+        throw new IllegalArgumentException(
+            "set exactly one of " + TOKEN_LABEL + ", " + SLOT + " or " + SLOT_LIST_INDEX
+                + " to select the PKCS#11 token of " + pkcs11Library
+                + (selections == 0 ? "" : " (" + selections + " are set)"));
+      }
+      if (pin == null) {
+        throw new IllegalArgumentException(
+            "set exactly one of " + PIN_ENV + " or " + PIN_FILE
+                + " for the user PIN of the PKCS#11 token of " + pkcs11Library);
+      }
+      if (pin.source() == SecretRef.Source.VALUE) {
+        throw new IllegalArgumentException(
+            "the PKCS#11 user PIN comes from " + PIN_ENV + " or " + PIN_FILE
+                + ", never from an inline value");
+      }
     }
   }
 }

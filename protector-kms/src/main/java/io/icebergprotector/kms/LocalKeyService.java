@@ -1,5 +1,6 @@
 package io.icebergprotector.kms;
 
+import io.icebergprotector.policy.KeyIds;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -228,7 +229,7 @@ public final class LocalKeyService implements KeyService {
         return null; // idempotent: nothing left to shred
       }
       for (int v = 1; v <= existing.latestVersion(); v++) {
-        String alias = KeyIds.alias(keyId, v);
+        String alias = KeystoreAliases.alias(keyId, v);
         if (ks.containsAlias(alias)) {
           ks.deleteEntry(alias);
         }
@@ -276,7 +277,7 @@ public final class LocalKeyService implements KeyService {
       random.nextBytes(nonce);
       Cipher cipher = Cipher.getInstance(CIPHER);
       cipher.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(material, "AES"), new GCMParameterSpec(TAG_BITS, nonce));
-      cipher.updateAAD(KeyIds.associatedData(keyId, version));
+      cipher.updateAAD(WrappedKey.associatedData(keyId, version));
       byte[] blob = new byte[NONCE_BYTES + cipher.getOutputSize(plaintext.length)];
       System.arraycopy(nonce, 0, blob, 0, NONCE_BYTES);
       cipher.doFinal(plaintext, 0, plaintext.length, blob, NONCE_BYTES);
@@ -302,7 +303,7 @@ public final class LocalKeyService implements KeyService {
       Cipher cipher = Cipher.getInstance(CIPHER);
       cipher.init(Cipher.DECRYPT_MODE, new SecretKeySpec(material, "AES"),
           new GCMParameterSpec(TAG_BITS, blob, 0, NONCE_BYTES));
-      cipher.updateAAD(KeyIds.associatedData(keyId, version));
+      cipher.updateAAD(WrappedKey.associatedData(keyId, version));
       try {
         return cipher.doFinal(blob, NONCE_BYTES, blob.length - NONCE_BYTES);
       } catch (AEADBadTagException e) {
@@ -394,7 +395,7 @@ public final class LocalKeyService implements KeyService {
   /** Cached decrypted material (decrypting a PKCS12 entry runs PBKDF2). Callers hold the read lock. */
   private byte[] material(Snapshot s, String keyId, int version) {
     return materialCache.computeIfAbsent(new VersionRef(keyId, version), ref -> {
-      String alias = KeyIds.alias(keyId, version);
+      String alias = KeystoreAliases.alias(keyId, version);
       KeyStore.PasswordProtection protection = new KeyStore.PasswordProtection(passphrase);
       try {
         KeyStore.Entry entry;
@@ -450,7 +451,7 @@ public final class LocalKeyService implements KeyService {
   }
 
   private void storeNewVersion(KeyStore ks, String keyId, int version) throws GeneralSecurityException {
-    String alias = KeyIds.alias(keyId, version);
+    String alias = KeystoreAliases.alias(keyId, version);
     if (ks.containsAlias(alias)) {
       throw new KeyServiceException("keystore " + path + " is corrupted: stray entry for key '" + keyId + "' v"
           + version);
@@ -516,7 +517,7 @@ public final class LocalKeyService implements KeyService {
       keys = KeyRecord.decode(secret.getSecretKey().getEncoded());
       for (KeyRecord record : keys.values()) {
         for (int v = 1; !record.destroyed() && v <= record.latestVersion(); v++) {
-          if (!ks.containsAlias(KeyIds.alias(record.id(), v))) {
+          if (!ks.containsAlias(KeystoreAliases.alias(record.id(), v))) {
             throw new KeyServiceException("cannot open keystore " + path + ": corrupted, key '" + record.id()
                 + "' v" + v + " has no material");
           }

@@ -12,8 +12,9 @@ import java.util.Arrays;
 import java.util.Map;
 
 /**
- * The keystore passphrase. Comes from an environment variable or a file, never from the policy.
- * {@link #close()} wipes it.
+ * A passphrase, password or PIN: the whole environment variable or file less one trailing newline
+ * (inner and trailing spaces count). Comes from an environment variable or a file, never from the
+ * policy; choose the source with {@link SecretRef}. {@link #close()} wipes it.
  */
 public final class Passphrase implements AutoCloseable {
   private final char[] chars;
@@ -39,11 +40,11 @@ public final class Passphrase implements AutoCloseable {
   // Package-private so tests can supply an environment.
   static Passphrase fromEnv(String var, Map<String, String> env) {
     if (var == null || var.isEmpty()) {
-      throw new IllegalArgumentException("Invalid passphrase environment variable name: '" + var + "'");
+      throw new IllegalArgumentException("Invalid secret environment variable name: '" + var + "'");
     }
     String value = env.get(var);
     if (value == null) {
-      throw new IllegalArgumentException("Passphrase environment variable " + var + " is not set");
+      throw new IllegalArgumentException("Cannot read secret: environment variable " + var + " is not set");
     }
     return checked(trimNewline(value.toCharArray()), "environment variable " + var);
   }
@@ -51,13 +52,13 @@ public final class Passphrase implements AutoCloseable {
   /** Reads the passphrase from a UTF-8 file (one trailing newline is trimmed). */
   public static Passphrase fromFile(Path file) {
     if (file == null) {
-      throw new IllegalArgumentException("Invalid passphrase file: null");
+      throw new IllegalArgumentException("Invalid secret file: null");
     }
     if (!Files.exists(file)) {
-      throw new IllegalArgumentException("Passphrase file " + file + " does not exist");
+      throw new IllegalArgumentException("Cannot read secret: file " + file + " does not exist");
     }
     if (!Files.isRegularFile(file)) {
-      throw new IllegalArgumentException("Passphrase file " + file + " is not a regular file");
+      throw new IllegalArgumentException("Cannot read secret: file " + file + " is not a regular file");
     }
     byte[] bytes = null;
     CharBuffer decoded = null;
@@ -69,11 +70,11 @@ public final class Passphrase implements AutoCloseable {
           .decode(ByteBuffer.wrap(bytes));
       char[] chars = Arrays.copyOfRange(decoded.array(), decoded.arrayOffset(),
           decoded.arrayOffset() + decoded.remaining());
-      return checked(trimNewline(chars), "passphrase file " + file);
+      return checked(trimNewline(chars), "file " + file);
     } catch (CharacterCodingException e) {
-      throw new IllegalArgumentException("Passphrase file " + file + " is not valid UTF-8", e);
+      throw new IllegalArgumentException("Cannot read secret: file " + file + " is not valid UTF-8", e);
     } catch (IOException e) {
-      throw new KeyServiceUnavailableException("Cannot read passphrase file " + file + ": " + e.getMessage(), e);
+      throw new KeyServiceUnavailableException("Cannot read secret file " + file + ": " + e.getMessage(), e);
     } finally {
       if (bytes != null) {
         Arrays.fill(bytes, (byte) 0);
@@ -105,7 +106,7 @@ public final class Passphrase implements AutoCloseable {
 
   private static Passphrase checked(char[] chars, String source) {
     if (chars.length == 0) {
-      throw new IllegalArgumentException("Refusing an empty passphrase from " + source);
+      throw new IllegalArgumentException("Cannot read secret: " + source + " is empty");
     }
     return new Passphrase(chars);
   }

@@ -1,5 +1,6 @@
 package io.icebergprotector.kms;
 
+import io.icebergprotector.policy.Digests;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
@@ -7,8 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Map;
@@ -18,9 +17,18 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Where a secret (a token, a passphrase) comes from: an environment variable, a file, or a value
- * given inline. The reference is what travels and what is shown; the secret is read where it is
- * used, so executors read their own file or variable and no secret sits in a configuration.
+ * Where a secret (a token, a passphrase, a PIN) comes from: an environment variable, a file, or a
+ * value given inline. The reference is what travels and what is shown; the secret is read where it
+ * is used, so executors read their own file or variable and no secret sits in a configuration.
+ * Spark, the command line and the key server all choose and read their secrets here.
+ *
+ * <p>Two ways to read, one rule each:
+ *
+ * <ul>
+ *   <li>{@link #read()}, for tokens: the whole file or variable, trimmed, must be one line.
+ *   <li>{@link #readPassphrase()}, for passphrases, passwords and PINs: the whole file or variable
+ *       less one trailing newline, so inner and trailing spaces count; wiped on close.
+ * </ul>
  */
 public final class SecretRef implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -99,7 +107,10 @@ public final class SecretRef implements Serializable {
     return source;
   }
 
-  /** Reads the secret, trimmed. A file must hold one line (a trailing newline is fine). */
+  /**
+   * Reads a token: the whole file or variable, trimmed, which must be one non-empty line (a
+   * trailing newline is fine). Messages name the file or variable, never the value.
+   */
   public String read() {
     return read(System::getenv);
   }
@@ -111,13 +122,13 @@ public final class SecretRef implements Serializable {
         return value;
       case ENV:
         String fromEnv = env.apply(name);
-        if (fromEnv == null || fromEnv.isBlank()) {
+        if (fromEnv == null) {
           throw new IllegalArgumentException(
               "Cannot read secret: environment variable " + name + " is not set");
         }
-        return fromEnv.trim();
+        return oneLine(fromEnv, "environment variable " + name);
       case FILE:
-        return readFile(Path.of(name));
+        return oneLine(readFile(Path.of(name)), "file " + name);
       default:
         throw new IllegalStateException("Unknown secret source: " + source);
     }
@@ -186,20 +197,34 @@ public final class SecretRef implements Serializable {
 
   private static String readFile(Path file) {
     checkRegularFile(file);
-    String text;
     try {
-      text = Files.readString(file, StandardCharsets.UTF_8).trim();
+      return Files.readString(file, StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read secret file " + file + ": " + e.getMessage(), e);
     }
-    if (text.isEmpty()) {
-      throw new IllegalArgumentException("Cannot read secret: file " + file + " is empty");
+  }
+
+  /**
+   * The token rule applied to text read elsewhere (e.g. standard input): trimmed, non-empty, one
+   * line.
+   *
+   * @param where what the text came from, for messages (e.g. "standard input")
+   */
+  public static String token(String text, String where) {
+    return oneLine(text, where);
+  }
+
+  /** The one rule for tokens: trimmed, non-empty, one line. */
+  private static String oneLine(String text, String where) {
+    String trimmed = text.trim();
+    if (trimmed.isEmpty()) {
+      throw new IllegalArgumentException("Cannot read secret: " + where + " is empty");
     }
-    if (text.indexOf('\n') >= 0 || text.indexOf('\r') >= 0) {
+    if (trimmed.indexOf('\n') >= 0 || trimmed.indexOf('\r') >= 0) {
       throw new IllegalArgumentException(
-          "Cannot read secret: file " + file + " holds more than one line; put only the secret in it");
+          "Cannot read secret: " + where + " holds more than one line; put only the secret in it");
     }
-    return text;
+    return trimmed;
   }
 
   /**
@@ -208,7 +233,7 @@ public final class SecretRef implements Serializable {
    */
   public String fingerprint() {
     return source == Source.VALUE
-        ? "value:" + sha256Hex(value)
+        ? "value:" + Digests.sha256Hex(value)
         : source.name().toLowerCase(java.util.Locale.ROOT) + ":" + name;
   }
 
@@ -221,15 +246,6 @@ public final class SecretRef implements Serializable {
         return "file " + name;
       default:
         return "an inline value";
-    }
-  }
-
-  static String sha256Hex(String text) {
-    try {
-      MessageDigest md = MessageDigest.getInstance("SHA-256");
-      return HexFormat.of().formatHex(md.digest(text.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is not available", e);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.icebergprotector.kms;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Base64;
 
@@ -26,6 +27,15 @@ public final class WrappedKey {
     checkVersion(version);
     checkBlob(blob);
     return new WrappedKey(version, blob.clone());
+  }
+
+  /**
+   * The associated data that binds a wrapped blob to its key id and version, the same for every
+   * backend that seals blobs itself (local keystore, PKCS#11): a blob replayed under another id or
+   * version fails authentication.
+   */
+  public static byte[] associatedData(String keyId, int version) {
+    return ("iceberg-protector/v1|" + keyId + "|" + version).getBytes(StandardCharsets.UTF_8);
   }
 
   /** Formats {@code vault:v<version>:<base64(blob)>}. */

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class AuthorizingKeyServiceTest {
-  private static final Policy POLICY = Policy.parse("""
+  static final Policy POLICY = Policy.parse("""
       protector {
         roles {
           admin   { users = [alice] }

@@ -130,7 +130,7 @@ class LocalKeyServiceTest {
     kms.createKey("other");
     byte[] dek = dek();
     String wrapped = kms.wrap("pii", dek);
-    assertThat(rawAliases()).contains(KeyIds.alias("pii", 1), KeyIds.alias("pii", 2));
+    assertThat(rawAliases()).contains(KeystoreAliases.alias("pii", 1), KeystoreAliases.alias("pii", 2));
 
     kms.destroyKey("pii");
 
@@ -150,8 +150,8 @@ class LocalKeyServiceTest {
 
     // The material is gone from the file itself, not just hidden.
     List<String> aliases = rawAliases();
-    assertThat(aliases).doesNotContain(KeyIds.alias("pii", 1), KeyIds.alias("pii", 2));
-    assertThat(aliases).contains(KeyIds.alias("other", 1), LocalKeyService.METADATA_ALIAS);
+    assertThat(aliases).doesNotContain(KeystoreAliases.alias("pii", 1), KeystoreAliases.alias("pii", 2));
+    assertThat(aliases).contains(KeystoreAliases.alias("other", 1), LocalKeyService.METADATA_ALIAS);
 
     // Also after reopening.
     try (LocalKeyService reopened = open(store)) {
@@ -282,7 +282,7 @@ class LocalKeyServiceTest {
       assertThat(reopened.describeKey("pii").destroyed()).isTrue();
       assertThat(reopened.describeKey("PII").destroyed()).isFalse();
     }
-    assertThat(rawAliases()).contains(KeyIds.alias("PII", 1)).doesNotContain(KeyIds.alias("pii", 1));
+    assertThat(rawAliases()).contains(KeystoreAliases.alias("PII", 1)).doesNotContain(KeystoreAliases.alias("pii", 1));
   }
 
   @Test
@@ -316,7 +316,7 @@ class LocalKeyServiceTest {
     // It really is HMAC-SHA256 keyed by the version-1 material.
     KeyStore raw = KeyStore.getInstance("PKCS12");
     raw.load(new ByteArrayInputStream(Files.readAllBytes(store)), PASS);
-    byte[] material = raw.getKey(KeyIds.alias("pii", 1), PASS).getEncoded();
+    byte[] material = raw.getKey(KeystoreAliases.alias("pii", 1), PASS).getEncoded();
     Mac mac = Mac.getInstance("HmacSHA256");
     mac.init(new SecretKeySpec(material, "HmacSHA256"));
     assertThat(mac.doFinal("db.customers.ssn".getBytes(StandardCharsets.UTF_8))).containsExactly(before);
@@ -392,7 +392,7 @@ class LocalKeyServiceTest {
     String wrapped = kms.wrap("pii", new byte[] {1});
     KeyStore raw = KeyStore.getInstance("PKCS12");
     raw.load(new ByteArrayInputStream(Files.readAllBytes(store)), PASS);
-    String b64 = Base64.getEncoder().encodeToString(raw.getKey(KeyIds.alias("pii", 1), PASS).getEncoded());
+    String b64 = Base64.getEncoder().encodeToString(raw.getKey(KeystoreAliases.alias("pii", 1), PASS).getEncoded());
     kms.createKey("finance");
     assertThatThrownBy(() -> kms.unwrap("finance", wrapped))
         .satisfies(e -> assertThat(String.valueOf(e.getMessage())).doesNotContain(b64));

@@ -4,6 +4,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import io.icebergprotector.kms.KeyAlreadyExistsException;
 import io.icebergprotector.kms.KeyDestroyedException;
+import io.icebergprotector.kms.KeyGrants;
 import io.icebergprotector.kms.KeyInfo;
 import io.icebergprotector.kms.KeyIntegrityException;
 import io.icebergprotector.kms.KeyNotFoundException;
@@ -12,6 +13,8 @@ import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.KeyServiceUnavailableException;
 import io.icebergprotector.kms.WrappedKey;
 import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.policy.Digests;
+import io.icebergprotector.policy.KeyIds;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import java.io.ByteArrayOutputStream;
@@ -34,11 +37,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
-import java.util.regex.Pattern;
 
 /**
  * The HTTP API. Routing works on the raw (still percent-encoded) path, so an encoded slash or dot
- * can never turn into a path step: a key name is one segment of {@code [A-Za-z0-9._-]{1,128}}.
+ * can never turn into a path step: a key name is one segment following {@link KeyIds#RULE}.
  *
  * <p>Order of checks on key routes: authenticate (401), key-name syntax (400), authorize (403),
  * then read the body (413/400), then touch the key store. Authorization looks only at the name, so
@@ -51,7 +53,6 @@ import java.util.regex.Pattern;
  */
 final class ApiHandler implements HttpHandler {
   private static final System.Logger LOG = System.getLogger(ApiHandler.class.getName());
-  private static final Pattern KEY_NAME = Pattern.compile("[A-Za-z0-9._-]{1,128}");
   private static final String TRANSIT = "/v1/transit/";
   private static final String KEY_TYPE = "aes256-gcm96";
 
@@ -279,10 +280,7 @@ final class ApiHandler implements HttpHandler {
   // ---- key operations ------------------------------------------------------------------------
 
   private void encrypt(Request r, String key) {
-    Authorizer.Grants grants = authorizer.grants(r.caller.principal());
-    if (!grants.wrappable().contains(key)) {
-      throw deny(r, key, "not a writer of any table using this key");
-    }
+    authorize(r, KeyGrants.Operation.WRAP, key);
     Map<String, Object> body = readJson(r, false);
     rejectBatch(r, key, body);
     byte[] plaintext = base64Field(r, key, body, "plaintext");
@@ -320,10 +318,7 @@ final class ApiHandler implements HttpHandler {
   }
 
   private void decrypt(Request r, String key) {
-    Authorizer.Grants grants = authorizer.grants(r.caller.principal());
-    if (!grants.unwrappable().contains(key)) {
-      throw deny(r, key, "no role with clear or masked access to a column under this key");
-    }
+    authorize(r, KeyGrants.Operation.UNWRAP, key);
     Map<String, Object> body = readJson(r, false);
     rejectBatch(r, key, body);
     String ciphertext = stringField(r, key, body, "ciphertext");
@@ -349,10 +344,7 @@ final class ApiHandler implements HttpHandler {
   }
 
   private void hmac(Request r, String key, String algorithm) {
-    Authorizer.Grants grants = authorizer.grants(r.caller.principal());
-    if (!grants.unwrappable().contains(key)) {
-      throw deny(r, key, "no role with clear or masked access to a column under this key");
-    }
+    authorize(r, KeyGrants.Operation.DERIVE, key);
     Map<String, Object> body = readJson(r, false);
     rejectBatch(r, key, body);
     String algo = algorithm != null ? algorithm : Json.string(body, "algorithm");
@@ -446,7 +438,7 @@ final class ApiHandler implements HttpHandler {
 
   private void whoami(Request r) {
     authenticate(r);
-    Authorizer.Grants g = authorizer.grants(r.caller.principal());
+    KeyGrants g = authorizer.grants(r.caller.principal());
     Map<String, Object> data = new LinkedHashMap<>();
     data.put("principal", r.caller.principal().user());
     data.put("groups", new ArrayList<>(r.caller.principal().groups()));
@@ -481,15 +473,20 @@ final class ApiHandler implements HttpHandler {
 
   private String keyName(Request r, boolean shapeOk) {
     String key = r.rawKey;
-    if (!shapeOk || key == null || !KEY_NAME.matcher(key).matches() || key.equals(".") || key.equals("..")) {
-      throw badRequest(r, null, null, "invalid key name: must be 1-128 characters of [A-Za-z0-9._-]");
+    if (!shapeOk || !KeyIds.isValid(key)) {
+      throw badRequest(r, null, null, "invalid key name: must be " + KeyIds.RULE);
     }
     return key;
   }
 
   private void requireAdmin(Request r, String key) {
-    if (!authorizer.grants(r.caller.principal()).admin()) {
-      throw deny(r, key, "not in an admin role");
+    authorize(r, KeyGrants.Operation.ADMIN, key);
+  }
+
+  /** The shared rule decides; a refusal is audited with its reason and answered with the one 403. */
+  private void authorize(Request r, KeyGrants.Operation operation, String key) {
+    if (!authorizer.grants(r.caller.principal()).allows(operation, key)) {
+      throw deny(r, key, operation.refusal());
     }
   }
 
@@ -780,8 +777,7 @@ final class ApiHandler implements HttpHandler {
   }
 
   private static String etag(String text) {
-    return "\"" + java.util.HexFormat.of().formatHex(
-        TokenAuthenticator.sha256(text.getBytes(StandardCharsets.UTF_8))) + "\"";
+    return "\"" + Digests.sha256Hex(text) + "\"";
   }
 
   private static String clip(String s) {

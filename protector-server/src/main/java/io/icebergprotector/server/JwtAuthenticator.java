@@ -20,6 +20,7 @@ import com.nimbusds.jwt.proc.DefaultJWTClaimsVerifier;
 import com.nimbusds.jwt.proc.DefaultJWTProcessor;
 import com.nimbusds.jwt.proc.ExpiredJWTException;
 import io.icebergprotector.kms.Passphrase;
+import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.policy.Principal;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -54,7 +55,7 @@ final class JwtAuthenticator {
       byte[] secret = secretBytes(settings.hs256Secret());
       try {
         if (secret.length < 32) {
-          throw new IllegalArgumentException("the JWT HS256 secret (" + settings.hs256Secret()
+          throw new IllegalArgumentException("the JWT HS256 secret (" + settings.hs256Secret().describe()
               + ") must be at least 32 bytes, got " + secret.length);
         }
         keys.add(new OctetSequenceKey.Builder(secret).build());
@@ -156,8 +157,8 @@ final class JwtAuthenticator {
     return groups;
   }
 
-  private static byte[] secretBytes(ServerConfig.SecretSource source) {
-    try (Passphrase p = Secrets.load(source, "JWT HS256 secret")) {
+  private static byte[] secretBytes(SecretRef source) {
+    try (Passphrase p = source.readPassphrase()) {
       char[] chars = p.chars();
       try {
         ByteBuffer buf = StandardCharsets.UTF_8.encode(CharBuffer.wrap(chars));

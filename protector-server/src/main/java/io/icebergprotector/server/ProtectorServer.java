@@ -5,13 +5,13 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
 import io.icebergprotector.kms.KeyService;
-import io.icebergprotector.kms.LocalKeyService;
+import io.icebergprotector.kms.KeyServices;
 import io.icebergprotector.kms.Passphrase;
+import io.icebergprotector.kms.SecretRef;
+import io.icebergprotector.policy.Digests;
 import io.icebergprotector.policy.Policy;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -37,7 +37,7 @@ import javax.net.ssl.SSLParameters;
 
 /**
  * The Iceberg Protector key server: a standalone HTTPS service answering a Vault Transit compatible
- * subset (encrypt, decrypt, hmac, key admin) over the local keystore, with token/JWT authentication,
+ * subset (encrypt, decrypt, hmac, key admin) over a local keystore or a PKCS#11 token, with token/JWT authentication,
  * policy-scoped authorization and an audit log.
  *
  * <pre>
@@ -85,7 +85,7 @@ public final class ProtectorServer implements AutoCloseable {
     return start(ServerConfig.load(configFile));
   }
 
-  /** Starts serving; opens the keystore named in the config. Closing the server closes it. */
+  /** Starts serving; opens the key backend named in the config. Closing the server closes it. */
   public static ProtectorServer start(ServerConfig config) {
     // Fail on bind/TLS problems before touching the key store.
     InetAddress bindAddress = bindAddress(config);
@@ -100,10 +100,7 @@ public final class ProtectorServer implements AutoCloseable {
     }
     JwtAuthenticator jwt = config.jwt() == null ? null : new JwtAuthenticator(config.jwt());
     TokenAuthenticator authenticator = new TokenAuthenticator(config.tokens(), jwt);
-    KeyService keys;
-    try (Passphrase passphrase = Secrets.load(config.keystorePassphrase(), "keystore passphrase")) {
-      keys = LocalKeyService.open(config.keystore(), passphrase, config.createKeystore());
-    }
+    KeyService keys = KeyServices.open(config.keyService(), config.createKeystore());
     AuditLog audit = null;
     try {
       audit = new AuditLog(config.auditFile(), config.auditSync());
@@ -226,7 +223,7 @@ public final class ProtectorServer implements AutoCloseable {
 
   private static SSLContext sslContext(ServerConfig config) {
     char[] password = null;
-    try (Passphrase p = Secrets.load(config.tlsPassword(), "TLS keystore password")) {
+    try (Passphrase p = config.tlsPassword().readPassphrase()) {
       password = p.chars();
       KeyStore ks = KeyStore.getInstance(config.tlsKeystoreType());
       try (InputStream in = Files.newInputStream(config.tlsKeystore())) {
@@ -282,19 +279,19 @@ public final class ProtectorServer implements AutoCloseable {
       case "new-token": {
         String token = TokenAuthenticator.newToken();
         out.println("token:  " + token);
-        out.println("sha256: " + TokenAuthenticator.sha256Hex(token));
+        out.println("sha256: " + Digests.sha256Hex(token));
         out.println("# give the token to its owner; put only the sha256 in auth.tokens");
         return 0;
       }
       case "hash-token": {
         try {
-          String line = new BufferedReader(new InputStreamReader(stdin, StandardCharsets.UTF_8)).readLine();
-          if (line == null || line.isBlank()) {
-            err.println("protector-server: hash-token reads a token from standard input; got nothing");
-            return 2;
-          }
-          out.println(TokenAuthenticator.sha256Hex(line.strip()));
+          // The rule clients read token files by: the whole input, trimmed, on one line.
+          String token = SecretRef.token(new String(stdin.readAllBytes(), StandardCharsets.UTF_8), "standard input");
+          out.println(Digests.sha256Hex(token));
           return 0;
+        } catch (IllegalArgumentException e) {
+          err.println("protector-server: hash-token reads one token from standard input: " + e.getMessage());
+          return 2;
         } catch (IOException e) {
           err.println("protector-server: cannot read standard input: " + e.getMessage());
           return 2;

@@ -4,14 +4,18 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigParseOptions;
+import io.icebergprotector.kms.KmsSettings;
+import io.icebergprotector.kms.SecretRef;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -22,13 +26,12 @@ import java.util.Set;
 public final class ServerConfig {
   static final String ROOT = "protector-server";
 
-  /** Where a secret (password, passphrase, HMAC secret) comes from: an env variable or a file. */
-  public record SecretSource(String env, Path file) {
-    @Override
-    public String toString() {
-      return env != null ? "env:" + env : "file:" + file;
-    }
-  }
+  // The settings of the `keys` block, named as the catalog's protector.kms.* options.
+  private static final String KMS_PREFIX = "protector.kms.";
+  private static final List<String> KEY_SETTINGS = List.of(
+      "type", "keystore", "passphrase-env", "passphrase-file", "pkcs11-library", "token-label", "slot",
+      "slot-list-index", "pin-env", "pin-file");
+  private static final Set<String> KEY_PATHS = Set.of("keystore", "passphrase-file", "pkcs11-library", "pin-file");
 
   public record TokenEntry(String name, byte[] sha256, String principal, List<String> groups) {
     public TokenEntry {
@@ -50,7 +53,7 @@ public final class ServerConfig {
   public record JwtSettings(
       String issuer,
       Set<String> audiences,
-      SecretSource hs256Secret,
+      SecretRef hs256Secret,
       Path jwksFile,
       String principalClaim,
       String groupsClaim,
@@ -64,10 +67,9 @@ public final class ServerConfig {
   private final boolean allowInsecureHttp;
   private final Path tlsKeystore;
   private final String tlsKeystoreType;
-  private final SecretSource tlsPassword;
+  private final SecretRef tlsPassword;
   private final List<String> tlsProtocols;
-  private final Path keystore;
-  private final SecretSource keystorePassphrase;
+  private final KmsSettings keyService;
   private final boolean createKeystore;
   private final boolean autoCreateKeys;
   private final Path policy;
@@ -97,16 +99,19 @@ public final class ServerConfig {
 
     tlsKeystore = optionalPath(c, "tls.keystore", base);
     tlsKeystoreType = c.hasPath("tls.keystore-type") ? c.getString("tls.keystore-type") : "PKCS12";
-    tlsPassword = secretSource(c, "tls.password", base, tlsKeystore != null && !allowInsecureHttp);
+    tlsPassword = secret(c, "tls.password", base, tlsKeystore != null && !allowInsecureHttp, "");
     tlsProtocols = c.hasPath("tls.protocols") ? List.copyOf(c.getStringList("tls.protocols")) : List.of("TLSv1.3", "TLSv1.2");
     if (!allowInsecureHttp && tlsKeystore == null) {
       throw bad("tls.keystore", "is required: the server speaks HTTPS only (plain HTTP needs "
           + "allow-insecure-http = true and a loopback bind.host)");
     }
 
-    keystore = requiredPath(c, "keys.keystore", base);
-    keystorePassphrase = secretSource(c, "keys.passphrase", base, true);
+    keyService = keyService(c, base);
     createKeystore = c.hasPath("keys.create-if-missing") && c.getBoolean("keys.create-if-missing");
+    if (createKeystore && keyService.type() != KmsSettings.Type.LOCAL) {
+      throw bad("keys.create-if-missing", "applies to type = local only (a PKCS#11 token is initialized"
+          + " with its own tools, e.g. softhsm2-util --init-token)");
+    }
     autoCreateKeys = c.hasPath("keys.auto-create") && c.getBoolean("keys.auto-create");
 
     policy = requiredPath(c, "policy", base);
@@ -148,7 +153,7 @@ public final class ServerConfig {
       if (audiences.isEmpty()) {
         throw bad("auth.jwt.audience", "must list at least one accepted audience when JWT authentication is enabled");
       }
-      SecretSource secret = secretSource(j, "hs256-secret", base, false, "auth.jwt.");
+      SecretRef secret = secret(j, "hs256-secret", base, false, "auth.jwt.");
       Path jwks = optionalPath(j, "jwks-file", base);
       if (secret == null && jwks == null) {
         throw bad("auth.jwt", "needs hs256-secret-env, hs256-secret-file or jwks-file");
@@ -249,31 +254,65 @@ public final class ServerConfig {
     return p;
   }
 
-  private SecretSource secretSource(Config c, String prefix, Path base, boolean required) {
-    return secretSource(c, prefix, base, required, "");
-  }
-
-  private SecretSource secretSource(Config c, String prefix, Path base, boolean required, String shownPrefix) {
+  /**
+   * The secret {@code <prefix>-env} or {@code <prefix>-file} names (a relative file against the
+   * config's directory). Inline secrets are refused: they would sit in the config file.
+   */
+  private SecretRef secret(Config c, String prefix, Path base, boolean required, String shownPrefix) {
     String envKey = prefix + "-env";
     String fileKey = prefix + "-file";
-    boolean hasEnv = c.hasPath(envKey) && !c.getString(envKey).isBlank();
-    boolean hasFile = c.hasPath(fileKey) && !c.getString(fileKey).isBlank();
     if (c.hasPath(prefix)) {
       throw bad(shownPrefix + prefix, "must not hold a secret inline; use " + envKey + " or " + fileKey);
     }
-    if (hasEnv && hasFile) {
+    Map<String, String> options = new HashMap<>();
+    if (c.hasPath(envKey) && !c.getString(envKey).isBlank()) {
+      options.put(envKey, c.getString(envKey));
+    }
+    if (c.hasPath(fileKey) && !c.getString(fileKey).isBlank()) {
+      options.put(fileKey, base.resolve(c.getString(fileKey)).normalize().toString());
+    }
+    SecretRef ref;
+    try {
+      ref = SecretRef.choose(options, null, fileKey, envKey, null);
+    } catch (IllegalArgumentException e) {
       throw bad(shownPrefix + prefix, "set only one of " + envKey + " and " + fileKey);
     }
-    if (hasEnv) {
-      return new SecretSource(c.getString(envKey), null);
-    }
-    if (hasFile) {
-      return new SecretSource(null, base.resolve(c.getString(fileKey)).normalize());
-    }
-    if (required) {
+    if (ref == null && required) {
       throw bad(shownPrefix + prefix, "needs " + envKey + " or " + fileKey);
     }
-    return null;
+    return ref;
+  }
+
+  /**
+   * The key backend of the {@code keys} block. Its settings have the names of the catalog's
+   * {@code protector.kms.*} options, so {@link KmsSettings#fromOptions} reads them, and its
+   * messages name them as this file does.
+   */
+  private KmsSettings keyService(Config c, Path base) {
+    for (String inline : List.of("passphrase", "pin")) {
+      if (c.hasPath("keys." + inline)) {
+        throw bad("keys." + inline, "must not hold a secret inline; use " + inline + "-env or " + inline
+            + "-file");
+      }
+    }
+    Map<String, String> options = new HashMap<>();
+    for (String name : KEY_SETTINGS) {
+      String key = "keys." + name;
+      if (c.hasPath(key) && !c.getString(key).isBlank()) {
+        String value = c.getString(key).trim();
+        options.put(KMS_PREFIX + name, KEY_PATHS.contains(name) ? base.resolve(value).normalize().toString() : value);
+      }
+    }
+    String type = options.getOrDefault(KMS_PREFIX + "type", "local").toLowerCase(Locale.ROOT);
+    if (!type.equals("local") && !type.equals("pkcs11")) {
+      throw bad("keys.type", "must be local or pkcs11, got '" + type + "'");
+    }
+    String owner = "server config" + (origin == null ? "" : " " + origin);
+    try {
+      return KmsSettings.fromOptions(options, owner);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(e.getMessage().replace(KMS_PREFIX, ROOT + ".keys."), e);
+    }
   }
 
   public Path origin() { return origin; }
@@ -282,10 +321,10 @@ public final class ServerConfig {
   public boolean allowInsecureHttp() { return allowInsecureHttp; }
   public Path tlsKeystore() { return tlsKeystore; }
   public String tlsKeystoreType() { return tlsKeystoreType; }
-  public SecretSource tlsPassword() { return tlsPassword; }
+  public SecretRef tlsPassword() { return tlsPassword; }
   public List<String> tlsProtocols() { return tlsProtocols; }
-  public Path keystore() { return keystore; }
-  public SecretSource keystorePassphrase() { return keystorePassphrase; }
+  /** The key backend: a local keystore or a PKCS#11 token. */
+  public KmsSettings keyService() { return keyService; }
   public boolean createKeystore() { return createKeystore; }
   public boolean autoCreateKeys() { return autoCreateKeys; }
   public Path policy() { return policy; }

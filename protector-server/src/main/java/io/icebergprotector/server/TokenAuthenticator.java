@@ -1,12 +1,11 @@
 package io.icebergprotector.server;
 
+import io.icebergprotector.policy.Digests;
 import io.icebergprotector.policy.Principal;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Base64;
-import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -39,7 +38,7 @@ final class TokenAuthenticator {
     if (token.length() > MAX_TOKEN_CHARS) {
       throw new AuthenticationException("malformed token");
     }
-    byte[] hash = sha256(token.getBytes(StandardCharsets.UTF_8));
+    byte[] hash = Digests.sha256(token.getBytes(StandardCharsets.UTF_8));
     int match = -1;
     for (int i = 0; i < hashes.length; i++) {
       // no early exit: the time does not depend on which entry (if any) matched
@@ -61,18 +60,6 @@ final class TokenAuthenticator {
     int first = token.indexOf('.');
     int second = first < 0 ? -1 : token.indexOf('.', first + 1);
     return first > 0 && second > first && token.indexOf('.', second + 1) < 0;
-  }
-
-  static byte[] sha256(byte[] data) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(data);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is not available", e);
-    }
-  }
-
-  static String sha256Hex(String token) {
-    return HexFormat.of().formatHex(sha256(token.getBytes(StandardCharsets.UTF_8)));
   }
 
   /** A fresh personal access token: "ipt_" + 32 random bytes, base64url (never contains '.'). */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import io.icebergprotector.policy.ColumnPolicy;
+import io.icebergprotector.policy.Digests;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
@@ -37,7 +38,7 @@ class PolicyViewTest {
   }
 
   private static String etagOf(String text) {
-    return "\"" + TokenAuthenticator.sha256Hex(text) + "\"";
+    return "\"" + Digests.sha256Hex(text) + "\"";
   }
 
   private static HttpResponse<String> read(String user) throws Exception {

@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.icebergprotector.kms.KeyAccessDeniedException;
 import io.icebergprotector.kms.KeyIntegrityException;
 import io.icebergprotector.kms.KeyServiceUnavailableException;
+import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import java.io.IOException;
 import java.io.InputStream;
@@ -237,7 +238,8 @@ class RemoteKeyServiceTest {
   void tokenNeverAppearsInToStringOrMessages() throws Exception {
     Path tokenFile = dir.resolve("token");
     Files.writeString(tokenFile, fx.token("bob") + "\n");
-    try (RemoteKeyService bob = RemoteKeyService.builder().url(fx.url()).tokenFile(tokenFile)
+    try (RemoteKeyService bob = RemoteKeyService.builder().url(fx.url())
+        .token(SecretRef.ofFile(tokenFile.toString()).read())
         .trustedCertificate(fx.certificate).build()) {
       assertThat(bob.toString()).isEqualTo("RemoteKeyService{url=" + fx.url() + ", mount=transit}");
       assertThatThrownBy(() -> bob.unwrap("fin", "vault:v1:AAAA"))

@@ -3,6 +3,9 @@ package io.icebergprotector.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.icebergprotector.kms.KmsSettings;
+import io.icebergprotector.kms.SecretRef;
+import io.icebergprotector.policy.Digests;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -80,6 +83,43 @@ class ServerConfigTest {
   }
 
   @Test
+  void pkcs11KeySettingsAreNamedAsInThisFile() throws Exception {
+    Path conf = prepared();
+    String base = Files.readString(conf) + "\nprotector-server.keys { keystore = null, passphrase-file = null }\n";
+    String pkcs11 = "protector-server.keys { type = pkcs11, pkcs11-library = \"/opt/hsm/libpkcs11.so\" }\n";
+    for (String[] c : new String[][] {
+        {"protector-server.keys.type = hsm", "protector-server.keys.type must be local or pkcs11, got 'hsm'"},
+        {pkcs11, "set exactly one of protector-server.keys.token-label, protector-server.keys.slot or"
+            + " protector-server.keys.slot-list-index to select the PKCS#11 token of /opt/hsm/libpkcs11.so"},
+        {pkcs11 + "protector-server.keys.token-label = t",
+            "set exactly one of protector-server.keys.pin-env or protector-server.keys.pin-file"},
+        {pkcs11 + "protector-server.keys { token-label = t, pin-env = A, pin-file = b }",
+            "set only one of protector-server.keys.pin-file, protector-server.keys.pin-env"},
+        {pkcs11 + "protector-server.keys { token-label = t, pin-env = A, create-if-missing = true }",
+            "protector-server.keys.create-if-missing applies to type = local only"},
+        {"protector-server.keys.type = local", "protector-server.keys.keystore is required when"
+            + " protector-server.keys.type = local"},
+    }) {
+      Files.writeString(conf, base + c[0] + "\n");
+      assertThatThrownBy(() -> ServerConfig.load(conf)).as(c[0])
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("server config " + conf)
+          .hasMessageContaining(c[1]);
+    }
+    Files.writeString(conf, base + pkcs11 + "protector-server.keys { token-label = t, pin = \"4321\" }\n");
+    assertThatThrownBy(() -> ServerConfig.load(conf))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("protector-server.keys.pin must not hold a secret inline; use pin-env or pin-file")
+        .hasMessageNotContaining("4321");
+
+    Files.writeString(conf, base + pkcs11 + "protector-server.keys { slot-list-index = 0, pin-file = pin }\n");
+    ServerConfig config = ServerConfig.load(conf);
+    assertThat(config.keyService().type()).isEqualTo(KmsSettings.Type.PKCS11);
+    assertThat(config.keyService().slotListIndex()).isZero();
+    assertThat(config.keyService().pin()).isEqualTo(SecretRef.ofFile(dir.resolve("pin").toString()));
+  }
+
+  @Test
   void wrongKeystorePassphraseFailsToStart() throws Exception {
     Path conf = prepared();
     Files.writeString(dir.resolve("keystore-passphrase"), "wrong");
@@ -113,7 +153,7 @@ class ServerConfigTest {
     String token = lines[0].replace("token:", "").strip();
     String hash = lines[1].replace("sha256:", "").strip();
     assertThat(token).startsWith("ipt_");
-    assertThat(hash).isEqualTo(TokenAuthenticator.sha256Hex(token));
+    assertThat(hash).isEqualTo(Digests.sha256Hex(token));
 
     out.reset();
     rc = ProtectorServer.run(new String[] {"hash-token"},
@@ -121,6 +161,16 @@ class ServerConfigTest {
         new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
     assertThat(rc).isZero();
     assertThat(out.toString(StandardCharsets.UTF_8).strip()).isEqualTo(hash);
+
+    // The token-file rule: a second line is refused, not silently dropped.
+    out.reset();
+    rc = ProtectorServer.run(new String[] {"hash-token"},
+        new ByteArrayInputStream((token + "\nnot a token\n").getBytes(StandardCharsets.UTF_8)),
+        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    assertThat(rc).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).contains("standard input holds more than one line")
+        .doesNotContain(token);
+    assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
 
     rc = ProtectorServer.run(new String[] {"server", "--config", dir.resolve("missing.conf").toString()},
         new ByteArrayInputStream(new byte[0]), new PrintStream(out, true, StandardCharsets.UTF_8),

@@ -18,6 +18,7 @@ import com.nimbusds.jwt.SignedJWT;
 import io.icebergprotector.kms.LocalKeyService;
 import io.icebergprotector.kms.Passphrase;
 import io.icebergprotector.kms.remote.RemoteKeyService;
+import io.icebergprotector.policy.Digests;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -144,7 +145,7 @@ final class ServerFixture implements AutoCloseable {
       String token = TokenAuthenticator.newToken();
       tokens.put(u.getKey(), token);
       tokenConfig.append("      { name = \"").append(u.getKey()).append("-token\", sha256 = \"")
-          .append(TokenAuthenticator.sha256Hex(token)).append("\", principal = \"").append(u.getKey())
+          .append(Digests.sha256Hex(token)).append("\", principal = \"").append(u.getKey())
           .append("\", groups = ").append(quoted(u.getValue())).append(" }\n");
     }
     String config = String.join("\n",

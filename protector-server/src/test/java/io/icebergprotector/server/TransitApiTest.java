@@ -12,6 +12,7 @@ import io.icebergprotector.kms.remote.Json;
 import io.icebergprotector.kms.remote.KeyAuthenticationException;
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import io.icebergprotector.kms.remote.WhoAmI;
+import io.icebergprotector.policy.Digests;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -274,7 +275,7 @@ class TransitApiTest {
 
     String audit = fx.audit();
     for (String token : fx.tokens.values()) {
-      assertThat(audit).doesNotContain(token).doesNotContain(TokenAuthenticator.sha256Hex(token));
+      assertThat(audit).doesNotContain(token).doesNotContain(Digests.sha256Hex(token));
     }
     for (String material : fx.masterKeysBase64()) {
       assertThat(audit).doesNotContain(material);

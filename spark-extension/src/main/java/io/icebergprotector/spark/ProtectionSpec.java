@@ -375,6 +375,28 @@ public final class ProtectionSpec implements Serializable {
     }
   }
 
+  /**
+   * Refuses a write whose schema a strict policy entry does not allow. Protected columns are this
+   * spec's, which follow renames by field id. (Kept here, not in {@link StrictSchema}, which the
+   * plain-Parquet path loads without Iceberg.)
+   */
+  public void checkStrict(org.apache.spark.sql.types.StructType schema) {
+    java.util.Optional<TablePolicy> entry = policy.table(tableName);
+    if (entry.isEmpty() || !entry.get().strict()) {
+      return;
+    }
+    List<String> protectedPaths = new ArrayList<>();
+    for (ColumnProtection column : columns.values()) {
+      protectedPaths.add(column.path().toLowerCase(java.util.Locale.ROOT));
+    }
+    StrictSchema.check(
+        entry.get(),
+        schema,
+        path -> protectedPaths.stream().anyMatch(p -> path.equals(p) || path.startsWith(p + ".")),
+        "table " + tableName,
+        policyOrigin());
+  }
+
   /** Refuses a partition spec with a protected source column: partition values are plaintext. */
   public void checkPartitioning(PartitionSpec spec, Schema schema) {
     Set<Integer> protectedIds = protectedFieldIds(schema);

@@ -55,7 +55,9 @@ public final class ProtectorContext {
       List.of(
           POLICY, KMS_TYPE, KMS_KEYSTORE, KMS_PASSPHRASE_ENV, KMS_PASSPHRASE_FILE,
           KMS_CREATE_MISSING_KEYS, KMS_URL, KMS_TRUST_STORE, KMS_TRUST_STORE_PASSWORD_ENV,
-          KMS_ALLOW_INSECURE_HTTP, TOKEN, TOKEN_FILE, TOKEN_ENV, USER, GROUPS);
+          KMS_ALLOW_INSECURE_HTTP, TOKEN, TOKEN_FILE, TOKEN_ENV, KmsSettings.PKCS11_LIBRARY,
+          KmsSettings.TOKEN_LABEL, KmsSettings.SLOT, KmsSettings.SLOT_LIST_INDEX,
+          KmsSettings.PIN_ENV, KmsSettings.PIN_FILE, USER, GROUPS);
 
   private static final int MAX_SCOPES = 256;
 

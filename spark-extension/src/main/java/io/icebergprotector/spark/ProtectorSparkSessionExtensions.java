@@ -35,6 +35,8 @@ public class ProtectorSparkSessionExtensions implements Function1<SparkSessionEx
     if (icebergAvailable()) {
       registerIcebergRules(extensions);
     }
+    // What protected reads may store: no views as data, no declassification by accident.
+    extensions.injectCheckRule(io.icebergprotector.spark.flow.DataFlowCheck::forSession);
     // Plain Parquet paths under the policy's `paths` prefixes (spark.protector.* settings).
     PathProtection.register(extensions);
     return BoxedUnit.UNIT;

@@ -63,24 +63,6 @@ public final class StrictSchema {
     check(entry, schema, path -> entry.covering(path).isPresent(), target, policyOrigin);
   }
 
-  /**
-   * The check for a write to a protected Iceberg table whose policy entry is strict: protected
-   * columns are the spec's, which follow renames by field id.
-   */
-  public static void check(ProtectionSpec spec, StructType schema) {
-    Optional<TablePolicy> entry = spec.policy().table(spec.tableName());
-    if (entry.isEmpty() || !entry.get().strict()) {
-      return;
-    }
-    List<String> protectedPaths = new ArrayList<>();
-    for (ColumnProtection column : spec.columns().values()) {
-      protectedPaths.add(lower(column.path()));
-    }
-    Predicate<String> isProtected =
-        path -> protectedPaths.stream().anyMatch(p -> path.equals(p) || path.startsWith(p + "."));
-    check(entry.get(), schema, isProtected, "table " + spec.tableName(), spec.policyOrigin());
-  }
-
   private static void checkNames(
       Leaf leaf, TablePolicy entry, Predicate<String> isProtected, Set<String> protectedNames,
       String target, String policyOrigin) {

@@ -262,6 +262,98 @@ class KeyLifecycleTest {
         .containsExactly("LEGACY-SSN-1", "LEGACY-SSN-2", "LEGACY-SSN-3");
   }
 
+  private static String recordedColumns(String table) throws Exception {
+    ProtectingSparkCatalog catalog =
+        (ProtectingSparkCatalog) spark.sessionState().catalogManager().catalog("lc");
+    return ((org.apache.iceberg.spark.source.SparkTable)
+            catalog.loadTable(Identifier.of(new String[] {"db"}, table)))
+        .table().properties().get(RecordedColumns.PROPERTY);
+  }
+
+  private static String refusal(String sql) {
+    try {
+      spark.sql(sql);
+    } catch (ProtectorException e) {
+      return e.getMessage();
+    }
+    throw new AssertionError("not refused: " + sql);
+  }
+
+  private static String recEntry(String table, String salaryOptions) {
+    return "\"db." + table + "\" { footer-key = footer, writers = [etl, admin], columns {"
+        + " ssn { key = pii, clear = [admin] }"
+        + (salaryOptions == null ? "" : ", salary { key = pii2, clear = [admin]" + salaryOptions + " }")
+        + " } }\n";
+  }
+
+  /**
+   * A table protected by {@code rewrite_protected} and one protected from its creation go through
+   * the same policy changes with the same outcome: writes refused, denied readers get NULL, and
+   * {@code on-denied = fail} is a one-line error on the driver naming the column and its key.
+   */
+  @Test
+  void rewriteOfAPlaintextTableRecordsProtectionLikeAProtectedWrite() throws Exception {
+    spark.sql("CREATE TABLE lc.db.recorded (id BIGINT, ssn STRING, salary INT) USING iceberg");
+    spark.sql("INSERT INTO lc.db.recorded VALUES (1, 'REC-SSN-1', 101), (2, 'REC-SSN-2', 102)");
+    assertThat(recordedColumns("recorded")).isNull();
+
+    reloadPolicy(BASE_POLICY.replace("%EXTRA%", recEntry("recorded", "") + recEntry("always", "")));
+    spark.sql("CREATE TABLE lc.db.always (id BIGINT, ssn STRING, salary INT) USING iceberg");
+    spark.sql("INSERT INTO lc.db.always VALUES (1, 'REC-SSN-1', 101), (2, 'REC-SSN-2', 102)");
+    RewriteProtected.Result result = RewriteProtected.of(spark, "lc.db.recorded").execute();
+    assertThat(result.reasons()).containsKey("plaintext");
+    assertThat(recordedColumns("recorded"))
+        .isEqualTo(recordedColumns("always"))
+        .contains("ssn=", "salary=");
+    // a table encrypted before its columns were recorded gets them from a rewrite with nothing to do
+    String recorded = recordedColumns("always");
+    ProtectingSparkCatalog catalog =
+        (ProtectingSparkCatalog) spark.sessionState().catalogManager().catalog("lc");
+    ((org.apache.iceberg.spark.source.SparkTable)
+            catalog.loadTable(Identifier.of(new String[] {"db"}, "always")))
+        .table().updateProperties().remove(RecordedColumns.PROPERTY).commit();
+    assertThat(recordedColumns("always")).isNull();
+    assertThat(RewriteProtected.of(spark, "lc.db.always").execute().rewrittenFiles()).isZero();
+    assertThat(recordedColumns("always")).isEqualTo(recorded);
+
+    reloadPolicy(
+        BASE_POLICY.replace(
+            "%EXTRA%",
+            recEntry("recorded", ", on-denied = fail") + recEntry("always", ", on-denied = fail")));
+    for (String table : List.of("recorded", "always")) {
+      assertThatThrownBy(() -> as("etl", "SELECT id, salary FROM lc.db." + table))
+          .isInstanceOf(ProtectorException.class)
+          .hasMessageContaining("column 'salary' (key 'pii2') of table db." + table)
+          .hasMessageContaining("on-denied = fail")
+          .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    }
+
+    // the policy drops salary: both tables refuse writes the same way...
+    reloadPolicy(BASE_POLICY.replace("%EXTRA%", recEntry("recorded", null) + recEntry("always", null)));
+    String rewritten = refusal("INSERT INTO lc.db.recorded VALUES (3, 'REC-SSN-3', 103)");
+    String always = refusal("INSERT INTO lc.db.always VALUES (3, 'REC-SSN-3', 103)");
+    assertThat(rewritten).contains("Cannot write to db.recorded", "[salary] are no longer protected");
+    assertThat(rewritten.replace("db.recorded", "db.always")).isEqualTo(always);
+    // ...and a reader that cannot get pii2 reads NULL, not a decryption failure in a task
+    for (String table : List.of("recorded", "always")) {
+      assertThat(as("etl", "SELECT salary FROM lc.db." + table + " ORDER BY id"))
+          .hasSize(2)
+          .allMatch(r -> r.isNullAt(0));
+      assertThat(as("alice", "SELECT ssn FROM lc.db." + table + " ORDER BY id"))
+          .extracting(r -> r.getString(0))
+          .containsExactly("REC-SSN-1", "REC-SSN-2");
+    }
+  }
+
+  @Test
+  void createTableAsSelectRecordsProtection() throws Exception {
+    reloadPolicy(BASE_POLICY.replace("%EXTRA%", recEntry("ctas", "")));
+    spark.sql(
+        "CREATE TABLE lc.db.ctas USING iceberg AS"
+            + " SELECT CAST(1 AS BIGINT) AS id, 'CTAS-SSN-1' AS ssn, 7 AS salary");
+    assertThat(recordedColumns("ctas")).contains("ssn=", "salary=");
+  }
+
   @Test
   void schemaAndPolicyEvolution() throws Exception {
     spark.sql(

@@ -3,6 +3,7 @@ package io.icebergprotector.it.harness;
 import io.icebergprotector.kms.KeyAlreadyExistsException;
 import io.icebergprotector.kms.remote.Json;
 import io.icebergprotector.kms.remote.RemoteKeyService;
+import io.icebergprotector.policy.Digests;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -16,7 +17,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
-import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.security.cert.CertificateFactory;
 import java.time.Duration;
@@ -24,7 +24,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -118,7 +117,7 @@ public final class ProtectorServerProcess implements AutoCloseable {
         writePrivate(file, token + "\n");
         tokenFiles.put(t.name, file);
         tokenConfig.append("      { name = \"").append(t.name).append("\", sha256 = \"")
-            .append(sha256Hex(token)).append("\", principal = \"").append(t.principal)
+            .append(Digests.sha256Hex(token)).append("\", principal = \"").append(t.principal)
             .append("\", groups = ").append(quoted(t.groups)).append(" }\n");
       }
 
@@ -399,16 +398,6 @@ public final class ProtectorServerProcess implements AutoCloseable {
       return Files.readString(file, StandardCharsets.UTF_8).trim();
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read " + file, e);
-    }
-  }
-
-  /** As the server's TokenAuthenticator: hex SHA-256 of the token's UTF-8 bytes. */
-  static String sha256Hex(String token) {
-    try {
-      return HexFormat.of().formatHex(
-          MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException(e);
     }
   }
 

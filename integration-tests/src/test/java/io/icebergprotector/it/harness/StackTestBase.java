@@ -83,4 +83,14 @@ public abstract class StackTestBase {
     options.putAll(store.s3FileIoOptions());
     return options;
   }
+
+  /** What a user sets for a protecting catalog on the REST catalog and a key server. */
+  protected Map<String, String> remoteCatalogOptions(ProtectorServerProcess keyServer, Path tokenFile) {
+    Map<String, String> options = new java.util.LinkedHashMap<>(restCatalogOptions());
+    options.put("protector.kms.type", "remote");
+    options.put("protector.kms.url", keyServer.url());
+    options.put("protector.token-file", tokenFile.toString());
+    options.put("protector.kms.trust-store", keyServer.certificate().toString());
+    return options;
+  }
 }

@@ -1,6 +1,6 @@
 package io.icebergprotector.kms.pkcs11;
 
-import java.nio.charset.StandardCharsets;
+import io.icebergprotector.policy.KeyIds;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -8,7 +8,7 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * The CKA_LABEL grammar of our token objects, key id validation and the wrap associated data.
+ * The CKA_LABEL grammar of our token objects.
  *
  * <p>Labels are {@code <keyId>#<kind>#t=<epoch millis>#n=<16 hex>[#<attr>=<value>...]} where kind is
  * {@code v<N>} (AES-256 wrapping key of version N), {@code hmac} (HMAC key for deriveKey) or {@code destroyed}
@@ -22,8 +22,6 @@ import java.util.regex.Pattern;
  * distinct objects for version 2; {@link TokenView} picks one deterministically for wrap, and unwrap tries both.
  */
 final class Labels {
-  // Same rule as io.icebergprotector.kms.KeyIds (package-private there); Pkcs11LabelsTest checks they agree.
-  private static final Pattern VALID_ID = Pattern.compile("[A-Za-z0-9._-]{1,128}");
   private static final Pattern VERSION = Pattern.compile("v([1-9][0-9]{0,8})");
   private static final Pattern NONCE = Pattern.compile("[0-9a-f]{16}");
 
@@ -32,34 +30,17 @@ final class Labels {
 
   private Labels() {}
 
-  /** @throws IllegalArgumentException naming the id if it is not 1-128 chars of [A-Za-z0-9._-] */
-  static String checkId(String keyId) {
-    if (keyId == null || !VALID_ID.matcher(keyId).matches()) {
-      throw new IllegalArgumentException(
-          "Invalid key id '" + keyId + "': must be 1-128 characters of [A-Za-z0-9._-]");
-    }
-    return keyId;
-  }
-
-  /**
-   * Associated data binding a wrapped blob to its key id and version; byte-identical to LocalKeyService's, so
-   * blobs of both backends have one format (a replay under another id or version fails authentication).
-   */
-  static byte[] associatedData(String keyId, int version) {
-    return ("iceberg-protector/v1|" + keyId + "|" + version).getBytes(StandardCharsets.UTF_8);
-  }
-
   static String version(String keyId, int version, long createdMillis, byte[] nonce) {
-    return checkId(keyId) + "#v" + version + "#t=" + createdMillis + "#n=" + hex(nonce);
+    return KeyIds.check(keyId) + "#v" + version + "#t=" + createdMillis + "#n=" + hex(nonce);
   }
 
   static String hmac(String keyId, long createdMillis, byte[] nonce) {
-    return checkId(keyId) + "#" + HMAC + "#t=" + createdMillis + "#n=" + hex(nonce);
+    return KeyIds.check(keyId) + "#" + HMAC + "#t=" + createdMillis + "#n=" + hex(nonce);
   }
 
   static String tombstone(String keyId, long destroyedMillis, long createdMillis, int latestVersion,
       byte[] nonce) {
-    return checkId(keyId) + "#" + DESTROYED + "#t=" + destroyedMillis + "#n=" + hex(nonce)
+    return KeyIds.check(keyId) + "#" + DESTROYED + "#t=" + destroyedMillis + "#n=" + hex(nonce)
         + "#c=" + createdMillis + "#l=" + latestVersion;
   }
 
@@ -102,7 +83,7 @@ final class Labels {
       return Optional.empty();
     }
     String[] parts = label.split("#", -1);
-    if (parts.length < 4 || !VALID_ID.matcher(parts[0]).matches()) {
+    if (parts.length < 4 || !KeyIds.isValid(parts[0])) {
       return Optional.empty();
     }
     String kind = parts[1];

@@ -9,6 +9,7 @@ import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.Passphrase;
 import io.icebergprotector.kms.WrappedKey;
+import io.icebergprotector.policy.KeyIds;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -243,7 +244,7 @@ public final class Pkcs11KeyService implements KeyService {
 
   @Override
   public KeyInfo createKey(String keyId) {
-    Labels.checkId(keyId);
+    KeyIds.check(keyId);
     ensureOpen();
     session.lock().lock();
     try {
@@ -275,7 +276,7 @@ public final class Pkcs11KeyService implements KeyService {
 
   @Override
   public KeyInfo rotateKey(String keyId) {
-    Labels.checkId(keyId);
+    KeyIds.check(keyId);
     ensureOpen();
     session.lock().lock();
     try {
@@ -294,7 +295,7 @@ public final class Pkcs11KeyService implements KeyService {
    */
   @Override
   public void destroyKey(String keyId) {
-    Labels.checkId(keyId);
+    KeyIds.check(keyId);
     ensureOpen();
     session.lock().lock();
     try {
@@ -333,7 +334,7 @@ public final class Pkcs11KeyService implements KeyService {
 
   @Override
   public KeyInfo describeKey(String keyId) {
-    Labels.checkId(keyId);
+    KeyIds.check(keyId);
     ensureOpen();
     TokenView.KeyObjects key = session.view(refreshInterval).objects(keyId)
         .filter(TokenView.KeyObjects::exists).orElse(null);
@@ -348,7 +349,7 @@ public final class Pkcs11KeyService implements KeyService {
 
   @Override
   public String wrap(String keyId, byte[] plaintext) {
-    Labels.checkId(keyId);
+    KeyIds.check(keyId);
     if (plaintext == null || plaintext.length == 0) {
       throw new IllegalArgumentException("Cannot wrap a null or empty data key with key '" + keyId + "'");
     }
@@ -359,7 +360,7 @@ public final class Pkcs11KeyService implements KeyService {
       random.nextBytes(nonce);
       Cipher cipher = Cipher.getInstance(CIPHER, session.provider());
       init(cipher, Cipher.ENCRYPT_MODE, object, new GCMParameterSpec(TAG_BITS, nonce));
-      cipher.updateAAD(Labels.associatedData(keyId, version));
+      cipher.updateAAD(WrappedKey.associatedData(keyId, version));
       byte[] sealed = cipher.doFinal(plaintext);
       byte[] blob = new byte[NONCE_BYTES + sealed.length];
       System.arraycopy(nonce, 0, blob, 0, NONCE_BYTES);
@@ -370,7 +371,7 @@ public final class Pkcs11KeyService implements KeyService {
 
   @Override
   public byte[] unwrap(String keyId, String wrapped) {
-    Labels.checkId(keyId);
+    KeyIds.check(keyId);
     WrappedKey parsed;
     try {
       parsed = WrappedKey.parse(wrapped);
@@ -393,7 +394,7 @@ public final class Pkcs11KeyService implements KeyService {
       for (Labels.Parsed object : candidates) {
         Cipher cipher = Cipher.getInstance(CIPHER, session.provider());
         init(cipher, Cipher.DECRYPT_MODE, object, new GCMParameterSpec(TAG_BITS, blob, 0, NONCE_BYTES));
-        cipher.updateAAD(Labels.associatedData(keyId, version));
+        cipher.updateAAD(WrappedKey.associatedData(keyId, version));
         try {
           return cipher.doFinal(blob, NONCE_BYTES, blob.length - NONCE_BYTES);
         } catch (AEADBadTagException e) {
@@ -408,7 +409,7 @@ public final class Pkcs11KeyService implements KeyService {
   /** HMAC-SHA256 in the token under the key's HMAC key (created with the key; rotation does not change it). */
   @Override
   public byte[] deriveKey(String keyId, String context) {
-    Labels.checkId(keyId);
+    KeyIds.check(keyId);
     if (context == null) {
       throw new IllegalArgumentException("Cannot derive a key from key '" + keyId + "' with a null context");
     }

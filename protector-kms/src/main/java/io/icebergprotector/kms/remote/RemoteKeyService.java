@@ -626,6 +626,11 @@ public final class RemoteKeyService implements KeyService {
       return this;
     }
 
+    /**
+     * The bearer token, sent in {@code X-Vault-Token}. Read it from a file or an environment
+     * variable with {@link io.icebergprotector.kms.SecretRef#read()}, which has the one rule for
+     * token files (the whole file, trimmed, one line).
+     */
     public Builder token(String token) {
       Objects.requireNonNull(token, "token");
       String t = token.strip();
@@ -641,28 +646,6 @@ public final class RemoteKeyService implements KeyService {
       }
       this.token = t;
       return this;
-    }
-
-    /** Reads the token from a file (first line, trimmed). */
-    public Builder tokenFile(Path file) {
-      try {
-        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-        if (lines.isEmpty() || lines.get(0).isBlank()) {
-          throw new IllegalArgumentException("token file is empty: " + file);
-        }
-        return token(lines.get(0));
-      } catch (IOException e) {
-        throw new IllegalArgumentException("cannot read token file " + file + ": " + e.getMessage(), e);
-      }
-    }
-
-    /** Reads the token from an environment variable. */
-    public Builder tokenFromEnv(String variable) {
-      String value = System.getenv(variable);
-      if (value == null || value.isBlank()) {
-        throw new IllegalArgumentException("environment variable " + variable + " holding the token is not set");
-      }
-      return token(value);
     }
 
     /** Trusts the certificates of a PKCS12 or JKS trust store instead of the JDK's default CAs. */
@@ -741,7 +724,7 @@ public final class RemoteKeyService implements KeyService {
         throw new IllegalStateException("RemoteKeyService needs a url");
       }
       if (token == null) {
-        throw new IllegalStateException("RemoteKeyService needs a token (token, tokenFile or tokenFromEnv)");
+        throw new IllegalStateException("RemoteKeyService needs a token (read one from a file or variable with SecretRef)");
       }
       checkPlainHttp();
       SSLContext ssl = sslContext;

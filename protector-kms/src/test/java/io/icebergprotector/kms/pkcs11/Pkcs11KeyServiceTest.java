@@ -28,9 +28,7 @@ class Pkcs11KeyServiceTest {
   @BeforeEach
   void initToken() throws Exception {
     // Per test (not @BeforeAll) so that every test is reported as skipped, with the reason.
-    assumeTrue(SoftHsm.findLibrary().isPresent() && SoftHsm.findUtil().isPresent(),
-        "softhsm2 is not installed (no libsofthsm2.so or softhsm2-util; Debian: apt-get install softhsm2):"
-            + " skipping the PKCS#11 tests");
+    assumeTrue(SoftHsm.installed(), SoftHsm.MISSING);
     hsm = SoftHsm.create(dir).orElseThrow();
     hsm.initToken("test");
   }
@@ -114,5 +112,11 @@ class Pkcs11KeyServiceTest {
   @Timeout(120)
   void concurrentWrapUnwrapDeriveAndRotate() throws Exception {
     passes("concurrentUse");
+  }
+
+  @Test
+  @Timeout(120)
+  void catalogOptionsOpenTheTokenThroughKeyServices() throws Exception {
+    passes("fromSettings");
   }
 }

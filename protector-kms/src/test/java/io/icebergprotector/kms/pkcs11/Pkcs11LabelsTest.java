@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.kms.KeyInfo;
-import java.lang.reflect.Method;
+import io.icebergprotector.policy.KeyIds;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -16,21 +16,14 @@ class Pkcs11LabelsTest {
   private static final byte[] N2 = {0, 0, 0, 0, 0, 0, 0, 2};
 
   @Test
-  void associatedDataAndIdRulesMatchLocalKeyService() throws Exception {
-    Class<?> keyIds = Class.forName("io.icebergprotector.kms.KeyIds");
-    Method aad = keyIds.getDeclaredMethod("associatedData", String.class, int.class);
-    Method check = keyIds.getDeclaredMethod("check", String.class);
-    aad.setAccessible(true);
-    check.setAccessible(true);
+  void labelsFollowTheSharedKeyIdRule() {
     for (String id : List.of("pii", "PII", "a.b-c_d", "x".repeat(128))) {
-      for (int v : new int[] {1, 2, 17}) {
-        assertThat(Labels.associatedData(id, v)).isEqualTo((byte[]) aad.invoke(null, id, v));
-      }
-      assertThat(Labels.checkId(id)).isEqualTo(check.invoke(null, id));
+      assertThat(Labels.parse(Labels.version(id, 1, 1L, N1))).map(Labels.Parsed::keyId).contains(id);
     }
-    for (String bad : new String[] {"", "a b", "a#b", "x".repeat(129), "é"}) {
-      assertThatThrownBy(() -> Labels.checkId(bad)).isInstanceOf(IllegalArgumentException.class)
-          .hasMessageContaining("Invalid key id");
+    for (String bad : new String[] {"", "a b", "a#b", "x".repeat(129), "é", ".hidden", "-x"}) {
+      assertThatThrownBy(() -> Labels.version(bad, 1, 1L, N1)).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("Invalid key id '" + bad + "'")
+          .hasMessageContaining(KeyIds.RULE);
     }
   }
 

@@ -3,15 +3,22 @@ package io.icebergprotector.kms.pkcs11;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.icebergprotector.kms.AuthorizingKeyService;
+import io.icebergprotector.kms.KeyAccessDeniedException;
 import io.icebergprotector.kms.KeyAlreadyExistsException;
 import io.icebergprotector.kms.KeyDestroyedException;
 import io.icebergprotector.kms.KeyInfo;
 import io.icebergprotector.kms.KeyIntegrityException;
 import io.icebergprotector.kms.KeyNotFoundException;
+import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
+import io.icebergprotector.kms.KeyServices;
+import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.kms.LocalKeyService;
 import io.icebergprotector.kms.Passphrase;
 import io.icebergprotector.kms.WrappedKey;
+import io.icebergprotector.policy.Policy;
+import io.icebergprotector.policy.Principal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -71,7 +78,8 @@ public final class Pkcs11Scenarios {
       Map.entry("errors", Pkcs11Scenarios::errors),
       Map.entry("labelSelection", Pkcs11Scenarios::labelSelection),
       Map.entry("rotationRace", Pkcs11Scenarios::rotationRace),
-      Map.entry("concurrentUse", Pkcs11Scenarios::concurrentUse));
+      Map.entry("concurrentUse", Pkcs11Scenarios::concurrentUse),
+      Map.entry("fromSettings", Pkcs11Scenarios::fromSettings));
 
   private Pkcs11Scenarios() {}
 
@@ -480,6 +488,55 @@ public final class Pkcs11Scenarios {
       }
       assertThat(kms.describeKey("pii").latestVersion()).isEqualTo(2);
     }
+  }
+
+  /**
+   * The token as every user selects it: catalog options read by KmsSettings, opened by KeyServices, the PIN from
+   * a variable or a file, and the policy's rule in front of it.
+   */
+  private static void fromSettings() throws Exception {
+    Map<String, String> options = new java.util.HashMap<>(Map.of(
+        KmsSettings.TYPE, "pkcs11",
+        KmsSettings.PKCS11_LIBRARY, library().toString(),
+        KmsSettings.TOKEN_LABEL, "test",
+        KmsSettings.PIN_ENV, ENV_PIN));
+    byte[] dek = randomBytes(32);
+    String wrapped;
+    try (KeyService byEnv = KeyServices.open(KmsSettings.fromOptions(options, "catalog 'hsm'"))) {
+      assertThat(byEnv).isInstanceOf(Pkcs11KeyService.class);
+      byEnv.createKey("pii");
+      wrapped = byEnv.wrap("pii", dek);
+    }
+    options.remove(KmsSettings.PIN_ENV);
+    options.put(KmsSettings.PIN_FILE, pinFile().toString());
+    options.remove(KmsSettings.TOKEN_LABEL);
+    options.put(KmsSettings.SLOT_LIST_INDEX, "0");
+    Policy policy = Policy.parse("""
+        protector {
+          roles { reader { users = [alice] } }
+          keys { pii {}, footer {} }
+          tables { "db.t" { footer-key = footer, columns { ssn { key = pii, clear = [reader] } } } }
+        }
+        """, "hsm-policy.conf");
+    try (KeyService byFile = KeyServices.open(KmsSettings.fromOptions(options, "catalog 'hsm'"))) {
+      assertThat(new AuthorizingKeyService(byFile, policy, Principal.user("alice")).unwrap("pii", wrapped))
+          .isEqualTo(dek);
+      assertThatThrownBy(() -> new AuthorizingKeyService(byFile, policy, Principal.user("bob")).unwrap("pii",
+          wrapped)).isInstanceOf(KeyAccessDeniedException.class);
+    }
+
+    // A wrong PIN is named as such, never shown; a missing PIN file names the file.
+    Path wrongPin = Files.writeString(Path.of(System.getenv(ENV_DIR)).resolve("wrong-pin"), "98765\n");
+    options.put(KmsSettings.PIN_FILE, wrongPin.toString());
+    assertThatThrownBy(() -> KeyServices.open(KmsSettings.fromOptions(options, "catalog 'hsm'")))
+        .isInstanceOf(KeyServiceException.class)
+        .hasMessageContaining("wrong user PIN")
+        .hasMessageNotContaining("98765");
+    Path noPin = Path.of(System.getenv(ENV_DIR)).resolve("no-such-pin");
+    options.put(KmsSettings.PIN_FILE, noPin.toString());
+    assertThatThrownBy(() -> KeyServices.open(KmsSettings.fromOptions(options, "catalog 'hsm'")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("file " + noPin + " does not exist");
   }
 
   // ---------------------------------------------------------------- helpers

@@ -6,10 +6,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 
 /**
  * A private SoftHSM2 installation for tests: its own token directory and SOFTHSM2_CONF in a temp dir, never the
@@ -17,11 +19,17 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>SoftHSM reads SOFTHSM2_CONF from the process environment when the library is initialized, and a PKCS#11
  * library is initialized once per process; a running JVM cannot change its own environment. So the PKCS#11 code
- * under test runs in child JVMs ({@link #run}) whose environment names this directory's config.
+ * under test runs in child JVMs ({@link #run}, {@link #runJava}) whose environment names this directory's config.
+ *
+ * <p>Shared with the key server's, the command line's and the Spark extension's tests through this module's
+ * test jar.
  */
-final class SoftHsm {
-  static final String PIN = "1234";
+public final class SoftHsm {
+  public static final String PIN = "1234";
   static final String SO_PIN = "5678";
+  /** Why PKCS#11 tests skip when SoftHSM2 is missing. */
+  public static final String MISSING = "softhsm2 is not installed (no libsofthsm2.so or softhsm2-util; Debian:"
+      + " apt-get install softhsm2): skipping the PKCS#11 tests";
   private static final List<String> LIBRARIES = List.of(
       "/usr/lib/softhsm/libsofthsm2.so",
       "/usr/lib/x86_64-linux-gnu/softhsm/libsofthsm2.so",
@@ -40,6 +48,16 @@ final class SoftHsm {
     this.conf = dir.resolve("softhsm2.conf");
   }
 
+  /** The library of this installation, e.g. /usr/lib/softhsm/libsofthsm2.so. */
+  public Path library() {
+    return library;
+  }
+
+  /** Whether the library and softhsm2-util are installed. */
+  public static boolean installed() {
+    return findLibrary().isPresent() && findUtil().isPresent();
+  }
+
   static Optional<Path> findLibrary() {
     return LIBRARIES.stream().map(Path::of).filter(Files::isRegularFile).findFirst();
   }
@@ -52,8 +70,19 @@ final class SoftHsm {
     return dirs.stream().map(d -> Path.of(d, "softhsm2-util")).filter(Files::isExecutable).findFirst();
   }
 
+  /**
+   * A private installation under {@code dir} with one initialized token labelled {@code label}; skips the calling
+   * test (with the reason) when SoftHSM2 is not installed.
+   */
+  public static SoftHsm withToken(Path dir, String label) throws IOException, InterruptedException {
+    Assumptions.assumeTrue(installed(), MISSING);
+    SoftHsm hsm = create(Files.createDirectories(dir)).orElseThrow();
+    hsm.initToken(label);
+    return hsm;
+  }
+
   /** Empty when softhsm2 is not installed. */
-  static Optional<SoftHsm> create(Path dir) throws IOException {
+  public static Optional<SoftHsm> create(Path dir) throws IOException {
     Optional<Path> library = findLibrary();
     Optional<Path> util = findUtil();
     if (library.isEmpty() || util.isEmpty()) {
@@ -69,7 +98,7 @@ final class SoftHsm {
   }
 
   /** softhsm2-util --init-token --free --label label --pin 1234 --so-pin 5678 */
-  void initToken(String label) throws IOException, InterruptedException {
+  public void initToken(String label) throws IOException, InterruptedException {
     ProcessBuilder pb = new ProcessBuilder(util.toString(), "--init-token", "--free", "--label", label,
         "--pin", PIN, "--so-pin", SO_PIN);
     pb.environment().put("SOFTHSM2_CONF", conf.toString());
@@ -82,27 +111,53 @@ final class SoftHsm {
   }
 
   /** Result of a child JVM: exit code and everything it printed. */
-  record Result(int exitCode, String output) {}
+  public record Result(int exitCode, String output) {}
 
   /** Runs scenario {@code name} of {@link Pkcs11Scenarios} in a child JVM with SOFTHSM2_CONF set. */
   Result run(String name, Map<String, String> extraEnv) throws IOException, InterruptedException {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-        Pkcs11Scenarios.class.getName(), name);
-    Map<String, String> env = pb.environment();
-    env.put("SOFTHSM2_CONF", conf.toString());
+    Map<String, String> env = new LinkedHashMap<>();
     env.put(Pkcs11Scenarios.ENV_LIBRARY, library.toString());
     env.put(Pkcs11Scenarios.ENV_PIN, PIN);
     env.put(Pkcs11Scenarios.ENV_DIR, dir.toString());
     env.putAll(extraEnv);
-    Path log = dir.resolve(name + ".log");
+    return runJava(Pkcs11Scenarios.class.getName(), List.of("-Xmx256m"), List.of(name), env, 120);
+  }
+
+  /**
+   * Runs {@code mainClass} of this JVM's classpath in a child JVM whose environment names this installation
+   * (SOFTHSM2_CONF) plus {@code env}; its output goes to a log in this directory.
+   */
+  public Result runJava(String mainClass, List<String> jvmOptions, List<String> args, Map<String, String> env,
+      int timeoutSeconds) throws IOException, InterruptedException {
+    ProcessBuilder pb = javaProcess(mainClass, jvmOptions, args);
+    pb.environment().putAll(env);
+    Path log = Files.createTempFile(dir, mainClass.substring(mainClass.lastIndexOf('.') + 1) + "-", ".log");
     pb.redirectErrorStream(true);
     pb.redirectOutput(log.toFile());
     Process p = pb.start();
-    if (!p.waitFor(120, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      return new Result(-1, "timed out after 120 s\n" + Files.readString(log));
+    if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+      p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      return new Result(-1, "timed out after " + timeoutSeconds + " s\n" + Files.readString(log));
     }
     return new Result(p.exitValue(), Files.readString(log));
+  }
+
+  /** A child JVM running {@code mainClass} of this JVM's classpath, with SOFTHSM2_CONF naming this installation. */
+  public ProcessBuilder javaProcess(String mainClass, List<String> jvmOptions, List<String> args) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(mainClass);
+    command.addAll(args);
+    ProcessBuilder pb = new ProcessBuilder(command);
+    pb.environment().putAll(environment());
+    return pb;
+  }
+
+  /** What a process needs in its environment to see this installation's tokens. */
+  public Map<String, String> environment() {
+    return Map.of("SOFTHSM2_CONF", conf.toString());
   }
 }

@@ -8,6 +8,7 @@ import io.icebergprotector.spark.ProtectorException;
 import io.icebergprotector.spark.binding.BindingBoundary;
 import io.icebergprotector.spark.binding.FileAdmission;
 import io.icebergprotector.spark.crypto.FileBinding;
+import io.icebergprotector.spark.RecordedColumns;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.inspect.ColumnReport;
@@ -206,6 +207,10 @@ public final class RewriteProtected {
       if (spec.policy().wrappableKeys(spec.principal()).containsAll(spec.writeKeyIds())) {
         BindingBoundary.record(table);
       }
+      if (!decrypt && spec.retiredFieldIds().isEmpty()) {
+        // nothing to rewrite, but a table encrypted before its columns were recorded gets them now
+        RecordedColumns.record(table, spec);
+      }
       return new Result(0, 0, 0, 0, reasons);
     }
 
@@ -372,7 +377,7 @@ public final class RewriteProtected {
   }
 
   private int latestVersion(String keyId) {
-    if (currentSpec.kms().type() != io.icebergprotector.kms.KmsSettings.Type.LOCAL) {
+    if (!currentSpec.kms().describesKeysToAnyone()) {
       return minKeyVersion; // key servers describe keys to admins only
     }
     try {

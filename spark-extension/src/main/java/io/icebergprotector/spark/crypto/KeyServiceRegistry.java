@@ -9,7 +9,6 @@ import io.icebergprotector.kms.KeyScope;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServices;
 import io.icebergprotector.kms.KmsSettings;
-import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.policy.Policy;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -115,13 +114,12 @@ public final class KeyServiceRegistry {
   }
 
   /**
-   * The endpoint of {@code kms} and a keyed digest of its credential (keystore passphrase or
-   * token), read now: equal for two settings exactly when they reach the same endpoint with the
+   * The endpoint of {@code kms} and a keyed digest of its credential (keystore passphrase, token
+   * or PIN), read now: equal for two settings exactly when they reach the same endpoint with the
    * same secret. Fails when the credential cannot be read.
    */
   public static String credentialBinding(KmsSettings kms) {
-    SecretRef credential = kms.type() == KmsSettings.Type.LOCAL ? kms.passphrase() : kms.token();
-    return kms.endpoint() + "|" + credential.keyedDigest(BINDING_KEY);
+    return kms.endpoint() + "|" + kms.credential().keyedDigest(BINDING_KEY);
   }
 
   private static KeyService open(KeyScope scope, Policy policy) {

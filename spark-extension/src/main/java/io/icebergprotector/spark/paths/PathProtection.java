@@ -1,9 +1,16 @@
 package io.icebergprotector.spark.paths;
 
+import io.icebergprotector.policy.TablePolicy;
+import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.crypto.keytools.KeyToolkit;
 import org.apache.spark.SparkContext;
 import org.apache.spark.sql.SparkSessionExtensions;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
+import org.apache.spark.sql.execution.datasources.LogicalRelation;
+import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Protection of plain Parquet paths ({@code df.write.parquet}, {@code spark.read.parquet}, Parquet
@@ -39,6 +46,27 @@ public final class PathProtection {
     extensions.injectResolutionRule(PathReadRule::new);
     extensions.injectPostHocResolutionRule(PathWriteRule::new);
     extensions.injectPlannerStrategy(PathPlanCheck::new);
+  }
+
+  /**
+   * The policy entry that governs the files of a Parquet relation ({@code spark.read.parquet}, a
+   * Parquet table), if any; empty for other plan nodes.
+   */
+  public static Optional<TablePolicy> governingEntry(
+      LogicalPlan relation, PathScope scope, SparkSession session) {
+    return PathReadRule.parquetRelation(relation) == null
+        ? Optional.empty()
+        : PathReadRule.governed((LogicalRelation) relation, scope, session)
+            .map(governed -> governed.entry);
+  }
+
+  /**
+   * Whether the analyzer put the principal's view ({@link PathProjection}) above this relation: it
+   * carries a {@link PathViewMark} (only marks this JVM issued survive analysis).
+   */
+  public static boolean hasView(LogicalPlan relation) {
+    HadoopFsRelation fs = PathReadRule.parquetRelation(relation);
+    return fs != null && PathViewMark.in(CollectionConverters.asJava(fs.options())) != null;
   }
 
   /**

@@ -110,10 +110,11 @@ public final class ProtectedProjection implements Serializable {
         }
         throw new ProtectorException(
             String.format(
-                "Access denied: principal %s may not read column '%s' of table %s, and the policy"
-                    + " (%s) says on-denied = fail for it. Leave the column out of the query (also"
-                    + " out of filters), or ask for a role with clear or masked access.",
-                spec.principal(), column.path(), spec.tableName(), spec.policyOrigin()));
+                "Access denied: principal %s may not read column '%s' (key '%s') of table %s, and"
+                    + " the policy (%s) says on-denied = fail for it. Leave the column out of the"
+                    + " query (also out of filters), or ask for a role with clear or masked access.",
+                spec.principal(), column.path(), column.keyId(), spec.tableName(),
+                spec.policyOrigin()));
       }
     }
   }
@@ -155,7 +156,8 @@ public final class ProtectedProjection implements Serializable {
     }
   }
 
-  private static Set<Integer> withDescendants(Schema schema, Set<Integer> ids) {
+  /** The ids and the ids of every field nested below one of them in {@code schema}. */
+  public static Set<Integer> withDescendants(Schema schema, Set<Integer> ids) {
     Set<Integer> result = new LinkedHashSet<>(ids);
     for (int id : ids) {
       Types.NestedField field = schema.findField(id);
@@ -233,6 +235,18 @@ public final class ProtectedProjection implements Serializable {
   /** The columns whose chunks are read from the files. */
   public Schema fileSchema() {
     return fileSchema;
+  }
+
+  /**
+   * The columns whose chunks are read when a file is read as {@code readSchema}: this projection's
+   * output with columns appended for row-level deletes ({@code _pos}, equality columns, which are
+   * never protected). Fields that read as NULL stay unread.
+   */
+  Schema fileSchema(Schema readSchema) {
+    if (readSchema == outputSchema) {
+      return fileSchema;
+    }
+    return TypeUtil.selectNot(readSchema, withDescendants(readSchema, nullFieldIds));
   }
 
   /** Fields that read as NULL (denied or masked with null); their chunks are never read. */

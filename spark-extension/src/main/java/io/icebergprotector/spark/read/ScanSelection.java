@@ -25,6 +25,7 @@ final class ScanSelection {
   private final Long splitOpenFileCost;
   private final String taskSetId;
   private final List<FileScanTask> stagedTasks;
+  private final boolean empty;
 
   private ScanSelection(
       Long snapshotId,
@@ -35,9 +36,11 @@ final class ScanSelection {
       Integer splitLookback,
       Long splitOpenFileCost,
       String taskSetId,
-      List<FileScanTask> stagedTasks) {
+      List<FileScanTask> stagedTasks,
+      boolean empty) {
     this.taskSetId = taskSetId;
     this.stagedTasks = stagedTasks;
+    this.empty = empty;
     this.snapshotId = snapshotId;
     this.asOfTimestamp = asOfTimestamp;
     this.branch = branch;
@@ -71,7 +74,51 @@ final class ScanSelection {
         conf.splitLookbackOption(),
         conf.splitOpenFileCostOption(),
         null,
-        null);
+        null,
+        false);
+  }
+
+  /**
+   * The selection of a row-level operation's scan: the latest snapshot of the branch it writes to,
+   * pinned so the commit can validate what changed since (as Iceberg's row-level scans do). Time
+   * travel is refused; a table without snapshots has nothing to scan.
+   */
+  static ScanSelection forRowLevelOperation(org.apache.iceberg.Table table, SparkReadConf conf) {
+    if (conf.snapshotId() != null || conf.asOfTimestamp() != null || conf.tag() != null) {
+      throw new IllegalArgumentException(
+          String.format(
+              "Cannot set time travel options %s, %s, %s for row-level command scans",
+              SparkReadOptions.SNAPSHOT_ID, SparkReadOptions.AS_OF_TIMESTAMP, SparkReadOptions.TAG));
+    }
+    if (conf.startSnapshotId() != null || conf.endSnapshotId() != null) {
+      throw new IllegalArgumentException(
+          String.format(
+              "Cannot set incremental scan options %s and %s for row-level command scans",
+              SparkReadOptions.START_SNAPSHOT_ID, SparkReadOptions.END_SNAPSHOT_ID));
+    }
+    org.apache.iceberg.Snapshot latest =
+        org.apache.iceberg.util.SnapshotUtil.latestSnapshot(table, conf.branch());
+    return new ScanSelection(
+        latest != null ? latest.snapshotId() : null,
+        null,
+        null,
+        null,
+        conf.splitSizeOption(),
+        conf.splitLookbackOption(),
+        conf.splitOpenFileCostOption(),
+        null,
+        null,
+        latest == null);
+  }
+
+  /** The snapshot id this selection reads, when it names one. */
+  Long snapshotId() {
+    return snapshotId;
+  }
+
+  /** True when there is nothing to read (a row-level scan of a table without snapshots). */
+  boolean empty() {
+    return empty;
   }
 
   /**
@@ -96,7 +143,8 @@ final class ScanSelection {
         conf.splitLookback(),
         conf.splitOpenFileCost(),
         setId,
-        List.copyOf(tasks));
+        List.copyOf(tasks),
+        false);
   }
 
   /** The staged tasks of a rewrite's scan, or null when the scan plans its own files. */

@@ -1,0 +1,135 @@
+package io.icebergprotector.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.icebergprotector.it.harness.DriverLogCapture;
+import io.icebergprotector.it.harness.KeyServerStackTestBase;
+import io.icebergprotector.spark.ProtectorException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Remote mode: a declassifying write needs the key server's authorization, and the server audits
+ * it. Views are refused on the driver as in local mode; a declassification the local policy allows
+ * but the server's policy does not fails, because the server has the last word.
+ */
+class RemoteDeclassificationTest extends KeyServerStackTestBase {
+  private static final String CARD = "CARD-RDC-4242";
+  private static final String POLICY =
+      String.join(
+          "\n",
+          "protector {",
+          "  roles {",
+          "    admin    { users = [\"alice\"] }",
+          "    auditor  { users = [\"carl\"] }",
+          "    etl      { users = [\"etl\"] }",
+          "    keyadmin { users = [\"ops\"] }",
+          "  }",
+          "  keys { pii {}, footer {} }",
+          "  tables {",
+          "    \"db.orders\" {",
+          "      footer-key = footer",
+          "      writers    = [etl]",
+          "      declassify = [admin]",
+          "      columns { card_number { key = pii, clear = [admin, auditor] } }",
+          "    }",
+          "  }",
+          "}",
+          "");
+
+  private SparkSession alice;
+
+  RemoteDeclassificationTest() {
+    super(POLICY, List.of("etl", "alice", "carl"), List.of("pii", "footer"));
+  }
+
+  @BeforeAll
+  void setUp() {
+    configureProt(spark, "etl", Map.of());
+    spark.sql("CREATE NAMESPACE IF NOT EXISTS prot.db");
+    spark.sql("CREATE TABLE prot.db.orders (id BIGINT, card_number STRING) USING iceberg");
+    spark.sql("INSERT INTO prot.db.orders VALUES (1, '" + CARD + "')");
+    this.alice = spark.newSession();
+    configureProt(alice, "alice", Map.of());
+  }
+
+  private List<Map<String, Object>> declassifyEvents(String principal) {
+    return keyServer.auditEvents().stream()
+        .filter(e -> "declassify".equals(e.get("op")) && principal.equals(e.get("principal")))
+        .collect(Collectors.toList());
+  }
+
+  @Test
+  void theKeyServerAuthorizesAndAuditsADeclassification() {
+    String ctas = "CREATE TABLE prot.db.orders_copy USING iceberg AS SELECT * FROM prot.db.orders";
+    assertThatThrownBy(() -> alice.sql(ctas))
+        .isInstanceOf(ProtectorException.class)
+        .hasMessageContaining("it would declassify protected data")
+        .hasMessageContaining("spark.protector.declassify=true (not set)");
+    assertThat(declassifyEvents("alice")).as("refused before asking the server").isEmpty();
+
+    alice.conf().set("spark.protector.declassify", "true");
+    try (DriverLogCapture log = DriverLogCapture.start(getClass().getSimpleName())) {
+      alice.sql(ctas);
+      List<Map<String, Object>> events = declassifyEvents("alice");
+      assertThat(events)
+          .singleElement()
+          .satisfies(
+              e ->
+                  assertThat(e)
+                      .containsEntry("decision", "allow")
+                      .containsEntry("entry", "db.orders")
+                      .containsEntry("columns", List.of("card_number")));
+      String auditId = (String) events.get(0).get("audit_id");
+      assertThat(log.text())
+          .contains("Declassifying write: principal alice declassifies column(s) [card_number]")
+          .contains("key server audit " + auditId)
+          .doesNotContain(CARD);
+    } finally {
+      alice.conf().unset("spark.protector.declassify");
+    }
+    assertThat(alice.sql("SELECT card_number FROM prot.db.orders_copy").first().getString(0))
+        .isEqualTo(CARD);
+  }
+
+  @Test
+  void theKeyServerHasTheLastWord() throws IOException {
+    // carl's session reads a local policy that lets auditors declassify; the server's does not
+    Path lenient = work.resolve("lenient-policy.conf");
+    Files.writeString(
+        lenient, POLICY.replace("declassify = [admin]", "declassify = [admin, auditor]"));
+    SparkSession carl = spark.newSession();
+    configureProt(carl, "carl", Map.of("protector.policy", lenient.toString()));
+    carl.conf().set("spark.protector.declassify", "true");
+    assertThatThrownBy(
+            () ->
+                carl.sql(
+                    "CREATE TABLE prot.db.carl_copy USING iceberg AS SELECT * FROM prot.db.orders"))
+        .isInstanceOf(ProtectorException.class)
+        .hasMessageContaining("Declassification refused by the key server")
+        .hasMessageContaining("principal carl declassifies column(s) [card_number] of table");
+    assertThat(declassifyEvents("carl"))
+        .singleElement()
+        .satisfies(e -> assertThat(e).containsEntry("decision", "deny"));
+    assertThat(carl.catalog().tableExists("prot.db.carl_copy")).isFalse();
+  }
+
+  @Test
+  void viewsAreRefusedOnTheDriverAsInLocalMode() {
+    // etl writes the table but is denied card_number: copying rows would store NULL over it
+    assertThatThrownBy(
+            () ->
+                spark.sql(
+                    "INSERT INTO prot.db.orders SELECT id + 100, card_number FROM prot.db.orders"))
+        .isInstanceOf(ProtectorException.class)
+        .hasMessageContaining("read by etl as denied (reads as NULL)");
+  }
+}

@@ -1,0 +1,67 @@
+package io.icebergprotector.it.harness;
+
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * The stack of {@link StackTestBase} plus a key server process with the subclass's policy, a token
+ * per principal (named after it) and the policy's master keys, created by principal {@code ops}
+ * (who must hold the server's admin role {@code keyadmin}). Catalog {@code prot} of a session is a
+ * protecting catalog on the REST catalog, keyed by the server with one principal's token.
+ */
+public abstract class KeyServerStackTestBase extends StackTestBase {
+  private static final String CATALOG_CLASS = "io.icebergprotector.spark.ProtectingSparkCatalog";
+
+  private final String policy;
+  private final List<String> principals;
+  private final List<String> keys;
+  protected ProtectorServerProcess keyServer;
+
+  /**
+   * @param policy the key server's policy
+   * @param principals the principals that get a token ({@code ops} is added)
+   * @param keys the master keys to create
+   */
+  protected KeyServerStackTestBase(String policy, List<String> principals, List<String> keys) {
+    this.policy = policy;
+    this.principals = List.copyOf(principals);
+    this.keys = List.copyOf(keys);
+  }
+
+  @Override
+  protected void startMoreServers() {
+    ProtectorServerProcess.Builder builder =
+        ProtectorServerProcess.builder(
+                getClass().getSimpleName() + ".protector-server", work.resolve("protector-server"))
+            .policy(policy)
+            .adminRoles("keyadmin");
+    for (String principal : principals) {
+      builder.token(principal, principal);
+    }
+    this.keyServer = builder.token("ops", "ops").build().start();
+  }
+
+  @BeforeAll
+  void createKeys() {
+    keyServer.awaitReady();
+    keyServer.createKeys("ops", keys);
+  }
+
+  @AfterAll
+  void stopKeyServer() {
+    if (keyServer != null) {
+      keyServer.close();
+    }
+  }
+
+  /** Catalog {@code prot} of {@code session} as {@code tokenName}, plus {@code more} options. */
+  protected void configureProt(SparkSession session, String tokenName, Map<String, String> more) {
+    Map<String, String> options = remoteCatalogOptions(keyServer, keyServer.tokenFile(tokenName));
+    options.putAll(more);
+    session.conf().set("spark.sql.catalog.prot", CATALOG_CLASS);
+    options.forEach((k, v) -> session.conf().set("spark.sql.catalog.prot." + k, v));
+  }
+}

@@ -1,0 +1,249 @@
+package io.icebergprotector.cli;
+
+import io.icebergprotector.kms.KmsSettings;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * The options that pick a key backend on the command line: a local keystore, a PKCS#11 token or
+ * the key server, one picocli mixin each. They become the catalog's {@code protector.kms.*}
+ * options (each flag is named like its option: {@code --pin-file} is {@code
+ * protector.kms.pin-file}), read by {@link KmsSettings#fromOptions}, so the command line chooses
+ * secrets and backends exactly as Spark catalogs do.
+ */
+final class KeyBackendOptions {
+  private KeyBackendOptions() {}
+
+  /** The local keystore: {@code --keystore}, {@code --passphrase-env}, {@code --passphrase-file}. */
+  static final class Keystore {
+    @Option(
+        names = "--keystore",
+        paramLabel = "<file>",
+        description = "Local PKCS12 keystore (default: " + Workspace.DEFAULT_KEYSTORE + ").")
+    Path keystore;
+
+    @Option(
+        names = "--passphrase-env",
+        paramLabel = "<var>",
+        description = "Environment variable holding the keystore passphrase.")
+    String passphraseEnv;
+
+    @Option(
+        names = "--passphrase-file",
+        paramLabel = "<file>",
+        description = "File holding the keystore passphrase (default: " + Workspace.DEFAULT_PASSPHRASE + ").")
+    Path passphraseFile;
+
+    boolean given() {
+      return keystore != null || passphraseEnv != null || passphraseFile != null;
+    }
+
+    Path keystorePath() {
+      return keystore != null ? keystore : Path.of(Workspace.DEFAULT_KEYSTORE);
+    }
+
+    void addTo(Map<String, String> options) {
+      options.put(KmsSettings.TYPE, "local");
+      options.put(KmsSettings.KEYSTORE, keystorePath().toAbsolutePath().toString());
+      if (passphraseEnv != null) {
+        options.put(KmsSettings.PASSPHRASE_ENV, passphraseEnv);
+      }
+      if (passphraseFile != null || passphraseEnv == null) {
+        options.put(KmsSettings.PASSPHRASE_FILE, passphraseFile().toAbsolutePath().toString());
+      }
+    }
+
+    private Path passphraseFile() {
+      return passphraseFile != null ? passphraseFile : Path.of(Workspace.DEFAULT_PASSPHRASE);
+    }
+
+    /** A missing passphrase file (the demo's by default) is named with the options that replace it. */
+    void requirePassphraseFile() {
+      if (passphraseEnv == null && !Files.exists(passphraseFile())) {
+        throw new IllegalArgumentException("passphrase file " + passphraseFile()
+            + " does not exist (pass --passphrase-env <var> or --passphrase-file <file>)");
+      }
+    }
+
+    String describe() {
+      return "keystore " + keystorePath();
+    }
+  }
+
+  /** A PKCS#11 token: its library, slot or label, and the user PIN. */
+  static final class Pkcs11 {
+    @Option(
+        names = "--pkcs11-library",
+        paramLabel = "<file>",
+        description = "PKCS#11 library of an HSM token (instead of a keystore), e.g. /usr/lib/softhsm/libsofthsm2.so.")
+    Path library;
+
+    @Option(names = "--token-label", paramLabel = "<label>", description = "PKCS#11: the token's label.")
+    String tokenLabel;
+
+    @Option(names = "--slot", paramLabel = "<id>", description = "PKCS#11: the token's slot id (instead of --token-label).")
+    Long slot;
+
+    @Option(
+        names = "--slot-list-index",
+        paramLabel = "<n>",
+        description = "PKCS#11: the token's index among the slots with a token (instead of --token-label).")
+    Integer slotListIndex;
+
+    @Option(names = "--pin-env", paramLabel = "<var>", description = "PKCS#11: environment variable holding the user PIN.")
+    String pinEnv;
+
+    @Option(names = "--pin-file", paramLabel = "<file>", description = "PKCS#11: file holding the user PIN.")
+    Path pinFile;
+
+    boolean given() {
+      return library != null;
+    }
+
+    boolean anyTokenOption() {
+      return tokenLabel != null || slot != null || slotListIndex != null || pinEnv != null || pinFile != null;
+    }
+
+    void addTo(Map<String, String> options) {
+      options.put(KmsSettings.TYPE, "pkcs11");
+      options.put(KmsSettings.PKCS11_LIBRARY, library.toAbsolutePath().toString());
+      putIfSet(options, KmsSettings.TOKEN_LABEL, tokenLabel);
+      putIfSet(options, KmsSettings.SLOT, slot);
+      putIfSet(options, KmsSettings.SLOT_LIST_INDEX, slotListIndex);
+      putIfSet(options, KmsSettings.PIN_ENV, pinEnv);
+      putIfSet(options, KmsSettings.PIN_FILE, pinFile == null ? null : pinFile.toAbsolutePath());
+    }
+
+    String describe() {
+      String token = tokenLabel != null ? "'" + tokenLabel + "'"
+          : slot != null ? "in slot " + slot : "at slot list index " + slotListIndex;
+      return "PKCS#11 token " + token + " of " + library;
+    }
+  }
+
+  /** The key server: URL, token, trusted certificate. */
+  static final class Server {
+    @Option(
+        names = "--url",
+        paramLabel = "<url>",
+        description = "Key server URL, e.g. https://keys.example.com:8200 (instead of a keystore).")
+    String url;
+
+    @Option(
+        names = "--token-env",
+        paramLabel = "<var>",
+        description = "Environment variable holding the server token (default: " + KmsSettings.DEFAULT_TOKEN_ENV + ").")
+    String tokenEnv;
+
+    @Option(
+        names = "--token-file",
+        paramLabel = "<file>",
+        description = "File holding the server token, on one line.")
+    Path tokenFile;
+
+    @Option(
+        names = "--trust-cert",
+        paramLabel = "<pem>",
+        description = "Trust exactly this certificate (.pem, .crt, .cer or .der), e.g. the server's self-signed one.")
+    Path trustCert;
+
+    @Option(
+        names = "--allow-insecure-http",
+        description = {
+          "Allow plain http:// to a key server that is not on loopback (the token crosses the",
+          "network in clear; a warning is logged). Loopback needs no option."
+        })
+    boolean allowInsecureHttp;
+
+    boolean given() {
+      return url != null;
+    }
+
+    boolean anyServerOption() {
+      return tokenEnv != null || tokenFile != null || trustCert != null || allowInsecureHttp;
+    }
+
+    void addTo(Map<String, String> options) {
+      options.put(KmsSettings.TYPE, "remote");
+      options.put(KmsSettings.URL, url);
+      putIfSet(options, KmsSettings.TOKEN_ENV, tokenEnv);
+      putIfSet(options, KmsSettings.TOKEN_FILE, tokenFile == null ? null : tokenFile.toAbsolutePath());
+      putIfSet(options, KmsSettings.TRUST_STORE, trustCert == null ? null : trustCert.toAbsolutePath());
+      options.put(KmsSettings.ALLOW_INSECURE_HTTP, Boolean.toString(allowInsecureHttp));
+    }
+
+    String describe() {
+      return "key server " + url;
+    }
+  }
+
+  /**
+   * Checks which backend the options pick (a usage error when they pick more than one, or name
+   * options of a backend they do not pick).
+   *
+   * @param server null where the command offers no key server
+   */
+  static void validate(CommandSpec spec, Keystore keystore, Pkcs11 pkcs11, Server server) {
+    if (server != null && server.given() && keystore.given()) {
+      throw usage(spec, "--url (key server) cannot be combined with --keystore or --passphrase-*");
+    }
+    if (server != null && server.given() && (pkcs11.given() || pkcs11.anyTokenOption())) {
+      throw usage(spec, "--url (key server) cannot be combined with --pkcs11-library or its token options");
+    }
+    if (pkcs11.given() && keystore.given()) {
+      throw usage(spec, "--pkcs11-library (PKCS#11 token) cannot be combined with --keystore or --passphrase-*");
+    }
+    if (server != null && !server.given() && server.anyServerOption()) {
+      throw usage(spec, "--token-env, --token-file, --trust-cert and --allow-insecure-http need --url"
+          + " (they configure the key server)");
+    }
+    if (!pkcs11.given() && pkcs11.anyTokenOption()) {
+      throw usage(spec, "--token-label, --slot, --slot-list-index, --pin-env and --pin-file need"
+          + " --pkcs11-library (they configure the PKCS#11 token)");
+    }
+  }
+
+  /**
+   * The settings of the backend the options pick (after {@link #validate}). Conflicting secret
+   * sources are usage errors naming the flags.
+   */
+  static KmsSettings settings(CommandSpec spec, Keystore keystore, Pkcs11 pkcs11, Server server) {
+    Map<String, String> options = new LinkedHashMap<>();
+    if (server != null && server.given()) {
+      server.addTo(options);
+    } else if (pkcs11.given()) {
+      pkcs11.addTo(options);
+    } else {
+      keystore.addTo(options);
+    }
+    try {
+      return KmsSettings.fromOptions(options, null);
+    } catch (IllegalArgumentException e) {
+      // Option names as the command line spells them: protector.kms.pin-file is --pin-file.
+      throw usage(spec, e.getMessage().replace("protector.kms.", "--").replace("protector.", "--"));
+    }
+  }
+
+  static String describe(Keystore keystore, Pkcs11 pkcs11, Server server) {
+    if (server != null && server.given()) {
+      return server.describe();
+    }
+    return pkcs11.given() ? pkcs11.describe() : keystore.describe();
+  }
+
+  private static void putIfSet(Map<String, String> options, String key, Object value) {
+    if (value != null) {
+      options.put(key, value.toString());
+    }
+  }
+
+  private static ParameterException usage(CommandSpec spec, String message) {
+    return new ParameterException(spec.commandLine(), message);
+  }
+}

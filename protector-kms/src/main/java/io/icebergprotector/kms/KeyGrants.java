@@ -1,0 +1,132 @@
+package io.icebergprotector.kms;
+
+import io.icebergprotector.policy.Policy;
+import io.icebergprotector.policy.Principal;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The one authorization rule for key operations: what a principal may do with which master key,
+ * given the policy and the admin roles. Both the Spark side ({@link AuthorizingKeyService}) and the
+ * key server decide with it.
+ *
+ * <ul>
+ *   <li>wrap: the key is in {@link Policy#wrappableKeys} (a writer of a table or path using it);
+ *   <li>unwrap and derive: the key is in {@link Policy#unwrappableKeys} (clear or masked access to
+ *       a column under it, or the footer key of any entry);
+ *   <li>administer (create, rotate, destroy, list, describe): one of the principal's roles is an
+ *       admin role.
+ * </ul>
+ *
+ * Decisions depend only on the principal and the key <em>name</em>, never on whether the key
+ * exists, so a refusal reveals nothing about the key store. Immutable; compute once per principal
+ * and policy.
+ */
+public final class KeyGrants {
+  /** What a principal asks to do. */
+  public enum Operation {
+    WRAP("wrap", "not a writer of any table using this key"),
+    UNWRAP("unwrap", "no role with clear or masked access to a column under this key"),
+    DERIVE("deriveKey", "no role with clear or masked access to a column under this key"),
+    ADMIN("administer keys", "not in an admin role");
+
+    private final String verb;
+    private final String refusal;
+
+    Operation(String verb, String refusal) {
+      this.verb = verb;
+      this.refusal = refusal;
+    }
+
+    /** The operation as messages name it ("wrap", "unwrap", "deriveKey", ...). */
+    public String verb() {
+      return verb;
+    }
+
+    /** Why the rule refuses it, for audit lines: names no key and no other principal. */
+    public String refusal() {
+      return refusal;
+    }
+  }
+
+  private final Principal principal;
+  private final Set<String> roles;
+  private final Set<String> wrappable;
+  private final Set<String> unwrappable;
+  private final boolean admin;
+
+  private KeyGrants(Policy policy, Principal principal, Set<String> adminRoles) {
+    this.principal = principal;
+    this.roles = Set.copyOf(new TreeSet<>(policy.rolesOf(principal)));
+    this.wrappable = Set.copyOf(policy.wrappableKeys(principal));
+    this.unwrappable = Set.copyOf(policy.unwrappableKeys(principal));
+    this.admin = roles.stream().anyMatch(adminRoles::contains);
+  }
+
+  /**
+   * What {@code principal} may do under {@code policy}.
+   *
+   * @param adminRoles the policy roles that administer keys (the key server's {@code admin-roles});
+   *     empty where key administration is not decided by roles
+   */
+  public static KeyGrants of(Policy policy, Principal principal, Set<String> adminRoles) {
+    if (policy == null) {
+      throw new IllegalArgumentException("Invalid policy: null");
+    }
+    if (principal == null) {
+      throw new IllegalArgumentException("Invalid principal: null");
+    }
+    return new KeyGrants(policy, principal, Objects.requireNonNull(adminRoles, "admin roles"));
+  }
+
+  public Principal principal() {
+    return principal;
+  }
+
+  /** The policy roles the principal holds, sorted. */
+  public Set<String> roles() {
+    return roles;
+  }
+
+  public Set<String> wrappable() {
+    return wrappable;
+  }
+
+  public Set<String> unwrappable() {
+    return unwrappable;
+  }
+
+  public boolean admin() {
+    return admin;
+  }
+
+  /** Whether the rule allows {@code operation} with {@code keyId} (ignored for {@code ADMIN}). */
+  public boolean allows(Operation operation, String keyId) {
+    switch (operation) {
+      case WRAP:
+        return keyId != null && wrappable.contains(keyId);
+      case UNWRAP:
+      case DERIVE:
+        return keyId != null && unwrappable.contains(keyId);
+      default:
+        return admin;
+    }
+  }
+
+  /**
+   * Throws unless the rule allows {@code operation} with {@code keyId}.
+   *
+   * @throws KeyAccessDeniedException naming the principal, the key and the operation
+   */
+  public void check(Operation operation, String keyId) {
+    if (!allows(operation, keyId)) {
+      throw new KeyAccessDeniedException(String.valueOf(principal), keyId, operation.verb());
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "KeyGrants{" + principal + ", roles " + roles + (admin ? ", admin" : "") + "}";
+  }
+}

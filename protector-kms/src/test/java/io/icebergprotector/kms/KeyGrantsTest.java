@@ -1,0 +1,60 @@
+package io.icebergprotector.kms;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.icebergprotector.kms.KeyGrants.Operation;
+import io.icebergprotector.policy.Policy;
+import io.icebergprotector.policy.Principal;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The one authorization rule the Spark side and the key server share. */
+class KeyGrantsTest {
+  // admin { users = [alice] }, analyst { groups = [bi] } (masked ssn), etl { users = [etl] } (writer)
+  private static final Policy POLICY = AuthorizingKeyServiceTest.POLICY;
+  private static final Set<String> ADMIN_ROLES = Set.of("admin");
+
+  @Test
+  void writersWrapReadersUnwrapAndDeriveAdminsAdminister() {
+    KeyGrants etl = KeyGrants.of(POLICY, Principal.user("etl"), ADMIN_ROLES);
+    assertThat(etl.allows(Operation.WRAP, "pii")).isTrue();
+    assertThat(etl.allows(Operation.WRAP, "footer")).isTrue();
+    assertThat(etl.allows(Operation.UNWRAP, "pii")).as("writers are not readers").isFalse();
+    assertThat(etl.allows(Operation.UNWRAP, "footer")).as("every reader gets the footer key").isTrue();
+    assertThat(etl.allows(Operation.ADMIN, null)).isFalse();
+
+    KeyGrants analyst = KeyGrants.of(POLICY, Principal.of("dave", List.of("bi")), ADMIN_ROLES);
+    assertThat(analyst.allows(Operation.UNWRAP, "pii")).as("masked readers need the key").isTrue();
+    assertThat(analyst.allows(Operation.DERIVE, "pii")).isTrue();
+    assertThat(analyst.allows(Operation.DERIVE, "fin")).isFalse();
+    assertThat(analyst.allows(Operation.WRAP, "pii")).isFalse();
+    assertThat(analyst.roles()).containsExactly("analyst");
+
+    KeyGrants alice = KeyGrants.of(POLICY, Principal.user("alice"), ADMIN_ROLES);
+    assertThat(alice.admin()).isTrue();
+    assertThat(alice.allows(Operation.ADMIN, "anything")).isTrue();
+    assertThat(alice.allows(Operation.WRAP, "pii")).as("administering keys is not writing").isFalse();
+    assertThat(KeyGrants.of(POLICY, Principal.user("alice"), Set.of()).admin()).isFalse();
+    assertThat(etl.admin()).isFalse();
+  }
+
+  @Test
+  void refusalsNameThePrincipalKeyAndOperationButNotWhyTheKeyIsMissing() {
+    KeyGrants mallory = KeyGrants.of(POLICY, Principal.user("mallory"), ADMIN_ROLES);
+    for (String key : new String[] {"fin", "no-such-key", null}) {
+      assertThatThrownBy(() -> mallory.check(Operation.UNWRAP, key))
+          .isInstanceOfSatisfying(KeyAccessDeniedException.class, e -> {
+            assertThat(e.principal()).contains("mallory");
+            assertThat(e.keyId()).isEqualTo(key);
+            assertThat(e.operation()).isEqualTo("unwrap");
+          });
+    }
+    assertThatThrownBy(() -> mallory.check(Operation.DERIVE, "fin"))
+        .isInstanceOf(KeyAccessDeniedException.class)
+        .hasMessageContaining("not allowed to deriveKey with key 'fin'");
+    assertThat(Operation.WRAP.refusal()).isEqualTo("not a writer of any table using this key");
+    assertThat(Operation.ADMIN.refusal()).isEqualTo("not in an admin role");
+  }
+}

@@ -1,0 +1,103 @@
+package io.icebergprotector.kms;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The key-backend options, PKCS#11 included; no token is needed to read them. */
+class KmsSettingsTest {
+  private static final String LIBRARY = "/usr/lib/softhsm/libsofthsm2.so";
+
+  private static Map<String, String> pkcs11(String... extra) {
+    Map<String, String> options = new HashMap<>();
+    options.put(KmsSettings.TYPE, "pkcs11");
+    options.put(KmsSettings.PKCS11_LIBRARY, LIBRARY);
+    for (int i = 0; i < extra.length; i += 2) {
+      options.put(extra[i], extra[i + 1]);
+    }
+    return options;
+  }
+
+  @Test
+  void pkcs11OptionsSelectTheTokenAndNameThePinSource() {
+    KmsSettings byLabel = KmsSettings.fromOptions(
+        pkcs11(KmsSettings.TOKEN_LABEL, "protector", KmsSettings.PIN_FILE, "/run/secrets/pin"), "catalog 'prod'");
+    assertThat(byLabel.type()).isEqualTo(KmsSettings.Type.PKCS11);
+    assertThat(byLabel.pkcs11Library()).isEqualTo(LIBRARY);
+    assertThat(byLabel.tokenLabel()).isEqualTo("protector");
+    assertThat(byLabel.pin()).isEqualTo(SecretRef.ofFile("/run/secrets/pin"));
+    assertThat(byLabel.endpoint()).isEqualTo("pkcs11:" + LIBRARY + "#token-label=protector");
+    assertThat(byLabel.toString()).contains("PIN from file /run/secrets/pin");
+
+    KmsSettings bySlot = KmsSettings.fromOptions(
+        pkcs11(KmsSettings.SLOT, "1234", KmsSettings.PIN_ENV, "HSM_PIN"), "catalog 'prod'");
+    assertThat(bySlot.slot()).isEqualTo(1234L);
+    assertThat(bySlot.endpoint()).endsWith("#slot=1234");
+    KmsSettings byIndex = KmsSettings.fromOptions(
+        pkcs11(KmsSettings.SLOT_LIST_INDEX, "0", KmsSettings.PIN_ENV, "HSM_PIN"), "catalog 'prod'");
+    assertThat(byIndex.slotListIndex()).isZero();
+    assertThat(byIndex.identity()).isNotEqualTo(bySlot.identity());
+    assertThat(byIndex.identity()).isEqualTo(KmsSettings.fromOptions(
+        pkcs11(KmsSettings.SLOT_LIST_INDEX, "0", KmsSettings.PIN_ENV, "HSM_PIN"), "another owner").identity());
+  }
+
+  @Test
+  void badPkcs11OptionsNameTheOption() {
+    Map<String, String> noLibrary = pkcs11(KmsSettings.TOKEN_LABEL, "t", KmsSettings.PIN_ENV, "P");
+    noLibrary.remove(KmsSettings.PKCS11_LIBRARY);
+    assertThatThrownBy(() -> KmsSettings.fromOptions(noLibrary, "catalog 'prod'"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("catalog 'prod': ")
+        .hasMessageContaining(KmsSettings.PKCS11_LIBRARY + " is required when protector.kms.type = pkcs11");
+    assertThatThrownBy(() -> KmsSettings.fromOptions(pkcs11(KmsSettings.PIN_ENV, "P"), "catalog 'prod'"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("set exactly one of protector.kms.token-label, protector.kms.slot or"
+            + " protector.kms.slot-list-index");
+    assertThatThrownBy(() -> KmsSettings.fromOptions(
+            pkcs11(KmsSettings.TOKEN_LABEL, "t", KmsSettings.SLOT, "0", KmsSettings.PIN_ENV, "P"), "c"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("(2 are set)");
+    assertThatThrownBy(() -> KmsSettings.fromOptions(pkcs11(KmsSettings.TOKEN_LABEL, "t"), "c"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("set exactly one of protector.kms.pin-env or protector.kms.pin-file");
+    assertThatThrownBy(() -> KmsSettings.fromOptions(
+            pkcs11(KmsSettings.TOKEN_LABEL, "t", KmsSettings.PIN_ENV, "P", KmsSettings.PIN_FILE, "/p"), "c"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("set only one of protector.kms.pin-file, protector.kms.pin-env");
+    assertThatThrownBy(() -> KmsSettings.fromOptions(
+            pkcs11(KmsSettings.SLOT, "first", KmsSettings.PIN_ENV, "P"), "c"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("protector.kms.slot must be a whole number, got 'first'");
+    assertThatThrownBy(() -> KmsSettings.fromOptions(pkcs11(KmsSettings.TOKEN_LABEL, "t", KmsSettings.PIN_ENV,
+            "P", KmsSettings.CREATE_MISSING_KEYS, "true"), "c"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(KmsSettings.CREATE_MISSING_KEYS + " applies to the local key service only");
+    assertThatThrownBy(() -> KmsSettings.fromOptions(Map.of(KmsSettings.TYPE, "hsm"), "c"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unknown protector.kms.type 'hsm' (expected local, remote or pkcs11)");
+  }
+
+  @Test
+  void settingsTravelWithoutTheirSecrets() throws Exception {
+    KmsSettings settings = KmsSettings.fromOptions(
+        pkcs11(KmsSettings.TOKEN_LABEL, "protector", KmsSettings.PIN_ENV, "HSM_PIN"), "c");
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+      out.writeObject(settings);
+    }
+    KmsSettings copy;
+    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+      copy = (KmsSettings) in.readObject();
+    }
+    assertThat(copy).isEqualTo(settings);
+    assertThat(copy.pin()).isEqualTo(SecretRef.ofEnv("HSM_PIN"));
+    assertThat(copy.tokenLabel()).isEqualTo("protector");
+  }
+}

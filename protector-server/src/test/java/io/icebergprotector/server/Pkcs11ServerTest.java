@@ -1,0 +1,75 @@
+package io.icebergprotector.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.icebergprotector.kms.KeyAccessDeniedException;
+import io.icebergprotector.kms.KeyInfo;
+import io.icebergprotector.kms.pkcs11.SoftHsm;
+import io.icebergprotector.kms.remote.RemoteKeyService;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The key server with its master keys in a PKCS#11 token (SoftHSM2): {@code keys.type = pkcs11}.
+ * The server runs as its own JVM, whose environment names a private SoftHSM2 token directory.
+ */
+class Pkcs11ServerTest {
+  @TempDir Path dir;
+
+  @Test
+  @Timeout(240)
+  void serverServesKeysFromASoftHsmToken() throws Exception {
+    SoftHsm hsm = SoftHsm.withToken(dir.resolve("hsm"), "protector");
+    ServerFixture fx = ServerFixture.prepare(dir);
+    Files.writeString(dir.resolve("hsm-pin"), SoftHsm.PIN + "\n");
+    // No keystore at all: every key the server uses lives in the token.
+    Files.writeString(fx.configFile, Files.readString(fx.configFile) + "\nprotector-server.keys {"
+        + " keystore = null, passphrase-file = null, type = pkcs11,"
+        + " pkcs11-library = \"" + hsm.library() + "\", token-label = protector, pin-file = hsm-pin }\n");
+    assertThat(ServerConfig.load(fx.configFile).keyService().endpoint())
+        .isEqualTo("pkcs11:" + hsm.library() + "#token-label=protector");
+
+    byte[] dek = "0123456789abcdef".getBytes(StandardCharsets.UTF_8);
+    String wrapped;
+    try (ServerProcess server = start(hsm, fx, "first");
+        RemoteKeyService ops = fx.clientBuilder(server.url(), fx.token("ops")).build();
+        RemoteKeyService etl = fx.clientBuilder(server.url(), fx.token("etl")).build();
+        RemoteKeyService alice = fx.clientBuilder(server.url(), fx.token("alice")).build();
+        RemoteKeyService carol = fx.clientBuilder(server.url(), fx.token("carol")).build()) {
+      // The token starts empty; the key admin creates the policy's keys in it.
+      assertThat(ops.listKeys()).isEmpty();
+      for (String key : new String[] {"pii", "fin", "footer"}) {
+        assertThat(ops.createKey(key).latestVersion()).isEqualTo(1);
+      }
+      wrapped = etl.wrap("pii", dek);
+      assertThat(alice.unwrap("pii", wrapped)).isEqualTo(dek);
+      assertThatThrownBy(() -> carol.unwrap("pii", wrapped)).isInstanceOf(KeyAccessDeniedException.class);
+      assertThatThrownBy(() -> etl.createKey("other")).isInstanceOf(KeyAccessDeniedException.class);
+      assertThat(ops.rotateKey("pii").latestVersion()).isEqualTo(2);
+      assertThat(etl.wrap("pii", dek)).startsWith("vault:v2:");
+    }
+
+    // A second server process finds the keys in the token: they never lived in the first one's memory.
+    try (ServerProcess server = start(hsm, fx, "second");
+        RemoteKeyService ops = fx.clientBuilder(server.url(), fx.token("ops")).build();
+        RemoteKeyService alice = fx.clientBuilder(server.url(), fx.token("alice")).build()) {
+      assertThat(ops.listKeys()).extracting(KeyInfo::id).containsExactlyInAnyOrder("pii", "fin", "footer");
+      assertThat(ops.describeKey("pii").versions()).containsExactly(1, 2);
+      assertThat(alice.unwrap("pii", wrapped)).isEqualTo(dek);
+    }
+    assertThat(fx.audit())
+        .contains("\"principal\":\"carol\"", "\"decision\":\"deny\"")
+        .contains("\"op\":\"rotate\"", "\"key\":\"pii\"");
+  }
+
+  private static ServerProcess start(SoftHsm hsm, ServerFixture fx, String name) throws Exception {
+    ProcessBuilder pb = new ProcessBuilder(ServerProcess.command(fx.configFile));
+    pb.environment().putAll(hsm.environment());
+    return ServerProcess.start(pb, fx.dir.resolve(name + "-stderr.txt"));
+  }
+}

@@ -1,0 +1,14 @@
+package io.icebergprotector.spark.flow;
+
+import java.util.List;
+import java.util.Set;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+
+/** Recognizes the plan nodes whose output is a protector view of protected data. */
+public interface FlowSources {
+  /**
+   * The flows of each output column of {@code node} (by position) when it is a protected source,
+   * else null. A source node is not walked further: what lies below it is the view's input.
+   */
+  List<Set<Flow>> flowsOf(LogicalPlan node);
+}

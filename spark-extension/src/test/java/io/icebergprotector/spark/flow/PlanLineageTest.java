@@ -1,0 +1,255 @@
+package io.icebergprotector.spark.flow;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.icebergprotector.policy.AccessLevel;
+import io.icebergprotector.policy.Policy;
+import io.icebergprotector.policy.Principal;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.catalyst.expressions.Alias;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.AttributeReference;
+import org.apache.spark.sql.catalyst.expressions.CreateNamedStruct;
+import org.apache.spark.sql.catalyst.expressions.EqualTo;
+import org.apache.spark.sql.catalyst.expressions.Explode;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.GetStructField;
+import org.apache.spark.sql.catalyst.expressions.Length;
+import org.apache.spark.sql.catalyst.expressions.Literal;
+import org.apache.spark.sql.catalyst.expressions.NamedExpression;
+import org.apache.spark.sql.catalyst.expressions.NamedExpression$;
+import org.apache.spark.sql.catalyst.expressions.Upper;
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression;
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Complete$;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Count;
+import org.apache.spark.sql.catalyst.expressions.aggregate.Max;
+import org.apache.spark.sql.catalyst.plans.Inner$;
+import org.apache.spark.sql.catalyst.plans.logical.Aggregate;
+import org.apache.spark.sql.catalyst.plans.logical.CTERelationDef;
+import org.apache.spark.sql.catalyst.plans.logical.CTERelationRef;
+import org.apache.spark.sql.catalyst.plans.logical.Expand;
+import org.apache.spark.sql.catalyst.plans.logical.Filter;
+import org.apache.spark.sql.catalyst.plans.logical.Generate;
+import org.apache.spark.sql.catalyst.plans.logical.Join;
+import org.apache.spark.sql.catalyst.plans.logical.JoinHint$;
+import org.apache.spark.sql.catalyst.plans.logical.LocalRelation;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.plans.logical.Project;
+import org.apache.spark.sql.catalyst.plans.logical.Union;
+import org.apache.spark.sql.catalyst.plans.logical.WithCTE;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.Metadata;
+import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.Test;
+import scala.Option;
+import scala.collection.immutable.Seq;
+import scala.jdk.javaapi.CollectionConverters;
+
+/** The lineage walk on hand-built analyzed plans, with one fake protected source. */
+class PlanLineageTest {
+  private static final Policy POLICY =
+      Policy.parse(
+          String.join(
+              "\n",
+              "protector {",
+              "  roles { admin { users = [alice] } }",
+              "  keys { pii {}, footer {} }",
+              "  tables { \"db.people\" { footer-key = footer, writers = [admin], columns {",
+              "    ssn { key = pii, clear = [admin] }",
+              "    \"address.zip\" { key = pii, clear = [admin] } } } }",
+              "}"),
+          "test policy");
+  private static final FlowSource SOURCE =
+      new FlowSource(
+          "table",
+          "db.people",
+          POLICY.table("db.people").orElseThrow(),
+          POLICY,
+          Principal.of("alice", List.of()),
+          null);
+  private static final StructType ADDRESS =
+      new StructType().add("city", DataTypes.StringType).add("zip", DataTypes.StringType);
+
+  private final AttributeReference id = attribute("id", DataTypes.LongType);
+  private final AttributeReference ssn = attribute("ssn", DataTypes.StringType);
+  private final AttributeReference address = attribute("address", ADDRESS);
+  private final LocalRelation people = new LocalRelation(seq(id, ssn, address), seq(), false);
+  private final AttributeReference otherId = attribute("id", DataTypes.LongType);
+  private final AttributeReference name = attribute("name", DataTypes.StringType);
+  private final LocalRelation plain = new LocalRelation(seq(otherId, name), seq(), false);
+
+  private final FlowSources sources =
+      node ->
+          node == people
+              ? List.of(
+                  Set.of(),
+                  Set.of(flow("ssn", List.of())),
+                  Set.of(flow("address.zip", List.of("zip"))))
+              : null;
+
+  private static Flow flow(String column, List<String> subPath) {
+    return new Flow(SOURCE, column, column, AccessLevel.MASKED, "redact", subPath);
+  }
+
+  private static AttributeReference attribute(String name, DataType type) {
+    return new AttributeReference(
+        name, type, true, Metadata.empty(), NamedExpression$.MODULE$.newExprId(), seq());
+  }
+
+  private static Alias alias(Expression child, String name) {
+    return new Alias(
+        child, name, NamedExpression$.MODULE$.newExprId(), seq(), Option.empty(), seq());
+  }
+
+  private static AggregateExpression aggregate(AggregateFunction function, boolean distinct) {
+    return new AggregateExpression(
+        function,
+        Complete$.MODULE$,
+        distinct,
+        Option.empty(),
+        NamedExpression$.MODULE$.newExprId());
+  }
+
+  @SafeVarargs
+  private static <T> Seq<T> seq(T... items) {
+    return CollectionConverters.asScala(Arrays.asList(items)).toSeq();
+  }
+
+  private static Project project(LogicalPlan child, NamedExpression... list) {
+    return new Project(seq(list), child);
+  }
+
+  /** For each output column: the columns flowing in, with their sub-paths. */
+  private List<String> lineage(LogicalPlan plan) {
+    return PlanLineage.of(plan, sources).stream()
+        .map(
+            flows ->
+                flows.stream()
+                    .map(
+                        f ->
+                            f.column()
+                                + (f.subPath().isEmpty()
+                                    ? ""
+                                    : "@" + String.join(".", f.subPath())))
+                    .sorted()
+                    .collect(Collectors.joining(",")))
+        .collect(Collectors.toList());
+  }
+
+  @Test
+  void expressionsOverAProtectedColumnCarryIt() {
+    LogicalPlan plan =
+        project(
+            people,
+            id,
+            alias(new Upper(ssn), "u"),
+            alias(new Length(ssn), "n"),
+            alias(Literal.create(null, DataTypes.StringType), "nothing"));
+    assertThat(lineage(plan)).containsExactly("", "ssn", "ssn", "");
+  }
+
+  @Test
+  void countsCarryNothingOtherAggregatesDo() {
+    LogicalPlan plan =
+        new Aggregate(
+            seq(id),
+            seq(
+                id,
+                alias(aggregate(new Count(seq(ssn)), false), "c"),
+                alias(aggregate(new Count(seq(ssn)), true), "d"),
+                alias(aggregate(new Max(ssn), false), "m")),
+            people);
+    assertThat(lineage(plan)).containsExactly("", "", "", "ssn");
+  }
+
+  @Test
+  void conditionsAreNotFlows() {
+    Expression bySsn = new EqualTo(ssn, Literal.create("x", DataTypes.StringType));
+    LogicalPlan filtered = project(new Filter(bySsn, people), id);
+    assertThat(lineage(filtered)).containsExactly("");
+    LogicalPlan joined =
+        project(
+            new Join(
+                people,
+                plain,
+                Inner$.MODULE$,
+                Option.apply(new EqualTo(ssn, name)),
+                JoinHint$.MODULE$.NONE()),
+            otherId,
+            name,
+            ssn);
+    assertThat(lineage(joined)).containsExactly("", "", "ssn");
+    // grouping by a protected column that is not output
+    LogicalPlan grouped =
+        new Aggregate(seq(ssn), seq(alias(aggregate(new Count(seq(id)), false), "n")), people);
+    assertThat(lineage(grouped)).containsExactly("");
+  }
+
+  @Test
+  void unionIsPositional() {
+    LogicalPlan plan =
+        new Union(seq(project(plain, otherId, name), project(people, id, ssn)), false, false);
+    assertThat(lineage(plan)).containsExactly("", "ssn");
+  }
+
+  @Test
+  void structFieldsAreTrackedIntoAndOutOfStructs() {
+    LogicalPlan plan =
+        project(
+            people,
+            alias(new GetStructField(address, 0, Option.apply("city")), "city"),
+            alias(new GetStructField(address, 1, Option.apply("zip")), "zip"),
+            address,
+            alias(
+                new CreateNamedStruct(seq(Literal.create("s", DataTypes.StringType), ssn)),
+                "wrapped"),
+            alias(new Upper(new GetStructField(address, 1, Option.apply("zip"))), "upper_zip"));
+    assertThat(lineage(plan))
+        .containsExactly("", "address.zip", "address.zip@zip", "ssn@s", "address.zip");
+    // reading a field of the rebuilt struct narrows again
+    Attribute wrapped = CollectionConverters.asJava(plan.output()).get(3);
+    LogicalPlan outer =
+        project(plan, alias(new GetStructField(wrapped, 0, Option.apply("s")), "s"));
+    assertThat(lineage(outer)).containsExactly("ssn");
+  }
+
+  @Test
+  void generatorsExpandAndCtesCarryTheirInputs() {
+    AttributeReference element = attribute("element", DataTypes.StringType);
+    LogicalPlan exploded =
+        new Generate(
+            new Explode(new org.apache.spark.sql.catalyst.expressions.CreateArray(seq(ssn), false)),
+            seq(),
+            false,
+            Option.empty(),
+            seq(element),
+            people);
+    assertThat(lineage(project(exploded, element))).containsExactly("ssn");
+
+    AttributeReference value = attribute("value", DataTypes.StringType);
+    AttributeReference tag = attribute("tag", DataTypes.IntegerType);
+    LogicalPlan expanded =
+        new Expand(
+            seq(
+                seq(ssn, Literal.create(1, DataTypes.IntegerType)),
+                seq(
+                    Literal.create(null, DataTypes.StringType),
+                    Literal.create(2, DataTypes.IntegerType))),
+            seq(value, tag),
+            people);
+    assertThat(lineage(expanded)).containsExactly("ssn", "");
+
+    CTERelationDef def = new CTERelationDef(project(people, ssn), 7L, Option.empty(), false);
+    AttributeReference cteSsn = attribute("ssn", DataTypes.StringType);
+    LogicalPlan withCte =
+        new WithCTE(
+            project(new CTERelationRef(7L, true, seq(cteSsn), false, Option.empty()), cteSsn),
+            seq(def));
+    assertThat(lineage(withCte)).containsExactly("ssn");
+  }
+}
