@@ -15,11 +15,23 @@ import io.icebergprotector.spark.binding.FileIntegrityException;
 import io.icebergprotector.spark.crypto.FileMarker;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.StreamSupport;
+import org.apache.iceberg.BlobMetadata;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.StatisticsFile;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.puffin.StandardBlobTypes;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.spark.Spark3Util;
@@ -27,6 +39,8 @@ import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Compaction ({@code CALL <catalog>.system.rewrite_data_files}) of a protected table runs Iceberg's
@@ -283,6 +297,130 @@ class CompactionTest extends SparkTestBase {
     assertProtectedAtRest(table, after);
   }
 
+  // ------------------------------------------------------------------ deletes
+
+  @ParameterizedTest(name = "format-version {0}")
+  @ValueSource(ints = {2, 3})
+  void compactionAppliesMergeOnReadDeletesAndDropsTheirDeleteFiles(int formatVersion) {
+    spark.sql("CREATE TABLE " + T + " " + COLUMNS + " USING iceberg TBLPROPERTIES ('format-version'='"
+        + formatVersion + "', 'write.delete.mode'='merge-on-read',"
+        + " 'write.parquet.compression-codec'='uncompressed')");
+    for (int batch = 0; batch < 3; batch++) {
+      insert(batch * 5, batch * 5 + 5);
+    }
+    // a merge-on-read DELETE needs writers membership only: etl reads no protected column
+    sqlAsCmp("etl", "DELETE FROM " + T + " WHERE id IN (1, 7)");
+    sqlAsCmp("etl", "DELETE FROM " + T + " WHERE id = 2");
+    Table table = icebergTable();
+    assertThat(liveDeleteFiles(table)).as("delete files before compaction").isNotEmpty();
+    List<String> asAlice = rowsAs("alice");
+    assertThat(asAlice).hasSize(12);
+
+    if (formatVersion == 2) {
+      // position delete files hold file locations and positions, no column value: any writer
+      Throwable mallory =
+          catchThrowable(() -> sqlAsCmp("mallory",
+              "CALL cmp.system.rewrite_position_delete_files(table => 'db.customers')"));
+      assertThat(mallory).isInstanceOf(ProtectorException.class);
+      assertThat(mallory.getMessage())
+          .contains("Principal 'mallory' (roles []) may not run")
+          .contains("only the table's writer roles [admin, etl] may change its definition or its"
+              + " state");
+      Row deletes =
+          sqlAsCmp("etl", "CALL cmp.system.rewrite_position_delete_files(table => 'db.customers',"
+                  + " options => map('rewrite-all', 'true'))")
+              .get(0);
+      assertThat(deletes.getInt(0)).as("rewritten delete files").isEqualTo(2);
+      List<String> oldDeletes =
+          liveDeleteFiles(table).stream().map(DeleteFile::location).collect(Collectors.toList());
+      table.refresh();
+      assertThat(table.currentSnapshot().operation()).isEqualTo("replace");
+      List<DeleteFile> newDeletes = liveDeleteFiles(table);
+      assertThat(newDeletes).hasSize(deletes.getInt(1))
+          .noneMatch(d -> oldDeletes.contains(d.location()))
+          .allSatisfy(d -> assertThat(d.content()).isEqualTo(FileContent.POSITION_DELETES));
+      assertThat(newDeletes.stream().mapToLong(DeleteFile::recordCount).sum())
+          .as("deleted positions").isEqualTo(3);
+      assertThat(rowsAs("alice")).isEqualTo(asAlice);
+    }
+
+    Row result =
+        sqlAsCmp("alice", CALL + ", options => map('min-input-files', '2',"
+                + " 'delete-file-threshold', '1'))")
+            .get(0);
+    assertThat(result.getInt(0)).as("rewritten data files").isEqualTo(3);
+    table.refresh();
+    List<DataFile> after = liveFiles(table);
+    assertThat(after).hasSize(1);
+    assertThat(liveDeleteFiles(table)).as("deletes applied and dropped (deletion vectors too)")
+        .isEmpty();
+    assertThat(rowsAs("alice")).isEqualTo(asAlice);
+    assertPerRoleReads(12);
+    assertProtectedAtRest(table, after);
+  }
+
+  // ------------------------------------------------------------------ statistics
+
+  @Test
+  void tableStatisticsCoverUnprotectedColumnsOnly() throws IOException {
+    create("");
+    insert(0, 6);
+    insert(6, 10);
+    Table table = icebergTable();
+
+    Throwable named =
+        catchThrowable(() -> sqlAsCmp("alice", "CALL cmp.system.compute_table_stats(table =>"
+            + " 'db.customers', columns => array('id', 'ssn', 'address.zip'))"));
+    assertThat(named).isInstanceOf(ProtectorException.class);
+    assertThat(named.getMessage())
+        .contains("Cannot compute statistics of protected column(s) [ssn, address.zip] of"
+            + " protected table cmp.db.customers")
+        .contains("test whether a value occurs in the table");
+    Throwable mallory =
+        catchThrowable(() -> sqlAsCmp("mallory",
+            "CALL cmp.system.compute_table_stats(table => 'db.customers')"));
+    assertThat(mallory).isInstanceOf(ProtectorException.class);
+    assertThat(mallory.getMessage())
+        .contains("Principal 'mallory' (roles []) may not run")
+        .contains("only the table's writer roles [admin, etl]");
+    table.refresh();
+    assertThat(table.statisticsFiles()).as("nothing registered after a refusal").isEmpty();
+
+    // etl, who reads no protected column, computes them: only unprotected columns are read
+    List<Row> result =
+        sqlAsCmp("etl", "CALL cmp.system.compute_table_stats(table => 'db.customers')");
+    assertThat(result).hasSize(1);
+    table.refresh();
+    assertThat(table.statisticsFiles()).hasSize(1);
+    StatisticsFile stats = table.statisticsFiles().get(0);
+    assertThat(stats.path()).isEqualTo(result.get(0).getString(0));
+    assertThat(stats.snapshotId()).isEqualTo(table.currentSnapshot().snapshotId());
+    Schema schema = table.schema();
+    List<Integer> sketched =
+        stats.blobMetadata().stream().flatMap(b -> b.fields().stream()).collect(Collectors.toList());
+    assertThat(sketched).containsExactlyInAnyOrder(
+        schema.findField("id").fieldId(), schema.findField("name").fieldId(),
+        schema.findField("country").fieldId());
+    assertThat(stats.blobMetadata()).allSatisfy(b -> assertThat(b.type())
+        .isEqualTo(StandardBlobTypes.APACHE_DATASKETCHES_THETA_V1));
+    BlobMetadata ids =
+        stats.blobMetadata().stream()
+            .filter(b -> b.fields().equals(List.of(schema.findField("id").fieldId())))
+            .findFirst()
+            .orElseThrow();
+    assertThat(ids.properties()).containsEntry("ndv", "10");
+
+    // naming unprotected columns works as in Iceberg
+    sqlAsCmp("alice", "CALL cmp.system.compute_table_stats(table => 'db.customers',"
+        + " columns => array('country'))");
+    table.refresh();
+    assertThat(table.statisticsFiles().get(0).blobMetadata())
+        .extracting(BlobMetadata::fields)
+        .containsExactly(List.of(schema.findField("country").fieldId()));
+    assertPerRoleReads(10);
+    assertProtectedAtRest(table, liveFiles(table));
+  }
+
   // ------------------------------------------------------------------ helpers
 
   private static void create(String partitioning) {
@@ -339,6 +477,24 @@ class CompactionTest extends SparkTestBase {
     assertThat(filesContaining(location(table), "CMPSSN-", "@canary.test", "CMPZIP")).isEmpty();
     assertBoundWithoutProtectedMetrics(
         table, files, List.of("ssn", "email", "salary", "address.zip"), "id");
+  }
+
+  /** Delete files (position deletes, deletion vectors) of the current snapshot. */
+  private static List<DeleteFile> liveDeleteFiles(Table table) {
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      Set<String> seen = new HashSet<>();
+      List<DeleteFile> deletes = new ArrayList<>();
+      for (FileScanTask task : tasks) {
+        for (DeleteFile delete : task.deletes()) {
+          if (seen.add(delete.location() + "#" + delete.contentOffset())) {
+            deletes.add(delete);
+          }
+        }
+      }
+      return deletes;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private static Table icebergTable() {
