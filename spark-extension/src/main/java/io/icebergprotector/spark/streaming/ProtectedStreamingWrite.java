@@ -105,10 +105,12 @@ public final class ProtectedStreamingWrite implements StreamingWrite {
     table.refresh();
     Long lastCommitted = lastCommittedEpoch();
     if (lastCommitted != null && epochId <= lastCommitted) {
-      // an earlier run committed this epoch; its files of this run stay uncommitted (orphans)
+      // an earlier run committed this epoch; the files this run wrote for it can never be part
+      // of the table (their names are this run's own), so they go (Iceberg leaves them orphaned)
       LOG.info(
           "Skipping epoch {} of query {}: {} already holds epoch {} of it", epochId, queryId,
           table.name(), lastCommitted);
+      commits.abort(commits.files(messages));
       return;
     }
     List<DataFile> files = commits.files(messages);

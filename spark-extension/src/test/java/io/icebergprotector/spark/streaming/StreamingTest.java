@@ -101,6 +101,9 @@ class StreamingTest extends SparkTestBase {
     assertThat(batches.ids).as("batches the restarted query ran").containsExactly(1L, 2L);
     assertThat(epochs()).as("one commit per epoch: the replay was skipped")
         .containsExactly(0L, 1L, 2L);
+    assertThat(writtenDataFiles(icebergTable()))
+        .as("the files of the skipped replay were deleted: only committed files remain")
+        .isEqualTo(liveFiles(icebergTable()).size());
 
     List<Row> rows = sqlAsStrm("alice", "SELECT id, ssn FROM " + T + " ORDER BY id");
     assertThat(rows).extracting(r -> r.getLong(0))
