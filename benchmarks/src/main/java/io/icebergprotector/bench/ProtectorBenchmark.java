@@ -76,19 +76,28 @@ public final class ProtectorBenchmark implements AutoCloseable {
           "  roles { owner { users = [bench] } }",
           "  keys { pii {}, fin {}, footer {} }",
           "  tables {",
-          "    \"db.protected\" {",
-          "      footer-key = footer",
-          "      footer-mode = encrypted",
-          "      algorithm = AES_GCM_V1",
-          "      writers = [owner]",
-          "      columns {",
-          "        ssn    { key = pii, clear = [owner] }",
-          "        email  { key = pii, clear = [owner] }",
-          "        salary { key = fin, clear = [owner] }",
-          "      }",
-          "    }",
+          tablePolicy("db.protected"),
+          // the small-file table of the row-level benchmark's compaction
+          tablePolicy("db.small"),
           "  }",
           "}");
+  /** The protection of benchmark table {@code name}: 3 protected columns under 2 keys. */
+  private static String tablePolicy(String name) {
+    return String.join(
+        "\n",
+        "    \"" + name + "\" {",
+        "      footer-key = footer",
+        "      footer-mode = encrypted",
+        "      algorithm = AES_GCM_V1",
+        "      writers = [owner]",
+        "      columns {",
+        "        ssn    { key = pii, clear = [owner] }",
+        "        email  { key = pii, clear = [owner] }",
+        "        salary { key = fin, clear = [owner] }",
+        "      }",
+        "    }");
+  }
+
   static final String DIY_CONTEXT = "iceberg-protector/bench/aes_encrypt/v1";
 
   private final Options options;

@@ -33,7 +33,10 @@ import org.apache.spark.storage.StorageLevel;
  *       for 0.9%, inserts for 0.1%) in copy-on-write mode;
  *   <li>{@code merge-mor}: the same MERGE in merge-on-read mode;
  *   <li>{@code delete-mor}: a DELETE of 0.1% of the rows in merge-on-read mode, then a full scan
- *       (an aggregate over every column) that applies the deletes, columnar and row by row.
+ *       (an aggregate over every column) that applies the deletes, columnar and row by row;
+ *   <li>{@code compact}: {@code rewrite_data_files} (binpack) of a second pair of tables that hold
+ *       {@code --small-files} (200) small files of {@code --compact-rows} rows in all (a tenth of
+ *       {@code --rows}) into one file.
  * </ul>
  *
  * Before every operation both tables are rolled back to the same base snapshot. (a) and (b) run
@@ -45,6 +48,8 @@ import org.apache.spark.storage.StorageLevel;
 public final class RowLevelBenchmark implements AutoCloseable {
   static final String PLAIN = "plain.db.base";
   static final String PROTECTED = "prot.db.protected";
+  static final String PLAIN_SMALL = "plain.db.small";
+  static final String PROTECTED_SMALL = "prot.db.small";
   static final String UPDATED_COLUMNS = "salary = s.salary, email = s.email, comment = s.comment";
 
   private final Options options;
@@ -55,6 +60,8 @@ public final class RowLevelBenchmark implements AutoCloseable {
   private ProtectionSpec spec;
   private long plainBase;
   private long protectedBase;
+  private long plainSmallBase;
+  private long protectedSmallBase;
 
   RowLevelBenchmark(Options options) throws IOException {
     this.options = options;
@@ -107,6 +114,9 @@ public final class RowLevelBenchmark implements AutoCloseable {
     long changes = spark.table("changes").count();
     data.unpersist();
     ProtectorBenchmark.log("MERGE source: %,d rows", changes);
+    if (options.workloads.contains("compact")) {
+      writeSmallFiles(properties);
+    }
 
     for (int round = 0; round < options.warmup + options.reps; round++) {
       boolean record = round >= options.warmup;
@@ -122,6 +132,39 @@ public final class RowLevelBenchmark implements AutoCloseable {
     System.out.println(report(changes));
   }
 
+  /** The tables of the compaction: the same rows in {@code --small-files} files each. */
+  private void writeSmallFiles(String properties) throws Exception {
+    ProtectorBenchmark.log(
+        "writing %,d rows as %d small files to both compaction tables...", options.compactRows(),
+        options.smallFiles);
+    // one task per file: no shuffle before the write, and one Spark partition per file
+    Dataset<Row> small =
+        ProtectorBenchmark.generate(spark, options.compactRows(), options.smallFiles)
+            .persist(StorageLevel.MEMORY_ONLY());
+    for (String table : List.of(PLAIN_SMALL, PROTECTED_SMALL)) {
+      spark.sql("DROP TABLE IF EXISTS " + table);
+      spark.sql(
+          "CREATE TABLE " + table + " (" + ProtectorBenchmark.COLUMNS_DDL + ") USING iceberg"
+              + " TBLPROPERTIES (" + properties + ", 'write.distribution-mode' = 'none')");
+      small.writeTo(table).append();
+      int files = countFiles(table);
+      if (files != options.smallFiles) {
+        warnings.add(table + " holds " + files + " data files, not " + options.smallFiles);
+      }
+    }
+    small.unpersist();
+    this.plainSmallBase = iceberg(PLAIN_SMALL).currentSnapshot().snapshotId();
+    this.protectedSmallBase = iceberg(PROTECTED_SMALL).currentSnapshot().snapshotId();
+  }
+
+  private int countFiles(String table) {
+    int files = 0;
+    for (Object ignored : iceberg(table).currentSnapshot().addedDataFiles(iceberg(table).io())) {
+      files++;
+    }
+    return files;
+  }
+
   private void runWorkload(String workload, boolean protectedFirst, boolean record) {
     if (record) {
       results.computeIfAbsent(workload, k -> new ArrayList<>()); // the operation's row first
@@ -129,8 +172,11 @@ public final class RowLevelBenchmark implements AutoCloseable {
     Job[] pair = new Job[2];
     for (int i = 0; i < 2; i++) {
       boolean prot = (i == 0) == protectedFirst;
-      String table = prot ? PROTECTED : PLAIN;
-      reset(table, prot ? protectedBase : plainBase);
+      boolean compact = workload.equals("compact");
+      String table = compact ? (prot ? PROTECTED_SMALL : PLAIN_SMALL) : prot ? PROTECTED : PLAIN;
+      long base = compact ? (prot ? protectedSmallBase : plainSmallBase)
+          : prot ? protectedBase : plainBase;
+      reset(table, base);
       pair[prot ? 1 : 0] = job(() -> operation(workload, table));
       if (workload.equals("delete-mor")) {
         // reads that apply the deletes just written, in both reader models
@@ -189,6 +235,21 @@ public final class RowLevelBenchmark implements AutoCloseable {
       case "delete-mor":
         spark.sql("DELETE FROM " + table + " WHERE pmod(id, 1000) = 7");
         break;
+      case "compact":
+        {
+          String catalog = table.substring(0, table.indexOf('.'));
+          String name = table.substring(catalog.length() + 1);
+          Row result =
+              spark.sql("CALL " + catalog + ".system.rewrite_data_files(table => '" + name + "',"
+                      + " options => map('min-input-files', '2'))")
+                  .collectAsList()
+                  .get(0);
+          if (result.getInt(0) != options.smallFiles) {
+            warnings.add(table + ": compaction rewrote " + result.getInt(0) + " files, not "
+                + options.smallFiles);
+          }
+          break;
+        }
       default:
         throw new IllegalArgumentException("Unknown workload: " + workload);
     }
@@ -197,8 +258,12 @@ public final class RowLevelBenchmark implements AutoCloseable {
   /** Both tables hold the same rows after the same operation. */
   private void checkSameResult(String workload) {
     String query = "SELECT " + ProtectorBenchmark.AGGREGATE + " FROM ";
-    String plain = String.valueOf(spark.sql(query + PLAIN).collectAsList().get(0));
-    String prot = String.valueOf(spark.sql(query + PROTECTED).collectAsList().get(0));
+    boolean compact = workload.equals("compact");
+    String plain =
+        String.valueOf(spark.sql(query + (compact ? PLAIN_SMALL : PLAIN)).collectAsList().get(0));
+    String prot =
+        String.valueOf(
+            spark.sql(query + (compact ? PROTECTED_SMALL : PROTECTED)).collectAsList().get(0));
     if (!plain.equals(prot)) {
       warnings.add(workload + ": tables differ after the operation: " + plain + " vs " + prot);
     }
@@ -254,9 +319,11 @@ public final class RowLevelBenchmark implements AutoCloseable {
         String.format(
             Locale.ROOT,
             "Row-level operations: %,d rows x 10 columns (3 protected under 2 keys + footer key),"
-                + " format v%d, MERGE source %,d rows, %s, %d repetitions after %d warm-up"
-                + " round(s), median seconds; Java %s, Spark %s%n%n",
-            options.rows, options.formatVersion, changes, options.master, options.reps,
+                + " format v%d, MERGE source %,d rows, compaction of %d files of %,d rows in all,"
+                + " %s, %d repetitions after %d warm-up round(s), median seconds; Java %s,"
+                + " Spark %s%n%n",
+            options.rows, options.formatVersion, changes, options.smallFiles,
+            options.compactRows(), options.master, options.reps,
             options.warmup, System.getProperty("java.version"), spark.version()));
     sb.append("| workload | (a) plain Iceberg s | (b) protected s | x(a) | key-service calls (b) |\n");
     sb.append("|---|---:|---:|---:|---:|\n");
@@ -297,10 +364,18 @@ public final class RowLevelBenchmark implements AutoCloseable {
 
   /** Command-line options: those of {@link ProtectorBenchmark}, and the workloads to run. */
   static final class Options extends ProtectorBenchmark.Options {
-    static final List<String> WORKLOADS = List.of("merge-cow", "merge-mor", "delete-mor");
+    static final List<String> WORKLOADS =
+        List.of("merge-cow", "merge-mor", "delete-mor", "compact");
 
     int formatVersion = 2;
     List<String> workloads = WORKLOADS;
+    int smallFiles = 200;
+    long compactRows = -1;
+
+    /** Rows of the compaction tables: {@code --compact-rows}, or a tenth of {@code --rows}. */
+    long compactRows() {
+      return compactRows > 0 ? compactRows : Math.max(rows / 10, smallFiles);
+    }
 
     static Options parse(String[] args) {
       Options o = new Options();
@@ -310,13 +385,18 @@ public final class RowLevelBenchmark implements AutoCloseable {
           i = next;
         } else if (args[i].equals("--format-version")) {
           o.formatVersion = Integer.parseInt(value(args, ++i, args[i - 1]));
+        } else if (args[i].equals("--small-files")) {
+          o.smallFiles = Integer.parseInt(value(args, ++i, args[i - 1]));
+        } else if (args[i].equals("--compact-rows")) {
+          o.compactRows = Long.parseLong(value(args, ++i, args[i - 1]));
         } else if (args[i].equals("--workloads")) {
           o.workloads = List.of(value(args, ++i, args[i - 1]).split(","));
         } else if (args[i].equals("-h") || args[i].equals("--help")) {
           System.out.println(
               "usage: bin/benchmark rowlevel [--rows N (5000000)] [--reps R (3)] [--warmup W (1)]"
                   + " [--partitions P (2)] [--format-version 2|3] [--master local[2]]"
-                  + " [--workloads merge-cow,merge-mor,delete-mor] [--dir PATH] [--keep]");
+                  + " [--workloads merge-cow,merge-mor,delete-mor,compact] [--small-files N (200)]"
+                  + " [--compact-rows N (rows/10)] [--dir PATH] [--keep]");
           System.exit(0);
         } else {
           throw new IllegalArgumentException("Unknown option: " + args[i] + " (try --help)");
