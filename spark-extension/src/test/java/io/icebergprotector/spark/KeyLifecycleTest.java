@@ -231,6 +231,21 @@ class KeyLifecycleTest {
         .containsExactly("ROT-SSN-1", "ROT-SSN-2", "ROT-SSN-3");
     assertThat(spark.sql("SELECT operation FROM lc.db.rot.snapshots ORDER BY committed_at DESC LIMIT 1")
         .first().getString(0)).isEqualTo("replace");
+
+    // compaction decrypts and re-encrypts under the current key versions as well
+    try (LocalKeyService keys = keys()) {
+      assertThat(keys.rotateKey("pii").latestVersion()).isEqualTo(3);
+    }
+    spark.sql("INSERT INTO lc.db.rot VALUES (4, 'ROT-SSN-4', 40.00)");
+    assertThat(columnKeyVersions("db.rot", "ssn")).containsOnly(2, 3).contains(2, 3);
+    Row compacted =
+        spark.sql("CALL lc.system.rewrite_data_files(table => 'db.rot',"
+                + " options => map('rewrite-all', 'true'))").first();
+    assertThat(compacted.getInt(1)).as("files added").isEqualTo(1);
+    assertThat(columnKeyVersions("db.rot", "ssn")).containsExactly(3);
+    assertThat(as("alice", "SELECT id, ssn FROM lc.db.rot ORDER BY id"))
+        .extracting(r -> r.getString(1))
+        .containsExactly("ROT-SSN-1", "ROT-SSN-2", "ROT-SSN-3", "ROT-SSN-4");
   }
 
   @Test
