@@ -110,13 +110,22 @@ public final class ProtectorBenchmark implements AutoCloseable {
         options.dir != null
             ? Files.createDirectories(options.dir)
             : Files.createTempDirectory("protector-bench");
+    this.spark = startSpark(options.master, work);
+  }
+
+  /**
+   * A local session with catalog {@code plain} (Iceberg's {@code SparkCatalog}) and catalog {@code
+   * prot} (the protecting catalog, acting as the benchmark principal {@code bench}, a clear writer of
+   * {@code db.protected}), both Hadoop catalogs under {@code work}.
+   */
+  static SparkSession startSpark(String master, Path work) throws IOException {
     Path passphrase = work.resolve("passphrase");
     Files.writeString(passphrase, "bench-" + System.nanoTime());
     Path policy = work.resolve("policy.conf");
     Files.writeString(policy, POLICY);
-    this.spark =
+    SparkSession session =
         SparkSession.builder()
-            .master(options.master)
+            .master(master)
             .appName("iceberg-protector-benchmark")
             .config("spark.ui.enabled", "false")
             .config("spark.sql.shuffle.partitions", "2")
@@ -137,7 +146,8 @@ public final class ProtectorBenchmark implements AutoCloseable {
             .config("spark.sql.catalog.prot.protector.kms.create-missing-keys", "true")
             .config("spark.sql.catalog.prot.protector.user", OWNER)
             .getOrCreate();
-    spark.sparkContext().setLogLevel("WARN");
+    session.sparkContext().setLogLevel("WARN");
+    return session;
   }
 
   public static void main(String[] args) throws Exception {
@@ -260,10 +270,14 @@ public final class ProtectorBenchmark implements AutoCloseable {
     }
   }
 
-  /** 10 columns: long, int, double, decimal, date, timestamp and strings of varied length. */
   private Dataset<Row> generate(long rows) {
+    return generate(spark, rows, options.partitions);
+  }
+
+  /** 10 columns: long, int, double, decimal, date, timestamp and strings of varied length. */
+  static Dataset<Row> generate(SparkSession spark, long rows, int partitions) {
     return spark
-        .range(0, rows, 1, options.partitions)
+        .range(0, rows, 1, partitions)
         .selectExpr(
             "id",
             "CAST(pmod(hash(id, 1), 100000) AS INT) AS qty",
@@ -719,7 +733,7 @@ public final class ProtectorBenchmark implements AutoCloseable {
   }
 
   /** Median of the per-round ratios {@code jobs[r] / base[r]}. */
-  private static String ratio(List<Job> jobs, List<Job> base) {
+  static String ratio(List<Job> jobs, List<Job> base) {
     if (base == null || base.size() != jobs.size() || jobs.isEmpty()) {
       return "-";
     }
@@ -730,7 +744,7 @@ public final class ProtectorBenchmark implements AutoCloseable {
     return String.format(Locale.ROOT, "%.2f", median(ratios));
   }
 
-  private static void log(String format, Object... args) {
+  static void log(String format, Object... args) {
     System.err.printf(Locale.ROOT, "[bench] " + format + "%n", args);
   }
 
@@ -750,7 +764,7 @@ public final class ProtectorBenchmark implements AutoCloseable {
   record Job(double seconds, long calls, Object result) {}
 
   /** Command-line options. */
-  static final class Options {
+  static class Options {
     long rows = 5_000_000L;
     int reps = 3;
     int warmup = 1;
@@ -764,62 +778,75 @@ public final class ProtectorBenchmark implements AutoCloseable {
     static Options parse(String[] args) {
       Options o = new Options();
       for (int i = 0; i < args.length; i++) {
-        String arg = args[i];
-        switch (arg) {
-          case "--rows":
-            o.rows = Long.parseLong(value(args, ++i, arg).replace("_", ""));
-            break;
-          case "--reps":
-            o.reps = Integer.parseInt(value(args, ++i, arg));
-            break;
-          case "--warmup":
-            o.warmup = Integer.parseInt(value(args, ++i, arg));
-            break;
-          case "--partitions":
-            o.partitions = Integer.parseInt(value(args, ++i, arg));
-            break;
-          case "--master":
-            o.master = value(args, ++i, arg);
-            break;
-          case "--variants":
-            o.variants = value(args, ++i, arg).replace(",", "").toLowerCase(Locale.ROOT);
-            break;
-          case "--dir":
-            o.dir = Path.of(value(args, ++i, arg));
-            break;
-          case "--keep":
-            o.keep = true;
-            break;
-          case "--reader":
-            String reader = value(args, ++i, arg);
-            if (!reader.equals("clear") && !reader.equals("masked")) {
-              throw new IllegalArgumentException("--reader takes clear or masked: " + reader);
-            }
-            o.masked = reader.equals("masked");
-            break;
-          case "-h":
-          case "--help":
-            System.out.println(
-                "usage: bin/benchmark [--rows N (5000000)] [--reps R (3)] [--warmup W (1)]"
-                    + " [--partitions P (2)] [--master local[2]] [--variants abcd] [--dir PATH]"
-                    + " [--reader clear|masked (clear)] [--keep]");
-            System.exit(0);
-            break;
-          default:
-            throw new IllegalArgumentException("Unknown option: " + arg + " (try --help)");
+        int next = o.parseCommon(args, i);
+        if (next >= 0) {
+          i = next;
+        } else if (args[i].equals("--variants")) {
+          o.variants = value(args, ++i, args[i - 1]).replace(",", "").toLowerCase(Locale.ROOT);
+        } else if (args[i].equals("--reader")) {
+          String reader = value(args, ++i, args[i - 1]);
+          if (!reader.equals("clear") && !reader.equals("masked")) {
+            throw new IllegalArgumentException("--reader takes clear or masked: " + reader);
+          }
+          o.masked = reader.equals("masked");
+        } else if (args[i].equals("-h") || args[i].equals("--help")) {
+          System.out.println(
+              "usage: bin/benchmark [--rows N (5000000)] [--reps R (3)] [--warmup W (1)]"
+                  + " [--partitions P (2)] [--master local[2]] [--variants abcd] [--dir PATH]"
+                  + " [--reader clear|masked (clear)] [--keep]");
+          System.exit(0);
+        } else {
+          throw new IllegalArgumentException("Unknown option: " + args[i] + " (try --help)");
         }
       }
-      if (o.rows < 100 || o.reps < 1 || o.warmup < 0 || o.partitions < 1) {
-        throw new IllegalArgumentException(
-            "Invalid options: rows >= 100, reps >= 1, warmup >= 0, partitions >= 1");
-      }
+      o.checkCommon();
       if (!o.variants.matches("[abcd]+")) {
         throw new IllegalArgumentException("--variants takes letters of abcd: " + o.variants);
       }
       return o;
     }
 
-    private static String value(String[] args, int i, String option) {
+    /**
+     * Reads the option at {@code args[i]} if it is one every benchmark takes: returns the index of
+     * its last token, or -1 when it is not a common option.
+     */
+    int parseCommon(String[] args, int i) {
+      String arg = args[i];
+      switch (arg) {
+        case "--rows":
+          rows = Long.parseLong(value(args, i + 1, arg).replace("_", ""));
+          return i + 1;
+        case "--reps":
+          reps = Integer.parseInt(value(args, i + 1, arg));
+          return i + 1;
+        case "--warmup":
+          warmup = Integer.parseInt(value(args, i + 1, arg));
+          return i + 1;
+        case "--partitions":
+          partitions = Integer.parseInt(value(args, i + 1, arg));
+          return i + 1;
+        case "--master":
+          master = value(args, i + 1, arg);
+          return i + 1;
+        case "--dir":
+          dir = Path.of(value(args, i + 1, arg));
+          return i + 1;
+        case "--keep":
+          keep = true;
+          return i;
+        default:
+          return -1;
+      }
+    }
+
+    void checkCommon() {
+      if (rows < 100 || reps < 1 || warmup < 0 || partitions < 1) {
+        throw new IllegalArgumentException(
+            "Invalid options: rows >= 100, reps >= 1, warmup >= 0, partitions >= 1");
+      }
+    }
+
+    static String value(String[] args, int i, String option) {
       if (i >= args.length) {
         throw new IllegalArgumentException("Missing value for " + option);
       }

@@ -5,13 +5,17 @@ import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.spark.binding.FileAdmission;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
+import io.icebergprotector.spark.read.ProtectedFilters;
 import io.icebergprotector.spark.read.ProtectedScanBuilder;
+import io.icebergprotector.spark.rowlevel.ProtectedRowLevelOperationBuilder;
+import io.icebergprotector.spark.rowlevel.RowLevelAccess;
 import io.icebergprotector.spark.write.RewriteRequest;
 import io.icebergprotector.spark.write.ProtectedWriteBuilder;
 import java.util.Set;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.spark.SparkReadOptions;
+import org.apache.iceberg.spark.SparkUtil;
 import org.apache.iceberg.spark.source.SparkTable;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.spark.sql.SparkSession;
@@ -31,8 +35,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 /**
  * An Iceberg table listed in the policy. It keeps everything of {@link SparkTable} (metadata,
  * properties, partitioning, procedures) and replaces the data paths: scans decrypt per principal,
- * writes encrypt the policy columns, and row-level operations that would write plaintext are
- * refused.
+ * writes encrypt the policy columns, and DELETE, UPDATE and MERGE run through both (package {@code
+ * rowlevel}).
  */
 public class ProtectedTable extends SparkTable {
   private final Long snapshotId;
@@ -96,6 +100,14 @@ public class ProtectedTable extends SparkTable {
 
   @Override
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+    return newProtectedScanBuilder(options);
+  }
+
+  /**
+   * The scan builder of this table for the principal the active session acts as now; row-level
+   * operations build their scans from it.
+   */
+  public ProtectedScanBuilder newProtectedScanBuilder(CaseInsensitiveStringMap options) {
     if (options.containsKey(SparkReadOptions.SCAN_TASK_SET_ID)) {
       throw refusal("rewriting data files");
     }
@@ -116,6 +128,11 @@ public class ProtectedTable extends SparkTable {
 
   @Override
   public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
+    return newProtectedWriteBuilder(info);
+  }
+
+  /** The write builder of this table for the principal the active session acts as now. */
+  public ProtectedWriteBuilder newProtectedWriteBuilder(LogicalWriteInfo info) {
     if (snapshotId != null) {
       throw new IllegalArgumentException(
           "Cannot write to table at a specific snapshot: " + snapshotId);
@@ -125,19 +142,58 @@ public class ProtectedTable extends SparkTable {
         session, table(), branch, info, schema -> protection.resolve(session, schema));
   }
 
+  /**
+   * DELETE, UPDATE and MERGE in the table's write mode, for writers only; what the operation may
+   * read and copy is checked when its scan is built ({@link RowLevelAccess}).
+   */
   @Override
   public RowLevelOperationBuilder newRowLevelOperationBuilder(RowLevelOperationInfo info) {
-    throw refusal(info.command().name() + " (row-level operations)");
+    if (snapshotId != null) {
+      throw new IllegalArgumentException(
+          "Cannot modify table at a specific snapshot: " + snapshotId);
+    }
+    SparkSession session = SparkSession.active();
+    RowLevelAccess.requireWriter(protectionFor(session), info.command().name());
+    return new ProtectedRowLevelOperationBuilder(session, this, info);
   }
 
+  /**
+   * A DELETE that removes whole data files through metadata, for writers, when its condition names
+   * no protected column: manifests hold no metrics of protected columns (and plaintext metrics of
+   * old files must not decide anything), so such a condition goes through the row-level DELETE,
+   * which evaluates it on clear values only.
+   */
   @Override
   public boolean canDeleteWhere(Predicate[] predicates) {
-    throw refusal("DELETE");
+    ProtectionSpec current = protectionFor(SparkSession.active());
+    RowLevelAccess.requireWriter(current, "DELETE");
+    if (comparesProtected(current, predicates)) {
+      return false;
+    }
+    return super.canDeleteWhere(predicates);
   }
 
   @Override
   public void deleteWhere(Predicate[] predicates) {
-    throw refusal("DELETE");
+    ProtectionSpec current = protectionFor(SparkSession.active());
+    RowLevelAccess.requireWriter(current, "DELETE");
+    if (comparesProtected(current, predicates)) {
+      throw new ProtectorException(
+          String.format(
+              "Cannot delete from protected table %s through metadata with a condition on a"
+                  + " protected column: run DELETE, whose condition is evaluated on clear values",
+              current.tableName()));
+    }
+    super.deleteWhere(predicates);
+  }
+
+  private boolean comparesProtected(ProtectionSpec current, Predicate[] predicates) {
+    Schema schema = table().schema();
+    return RowLevelAccess.touchesProtected(
+        current,
+        schema,
+        ProtectedFilters.references(
+            predicates, schema, SparkUtil.caseSensitive(SparkSession.active())));
   }
 
   /**

@@ -199,7 +199,7 @@ public abstract class SparkTestBase {
     return hits;
   }
 
-  static int indexOf(byte[] haystack, byte[] needle) {
+  protected static int indexOf(byte[] haystack, byte[] needle) {
     outer:
     for (int i = 0; i <= haystack.length - needle.length; i++) {
       for (int j = 0; j < needle.length; j++) {

@@ -13,7 +13,8 @@ import java.util.Set;
  * (its columns, clear roles and declassifiers), the principal, and the key service that decides for
  * the entry.
  *
- * @param kind {@code table} or {@code path}
+ * @param kind {@code table}, {@code path}, or {@value #ROW_LEVEL_SCAN} (the scan of a DELETE, UPDATE
+ *     or MERGE, which reads the table it writes)
  * @param name what the query reads, as the user wrote it (e.g. {@code prot.db.customers})
  */
 public record FlowSource(
@@ -23,6 +24,9 @@ public record FlowSource(
     Policy policy,
     Principal principal,
     KmsSettings kms) {
+
+  /** The kind of the source a row-level operation reads: the table it writes. */
+  public static final String ROW_LEVEL_SCAN = "row-level scan of table";
 
   /** E.g. {@code table prot.db.customers} or {@code path prefix s3a://bucket/pii/}. */
   public String describe() {

@@ -21,6 +21,7 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.connector.catalog.CatalogPlugin;
 import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.write.RowLevelOperationTable;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
 import scala.Option;
 import scala.jdk.javaapi.CollectionConverters;
@@ -30,8 +31,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * names Iceberg types, and it is used only when Iceberg is on the classpath ({@link
  * SessionFlowSources#ICEBERG}): plain Parquet paths work without Iceberg.
  */
-final class IcebergTables {
-  private IcebergTables() {}
+final class IcebergTables implements IcebergFlows {
+  IcebergTables() {}
 
   /**
    * The protection of a table for the principal whose view its scan returns: the principal {@code
@@ -43,18 +44,25 @@ final class IcebergTables {
   }
 
   /** The flows of a protected table's columns, or null for any other relation. */
-  static List<Set<Flow>> sourceFlows(DataSourceV2Relation relation, SparkSession session) {
-    if (!(relation.table() instanceof ProtectedTable)) {
+  @Override
+  public List<Set<Flow>> sourceFlows(DataSourceV2Relation relation, SparkSession session) {
+    Table read = relation.table();
+    boolean rowLevel = read instanceof RowLevelOperationTable;
+    if (rowLevel) {
+      // the scan of a DELETE, UPDATE or MERGE (ReplaceData, WriteDelta) reads the table it writes
+      read = ((RowLevelOperationTable) read).table();
+    }
+    if (!(read instanceof ProtectedTable)) {
       return null;
     }
-    ProtectedTable table = (ProtectedTable) relation.table();
+    ProtectedTable table = (ProtectedTable) read;
     ProtectionSpec spec = protectionOf(table, session);
     // a decrypt-rewrite reads retired columns in clear to store them unprotected, as the policy
     // now says
     boolean decrypting = Boolean.parseBoolean(relation.options().get(RewriteRequest.DECRYPT));
     FlowSource source =
         new FlowSource(
-            "table",
+            rowLevel ? FlowSource.ROW_LEVEL_SCAN : "table",
             relation.name(),
             spec.policy().table(spec.tableName()).orElseThrow(),
             spec.policy(),
@@ -106,7 +114,8 @@ final class IcebergTables {
   }
 
   /** The destination of a write into a protected table, or null for any other table. */
-  static WriteDestination destination(Table table, String name, SparkSession session) {
+  @Override
+  public WriteDestination destination(Table table, String name, SparkSession session) {
     if (!(table instanceof ProtectedTable)) {
       return null;
     }
@@ -140,7 +149,8 @@ final class IcebergTables {
    * The policy entry of a table that CTAS/RTAS creates in {@code catalog}: present when a
    * protecting catalog creates it as an Iceberg table that its policy lists.
    */
-  static Optional<TablePolicy> createdTableEntry(
+  @Override
+  public Optional<TablePolicy> createdTableEntry(
       CatalogPlugin catalog, String tableName, Option<String> provider) {
     ProtectingSparkCatalog protecting = null;
     if (catalog instanceof ProtectingSparkCatalog) {

@@ -196,8 +196,8 @@ final class PlanWrites {
       return null; // the noop source stores nothing
     }
     WriteDestination destination =
-        SessionFlowSources.ICEBERG
-            ? IcebergTables.destination(table, relation.name(), session)
+        IcebergFlows.INSTANCE != null
+            ? IcebergFlows.INSTANCE.destination(table, relation.name(), session)
             : null;
     if (destination == null) {
       destination =
@@ -232,8 +232,8 @@ final class PlanWrites {
     String tableName = String.join(".", ident.namespace()) + "." + ident.name();
     String display = catalog.name() + "." + tableName;
     Optional<TablePolicy> entry =
-        SessionFlowSources.ICEBERG
-            ? IcebergTables.createdTableEntry(catalog, tableName, spec.provider())
+        IcebergFlows.INSTANCE != null
+            ? IcebergFlows.INSTANCE.createdTableEntry(catalog, tableName, spec.provider())
             : Optional.empty();
     WriteDestination destination =
         entry.isPresent()

@@ -26,11 +26,6 @@ import scala.jdk.javaapi.CollectionConverters;
  * view is the {@code Project} the analyzer put right above them).
  */
 final class SessionFlowSources implements FlowSources {
-  /**
-   * Whether Iceberg's Spark runtime is on the classpath (else {@link IcebergTables} is not used).
-   */
-  static final boolean ICEBERG = present("org.apache.iceberg.spark.source.SparkTable");
-
   private final SparkSession session;
   private final Supplier<Optional<PathScope>> pathScope;
 
@@ -39,19 +34,10 @@ final class SessionFlowSources implements FlowSources {
     this.pathScope = pathScope;
   }
 
-  private static boolean present(String className) {
-    try {
-      Class.forName(className, false, SessionFlowSources.class.getClassLoader());
-      return true;
-    } catch (ClassNotFoundException | LinkageError e) {
-      return false;
-    }
-  }
-
   @Override
   public List<Set<Flow>> flowsOf(LogicalPlan node) {
-    if (node instanceof DataSourceV2Relation && ICEBERG) {
-      return IcebergTables.sourceFlows((DataSourceV2Relation) node, session);
+    if (node instanceof DataSourceV2Relation && IcebergFlows.INSTANCE != null) {
+      return IcebergFlows.INSTANCE.sourceFlows((DataSourceV2Relation) node, session);
     }
     if (node instanceof Project && PathProtection.hasView(((Project) node).child())) {
       // the principal's view of a Parquet relation: column i of the view is column i of the files

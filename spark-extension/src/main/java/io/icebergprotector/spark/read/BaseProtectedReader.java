@@ -14,7 +14,10 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.MetadataColumns;
@@ -22,6 +25,7 @@ import org.apache.iceberg.Partitioning;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.deletes.DeleteCounter;
 import org.apache.iceberg.expressions.Binder;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
@@ -31,6 +35,8 @@ import org.apache.iceberg.mapping.NameMapping;
 import org.apache.iceberg.mapping.NameMappingParser;
 import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileDecryptionProperties;
 import org.apache.iceberg.spark.SparkUtil;
+import org.apache.iceberg.spark.source.metrics.TaskNumDeletes;
+import org.apache.iceberg.spark.source.metrics.TaskNumSplits;
 import org.apache.iceberg.util.PartitionUtil;
 import org.apache.spark.rdd.InputFileBlockHolder;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
@@ -60,6 +66,9 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
   private final NameMapping nameMapping;
   private final boolean verifyPageChecksums;
   private final TaskKeyCalls keyCalls = new TaskKeyCalls();
+  private final DeleteCounter deleteCounter = new DeleteCounter();
+  private final boolean cacheDeletes;
+  private final long splits;
   private final FileBinding binding;
 
   private ProtectedParquetFile file = null;
@@ -78,9 +87,12 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
       List<FileScanTask> tasks,
       ProtectedProjection projection,
       Schema filterSchema,
-      boolean caseSensitive) {
+      boolean caseSensitive,
+      boolean cacheDeletes) {
     this.table = table;
+    this.cacheDeletes = cacheDeletes;
     this.tasks = tasks.iterator();
+    this.splits = tasks.size();
     this.projection = projection;
     this.spec = projection.spec();
     this.filterSchema = filterSchema;
@@ -98,9 +110,15 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
   /**
    * The items of one opened file, read with this reader's model.
    *
+   * @param readSchema the projection's output schema, plus the columns the file's deletes need
+   *     ({@code _pos}, equality columns) at the end
    * @param constants partition and metadata constants, and NULL for every field read as NULL
    */
-  abstract CloseableIterator<T> items(ProtectedParquetFile file, Map<Integer, ?> constants);
+  abstract CloseableIterator<T> items(
+      ProtectedParquetFile file, Schema readSchema, Map<Integer, ?> constants);
+
+  /** The items left after the file's row-level deletes. */
+  abstract CloseableIterator<T> withDeletes(CloseableIterator<T> items, ProtectedDeleteFilter deletes);
 
   /** Masks one item (in place or as a new item); identity when nothing is masked. */
   abstract T mask(T item);
@@ -139,10 +157,13 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
   /**
    * Key-service calls this reader made (on the task thread) since it started: key-encryption keys
    * are unwrapped once per executor and cache lifetime, so mostly the first task of an executor.
+   * Also Iceberg's file splits read and rows deleted by delete files or deletion vectors.
    */
   @Override
   public CustomTaskMetric[] currentMetricsValues() {
-    return keyCalls.metrics();
+    return new CustomTaskMetric[] {
+      keyCalls.metrics()[0], new TaskNumSplits(splits), new TaskNumDeletes(deleteCounter.get())
+    };
   }
 
   @Override
@@ -159,10 +180,17 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
   private void open(FileScanTask task) {
     DataFile dataFile = task.file();
     String location = dataFile.location();
-    checkReadable(task, spec);
+    checkReadable(task, spec, filterSchema);
     currentLocation = location;
     // admitted on the driver; a bound file must decrypt with its table's and name's prefix
     currentBound = FileAdmission.bound(dataFile);
+    ProtectedDeleteFilter deletes =
+        task.deletes().isEmpty()
+            ? null
+            : new ProtectedDeleteFilter(
+                table, location, task.deletes(), filterSchema, projection.outputSchema(),
+                deleteCounter, cacheDeletes);
+    Schema readSchema = deletes != null ? deletes.requiredSchema() : projection.outputSchema();
     try {
       InputFile input = table.io().newInputFile(location, dataFile.fileSizeInBytes());
       FileDecryptionProperties decryption =
@@ -172,14 +200,15 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
               input,
               task.start(),
               task.length(),
-              projection.fileSchema(),
+              projection.fileSchema(readSchema),
               filterSchema,
               rowGroupFilter(task),
               nameMapping,
               caseSensitive,
               decryption,
               verifyPageChecksums);
-      items = items(file, constants(task));
+      CloseableIterator<T> read = items(file, readSchema, constants(task, readSchema));
+      items = deletes != null ? withDeletes(read, deletes) : read;
     } catch (RuntimeException e) {
       RuntimeException translated = failure(e);
       if (file != null) {
@@ -195,21 +224,50 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
     InputFileBlockHolder.set(location, task.start(), task.length());
   }
 
-  /** Refuses splits a protected reader cannot protect; the scan checks this at planning already. */
-  static void checkReadable(FileScanTask task, ProtectionSpec spec) {
-    if (!task.deletes().isEmpty()) {
-      throw new ProtectorException(
-          String.format(
-              "Table %s has row-level delete files for data file %s (for example %s): row-level"
-                  + " deletes are not supported on protected tables",
-              spec.tableName(), task.file().location(), task.deletes().get(0).location()));
-    }
+  /**
+   * Refuses splits a protected reader cannot protect; the scan checks this at planning already.
+   * Position deletes and deletion vectors hold only file locations and row positions, and equality
+   * deletes on unprotected columns only values of those columns: they are applied. An equality
+   * delete file on a protected column (another engine wrote it) holds that column's values in
+   * plaintext: the table is refused until the file is gone, rather than read through it.
+   */
+  static void checkReadable(FileScanTask task, ProtectionSpec spec, Schema schema) {
     if (task.file().format() != FileFormat.PARQUET) {
       throw new ProtectorException(
           String.format(
               "Data file %s of protected table %s is %s: protected tables can only read Parquet",
               task.file().location(), spec.tableName(), task.file().format()));
     }
+    Set<Integer> protectedIds = null;
+    for (DeleteFile delete : task.deletes()) {
+      if (delete.content() != FileContent.EQUALITY_DELETES) {
+        continue;
+      }
+      if (protectedIds == null) {
+        protectedIds = spec.protectedFieldIds(schema);
+      }
+      List<Integer> refused =
+          delete.equalityFieldIds().stream()
+              .filter(protectedIds::contains)
+              .collect(Collectors.toList());
+      if (!refused.isEmpty()) {
+        throw new ProtectorException(
+            String.format(
+                "Refusing to read protected table %s: equality delete file %s (for data file %s)"
+                    + " references protected field id(s) %s (%s). Such a file stores the deleted"
+                    + " rows' values of those columns in plaintext; another engine wrote it, the"
+                    + " protector never does. Remove it from the table (rewrite the data files it"
+                    + " applies to with an engine that applies equality deletes, then expire the"
+                    + " snapshots that reference it) before reading the table here",
+                spec.tableName(), delete.location(), task.file().location(), refused,
+                refused.stream().map(id -> describeField(schema, id)).collect(Collectors.toList())));
+      }
+    }
+  }
+
+  private static String describeField(Schema schema, int id) {
+    String name = schema.findColumnName(id);
+    return name != null ? name : "field " + id;
   }
 
   /**
@@ -239,9 +297,9 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
   }
 
   /** Partition and metadata constants, plus NULL for every field this principal reads as NULL. */
-  private Map<Integer, ?> constants(FileScanTask task) {
+  private Map<Integer, ?> constants(FileScanTask task, Schema readSchema) {
     Map<Integer, ?> base =
-        projection.outputSchema().findField(MetadataColumns.PARTITION_COLUMN_ID) != null
+        readSchema.findField(MetadataColumns.PARTITION_COLUMN_ID) != null
             ? PartitionUtil.constantsMap(
                 task, Partitioning.partitionType(table), SparkUtil::internalToSpark)
             : PartitionUtil.constantsMap(task, SparkUtil::internalToSpark);

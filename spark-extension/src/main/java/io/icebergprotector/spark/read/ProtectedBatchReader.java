@@ -30,19 +30,27 @@ final class ProtectedBatchReader extends BaseProtectedReader<ColumnarBatch> {
       ProtectedProjection projection,
       Schema filterSchema,
       boolean caseSensitive,
-      int batchSize) {
-    super(table, tasks, projection, filterSchema, caseSensitive);
+      int batchSize,
+      boolean cacheDeletes) {
+    super(table, tasks, projection, filterSchema, caseSensitive, cacheDeletes);
     this.batchSize = batchSize;
     this.masker = projection.newBatchMasker();
   }
 
   @Override
-  CloseableIterator<ColumnarBatch> items(ProtectedParquetFile file, Map<Integer, ?> constants) {
+  CloseableIterator<ColumnarBatch> items(
+      ProtectedParquetFile file, Schema readSchema, Map<Integer, ?> constants) {
     ColumnarBatchReader model =
-        VectorizedSparkParquetReaders.buildReader(
-            projection().outputSchema(), file.typeWithIds(), constants);
+        VectorizedSparkParquetReaders.buildReader(readSchema, file.typeWithIds(), constants);
     // Spark consumes each batch before asking for the next: Arrow buffers are reused, as in Iceberg
     return file.batches(model, batchSize, true);
+  }
+
+  @Override
+  CloseableIterator<ColumnarBatch> withDeletes(
+      CloseableIterator<ColumnarBatch> items, ProtectedDeleteFilter deletes) {
+    BatchDeletes batchDeletes = new BatchDeletes(deletes);
+    return CloseableIterator.transform(items, batchDeletes::apply);
   }
 
   @Override

@@ -79,6 +79,27 @@ public final class ProtectedFilters {
         pushed.toArray(new Predicate[0]), withheld.toArray(new Predicate[0]), expressions);
   }
 
+  /**
+   * Field ids of {@code schema} that {@code predicates} refer to, whether or not they can be pushed
+   * (a reference Iceberg cannot bind is looked up by name; a field of a struct counts as that
+   * field).
+   */
+  public static Set<Integer> references(
+      Predicate[] predicates, Schema schema, boolean caseSensitive) {
+    Set<Integer> ids = new java.util.LinkedHashSet<>();
+    for (Predicate predicate : predicates) {
+      for (org.apache.spark.sql.connector.expressions.NamedReference ref : predicate.references()) {
+        String name = String.join(".", ref.fieldNames());
+        org.apache.iceberg.types.Types.NestedField field =
+            caseSensitive ? schema.findField(name) : schema.caseInsensitiveFindField(name);
+        if (field != null) {
+          ids.add(field.fieldId());
+        }
+      }
+    }
+    return ids;
+  }
+
   private static Expression convert(Predicate predicate) {
     try {
       return SparkV2Filters.convert(predicate);

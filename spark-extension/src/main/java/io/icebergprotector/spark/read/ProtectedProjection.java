@@ -153,7 +153,8 @@ public final class ProtectedProjection implements Serializable {
     }
   }
 
-  private static Set<Integer> withDescendants(Schema schema, Set<Integer> ids) {
+  /** The ids and the ids of every field nested below one of them in {@code schema}. */
+  public static Set<Integer> withDescendants(Schema schema, Set<Integer> ids) {
     Set<Integer> result = new LinkedHashSet<>(ids);
     for (int id : ids) {
       Types.NestedField field = schema.findField(id);
@@ -231,6 +232,18 @@ public final class ProtectedProjection implements Serializable {
   /** The columns whose chunks are read from the files. */
   public Schema fileSchema() {
     return fileSchema;
+  }
+
+  /**
+   * The columns whose chunks are read when a file is read as {@code readSchema}: this projection's
+   * output with columns appended for row-level deletes ({@code _pos}, equality columns, which are
+   * never protected). Fields that read as NULL stay unread.
+   */
+  Schema fileSchema(Schema readSchema) {
+    if (readSchema == outputSchema) {
+      return fileSchema;
+    }
+    return TypeUtil.selectNot(readSchema, withDescendants(readSchema, nullFieldIds));
   }
 
   /** Fields that read as NULL (denied or masked with null); their chunks are never read. */

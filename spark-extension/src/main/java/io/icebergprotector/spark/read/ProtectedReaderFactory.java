@@ -23,6 +23,7 @@ final class ProtectedReaderFactory implements PartitionReaderFactory {
   private final ProtectedProjection projection;
   private final Schema filterSchema;
   private final boolean caseSensitive;
+  private final boolean cacheDeletes;
 
   /**
    * @param columnar whether every partition of the scan is read in columnar batches
@@ -30,6 +31,8 @@ final class ProtectedReaderFactory implements PartitionReaderFactory {
    * @param table the broadcast table: its FileIO (e.g. S3FileIO with vended credentials) opens
    *     the files
    * @param filterSchema the schema the tasks' residual filters bind to
+   * @param cacheDeletes whether executors cache loaded delete files, as Iceberg's readers do
+   *     ({@code spark.sql.iceberg.executor-cache.delete-files.enabled})
    */
   ProtectedReaderFactory(
       boolean columnar,
@@ -37,7 +40,8 @@ final class ProtectedReaderFactory implements PartitionReaderFactory {
       Broadcast<Table> table,
       ProtectedProjection projection,
       Schema filterSchema,
-      boolean caseSensitive) {
+      boolean caseSensitive,
+      boolean cacheDeletes) {
     if (columnar && batchSize <= 0) {
       throw new IllegalArgumentException("Invalid batch size for columnar reads: " + batchSize);
     }
@@ -47,13 +51,15 @@ final class ProtectedReaderFactory implements PartitionReaderFactory {
     this.projection = projection;
     this.filterSchema = filterSchema;
     this.caseSensitive = caseSensitive;
+    this.cacheDeletes = cacheDeletes;
   }
 
   @Override
   public PartitionReader<InternalRow> createReader(InputPartition partition) {
     ProtectedInputPartition p = protectedPartition(partition);
     projection.spec().checkTaskPrincipal();
-    return new ProtectedRowReader(table.value(), p.tasks(), projection, filterSchema, caseSensitive);
+    return new ProtectedRowReader(
+        table.value(), p.tasks(), projection, filterSchema, caseSensitive, cacheDeletes);
   }
 
   @Override
@@ -65,7 +71,8 @@ final class ProtectedReaderFactory implements PartitionReaderFactory {
     ProtectedInputPartition p = protectedPartition(partition);
     projection.spec().checkTaskPrincipal();
     return new ProtectedBatchReader(
-        table.value(), p.tasks(), projection, filterSchema, caseSensitive, batchSize);
+        table.value(), p.tasks(), projection, filterSchema, caseSensitive, batchSize,
+        cacheDeletes);
   }
 
   @Override

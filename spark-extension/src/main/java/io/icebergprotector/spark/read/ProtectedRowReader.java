@@ -5,6 +5,7 @@ import java.util.Map;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.CloseableIterator;
 import org.apache.iceberg.parquet.ParquetValueReader;
 import org.apache.iceberg.spark.data.SparkParquetReaders;
@@ -28,17 +29,27 @@ public final class ProtectedRowReader extends BaseProtectedReader<InternalRow> {
       List<FileScanTask> tasks,
       ProtectedProjection projection,
       Schema filterSchema,
-      boolean caseSensitive) {
-    super(table, tasks, projection, filterSchema, caseSensitive);
+      boolean caseSensitive,
+      boolean cacheDeletes) {
+    super(table, tasks, projection, filterSchema, caseSensitive, cacheDeletes);
     this.masker = projection.newMasker();
   }
 
   @Override
-  CloseableIterator<InternalRow> items(ProtectedParquetFile file, Map<Integer, ?> constants) {
+  CloseableIterator<InternalRow> items(
+      ProtectedParquetFile file, Schema readSchema, Map<Integer, ?> constants) {
     ParquetValueReader<InternalRow> model =
-        SparkParquetReaders.buildReader(
-            projection().outputSchema(), file.typeWithIds(), constants);
+        SparkParquetReaders.buildReader(readSchema, file.typeWithIds(), constants);
     return file.rows(model, true);
+  }
+
+  @Override
+  CloseableIterator<InternalRow> withDeletes(
+      CloseableIterator<InternalRow> items, ProtectedDeleteFilter deletes) {
+    // rows are reused: each is filtered (by its _pos) before the next is read
+    CloseableIterable<InternalRow> rows =
+        CloseableIterable.combine(() -> items, items);
+    return deletes.filter(rows).iterator();
   }
 
   @Override

@@ -55,6 +55,7 @@ public class ProtectedScanBuilder
   private final boolean acceptUnverified;
 
   private ProtectedFilters filters = ProtectedFilters.none();
+  private Set<Integer> conditionFieldIds = Set.of();
   private Schema projected;
   private final List<String> metadataColumns = new ArrayList<>();
 
@@ -97,6 +98,7 @@ public class ProtectedScanBuilder
   public Predicate[] pushPredicates(Predicate[] predicates) {
     Set<Integer> hidden = ProtectedProjection.hiddenFieldIds(schema, spec);
     this.filters = ProtectedFilters.split(predicates, schema, hidden, caseSensitive);
+    this.conditionFieldIds = ProtectedFilters.references(predicates, schema, caseSensitive);
     // Spark evaluates everything again: pushed filters only prune files and row groups
     return predicates;
   }
@@ -124,8 +126,7 @@ public class ProtectedScanBuilder
 
   @Override
   public Scan build() {
-    Schema expected = TypeUtil.join(projected, metadataSchema());
-    ProtectedProjection projection = ProtectedProjection.of(expected, spec);
+    ProtectedProjection projection = ProtectedProjection.of(projectedSchema(), spec);
     return new ProtectedScan(
         spark,
         table,
@@ -139,8 +140,66 @@ public class ProtectedScanBuilder
         caseSensitive,
         readConf.parquetVectorizationEnabled(),
         readConf.parquetBatchSize(),
+        readConf.cacheDeleteFilesOnExecutors(),
         catalogName,
         acceptUnverified);
+  }
+
+  /**
+   * The scan of a merge-on-read DELETE, UPDATE or MERGE: the latest snapshot of the branch, pinned
+   * for the commit's validation (Iceberg's {@code SparkScanBuilder.buildMergeOnReadScan}).
+   */
+  public ProtectedScan buildMergeOnReadScan() {
+    checkRowLevelScan();
+    ScanSelection selection = ScanSelection.forRowLevelOperation(table, readConf);
+    return new ProtectedScan(
+        spark, table, ProtectedProjection.of(projectedSchema(), spec), schema, filters, selection,
+        caseSensitive, readConf.parquetVectorizationEnabled(), readConf.parquetBatchSize(),
+        readConf.cacheDeleteFilesOnExecutors(), catalogName, acceptUnverified);
+  }
+
+  /**
+   * The scan of a copy-on-write DELETE, UPDATE or MERGE: whole files of the latest snapshot of the
+   * branch (Iceberg's {@code SparkScanBuilder.buildCopyOnWriteScan}).
+   */
+  public ProtectedCopyOnWriteScan buildCopyOnWriteScan() {
+    checkRowLevelScan();
+    ScanSelection selection = ScanSelection.forRowLevelOperation(table, readConf);
+    return new ProtectedCopyOnWriteScan(
+        spark, table, readConf.branch(), ProtectedProjection.of(projectedSchema(), spec), schema,
+        filters, selection, caseSensitive, readConf.parquetVectorizationEnabled(),
+        readConf.parquetBatchSize(), readConf.cacheDeleteFilesOnExecutors(), catalogName,
+        acceptUnverified);
+  }
+
+  private void checkRowLevelScan() {
+    if (onlyFiles != null) {
+      throw new IllegalArgumentException(
+          "A protected rewrite cannot be the scan of a row-level operation on " + table.name());
+    }
+  }
+
+  /** The columns the scan reads: the pruned table columns and the requested metadata columns. */
+  public Schema projectedSchema() {
+    return TypeUtil.join(projected, metadataSchema());
+  }
+
+  /**
+   * Field ids (in the scanned schema) of the columns that the predicates Spark offered this scan
+   * refer to, pushed or not: the columns a DELETE or UPDATE condition compares.
+   */
+  public Set<Integer> conditionFieldIds() {
+    return conditionFieldIds;
+  }
+
+  /** The table's protection for the principal this scan reads as. */
+  public ProtectionSpec spec() {
+    return spec;
+  }
+
+  /** The schema of the snapshot or branch this builder scans. */
+  public Schema scannedSchema() {
+    return schema;
   }
 
   /** Requested metadata columns; {@code _partition}'s field ids are moved clear of table ids. */

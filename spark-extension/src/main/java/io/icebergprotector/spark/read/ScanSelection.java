@@ -15,6 +15,7 @@ final class ScanSelection {
   private final Integer splitLookback;
   private final Long splitOpenFileCost;
   private final java.util.Set<String> onlyFiles;
+  private final boolean empty;
 
   private ScanSelection(
       Long snapshotId,
@@ -24,8 +25,10 @@ final class ScanSelection {
       Long splitSize,
       Integer splitLookback,
       Long splitOpenFileCost,
-      java.util.Set<String> onlyFiles) {
+      java.util.Set<String> onlyFiles,
+      boolean empty) {
     this.onlyFiles = onlyFiles;
+    this.empty = empty;
     this.snapshotId = snapshotId;
     this.asOfTimestamp = asOfTimestamp;
     this.branch = branch;
@@ -58,13 +61,57 @@ final class ScanSelection {
         conf.splitSizeOption(),
         conf.splitLookbackOption(),
         conf.splitOpenFileCostOption(),
-        null);
+        null,
+        false);
+  }
+
+  /**
+   * The selection of a row-level operation's scan: the latest snapshot of the branch it writes to,
+   * pinned so the commit can validate what changed since (as Iceberg's row-level scans do). Time
+   * travel is refused; a table without snapshots has nothing to scan.
+   */
+  static ScanSelection forRowLevelOperation(org.apache.iceberg.Table table, SparkReadConf conf) {
+    if (conf.snapshotId() != null || conf.asOfTimestamp() != null || conf.tag() != null) {
+      throw new IllegalArgumentException(
+          String.format(
+              "Cannot set time travel options %s, %s, %s for row-level command scans",
+              SparkReadOptions.SNAPSHOT_ID, SparkReadOptions.AS_OF_TIMESTAMP, SparkReadOptions.TAG));
+    }
+    if (conf.startSnapshotId() != null || conf.endSnapshotId() != null) {
+      throw new IllegalArgumentException(
+          String.format(
+              "Cannot set incremental scan options %s and %s for row-level command scans",
+              SparkReadOptions.START_SNAPSHOT_ID, SparkReadOptions.END_SNAPSHOT_ID));
+    }
+    org.apache.iceberg.Snapshot latest =
+        org.apache.iceberg.util.SnapshotUtil.latestSnapshot(table, conf.branch());
+    return new ScanSelection(
+        latest != null ? latest.snapshotId() : null,
+        null,
+        null,
+        null,
+        conf.splitSizeOption(),
+        conf.splitLookbackOption(),
+        conf.splitOpenFileCostOption(),
+        null,
+        latest == null);
+  }
+
+  /** The snapshot id this selection reads, when it names one. */
+  Long snapshotId() {
+    return snapshotId;
+  }
+
+  /** True when there is nothing to read (a row-level scan of a table without snapshots). */
+  boolean empty() {
+    return empty;
   }
 
   /** The same selection restricted to the given data files (a protected rewrite reads only those). */
   ScanSelection onlyFiles(java.util.Set<String> files) {
     return new ScanSelection(
-        snapshotId, asOfTimestamp, branch, tag, splitSize, splitLookback, splitOpenFileCost, files);
+        snapshotId, asOfTimestamp, branch, tag, splitSize, splitLookback, splitOpenFileCost, files,
+        empty);
   }
 
   boolean includes(org.apache.iceberg.FileScanTask task) {

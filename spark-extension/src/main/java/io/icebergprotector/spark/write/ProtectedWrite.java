@@ -7,6 +7,7 @@ import io.icebergprotector.spark.ExpressionRedactor;
 import io.icebergprotector.spark.RecordedColumns;
 import io.icebergprotector.spark.binding.BindingBoundary;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
+import io.icebergprotector.spark.read.ProtectedCopyOnWriteScan;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.RewriteFiles;
 import org.apache.iceberg.io.CloseableIterable;
@@ -27,6 +28,10 @@ import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.SnapshotUpdate;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.util.ContentFileUtil;
+import org.apache.iceberg.util.DataFileSet;
+import org.apache.iceberg.util.DeleteFileSet;
 import org.apache.iceberg.spark.SparkWriteConf;
 import org.apache.iceberg.spark.SparkWriteRequirements;
 import org.apache.iceberg.spark.source.SerializableTableWithSize;
@@ -49,7 +54,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A protected batch write: executors write encrypted Parquet files, the driver commits them to
- * Iceberg in one atomic operation (append, overwrite by filter, or dynamic partition overwrite).
+ * Iceberg in one atomic operation (append, overwrite by filter, dynamic partition overwrite, a
+ * protected rewrite, or the file replacement of a copy-on-write DELETE, UPDATE or MERGE). Commits
+ * carry the snapshot properties users set ({@link ProtectedCommit}).
  */
 public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
   private static final Logger LOG = LoggerFactory.getLogger(ProtectedWrite.class);
@@ -58,7 +65,19 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
     APPEND,
     OVERWRITE_BY_FILTER,
     DYNAMIC_OVERWRITE,
-    REWRITE
+    REWRITE,
+    COPY_ON_WRITE
+  }
+
+  /** The scan and isolation level of a copy-on-write operation (both null otherwise). */
+  static final class CopyOnWrite {
+    private final ProtectedCopyOnWriteScan scan;
+    private final IsolationLevel isolationLevel;
+
+    CopyOnWrite(ProtectedCopyOnWriteScan scan, IsolationLevel isolationLevel) {
+      this.scan = scan;
+      this.isolationLevel = isolationLevel;
+    }
   }
 
   private final SparkSession spark;
@@ -72,6 +91,8 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
   private final Expression overwriteExpr;
   private final RewriteRequest rewrite;
   private final SparkWriteRequirements requirements;
+  private final CopyOnWrite copyOnWrite;
+  private final ProtectedCommit committer;
 
   ProtectedWrite(
       SparkSession spark,
@@ -83,7 +104,9 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
       ProtectionSpec spec,
       Mode mode,
       Expression overwriteExpr,
-      RewriteRequest rewrite) {
+      RewriteRequest rewrite,
+      SparkWriteRequirements requirements,
+      CopyOnWrite copyOnWrite) {
     this.spark = spark;
     this.table = table;
     this.writeConf = writeConf;
@@ -94,7 +117,9 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
     this.mode = mode;
     this.overwriteExpr = overwriteExpr;
     this.rewrite = rewrite;
-    this.requirements = writeConf.writeRequirements();
+    this.requirements = requirements;
+    this.copyOnWrite = copyOnWrite;
+    this.committer = new ProtectedCommit(spark, table, writeConf, redactor());
   }
 
   /**
@@ -103,7 +128,7 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
    * once instead of when the cache expires. Best effort: a key service that does not describe
    * keys to this principal leaves the generation empty.
    */
-  static String keyGeneration(ProtectionSpec spec) {
+  public static String keyGeneration(ProtectionSpec spec) {
     if (!spec.kms().describesKeysToAnyone()) {
       // a key server shows key metadata to admins only; writers rely on the KEK cache lifetime
       return "";
@@ -122,7 +147,7 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
   }
 
   /** Fails fast on the driver when the principal may not wrap every key this write needs. */
-  static void checkWriter(ProtectionSpec spec) {
+  public static void checkWriter(ProtectionSpec spec) {
     Principal principal = spec.principal();
     Set<String> allowed = spec.policy().wrappableKeys(principal);
     Set<String> missing = new TreeSet<>(spec.writeKeyIds());
@@ -221,6 +246,9 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
         case REWRITE:
           commitRewrite(files);
           break;
+        case COPY_ON_WRITE:
+          commitCopyOnWrite(files);
+          break;
         default:
           throw new IllegalStateException("Unknown write mode: " + mode);
       }
@@ -228,13 +256,7 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
 
     @Override
     public void abort(WriterCommitMessage[] messages) {
-      for (DataFile file : files(messages)) {
-        try {
-          table.io().deleteFile(file.location());
-        } catch (RuntimeException e) {
-          LOG.warn("Failed to delete {} after aborted write", file.location(), e);
-        }
-      }
+      committer.abort(files(messages));
     }
   }
 
@@ -286,11 +308,14 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
   private void commitRewrite(List<DataFile> newFiles) {
     Set<String> paths = rewrite.files();
     List<DataFile> oldFiles = new ArrayList<>();
+    DeleteFileSet oldDVs = DeleteFileSet.create();
     try (CloseableIterable<FileScanTask> tasks =
         table.newScan().useSnapshot(rewrite.snapshotId()).planFiles()) {
       for (FileScanTask task : tasks) {
         if (paths.contains(task.file().location())) {
           oldFiles.add(task.file());
+          // the rows they delete were not copied; a DV may not outlive its data file
+          task.deletes().stream().filter(ContentFileUtil::isDV).forEach(oldDVs::add);
         }
       }
     } catch (java.io.IOException e) {
@@ -305,6 +330,7 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
     }
     RewriteFiles operation = table.newRewrite().validateFromSnapshot(rewrite.snapshotId());
     oldFiles.forEach(operation::deleteFile);
+    oldDVs.forEach(operation::deleteFile);
     newFiles.forEach(operation::addFile);
     commit(
         operation,
@@ -315,26 +341,65 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
     }
   }
 
+  /**
+   * Replaces the files the copy-on-write scan read (and their deletion vectors) with the files
+   * written, validated as Iceberg's {@code SparkWrite.CopyOnWriteOperation} validates them.
+   */
+  private void commitCopyOnWrite(List<DataFile> files) {
+    ProtectedCopyOnWriteScan scan = copyOnWrite.scan;
+    OverwriteFiles overwrite = table.newOverwrite();
+    DataFileSet replaced = DataFileSet.create();
+    DeleteFileSet danglingDVs = DeleteFileSet.create();
+    if (scan != null) {
+      for (FileScanTask task : scan.files()) {
+        replaced.add(task.file());
+        task.deletes().stream().filter(ContentFileUtil::isDV).forEach(danglingDVs::add);
+      }
+    }
+    overwrite.deleteFiles(replaced, danglingDVs);
+    files.forEach(overwrite::addFile);
+    if (scan == null) {
+      // Spark replaced the scan with an empty relation: the result does not depend on the table
+      commit(
+          overwrite,
+          String.format("copy-on-write overwrite with %d new data files (no validation)",
+              files.size()));
+      return;
+    }
+    Expression conflictFilter =
+        scan.filterExpressions().stream().reduce(Expressions.alwaysTrue(), Expressions::and);
+    if (scan.snapshotId() != null) {
+      overwrite.validateFromSnapshot(scan.snapshotId());
+    }
+    overwrite.conflictDetectionFilter(conflictFilter);
+    IsolationLevel isolation = copyOnWrite.isolationLevel;
+    switch (isolation) {
+      case SERIALIZABLE:
+        overwrite.validateNoConflictingData();
+        overwrite.validateNoConflictingDeletes();
+        break;
+      case SNAPSHOT:
+        overwrite.validateNoConflictingDeletes();
+        break;
+      default:
+        throw new IllegalArgumentException("Unsupported isolation level: " + isolation);
+    }
+    commit(
+        overwrite,
+        String.format(
+            "copy-on-write overwrite of %d data files with %d new data files (scan snapshot %s,"
+                + " conflict detection filter %s, %s isolation)",
+            replaced.size(), files.size(), scan.snapshotId(), redactor().redact(conflictFilter),
+            isolation),
+        conflictFilter);
+  }
+
   private void commit(SnapshotUpdate<?> operation, String description) {
-    LOG.info("Committing {} to {}", description, table.name());
-    operation.set("spark.app.id", spark.sparkContext().applicationId());
-    operation.set("iceberg-protector.protected", "true");
-    for (Map.Entry<String, String> entry : writeConf.extraSnapshotMetadata().entrySet()) {
-      operation.set(entry.getKey(), entry.getValue());
-    }
-    if (writeConf.wapEnabled() && writeConf.wapId() != null) {
-      operation.set(SnapshotSummary.STAGED_WAP_ID_PROP, writeConf.wapId());
-      operation.stageOnly();
-    }
-    if (writeConf.branch() != null) {
-      operation.toBranch(writeConf.branch());
-    }
-    try {
-      operation.commit();
-    } catch (RuntimeException e) {
-      // Iceberg's validation messages quote the overwrite filter, literals included
-      throw redactor().redact(e, overwriteExpr);
-    }
+    commit(operation, description, overwriteExpr);
+  }
+
+  private void commit(SnapshotUpdate<?> operation, String description, Expression filter) {
+    committer.commit(operation, description, filter);
   }
 
   private ExpressionRedactor redactor() {

@@ -5,28 +5,36 @@ import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ExpressionRedactor;
 import io.icebergprotector.spark.RecordedColumns;
 import java.util.function.Function;
+import io.icebergprotector.spark.read.ProtectedCopyOnWriteScan;
+import org.apache.iceberg.IsolationLevel;
+import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.spark.SparkSchemaUtil;
 import org.apache.iceberg.spark.SparkV2Filters;
 import org.apache.iceberg.spark.SparkWriteConf;
+import org.apache.iceberg.spark.SparkWriteRequirements;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.RowLevelOperation.Command;
 import org.apache.spark.sql.connector.write.SupportsDynamicOverwrite;
 import org.apache.spark.sql.connector.write.SupportsOverwriteV2;
 import org.apache.spark.sql.connector.write.Write;
 import org.apache.spark.sql.connector.write.WriteBuilder;
+import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
  * Write builder of a protected table. It supports what Iceberg's batch writes support (append,
- * overwrite by filter, truncate, dynamic partition overwrite, schema merge) and always writes
- * through the protected Parquet path.
+ * overwrite by filter, truncate, dynamic partition overwrite, schema merge, and the file
+ * replacement of copy-on-write DELETE, UPDATE and MERGE) and always writes through the protected
+ * Parquet path.
  */
 public class ProtectedWriteBuilder
     implements WriteBuilder, SupportsDynamicOverwrite, SupportsOverwriteV2 {
@@ -38,6 +46,10 @@ public class ProtectedWriteBuilder
   private final Function<Schema, ProtectionSpec> resolver;
   private Expression overwriteExpr;
   private boolean overwriteDynamic;
+  private boolean overwriteFiles;
+  private ProtectedCopyOnWriteScan copyOnWriteScan;
+  private Command copyOnWriteCommand;
+  private IsolationLevel copyOnWriteIsolationLevel;
 
   public ProtectedWriteBuilder(
       SparkSession spark,
@@ -53,8 +65,30 @@ public class ProtectedWriteBuilder
     this.resolver = resolver;
   }
 
+  /**
+   * The write of a copy-on-write DELETE, UPDATE or MERGE: the rows written replace the files {@code
+   * scan} read (Iceberg's {@code SparkWriteBuilder.overwriteFiles}).
+   *
+   * @param scan the operation's scan, or null when Spark replaced it with an empty relation
+   */
+  public WriteBuilder overwriteFiles(
+      ProtectedCopyOnWriteScan scan, Command command, IsolationLevel isolationLevel) {
+    if (overwriteExpr != null || overwriteDynamic) {
+      throw new IllegalStateException(
+          "Cannot overwrite individual files and by filter or dynamically");
+    }
+    this.overwriteFiles = true;
+    this.copyOnWriteScan = scan;
+    this.copyOnWriteCommand = command;
+    this.copyOnWriteIsolationLevel = isolationLevel;
+    return this;
+  }
+
   @Override
   public WriteBuilder overwriteDynamicPartitions() {
+    if (overwriteFiles) {
+      throw new IllegalStateException("Cannot overwrite individual files and dynamically");
+    }
     if (overwriteExpr != null) {
       throw new IllegalStateException(
           "Cannot overwrite dynamically and by filter: " + redact(overwriteExpr));
@@ -65,6 +99,9 @@ public class ProtectedWriteBuilder
 
   @Override
   public WriteBuilder overwrite(Predicate[] predicates) {
+    if (overwriteFiles) {
+      throw new IllegalStateException("Cannot overwrite individual files and using filters");
+    }
     Expression expr = SparkV2Filters.convert(predicates);
     if (expr == null) {
       // names the columns only: a predicate's text holds its literals
@@ -99,17 +136,15 @@ public class ProtectedWriteBuilder
   public Write build() {
     StructType dsSchema = info.schema();
     RewriteRequest rewrite = RewriteRequest.fromOptions(info.options());
-    Schema writeSchema = validateOrMergeWriteSchema(dsSchema);
+    // copy-on-write keeps the row lineage of the rows it copies (as Iceberg's SparkWriteBuilder)
+    boolean rowLineage = overwriteFiles && TableUtil.supportsRowLineage(table);
+    StructType writeType = rowLineage ? withRowLineage(dsSchema) : dsSchema;
+    Schema writeSchema = validateOrMergeWriteSchema(writeType, rowLineage);
     ProtectionSpec spec = resolver.apply(table.schema());
     if (rewrite != null && rewrite.decrypt()) {
       spec = spec.withoutRetired();
     }
-    spec.checkWritable(table.schema());
-    spec.checkStrict(dsSchema);
-    spec.checkPartitioning(table.spec(), table.schema());
-    // a sort order set through another engine or the Java API: rows would show their rank order
-    ProtectedLayout.checkSortOrder(spec, table.sortOrder(), table.schema(), table.name());
-    ProtectedWrite.checkWriter(spec);
+    checkDataWrite(table, spec, dsSchema);
     if (rewrite == null || !rewrite.decrypt()) {
       // Every write that encrypts records what it protects, a rewrite of plaintext files too; a
       // decrypt-rewrite records after its commit, once the retired columns are really gone.
@@ -117,10 +152,12 @@ public class ProtectedWriteBuilder
     }
     ProtectedWrite.Mode mode;
     if (rewrite != null) {
-      if (overwriteExpr != null || overwriteDynamic) {
+      if (overwriteExpr != null || overwriteDynamic || overwriteFiles) {
         throw new IllegalArgumentException("A protected rewrite must be written as an append");
       }
       mode = ProtectedWrite.Mode.REWRITE;
+    } else if (overwriteFiles) {
+      mode = ProtectedWrite.Mode.COPY_ON_WRITE;
     } else {
       mode =
           overwriteExpr != null
@@ -129,24 +166,67 @@ public class ProtectedWriteBuilder
                   ? ProtectedWrite.Mode.DYNAMIC_OVERWRITE
                   : ProtectedWrite.Mode.APPEND;
     }
+    SparkWriteRequirements requirements =
+        overwriteFiles
+            ? writeConf.copyOnWriteRequirements(copyOnWriteCommand)
+            : writeConf.writeRequirements();
     return new ProtectedWrite(
-        spark, table, writeConf, info, writeSchema, dsSchema, spec, mode, overwriteExpr, rewrite);
+        spark, table, writeConf, info, writeSchema, dsSchema, spec, mode, overwriteExpr, rewrite,
+        requirements, new ProtectedWrite.CopyOnWrite(copyOnWriteScan, copyOnWriteIsolationLevel));
   }
 
-  private Schema validateOrMergeWriteSchema(StructType dsSchema) {
+  /**
+   * The checks of every write of protected data files, on the driver before any task runs: the
+   * policy's columns exist and none is retired, a strict entry decided about every column, no
+   * protected column partitions or orders rows, and the principal may wrap every key the files
+   * need.
+   *
+   * @param dsSchema the rows written (row lineage and other metadata columns are not checked)
+   */
+  public static void checkDataWrite(Table table, ProtectionSpec spec, StructType dsSchema) {
+    spec.checkWritable(table.schema());
+    spec.checkStrict(withoutMetadataColumns(dsSchema));
+    spec.checkPartitioning(table.spec(), table.schema());
+    // a sort order set through another engine or the Java API: rows would show their rank order
+    ProtectedLayout.checkSortOrder(spec, table.sortOrder(), table.schema(), table.name());
+    ProtectedWrite.checkWriter(spec);
+  }
+
+  private static StructType withoutMetadataColumns(StructType schema) {
+    return new StructType(
+        java.util.Arrays.stream(schema.fields())
+            .filter(f -> !MetadataColumns.isMetadataColumn(f.name()))
+            .toArray(org.apache.spark.sql.types.StructField[]::new));
+  }
+
+  private static StructType withRowLineage(StructType dsSchema) {
+    if (dsSchema.exists(f -> f.name().equals(MetadataColumns.ROW_ID.name()))) {
+      return dsSchema;
+    }
+    return dsSchema
+        .add(MetadataColumns.ROW_ID.name(), DataTypes.LongType)
+        .add(MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER.name(), DataTypes.LongType);
+  }
+
+  private Schema validateOrMergeWriteSchema(StructType dsSchema, boolean rowLineage) {
     boolean caseSensitive = writeConf.caseSensitive();
     if (writeConf.mergeSchema()) {
       Schema incoming = SparkSchemaUtil.convertWithFreshIds(table.schema(), dsSchema, caseSensitive);
       UpdateSchema update =
           table.updateSchema().caseSensitive(caseSensitive).unionByNameWith(incoming);
       Schema merged = update.apply();
+      if (rowLineage) {
+        merged = TypeUtil.join(merged, MetadataColumns.schemaWithRowLineage(table.schema()));
+      }
       Schema writeSchema = SparkSchemaUtil.convert(merged, dsSchema, caseSensitive);
       TypeUtil.validateWriteSchema(
           merged, writeSchema, writeConf.checkNullability(), writeConf.checkOrdering());
       update.commit();
       return writeSchema;
     }
-    Schema writeSchema = SparkSchemaUtil.convert(table.schema(), dsSchema, caseSensitive);
+    Schema tableSchema =
+        rowLineage ? MetadataColumns.schemaWithRowLineage(table.schema()) : table.schema();
+    Schema writeSchema = SparkSchemaUtil.convert(tableSchema, dsSchema, caseSensitive);
     TypeUtil.validateWriteSchema(
         table.schema(), writeSchema, writeConf.checkNullability(), writeConf.checkOrdering());
     return writeSchema;

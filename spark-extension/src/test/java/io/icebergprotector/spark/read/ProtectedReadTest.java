@@ -552,18 +552,19 @@ class ProtectedReadTest {
   }
 
   @Test
-  void rowLevelDeletesAreRefusedAtPlanning() {
+  void equalityDeletesOnProtectedColumnsAreRefusedAtPlanning() {
     Table table =
         tables.create(
             ReadFixture.SCHEMA,
             PartitionSpec.unpartitioned(),
             Map.of("format-version", "2"),
-            dir.resolve("deletes").toString());
+            dir.resolve("eq-deletes").toString());
     DataFile data = TestTables.appendPlaintext(table, PLAIN);
+    // as another engine would write it: the deleted rows' ssn values, in plaintext
     org.apache.iceberg.DeleteFile deletes =
         org.apache.iceberg.FileMetadata.deleteFileBuilder(table.spec())
-            .ofPositionDeletes()
-            .withPath(table.location() + "/data/deletes.parquet")
+            .ofEqualityDeletes(3)
+            .withPath(table.location() + "/data/eq-deletes.parquet")
             .withFileSizeInBytes(100)
             .withRecordCount(1)
             .withFormat(org.apache.iceberg.FileFormat.PARQUET)
@@ -573,8 +574,10 @@ class ProtectedReadTest {
 
     assertThatThrownBy(() -> collect(scan(table, alice, Map.of(), null)))
         .isInstanceOf(ProtectorException.class)
-        .hasMessageContaining("row-level deletes are not supported on protected tables")
-        .hasMessageContaining(data.location());
+        .hasMessageContaining("Refusing to read protected table db.people")
+        .hasMessageContaining("equality delete file " + deletes.location())
+        .hasMessageContaining(data.location())
+        .hasMessageContaining("protected field id(s) [3] ([ssn])");
   }
 
   @Test

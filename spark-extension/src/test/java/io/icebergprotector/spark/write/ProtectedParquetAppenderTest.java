@@ -395,7 +395,7 @@ class ProtectedParquetAppenderTest {
   }
 
   @Test
-  void deleteWritersAreRefused() {
+  void deleteWritersAreRefusedUnlessPositionDeletesAreEnabled() {
     Table table = fixture.createTable(null, Map.of());
     ProtectedFileWriterFactory factory =
         new ProtectedFileWriterFactory(
@@ -403,11 +403,11 @@ class ProtectedParquetAppenderTest {
     var out = OutputFileFactory.builderFor(table, 1, 2).build().newOutputFile();
     assertThatThrownBy(() -> factory.newEqualityDeleteWriter(out, table.spec(), null))
         .isInstanceOf(UnsupportedOperationException.class)
-        .hasMessageContaining("db.customers")
-        .hasMessageContaining("Row-level deletes are not supported");
+        .hasMessageContaining("Cannot write equality delete files for protected table db.customers")
+        .hasMessageContaining("would store the deleted rows' values in plaintext");
     assertThatThrownBy(() -> factory.newPositionDeleteWriter(out, table.spec(), null))
         .isInstanceOf(UnsupportedOperationException.class)
-        .hasMessageContaining("db.customers");
+        .hasMessageContaining("Cannot write position delete files for protected table db.customers");
   }
 
   // ---- helpers ----
