@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
  * The vector kernels give, value for value, what the value kernels give, on the Iceberg types of
  * the columnar reader; nulls stay null. {@link BatchMasker} swaps in the masked vectors.
  */
-class VectorMasksTest {
+class ColumnarMaskingTest {
   private static final byte[] KEY =
       "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.UTF_8);
 
