@@ -20,7 +20,12 @@ import org.apache.spark.sql.types.DataTypes;
 public final class IcebergMaskTypes {
   private IcebergMaskTypes() {}
 
+  /** The mask type of an Iceberg type, named as Iceberg names it (for error messages). */
   public static MaskType of(Type type) {
+    return sparkMaskType(type).named(type.toString());
+  }
+
+  private static MaskType sparkMaskType(Type type) {
     switch (type.typeId()) {
       case STRING:
       case UUID:

@@ -71,6 +71,14 @@ public final class MaskType implements Serializable {
     return new MaskType(null, 0, columnType, name);
   }
 
+  /**
+   * This type under the name an engine gives it ({@code long} for an Iceberg column where Spark
+   * says {@code bigint}), for the messages that name a column's type.
+   */
+  public MaskType named(String engineName) {
+    return new MaskType(sparkType, fixedLength, columnType, Objects.requireNonNull(engineName));
+  }
+
   /** The policy's name for a Spark type. */
   static ColumnType columnType(DataType type) {
     if (type instanceof StringType) {

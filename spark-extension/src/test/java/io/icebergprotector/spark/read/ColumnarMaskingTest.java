@@ -192,7 +192,7 @@ class ColumnarMaskingTest {
                     Mask.parse("year"), IcebergMaskTypes.of(Types.LongType.get()), "l", "",
                     () -> KEY.clone()))
         .isInstanceOf(ProtectorException.class)
-        .hasMessageContaining("Mask 'year' of column 'l' cannot be applied to type bigint");
+        .hasMessageContaining("Mask 'year' of column 'l' cannot be applied to type long");
   }
 
   @Test

@@ -92,7 +92,7 @@ class RowMaskerTest {
     assertThatThrownBy(() -> mask("partial(keep_last=2)", Types.LongType.get(), 1L))
         .isInstanceOf(ProtectorException.class)
         .hasMessageContaining(
-            "Mask 'partial(keep_last=2)' of column 'c' cannot be applied to type bigint");
+            "Mask 'partial(keep_last=2)' of column 'c' cannot be applied to type long");
   }
 
   @Test
