@@ -25,7 +25,8 @@ class PassphraseTest {
     assertThatThrownBy(() -> Passphrase.fromEnv("IP_PASS", Map.of()))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("IP_PASS").hasMessageContaining("not set");
     assertThatThrownBy(() -> Passphrase.fromEnv("IP_PASS", Map.of("IP_PASS", "\n")))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty");
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("IP_PASS")
+        .hasMessageContaining("is empty");
   }
 
   @Test
@@ -53,7 +54,7 @@ class PassphraseTest {
         .hasMessageContaining("does not exist");
     Path empty = Files.writeString(dir.resolve("empty"), "\n");
     assertThatThrownBy(() -> Passphrase.fromFile(empty))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty");
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(empty + " is empty");
   }
 
   @Test

@@ -74,7 +74,7 @@ public final class DataFlowCheck extends AbstractFunction1<LogicalPlan, BoxedUni
   private record Stored(String column, Flow flow) {}
 
   private void check(PlanWrites.Write write, FlowSources sources) {
-    List<Set<Flow>> lineage = PlanLineage.of(write.query(), sources);
+    List<Set<Flow>> lineage = PlanLineage.of(write.query(), sources, write.rowConditions());
     List<Stored> views = new ArrayList<>();
     List<Stored> declassified = new ArrayList<>();
     for (int i = 0; i < lineage.size() && i < write.columns().size(); i++) {

@@ -15,6 +15,7 @@ import org.apache.spark.sql.catalyst.expressions.ExprId;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.GetArrayStructFields;
 import org.apache.spark.sql.catalyst.expressions.GetStructField;
+import org.apache.spark.sql.catalyst.expressions.If;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.expressions.OuterReference;
@@ -47,17 +48,28 @@ import scala.runtime.BoxedUnit;
  */
 public final class PlanLineage {
   private final FlowSources sources;
+  private final List<Expression> rowConditions;
   private final Map<ExprId, Set<Flow>> flows = new HashMap<>();
   private final Map<Long, CTERelationDef> ctes = new HashMap<>();
   private final Set<LogicalPlan> visited = Collections.newSetFromMap(new IdentityHashMap<>());
 
-  private PlanLineage(FlowSources sources) {
+  private PlanLineage(FlowSources sources, List<Expression> rowConditions) {
     this.sources = sources;
+    this.rowConditions = rowConditions;
   }
 
   /** The flows into each output column of {@code plan}, by position. */
   public static List<Set<Flow>> of(LogicalPlan plan, FlowSources sources) {
-    PlanLineage lineage = new PlanLineage(sources);
+    return of(plan, sources, List.of());
+  }
+
+  /**
+   * The flows into each output column of the query of a row-level write: an {@code IF} whose
+   * predicate is one of {@code rowConditions} (the operation's own condition, which Spark's UPDATE
+   * rewrite wraps around each column) picks rows, and only its branches flow.
+   */
+  static List<Set<Flow>> of(LogicalPlan plan, FlowSources sources, List<Expression> rowConditions) {
+    PlanLineage lineage = new PlanLineage(sources, rowConditions);
     lineage.collectCtes(plan);
     lineage.visit(plan);
     List<Set<Flow>> out = new ArrayList<>();
@@ -220,6 +232,11 @@ public final class PlanLineage {
         }
       }
       return out;
+    } else if (expression instanceof If && isRowCondition(((If) expression).predicate())) {
+      If choice = (If) expression;
+      Set<Flow> out = new LinkedHashSet<>(flowsOf(choice.trueValue()));
+      out.addAll(flowsOf(choice.falseValue()));
+      return out;
     } else if (expression instanceof AggregateExpression) {
       AggregateExpression aggregate = (AggregateExpression) expression;
       // count and count(DISTINCT ...) say how many, never which values; the FILTER is a condition
@@ -246,6 +263,10 @@ public final class PlanLineage {
       out.addAll(whole(flowsOf(child)));
     }
     return out;
+  }
+
+  private boolean isRowCondition(Expression predicate) {
+    return rowConditions.stream().anyMatch(condition -> condition.semanticEquals(predicate));
   }
 
   private static Set<Flow> field(Set<Flow> in, String name) {

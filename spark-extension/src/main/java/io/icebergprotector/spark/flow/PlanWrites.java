@@ -14,7 +14,10 @@ import org.apache.spark.sql.catalyst.analysis.ResolvedIdentifier;
 import org.apache.spark.sql.catalyst.catalog.CatalogTable;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.plans.logical.CreateTableAsSelect;
+import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.plans.logical.ReplaceData;
+import org.apache.spark.sql.catalyst.plans.logical.WriteDelta;
 import org.apache.spark.sql.catalyst.plans.logical.ReplaceTableAsSelect;
 import org.apache.spark.sql.catalyst.plans.logical.TableSpecBase;
 import org.apache.spark.sql.catalyst.plans.logical.V2WriteCommand;
@@ -48,8 +51,22 @@ final class PlanWrites {
    *     command again to run it (Spark may copy the command itself), and is new in every other
    *     write: the target relation of a V2 write, the resolved name of a CTAS, else the command
    */
+  /**
+   * A write of {@code query}'s columns into {@code destination}. {@code rowConditions} are the
+   * conditions that select the rows a DELETE, UPDATE or MERGE changes: Spark's rewrite of an UPDATE
+   * puts them into an {@code IF} around every column, where they pick rows, as a WHERE does, and
+   * carry no value.
+   */
   record Write(
-      LogicalPlan anchor, LogicalPlan query, List<String> columns, WriteDestination destination) {}
+      LogicalPlan anchor,
+      LogicalPlan query,
+      List<String> columns,
+      WriteDestination destination,
+      List<Expression> rowConditions) {
+    Write(LogicalPlan anchor, LogicalPlan query, List<String> columns, WriteDestination destination) {
+      this(anchor, query, columns, destination, List.of());
+    }
+  }
 
   private static final String NOOP_TABLE =
       "org.apache.spark.sql.execution.datasources.noop.NoopTable";
@@ -219,7 +236,13 @@ final class PlanWrites {
                 .orElse(null));
       }
     }
-    return new Write(relation, write.query(), columns, destination);
+    List<Expression> rowConditions = new ArrayList<>();
+    if (write instanceof ReplaceData) {
+      rowConditions.add(((ReplaceData) write).condition());
+    } else if (write instanceof WriteDelta) {
+      rowConditions.add(((WriteDelta) write).condition());
+    }
+    return new Write(relation, write.query(), columns, destination, rowConditions);
   }
 
   private Write createAsSelect(LogicalPlan name, TableSpecBase spec, LogicalPlan query) {
