@@ -58,7 +58,7 @@ class LogRedactionTest extends SparkTestBase {
       List<String> lines = logs.lines();
       assertThat(lines).noneMatch(line -> line.contains(CANARY));
       assertThat(lines)
-          .filteredOn(line -> line.contains("ProtectedWrite") && line.contains("overwrite by"))
+          .filteredOn(line -> line.contains("ProtectedCommit") && line.contains("overwrite by"))
           .singleElement()
           .satisfies(line -> assertThat(line).contains(REDACTED_SSN))
           // unprotected columns keep their literals
@@ -116,7 +116,7 @@ class LogRedactionTest extends SparkTestBase {
       assertRedactedChain(failure.get(), "Found conflicting files");
       assertThat(logs.lines()).noneMatch(line -> line.contains(CANARY));
       assertThat(logs.lines())
-          .anyMatch(line -> line.contains("ProtectedWrite") && line.contains(REDACTED_SSN));
+          .anyMatch(line -> line.contains("ProtectedCommit") && line.contains(REDACTED_SSN));
     }
     // B's rows are there, A wrote nothing
     assertThat(spark.sql("SELECT id FROM " + T + " WHERE country = 'XX' ORDER BY id").collectAsList())
