@@ -64,12 +64,6 @@ public final class ColumnMask {
     void mask(ColumnVector in, int row, WritableColumnVector out);
   }
 
-  /** Writes a fixed value at one row of a vector. */
-  @FunctionalInterface
-  interface RowWriter {
-    void put(WritableColumnVector out, int row);
-  }
-
   // One factory per value type: each takes a primitive or reference function of the mask and
   // gives it the accessors of that type.
 
@@ -124,10 +118,10 @@ public final class ColumnMask {
    * The same value for every non-null input, which is never read.
    *
    * @param constant a fresh copy of the value per call (arrays are mutable)
-   * @param put writes the value at a row of a vector
+   * @param put writes the value at a row of the output vector, never reading the input
    */
-  static ColumnMask constant(MaskType type, Supplier<Object> constant, RowWriter put) {
-    return new ColumnMask(type, v -> constant.get(), (in, i, out) -> put.put(out, i));
+  static ColumnMask constant(MaskType type, Supplier<Object> constant, RowMask put) {
+    return new ColumnMask(type, v -> constant.get(), put);
   }
 
   /** The {@code null} mask: every value reads as NULL. */

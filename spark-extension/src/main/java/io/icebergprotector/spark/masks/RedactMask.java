@@ -66,46 +66,47 @@ final class RedactMask {
     if (value instanceof byte[]) {
       byte[] bytes = (byte[]) value;
       // callers may keep what they get: a fresh array per value
-      return ColumnMask.constant(type, bytes::clone, (out, row) -> out.putByteArray(row, bytes));
+      return ColumnMask.constant(
+          type, bytes::clone, (in, row, out) -> out.putByteArray(row, bytes));
     }
     return ColumnMask.constant(type, () -> value, writer(type, value));
   }
 
-  /** Writes {@code value} (the constant of {@code type}) at one row, without boxing. */
-  private static ColumnMask.RowWriter writer(MaskType type, Object value) {
+  /** Writes {@code value} (the constant of {@code type}) at a row, never reading the input. */
+  private static ColumnMask.RowMask writer(MaskType type, Object value) {
     if (value instanceof UTF8String) {
       byte[] bytes = ((UTF8String) value).getBytes();
-      return (out, row) -> out.putByteArray(row, bytes);
+      return (in, row, out) -> out.putByteArray(row, bytes);
     } else if (value instanceof Boolean) {
       boolean b = (Boolean) value;
-      return (out, row) -> out.putBoolean(row, b);
+      return (in, row, out) -> out.putBoolean(row, b);
     } else if (value instanceof Byte) {
       byte b = (Byte) value;
-      return (out, row) -> out.putByte(row, b);
+      return (in, row, out) -> out.putByte(row, b);
     } else if (value instanceof Short) {
       short s = (Short) value;
-      return (out, row) -> out.putShort(row, s);
+      return (in, row, out) -> out.putShort(row, s);
     } else if (value instanceof Integer) {
       int i = (Integer) value;
-      return (out, row) -> out.putInt(row, i);
+      return (in, row, out) -> out.putInt(row, i);
     } else if (value instanceof Long) {
       long l = (Long) value;
-      return (out, row) -> out.putLong(row, l);
+      return (in, row, out) -> out.putLong(row, l);
     } else if (value instanceof Float) {
       float f = (Float) value;
-      return (out, row) -> out.putFloat(row, f);
+      return (in, row, out) -> out.putFloat(row, f);
     } else if (value instanceof Double) {
       double d = (Double) value;
-      return (out, row) -> out.putDouble(row, d);
+      return (in, row, out) -> out.putDouble(row, d);
     } else if (value instanceof Decimal) {
       Decimal decimal = (Decimal) value;
       int precision = decimal.precision();
       if (precision > Decimal.MAX_LONG_DIGITS()) {
         // what putDecimal stores for a wide decimal, computed once instead of per row
         byte[] unscaled = decimal.toJavaBigDecimal().unscaledValue().toByteArray();
-        return (out, row) -> out.putByteArray(row, unscaled);
+        return (in, row, out) -> out.putByteArray(row, unscaled);
       }
-      return (out, row) -> out.putDecimal(row, decimal, precision);
+      return (in, row, out) -> out.putDecimal(row, decimal, precision);
     }
     throw new IllegalStateException("No vector writer for the redaction constant of " + type);
   }
