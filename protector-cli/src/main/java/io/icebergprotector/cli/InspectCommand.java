@@ -15,17 +15,14 @@ import picocli.CommandLine.Spec;
 /** {@code protector inspect}: the encryption layout of Parquet files, from their footers. */
 @Command(
     name = "inspect",
-    header = "Show how Parquet files are encrypted: footer, columns, master key ids. Needs no keys.",
+    header = "Show how Parquet files are encrypted: footer, columns, master key ids.",
     mixinStandardHelpOptions = true,
-    description = {
-      "Show how Parquet files are protected: footer mode, algorithm, and for each column",
-      "whether it is encrypted, under which master key id, and its key material (wrapped keys",
-      "abbreviated). Needs no keys. An encrypted footer hides the column list; with",
-      "--keystore or --pkcs11-library the footer key is unwrapped (as --user) to list the",
-      "columns too. Column keys are never requested. Files of protected tables are bound to",
-      "their table: inside a table directory the table's UUID is found; elsewhere give it with",
-      "--table-uuid."
-    })
+    description = "Prints the footer mode, the algorithm, and for each column whether it is "
+        + "encrypted, under which master key id and version, and its key material (wrapped keys "
+        + "abbreviated). Needs no keys. An encrypted footer hides the column list; with --keystore or "
+        + "--pkcs11-library the footer key is unwrapped (as --user) to list the columns too. Column keys "
+        + "are never requested. Files of protected tables are bound to their table: inside a table "
+        + "directory the table's UUID is found; elsewhere give it with --table-uuid.")
 public final class InspectCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 

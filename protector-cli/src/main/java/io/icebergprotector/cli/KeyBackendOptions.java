@@ -25,7 +25,7 @@ final class KeyBackendOptions {
     @Option(
         names = "--keystore",
         paramLabel = "<file>",
-        description = "Local PKCS12 keystore (default: " + Workspace.DEFAULT_KEYSTORE + ").")
+        description = "PKCS12 keystore (default: " + Workspace.DEFAULT_KEYSTORE + ").")
     Path keystore;
 
     @Option(
@@ -37,7 +37,7 @@ final class KeyBackendOptions {
     @Option(
         names = "--passphrase-file",
         paramLabel = "<file>",
-        description = "File holding the keystore passphrase (default: " + Workspace.DEFAULT_PASSPHRASE + ").")
+        description = "Passphrase file (default: " + Workspace.DEFAULT_PASSPHRASE + ").")
     Path passphraseFile;
 
     boolean given() {
@@ -155,10 +155,8 @@ final class KeyBackendOptions {
 
     @Option(
         names = "--allow-insecure-http",
-        description = {
-          "Allow plain http:// to a key server that is not on loopback (the token crosses the",
-          "network in clear; a warning is logged). Loopback needs no option."
-        })
+        description = "Allow plain http:// to a key server that is not on loopback (the token crosses "
+            + "the network in clear; a warning is logged). Loopback needs no option.")
     boolean allowInsecureHttp;
 
     boolean given() {

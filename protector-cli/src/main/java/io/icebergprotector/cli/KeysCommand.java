@@ -28,13 +28,10 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "keys",
-    header = "Create, list, rotate and destroy master keys (local keystore, PKCS#11 token or key server).",
+    header = "Create, list, rotate and destroy master keys.",
     mixinStandardHelpOptions = true,
-    description = {
-      "Create, list, rotate and destroy master keys, in the local keystore (default",
-      "./.protector/keys.p12, the demo's), in a PKCS#11 token (--pkcs11-library) or on the",
-      "key server (--url)."
-    })
+    description = "Keys live in the local keystore (default ./.protector/keys.p12, the demo's), "
+        + "in a PKCS#11 token (--pkcs11-library) or on the key server (--url). Start with 'keys init'.")
 public final class KeysCommand implements Runnable {
   @Spec CommandSpec spec;
   @ParentCommand ProtectorCli root;
@@ -89,10 +86,8 @@ public final class KeysCommand implements Runnable {
       name = "create",
       header = "Create master keys.",
       mixinStandardHelpOptions = true,
-      description = {
-        "Create master keys (version 1). A missing local keystore is created, encrypted",
-        "with the passphrase; a PKCS#11 token must be initialized already."
-      })
+      description = "Each key starts at version 1. A missing local keystore is created, encrypted "
+          + "with the passphrase; a PKCS#11 token must be initialized already.")
   int create(
       @Mixin Target target,
       @Parameters(arity = "1..*", paramLabel = "<key-id>", description = "Key ids, as in the policy's keys block.")
@@ -112,7 +107,7 @@ public final class KeysCommand implements Runnable {
     return ProtectorCli.OK;
   }
 
-  @Command(name = "list", mixinStandardHelpOptions = true, description = "List master keys and their versions.")
+  @Command(name = "list", mixinStandardHelpOptions = true, header = "List master keys and their versions.")
   int list(@Mixin Target target) {
     PrintWriter out = spec.commandLine().getOut();
     List<KeyInfo> infos;
@@ -143,10 +138,8 @@ public final class KeysCommand implements Runnable {
       name = "rotate",
       header = "Add a new version to master keys.",
       mixinStandardHelpOptions = true,
-      description = {
-        "Add a new version to master keys. New files wrap their keys under the new version;",
-        "older versions are kept, so existing files stay readable."
-      })
+      description = "New files wrap their keys under the new version; older versions are kept, "
+          + "so existing files stay readable.")
   int rotate(
       @Mixin Target target,
       @Parameters(arity = "1..*", paramLabel = "<key-id>", description = "Key ids to rotate.") List<String> ids) {
@@ -167,11 +160,8 @@ public final class KeysCommand implements Runnable {
       name = "destroy",
       header = "Destroy a master key and all its versions (crypto-shredding).",
       mixinStandardHelpOptions = true,
-      description = {
-        "Destroy a master key and all its versions: crypto-shredding. Every column encrypted",
-        "under it becomes unreadable for everyone, forever. Asks you to type the key id,",
-        "unless --yes; without a terminal it refuses unless --yes."
-      })
+      description = "Every column encrypted under the key becomes unreadable for everyone, forever. "
+          + "Asks you to type the key id, unless --yes; without a terminal it refuses unless --yes.")
   int destroy(
       @Mixin Target target,
       @Parameters(paramLabel = "<key-id>", description = "The key to destroy.") String id,

@@ -20,7 +20,8 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "policy",
     mixinStandardHelpOptions = true,
-    description = "Validate and inspect protection policies.")
+    header = "Validate policy files.",
+    description = "Policies are HOCON files; conf/policy.conf is a commented example.")
 public final class PolicyCommand implements Runnable {
   @Spec CommandSpec spec;
 
@@ -32,25 +33,22 @@ public final class PolicyCommand implements Runnable {
   @Command(
       name = "validate",
       header = "Check a policy file, and optionally that it fits table schemas.",
+      footerHeading = "%nA --table-schema file:%n",
+      footer = "  \"db.customers\" { ssn = string, salary = decimal, address { zip = string } }",
       mixinStandardHelpOptions = true,
-      description = {
-        "Check a policy file: syntax, references (roles, keys), masks, and every rule the",
-        "runtime enforces. With --table-schema, also check that protected columns exist and",
-        "masks fit their column types. Risky but valid settings (e.g. AES_GCM_CTR_V1, whose",
-        "data pages are not authenticated) are printed as warnings; they do not fail."
-      })
+      description = "Checks syntax, references (roles, keys), masks, and every rule the runtime enforces, "
+          + "and reports every error found, each with file:line. With --table-schema, also checks that "
+          + "protected columns exist and masks fit their column types. Risky but valid settings (e.g. "
+          + "AES_GCM_CTR_V1, whose data pages are not authenticated) are printed as warnings; they do not fail.")
   int validate(
       @Parameters(paramLabel = "<file>", description = "Policy file (or file:, http(s):, classpath: URL).")
           String file,
       @Option(
               names = "--table-schema",
               paramLabel = "<file>",
-              description = {
-                "HOCON file mapping table -> column -> type, e.g.",
-                "  \"db.customers\" { ssn = string, salary = decimal, \"address.zip\" = string }",
-                "Nested objects are struct fields. Types: string, binary, boolean, int, long, float,",
-                "double, decimal, date, timestamp, struct, list, map (and SQL aliases)."
-              })
+              description = "HOCON file mapping table -> column -> type (example below). Nested objects "
+                  + "are struct fields. Types: string, binary, boolean, int, long, float, double, decimal, "
+                  + "date, timestamp, struct, list, map (and SQL aliases).")
           Path tableSchema) {
     PrintWriter out = spec.commandLine().getOut();
     Policy policy = Policy.load(file);

@@ -38,7 +38,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
       PolicyCommand.class,
       KeysCommand.class,
       ServerCommand.class,
-      CommandLine.HelpCommand.class
+      HelpCommand.class
     })
 public final class ProtectorCli implements Runnable {
   public static final int OK = 0;

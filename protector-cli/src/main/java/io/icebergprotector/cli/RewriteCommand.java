@@ -18,13 +18,11 @@ import picocli.CommandLine.Spec;
     name = "rewrite",
     header = "Rewrite the files of a protected table whose encryption is out of date.",
     mixinStandardHelpOptions = true,
-    description = {
-      "Rewrites, in one atomic Iceberg commit, the data files of a protected table that hold",
-      "keys older than --min-key-version, plaintext of protected columns, or an encryption that",
-      "no longer matches the policy. Runs as --user, who needs clear access to every protected",
-      "column and must be a writer. Example after 'bin/protector keys rotate pii':",
-      "  bin/protector rewrite --user alice --table db.customers --min-key-version 2"
-    })
+    description = "In one atomic Iceberg commit, rewrites the data files that hold keys older than "
+        + "--min-key-version, plaintext of protected columns, or an encryption that no longer matches "
+        + "the policy. Runs as --user, who needs clear access to every protected column and must be a writer.",
+    footerHeading = "%nExample, after 'bin/protector keys rotate pii':%n",
+    footer = "  bin/protector rewrite --user alice --table db.customers --min-key-version 2")
 public final class RewriteCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 

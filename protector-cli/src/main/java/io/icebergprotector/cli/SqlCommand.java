@@ -21,12 +21,11 @@ import picocli.CommandLine.Spec;
     name = "sql",
     header = "Run SQL on local Spark as a given user, with the protector configured.",
     mixinStandardHelpOptions = true,
-    description = {
-      "Run SQL on local Spark as a given user, with catalog 'demo' (the default catalog):",
-      "a protecting Hadoop catalog over ./warehouse, conf/policy.conf and the local keystore",
-      "./.protector/keys.p12. Run 'bin/protector demo' first to create keys and a table, e.g.",
-      "  bin/protector sql --user bob -e \"SELECT id, ssn, email, salary FROM db.customers LIMIT 5\""
-    })
+    description = "The default catalog is 'demo': a protecting Hadoop catalog over ./warehouse, "
+        + "conf/policy.conf and the local keystore ./.protector/keys.p12. Run 'bin/protector demo' "
+        + "first to create keys and a table.",
+    footerHeading = "%nExample:%n",
+    footer = "  bin/protector sql --user bob -e \"SELECT * FROM db.customers LIMIT 5\"")
 public final class SqlCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
