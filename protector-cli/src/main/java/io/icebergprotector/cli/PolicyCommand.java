@@ -3,10 +3,13 @@ package io.icebergprotector.cli;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.ColumnType;
 import io.icebergprotector.policy.Policy;
+import io.icebergprotector.policy.PolicyException;
 import io.icebergprotector.policy.PolicyWarning;
 import io.icebergprotector.policy.TablePolicy;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
@@ -24,6 +27,8 @@ import picocli.CommandLine.Spec;
     description = "Policies are HOCON files; conf/policy.conf is a commented example.")
 public final class PolicyCommand implements Runnable {
   @Spec CommandSpec spec;
+
+  @picocli.CommandLine.ParentCommand ProtectorCli root;
 
   @Override
   public void run() {
@@ -51,10 +56,19 @@ public final class PolicyCommand implements Runnable {
                   + "date, timestamp, struct, list, map (and SQL aliases).")
           Path tableSchema) {
     PrintWriter out = spec.commandLine().getOut();
-    Policy policy = Policy.load(file);
+    PrintWriter err = spec.commandLine().getErr();
+    List<PolicyException> errors = new ArrayList<>();
+    Policy policy = null;
+    try {
+      policy = Policy.load(file);
+    } catch (PolicyException e) {
+      errors.addAll(e.all());
+    }
     Map<String, Map<String, ColumnType>> schemas = tableSchema == null ? null : TableSchemas.load(tableSchema);
+    if (policy == null) {
+      return failed(errors, err);
+    }
 
-    int entries = policy.tables().size() + policy.paths().size();
     int columns = 0;
     for (TablePolicy t : policy.tables().values()) {
       columns += t.columns().size();
@@ -70,7 +84,11 @@ public final class PolicyCommand implements Runnable {
           notes.append("  note: ").append(e.getKey()).append(" in ").append(tableSchema)
               .append(" is not in the policy (unprotected)\n");
         } else {
-          policy.validateSchema(e.getKey(), e.getValue());
+          try {
+            policy.validateSchema(e.getKey(), e.getValue());
+          } catch (PolicyException ex) {
+            errors.add(ex);
+          }
         }
       }
       for (String t : policy.tables().keySet()) {
@@ -81,7 +99,10 @@ public final class PolicyCommand implements Runnable {
       }
     }
 
-    out.printf("OK: %s: %d tables, %d protected columns, %d keys%n", file, entries, columns, policy.keyIds().size());
+    if (!errors.isEmpty()) {
+      return failed(errors, err);
+    }
+    out.printf("OK: %s: %s%n", file, String.join(", ", counts(policy, columns)));
     for (TablePolicy t : policy.tables().values()) {
       out.println("  table " + summary(t));
     }
@@ -93,12 +114,43 @@ public final class PolicyCommand implements Runnable {
     }
     out.print(notes);
     out.flush();
-    PrintWriter err = spec.commandLine().getErr();
     for (PolicyWarning w : policy.warnings()) {
       err.println("warning: " + w.message());
     }
     err.flush();
     return ProtectorCli.OK;
+  }
+
+  /** Each error on its own line; the stack trace of the first with --verbose. */
+  private int failed(List<PolicyException> errors, PrintWriter err) {
+    for (PolicyException e : errors) {
+      err.println("error: " + e.getMessage().replaceAll("\\s*\\R\\s*", " "));
+    }
+    if (errors.size() > 1) {
+      err.println(errors.size() + " errors");
+    }
+    if (root != null && root.verbose) {
+      errors.get(0).printStackTrace(err);
+    }
+    err.flush();
+    return ProtectorCli.FAILED;
+  }
+
+  private static List<String> counts(Policy policy, int columns) {
+    List<String> parts = new ArrayList<>();
+    if (!policy.tables().isEmpty()) {
+      parts.add(plural(policy.tables().size(), "table"));
+    }
+    if (!policy.paths().isEmpty()) {
+      parts.add(plural(policy.paths().size(), "location"));
+    }
+    parts.add(plural(columns, "protected column"));
+    parts.add(plural(policy.keyIds().size(), "key"));
+    return parts;
+  }
+
+  private static String plural(int n, String noun) {
+    return n + " " + noun + (n == 1 ? "" : "s");
   }
 
   private static String summary(TablePolicy t) {
