@@ -4,6 +4,7 @@ import io.icebergprotector.kms.KeyInfo;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServices;
 import io.icebergprotector.kms.KmsSettings;
+import io.icebergprotector.kms.remote.Json;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -108,13 +109,27 @@ public final class KeysCommand implements Runnable {
   }
 
   @Command(name = "list", mixinStandardHelpOptions = true, header = "List master keys and their versions.")
-  int list(@Mixin Target target) {
+  int list(@Mixin Target target, @Mixin OutputFormat format) {
     PrintWriter out = spec.commandLine().getOut();
     List<KeyInfo> infos;
     try (KeyService keys = target.open(false)) {
       infos = new ArrayList<>(keys.listKeys());
     }
     infos.sort(Comparator.comparing(KeyInfo::id));
+    if (format.json()) {
+      List<Object> list = new ArrayList<>();
+      for (KeyInfo k : infos) {
+        boolean known = k.createdAt() != null && !k.createdAt().equals(Instant.EPOCH);
+        list.add(Json.object(
+            "id", k.id(),
+            "latest_version", k.destroyed() ? null : k.latestVersion(),
+            "versions", k.destroyed() ? List.of() : k.versions(),
+            "created", known ? k.createdAt().truncatedTo(ChronoUnit.SECONDS).toString() : null,
+            "status", k.destroyed() ? "destroyed" : "active"));
+      }
+      OutputFormat.print(out, Json.object("source", target.describe(), "keys", list));
+      return ProtectorCli.OK;
+    }
     out.println(target.describe() + ": " + infos.size() + (infos.size() == 1 ? " key" : " keys"));
     if (!infos.isEmpty()) {
       List<List<String>> rows = new ArrayList<>();

@@ -1,10 +1,12 @@
 package io.icebergprotector.cli;
 
+import io.icebergprotector.kms.remote.Json;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.ColumnType;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.PolicyException;
 import io.icebergprotector.policy.PolicyWarning;
+import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -23,7 +25,7 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "policy",
     mixinStandardHelpOptions = true,
-    header = "Validate policy files.",
+    header = "Validate a policy, or explain what it grants a user.",
     description = "Policies are HOCON files; conf/policy.conf is a commented example.")
 public final class PolicyCommand implements Runnable {
   @Spec CommandSpec spec;
@@ -54,7 +56,8 @@ public final class PolicyCommand implements Runnable {
               description = "HOCON file mapping table -> column -> type (example below). Nested objects "
                   + "are struct fields. Types: string, binary, boolean, int, long, float, double, decimal, "
                   + "date, timestamp, struct, list, map (and SQL aliases).")
-          Path tableSchema) {
+          Path tableSchema,
+      @picocli.CommandLine.Mixin OutputFormat format) {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     List<PolicyException> errors = new ArrayList<>();
@@ -66,7 +69,7 @@ public final class PolicyCommand implements Runnable {
     }
     Map<String, Map<String, ColumnType>> schemas = tableSchema == null ? null : TableSchemas.load(tableSchema);
     if (policy == null) {
-      return failed(errors, err);
+      return format.json() ? validationJson(file, null, errors, 0, out) : failed(errors, err);
     }
 
     int columns = 0;
@@ -99,6 +102,9 @@ public final class PolicyCommand implements Runnable {
       }
     }
 
+    if (format.json()) {
+      return validationJson(file, policy, errors, columns, out);
+    }
     if (!errors.isEmpty()) {
       return failed(errors, err);
     }
@@ -119,6 +125,82 @@ public final class PolicyCommand implements Runnable {
     }
     err.flush();
     return ProtectorCli.OK;
+  }
+
+  private static int validationJson(String file, Policy policy, List<PolicyException> errors, int columns,
+      PrintWriter out) {
+    List<Object> errorList = new ArrayList<>();
+    for (PolicyException e : errors) {
+      errorList.add(Json.object("file", e.origin(), "line", e.line() > 0 ? e.line() : null,
+          "key", e.key().isEmpty() ? null : e.key(), "problem", e.problem(), "message", e.getMessage()));
+    }
+    List<Object> warnings = new ArrayList<>();
+    List<Object> entries = new ArrayList<>();
+    if (policy != null) {
+      policy.warnings().forEach(w -> warnings.add(w.message()));
+      for (TablePolicy t : policy.tables().values()) {
+        entries.add(entryJson("table", t));
+      }
+      for (TablePolicy t : policy.paths().values()) {
+        entries.add(entryJson("location", t));
+      }
+    }
+    OutputFormat.print(out, Json.object(
+        "file", file,
+        "valid", errors.isEmpty(),
+        "errors", errorList,
+        "warnings", warnings,
+        "tables", policy == null ? 0 : policy.tables().size(),
+        "locations", policy == null ? 0 : policy.paths().size(),
+        "protected_columns", columns,
+        "keys", policy == null ? List.of() : new ArrayList<>(policy.keyIds()),
+        "entries", entries));
+    return errors.isEmpty() ? ProtectorCli.OK : ProtectorCli.FAILED;
+  }
+
+  private static Map<String, Object> entryJson(String kind, TablePolicy t) {
+    return Json.object(kind, t.name(),
+        "columns", t.columns().stream().map(c -> Json.object("column", c.path(), "key", c.keyId())).toList(),
+        "footer_key", t.footerKeyId(),
+        "footer_mode", t.footerMode().spec(),
+        "algorithm", t.algorithm().toString(),
+        "writers", new ArrayList<>(t.writers()));
+  }
+
+  @Command(
+      name = "explain",
+      header = "Show what a policy grants a user: per table and column, clear, masked or denied, and the key.",
+      mixinStandardHelpOptions = true,
+      description = "Decides as the runtime does: the user's roles come from the policy's roles (users and "
+          + "groups). Columns the policy does not list are clear.")
+  int explain(
+      @Parameters(paramLabel = "<file>", arity = "0..1", description = "Policy file (default: "
+          + Workspace.DEFAULT_POLICY + ").") String file,
+      @Option(names = {"-u", "--user"}, required = true, paramLabel = "<user>", description = "The principal.")
+          String user,
+      @Option(names = {"-g", "--groups"}, paramLabel = "<g1,g2>", description = "The principal's groups, comma separated.")
+          String groups,
+      @Option(names = {"-t", "--table"}, paramLabel = "<db.table>", description = "Only this table (or location).")
+          String table,
+      @picocli.CommandLine.Mixin OutputFormat format) {
+    Policy policy = Policy.load(file != null ? file : Workspace.defaultPolicy().toString());
+    Principal who = principal(user, groups);
+    List<TablePolicy> entries = Explain.entries(policy, table);
+    PrintWriter out = spec.commandLine().getOut();
+    if (format.json()) {
+      OutputFormat.print(out, Explain.json(policy, who, entries));
+    } else {
+      out.print(Explain.text(policy, who, entries));
+      out.flush();
+    }
+    return ProtectorCli.OK;
+  }
+
+  static Principal principal(String user, String groups) {
+    List<String> g = groups == null || groups.isBlank()
+        ? List.of()
+        : java.util.Arrays.stream(groups.split(",")).map(String::strip).filter(x -> !x.isEmpty()).toList();
+    return Principal.of(user, g);
   }
 
   /** Each error on its own line; the stack trace of the first with --verbose. */

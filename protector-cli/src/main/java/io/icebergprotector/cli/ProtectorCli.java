@@ -39,6 +39,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
       PolicyCommand.class,
       KeysCommand.class,
       ServerCommand.class,
+      WhoamiCommand.class,
       HelpCommand.class
     })
 public final class ProtectorCli implements Runnable {
