@@ -31,6 +31,7 @@ public final class InspectCommand implements Callable<Integer> {
 
   @Mixin KeyBackendOptions.Keystore keystore;
   @Mixin KeyBackendOptions.Pkcs11 pkcs11;
+  @Mixin OutputFormat format;
 
   @Option(names = "--policy", paramLabel = "<file>", description = "Policy deciding which keys --user may unwrap (default: " + Workspace.DEFAULT_POLICY + ").")
   Path policy;
@@ -63,6 +64,6 @@ public final class InspectCommand implements Callable<Integer> {
           user != null ? user : System.getProperty("user.name"),
           tableUuid);
     }
-    return Inspector.run(files, keys, spec.commandLine().getOut());
+    return Inspector.run(files, keys, spec.commandLine().getOut(), format.json());
   }
 }
