@@ -59,6 +59,10 @@ final class KeyBackendOptions {
       }
     }
 
+    Path passphraseFileOrDefault() {
+      return passphraseFile();
+    }
+
     private Path passphraseFile() {
       return passphraseFile != null ? passphraseFile : Path.of(Workspace.DEFAULT_PASSPHRASE);
     }
@@ -67,7 +71,8 @@ final class KeyBackendOptions {
     void requirePassphraseFile() {
       if (passphraseEnv == null && !Files.exists(passphraseFile())) {
         throw new IllegalArgumentException("passphrase file " + passphraseFile()
-            + " does not exist (pass --passphrase-env <var> or --passphrase-file <file>)");
+            + " does not exist (create it and a keystore with 'keys init', or pass --passphrase-env <var>"
+            + " or --passphrase-file <file>)");
       }
     }
 

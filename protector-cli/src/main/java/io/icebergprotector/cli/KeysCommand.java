@@ -75,7 +75,7 @@ public final class KeysCommand implements Runnable {
       if (local()) {
         if (!createKeystore && !Files.exists(keystorePath())) {
           throw new IllegalArgumentException("keystore " + keystorePath()
-              + " does not exist (create keys with 'keys create', or run 'bin/protector demo')");
+              + " does not exist (create it with 'keys init', or run 'bin/protector demo')");
         }
         keystore.requirePassphraseFile();
       }
@@ -102,6 +102,64 @@ public final class KeysCommand implements Runnable {
       for (String id : ids) {
         KeyInfo info = keys.createKey(id);
         out.println("created key " + info.id() + " (v" + info.latestVersion() + ") in " + target.describe());
+      }
+    }
+    out.flush();
+    return ProtectorCli.OK;
+  }
+
+  @Command(
+      name = "init",
+      header = "Create a keystore and its passphrase file, or show how for the key server.",
+      mixinStandardHelpOptions = true,
+      description = "Local: creates the passphrase file (32 random bytes, mode 0600) and an empty PKCS12 "
+          + "keystore encrypted with it, then with --policy the policy's keys. Existing files are kept. "
+          + "With --url: the key server keeps its own keystore, so this prints the commands to run.")
+  int init(
+      @Mixin Target target,
+      @Option(names = "--policy", paramLabel = "<file>", description = "Also create the keys this policy names.")
+          String policyFile) {
+    PrintWriter out = spec.commandLine().getOut();
+    target.validate();
+    java.util.Set<String> wanted = policyFile == null
+        ? java.util.Set.of()
+        : io.icebergprotector.policy.Policy.load(policyFile).keyIds();
+    if (target.server.given()) {
+      String ids = wanted.isEmpty() ? "<key-id>..." : String.join(" ", wanted);
+      out.println("The key server keeps its own keystore; on the server host run:");
+      out.println("  bin/protector keys init --keystore /etc/protector/keys.p12"
+          + " --passphrase-file /etc/protector/passphrase");
+      out.println("and point conf/server.conf at them:");
+      out.println("  keys { keystore = \"/etc/protector/keys.p12\", passphrase-file = \"/etc/protector/passphrase\" }");
+      out.println("then, as a principal in the server's admin-roles, create the keys:");
+      out.println("  bin/protector keys create " + ids + " --url " + target.server.url
+          + (target.server.tokenFile == null ? "" : " --token-file " + target.server.tokenFile)
+          + (target.server.trustCert == null ? "" : " --trust-cert " + target.server.trustCert));
+      out.flush();
+      return ProtectorCli.OK;
+    }
+    if (target.pkcs11.given()) {
+      throw new ParameterException(spec.commandLine().getSubcommands().get("init"), "a PKCS#11 token is"
+          + " initialized with its own tools (e.g. softhsm2-util --init-token); then run 'keys create'");
+    }
+    if (target.keystore.passphraseEnv == null) {
+      Path passphrase = target.keystore.passphraseFileOrDefault();
+      out.println(Workspace.createPassphraseFile(passphrase)
+          ? "created passphrase file " + passphrase + " (mode 0600; keep it secret, back it up)"
+          : "passphrase file " + passphrase + " exists; kept");
+    }
+    boolean existed = Files.exists(target.keystorePath());
+    try (KeyService keys = target.open(true)) {
+      out.println(existed ? target.describe() + " exists; kept" : "created " + target.describe());
+      java.util.Set<String> present = new java.util.HashSet<>();
+      keys.listKeys().forEach(k -> present.add(k.id()));
+      for (String id : wanted) {
+        if (present.contains(id)) {
+          out.println("key " + id + " exists; kept");
+        } else {
+          KeyInfo info = keys.createKey(id);
+          out.println("created key " + info.id() + " (v" + info.latestVersion() + ")");
+        }
       }
     }
     out.flush();

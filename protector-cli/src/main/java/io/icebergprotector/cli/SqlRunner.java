@@ -17,7 +17,8 @@ final class SqlRunner {
       PrintWriter out, PrintWriter err) {
     if (!Files.exists(ws.passphraseFile) || !Files.exists(ws.keystore)) {
       throw new IllegalArgumentException("no local keystore at " + ws.keystore
-          + " (with its passphrase in " + ws.passphraseFile + "); run 'bin/protector demo' once to create them");
+          + " (with its passphrase in " + ws.passphraseFile + "); create them with 'bin/protector keys init --keystore " + ws.keystore + " --passphrase-file "
+          + ws.passphraseFile + " --policy " + ws.policy + "', or run 'bin/protector demo' for the demo's");
     }
     String warning = ws.passphrasePermissionWarning();
     if (warning != null) {
