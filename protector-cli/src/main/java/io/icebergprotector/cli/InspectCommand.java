@@ -19,8 +19,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Prints the footer mode, the algorithm, and for each column whether it is "
         + "encrypted, under which master key id and version, and its key material (wrapped keys "
-        + "abbreviated). Needs no keys. An encrypted footer hides the column list; with --keystore or "
-        + "--pkcs11-library the footer key is unwrapped (as --user) to list the columns too. Column keys "
+        + "abbreviated). Needs no keys. An encrypted footer hides the column list; with --keystore, "
+        + "--pkcs11-library or --url (key server) the footer key is unwrapped (as --user) to list the columns too. Column keys "
         + "are never requested. Files of protected tables are bound to their table: inside a table "
         + "directory the table's UUID is found; elsewhere give it with --table-uuid.")
 public final class InspectCommand implements Callable<Integer> {
@@ -31,6 +31,7 @@ public final class InspectCommand implements Callable<Integer> {
 
   @Mixin KeyBackendOptions.Keystore keystore;
   @Mixin KeyBackendOptions.Pkcs11 pkcs11;
+  @Mixin KeyBackendOptions.Server server;
   @Mixin OutputFormat format;
 
   @Option(names = "--policy", paramLabel = "<file>", description = "Policy deciding which keys --user may unwrap (default: " + Workspace.DEFAULT_POLICY + ").")
@@ -44,18 +45,18 @@ public final class InspectCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    boolean withKeys = keystore.keystore != null || pkcs11.given();
+    boolean withKeys = keystore.keystore != null || pkcs11.given() || server.given();
     if (!withKeys && (keystore.given() || policy != null || user != null || tableUuid != null)) {
       throw new ParameterException(spec.commandLine(), "--passphrase-*, --policy, --user and"
-          + " --table-uuid need --keystore or --pkcs11-library (without keys, inspect reads only"
+          + " --table-uuid need --keystore, --pkcs11-library or --url (without keys, inspect reads only"
           + " what the footer shows)");
     }
-    KeyBackendOptions.validate(spec, keystore, pkcs11, null);
+    KeyBackendOptions.validate(spec, keystore, pkcs11, server);
     HeavyClasspath.require("inspect", HeavyClasspath.ICEBERG, HeavyClasspath.EXTENSION);
     Inspector.Keys keys = null;
     if (withKeys) {
-      KmsSettings kms = KeyBackendOptions.settings(spec, keystore, pkcs11, null);
-      if (!pkcs11.given()) {
+      KmsSettings kms = KeyBackendOptions.settings(spec, keystore, pkcs11, server);
+      if (!pkcs11.given() && !server.given()) {
         keystore.requirePassphraseFile();
       }
       keys = new Inspector.Keys(

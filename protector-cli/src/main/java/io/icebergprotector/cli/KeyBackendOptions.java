@@ -184,6 +184,14 @@ final class KeyBackendOptions {
     String describe() {
       return "key server " + url;
     }
+
+    /** A usage error if key-server options are given without --url. */
+    void requireOnlyWithUrl(CommandSpec spec) {
+      if (!given() && anyServerOption()) {
+        throw usage(spec, "--token-env, --token-file, --trust-cert and --allow-insecure-http need --url"
+            + " (they configure the key server)");
+      }
+    }
   }
 
   /**
