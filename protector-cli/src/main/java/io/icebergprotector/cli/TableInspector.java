@@ -3,6 +3,7 @@ package io.icebergprotector.cli;
 import io.icebergprotector.kms.remote.Json;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.spark.ProtectorContext;
+import io.icebergprotector.spark.binding.BindingBoundary;
 import io.icebergprotector.spark.inspect.ColumnReport;
 import io.icebergprotector.spark.inspect.FooterReport;
 import io.icebergprotector.spark.inspect.KeyMaterial;
@@ -22,7 +23,9 @@ import org.apache.spark.sql.SparkSession;
 /**
  * {@code inspect --table}: the footers of every live data file of a table, read through the
  * table's own FileIO (any storage the catalog reaches), grouped by footer mode, algorithm and
- * master-key versions. Plaintext files in a table the policy protects fail the check (exit 1).
+ * master-key versions. Plaintext files in a table the policy protects fail the check (exit 1);
+ * they are told apart by the protector's binding boundary: committed before it (written before
+ * protection) or after (added without the protector).
  * Without keys an encrypted footer hides the column keys: the group then shows the footer key.
  */
 final class TableInspector {
@@ -38,9 +41,13 @@ final class TableInspector {
     SparkSession spark = LocalSpark.start(settings, "iceberg-protector inspect");
     Map<String, List<String>> groups = new TreeMap<>();
     List<String> plaintext = new ArrayList<>();
+    List<String> beforeProtection = new ArrayList<>();
     int files = 0;
     try {
       Table table = Spark3Util.loadIcebergTable(spark, catalog.catalog + "." + tableName);
+      // files committed before this sequence number predate the protector's file binding
+      String boundary = table.properties().get(BindingBoundary.PROPERTY);
+      long boundFrom = boundary == null ? Long.MAX_VALUE : Long.parseLong(boundary.trim());
       try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
         for (FileScanTask task : tasks) {
           String location = task.file().location();
@@ -48,7 +55,8 @@ final class TableInspector {
           files++;
           groups.computeIfAbsent(group(report), g -> new ArrayList<>()).add(location);
           if (report.footerMode() == FooterReport.FooterMode.PLAINTEXT) {
-            plaintext.add(location);
+            Long sequence = task.file().fileSequenceNumber();
+            (sequence != null && sequence < boundFrom ? beforeProtection : plaintext).add(location);
           }
         }
       }
@@ -57,12 +65,13 @@ final class TableInspector {
     } finally {
       spark.stop();
     }
-    boolean failed = protectedTable && !plaintext.isEmpty();
+    boolean failed = protectedTable && !(plaintext.isEmpty() && beforeProtection.isEmpty());
     if (json) {
       List<Object> groupList = new ArrayList<>();
       groups.forEach((g, locations) -> groupList.add(Json.object("group", g, "files", locations.size(), "locations", locations)));
       OutputFormat.print(out, Json.object("table", catalog.catalog + "." + tableName, "protected", protectedTable,
-          "files", files, "groups", groupList, "plaintext_files", plaintext, "ok", !failed));
+          "files", files, "groups", groupList, "plaintext_files", plaintext,
+          "written_before_protection", beforeProtection, "ok", !failed));
       return failed ? ProtectorCli.FAILED : ProtectorCli.OK;
     }
     out.println("table " + catalog.catalog + "." + tableName + ": " + files + (files == 1 ? " data file" : " data files")
@@ -72,14 +81,18 @@ final class TableInspector {
     if (!rows.isEmpty()) {
       out.print(TextTable.plain(List.of("FILES", "FOOTER, ALGORITHM, MASTER KEYS"), rows).indent(2));
     }
+    if (!beforeProtection.isEmpty()) {
+      out.println("plaintext files written before protection (" + beforeProtection.size() + "):");
+      beforeProtection.forEach(p -> out.println("  " + p));
+    }
     if (!plaintext.isEmpty()) {
-      out.println((protectedTable ? "PLAINTEXT files in a protected table" : "plaintext files") + " ("
-          + plaintext.size() + "; written before protection or without the protector):");
+      out.println((protectedTable ? "PLAINTEXT files in a protected table" : "plaintext files") + ", added"
+          + " without the protector (" + plaintext.size() + "):");
       plaintext.forEach(p -> out.println("  " + p));
-      if (protectedTable) {
-        out.println("fix: bin/protector rewrite --user <writer> --table " + tableName
-            + " (rewrites plaintext files encrypted)");
-      }
+    }
+    if (failed) {
+      out.println("fix: bin/protector rewrite --user <writer> --table " + tableName
+          + " (rewrites plaintext files encrypted)");
     }
     out.flush();
     return failed ? ProtectorCli.FAILED : ProtectorCli.OK;

@@ -69,7 +69,9 @@ class SqlAnyCatalogTest {
       assertThat(dirty.code()).as(dirty.err()).isEqualTo(1);
       java.util.Map<String, Object> doc = io.icebergprotector.kms.remote.Json.parseObject(dirty.out().strip());
       assertThat(doc).containsEntry("files", 2L).containsEntry("ok", false);
+      // committed after the table came under protection: added without the protector, not legacy
       assertThat((List<Object>) doc.get("plaintext_files")).singleElement().asString().endsWith(plain.getFileName().toString());
+      assertThat((List<Object>) doc.get("written_before_protection")).isEmpty();
 
 
       // inspect unwraps the footer key through the key server too
