@@ -241,6 +241,13 @@ final class KeyBackendOptions {
     }
   }
 
+  /** The key server's settings alone (sql, inspect --table, whoami). */
+  static KmsSettings settings(Server server) {
+    Map<String, String> options = new LinkedHashMap<>();
+    server.addTo(options);
+    return KmsSettings.fromOptions(options, null);
+  }
+
   static String describe(Keystore keystore, Pkcs11 pkcs11, Server server) {
     if (server != null && server.given()) {
       return server.describe();

@@ -1,9 +1,15 @@
 package io.icebergprotector.cli;
 
 import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.policy.Policy;
+import io.icebergprotector.policy.Principal;
+import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorContext;
 import io.icebergprotector.spark.binding.BindingBoundary;
+import io.icebergprotector.spark.crypto.FileBinding;
+import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.inspect.ColumnReport;
 import io.icebergprotector.spark.inspect.FooterReport;
 import io.icebergprotector.spark.inspect.KeyMaterial;
@@ -15,8 +21,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.sql.SparkSession;
 
@@ -26,7 +34,8 @@ import org.apache.spark.sql.SparkSession;
  * master-key versions. Plaintext files in a table the policy protects fail the check (exit 1);
  * they are told apart by the protector's binding boundary: committed before it (written before
  * protection) or after (added without the protector).
- * Without keys an encrypted footer hides the column keys: the group then shows the footer key.
+ * With the catalog's keys (the demo's keystore or the key server) encrypted footers are decrypted
+ * to show the column keys; otherwise the group shows only the footer key.
  */
 final class TableInspector {
   private TableInspector() {}
@@ -35,7 +44,17 @@ final class TableInspector {
       PrintWriter out, PrintWriter err) {
     Map<String, String> settings = LocalSpark.settings(ws, user, null, catalog);
     String policyFile = settings.get("spark.sql.catalog." + catalog.catalog + "." + ProtectorContext.POLICY);
-    boolean protectedTable = policyFile != null && Policy.load(policyFile).table(tableName).isPresent();
+    Policy policy = policyFile == null ? null : Policy.load(policyFile);
+    TablePolicy entry = policy == null ? null : policy.table(tableName).orElse(null);
+    boolean protectedTable = entry != null;
+    // With the catalog's keys (the demo's keystore or --url), encrypted footers are decrypted so
+    // the column keys' versions show; a footer key is released to every reader of the table.
+    KmsSettings kms = !protectedTable ? null
+        : catalog.server.given() ? KeyBackendOptions.settings(catalog.server)
+        : catalog.localKeystore() ? ws.kms()
+        : null;
+    ProtectionSpec spec = kms == null ? null
+        : ProtectionSpec.resolve(ProtectorContext.of(policy, kms), entry, new Schema(), Principal.user(user));
     err.println("starting local Spark to read the files of " + catalog.catalog + "." + tableName + "...");
     err.flush();
     SparkSession spark = LocalSpark.start(settings, "iceberg-protector inspect");
@@ -51,7 +70,12 @@ final class TableInspector {
       try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
         for (FileScanTask task : tasks) {
           String location = task.file().location();
-          FooterReport report = ParquetFooterInspector.inspect(table.io().newInputFile(location));
+          InputFile input = table.io().newInputFile(location);
+          FooterReport report = ParquetFooterInspector.inspect(input);
+          if (spec != null && report.footerMode() == FooterReport.FooterMode.ENCRYPTED) {
+            FileBinding binding = report.aadPrefixRequired() ? FileBinding.of(table.uuid()) : null;
+            report = ParquetFooterInspector.inspect(input, ProtectorCrypto.fileDecryption(spec, location, binding));
+          }
           files++;
           groups.computeIfAbsent(group(report), g -> new ArrayList<>()).add(location);
           if (report.footerMode() == FooterReport.FooterMode.PLAINTEXT) {

@@ -49,7 +49,7 @@ class SqlAnyCatalogTest {
       Cli.Result clean = Cli.run(check.toArray(String[]::new));
       assertThat(clean.code()).as(clean.err()).isZero();
       assertThat(clean.out()).startsWith("table prod.db.customers: 1 data file (protected by " + policy + ")\n")
-          .contains("  1      encrypted footer, AES_GCM_V1, footer footer v1 (column keys hidden by the encrypted footer)");
+          .contains("  1      encrypted footer, AES_GCM_V1, footer footer v1, pii v1\n");
       // the same catalog through --conf; bob is an analyst: ssn masked, email denied
       List<String> read = new ArrayList<>(List.of("sql", "--user", "bob", "--catalog", "prod",
           "--conf", "spark.sql.catalog.prod=" + LocalSpark.CATALOG_CLASS,
