@@ -52,7 +52,10 @@ import scala.jdk.javaapi.CollectionConverters;
  * calls per job (key caches are emptied before every job, so each job shows its cold-cache
  * calls). A warm-up round comes first; times are medians over the rounds, ratios are medians of
  * the per-round ratios, with (a) and (b) measured side by side in every round (the order
- * alternates). It prints one table with ratios against (a) and asserts nothing.
+ * alternates). It prints one table with ratios against (a) and asserts nothing. With {@code
+ * --reader masked}, (b) is scanned by a masked reader instead ({@code partial(keep_last=4)} on
+ * {@code ssn}, {@code hash} on {@code email}, {@code redact} on {@code salary}), which measures
+ * the masks on top of decryption.
  *
  * <pre>bin/benchmark --rows 5000000</pre>
  */
@@ -73,7 +76,7 @@ public final class ProtectorBenchmark implements AutoCloseable {
       String.join(
           "\n",
           "protector {",
-          "  roles { owner { users = [bench] } }",
+          "  roles { owner { users = [bench] }, analyst { users = [bench-analyst] } }",
           "  keys { pii {}, fin {}, footer {} }",
           "  tables {",
           tablePolicy("db.protected"),
@@ -91,14 +94,18 @@ public final class ProtectorBenchmark implements AutoCloseable {
         "      algorithm = AES_GCM_V1",
         "      writers = [owner]",
         "      columns {",
-        "        ssn    { key = pii, clear = [owner] }",
-        "        email  { key = pii, clear = [owner] }",
-        "        salary { key = fin, clear = [owner] }",
+        "        ssn    { key = pii, clear = [owner], masked { analyst = \"partial(keep_last=4)\" } }",
+        "        email  { key = pii, clear = [owner], masked { analyst = hash } }",
+        "        salary { key = fin, clear = [owner], masked { analyst = redact } }",
         "      }",
         "    }");
   }
 
   static final String DIY_CONTEXT = "iceberg-protector/bench/aes_encrypt/v1";
+  /** The writer and clear reader of the protected table. */
+  static final String OWNER = "bench";
+  /** The reader of {@code --reader masked}. */
+  static final String ANALYST = "bench-analyst";
 
   private final Options options;
   private final Path work;
@@ -146,7 +153,7 @@ public final class ProtectorBenchmark implements AutoCloseable {
             .config("spark.sql.catalog.prot.protector.kms.keystore", work.resolve("keys.p12").toString())
             .config("spark.sql.catalog.prot.protector.kms.passphrase-file", passphrase.toString())
             .config("spark.sql.catalog.prot.protector.kms.create-missing-keys", "true")
-            .config("spark.sql.catalog.prot.protector.user", "bench")
+            .config("spark.sql.catalog.prot.protector.user", OWNER)
             .getOrCreate();
     session.sparkContext().setLogLevel("WARN");
     return session;
@@ -481,14 +488,28 @@ public final class ProtectorBenchmark implements AutoCloseable {
 
     @Override
     Row fullScan() {
-      Row row = aggregate("prot.db.protected", null);
+      Row row = asReader(() -> aggregate("prot.db.protected", null));
       note("scan", keyServiceCallsSqlMetric());
       return row;
     }
 
     @Override
     Row selectiveScan() {
-      return aggregate("prot.db.protected", selectiveFilter());
+      return asReader(() -> aggregate("prot.db.protected", selectiveFilter()));
+    }
+
+    /** Scans as the clear owner, or as the masked analyst with {@code --reader masked}. */
+    private Row asReader(Supplier<Row> scan) {
+      if (!options.masked) {
+        return scan.get();
+      }
+      String user = "spark.sql.catalog.prot.protector.user";
+      spark.conf().set(user, ANALYST);
+      try {
+        return scan.get();
+      } finally {
+        spark.conf().set(user, OWNER);
+      }
     }
 
     private void note(String what, long metric) {
@@ -633,9 +654,10 @@ public final class ProtectorBenchmark implements AutoCloseable {
         String.format(
             Locale.ROOT,
             "Iceberg Protector benchmark: %,d rows x 10 columns (3 protected under 2 keys + footer"
-                + " key), %s, %d partitions, %d repetitions after %d warm-up round(s), median"
-                + " seconds; Java %s, Spark %s%n%n",
-            options.rows, options.master, options.partitions, options.reps, options.warmup,
+                + " key), %s reader of (b), %s, %d partitions, %d repetitions after %d warm-up"
+                + " round(s), median seconds; Java %s, Spark %s%n%n",
+            options.rows, options.masked ? "masked" : "clear", options.master,
+            options.partitions, options.reps, options.warmup,
             System.getProperty("java.version"), spark.version()));
     sb.append(
         "| variant | write s | x(a) | full scan s | x(a) | selective scan s | x(a) | data MB"
@@ -670,7 +692,10 @@ public final class ProtectorBenchmark implements AutoCloseable {
     if (b != null && !b.note.isEmpty()) {
       sb.append("(b) ").append(b.note).append('\n');
     }
-    sb.append(checksums(variants));
+    sb.append(checksums(options.masked ? withoutMasked(variants) : variants));
+    if (options.masked && b != null) {
+      sb.append("(b) masked reader's full-scan aggregates: ").append(b.fullResult).append('\n');
+    }
     sb.append(
         "Key-service calls: per job with emptied key caches; one executor (local mode), so the"
             + " bound keys x executors is 3.\n");
@@ -691,6 +716,12 @@ public final class ProtectorBenchmark implements AutoCloseable {
         : "WARNING: aggregates of " + differ + " differ from (" + first.key + "): "
             + first.fullResult + " vs "
             + variants.stream().map(v -> v.key + "=" + v.fullResult).toList() + "\n";
+  }
+
+  /** The masked reader of (b) sees other values: leave it out of the comparison of results. */
+  private static List<Variant> withoutMasked(List<Variant> variants) {
+    List<Variant> compared = variants.stream().filter(v -> !v.key.equals("b")).toList();
+    return compared.isEmpty() ? variants.subList(0, 1) : compared;
   }
 
   private static Variant find(List<Variant> variants, String key) {
@@ -751,6 +782,7 @@ public final class ProtectorBenchmark implements AutoCloseable {
     String variants = "abcd";
     Path dir = null;
     boolean keep = false;
+    boolean masked = false;
 
     static Options parse(String[] args) {
       Options o = new Options();
@@ -760,11 +792,17 @@ public final class ProtectorBenchmark implements AutoCloseable {
           i = next;
         } else if (args[i].equals("--variants")) {
           o.variants = value(args, ++i, args[i - 1]).replace(",", "").toLowerCase(Locale.ROOT);
+        } else if (args[i].equals("--reader")) {
+          String reader = value(args, ++i, args[i - 1]);
+          if (!reader.equals("clear") && !reader.equals("masked")) {
+            throw new IllegalArgumentException("--reader takes clear or masked: " + reader);
+          }
+          o.masked = reader.equals("masked");
         } else if (args[i].equals("-h") || args[i].equals("--help")) {
           System.out.println(
               "usage: bin/benchmark [--rows N (5000000)] [--reps R (3)] [--warmup W (1)]"
                   + " [--partitions P (2)] [--master local[2]] [--variants abcd] [--dir PATH]"
-                  + " [--keep]");
+                  + " [--reader clear|masked (clear)] [--keep]");
           System.exit(0);
         } else {
           throw new IllegalArgumentException("Unknown option: " + args[i] + " (try --help)");

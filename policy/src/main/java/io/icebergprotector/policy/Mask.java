@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
  *
  * <ul>
  *   <li>{@code null}: every value reads as null. Fits any type.
- *   <li>{@code redact}: a type-appropriate constant (see {@link Masks}). Fits primitive types.
+ *   <li>{@code redact}: a constant of the column's type ({@code "****"}, 0, {@code false},
+ *       1970-01-01, an empty byte array). Fits primitive types.
  *   <li>{@code partial(keep_last=N)}: all but the last N characters replaced by {@code *}. Strings.
  *   <li>{@code hash}: keyed HMAC-SHA256, lowercase hex; equal inputs stay joinable. Strings,
  *       binary, int, long, decimal, date, timestamp.
@@ -149,7 +150,10 @@ public final class Mask {
     return keepLast;
   }
 
-  /** Whether this mask can be applied to a column of the given type. */
+  /**
+   * Whether this mask can be applied to a column of the given type: the one rule, used by policy
+   * validation and by every read path.
+   */
   public boolean appliesTo(ColumnType type) {
     if (type == null) {
       return false;

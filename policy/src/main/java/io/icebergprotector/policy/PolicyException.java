@@ -49,6 +49,21 @@ public class PolicyException extends RuntimeException {
     return key;
   }
 
+  /**
+   * Every error found in one pass: this one first, then those the parser found in other, independent
+   * parts of the policy (other roles, keys, tables and columns), in file order.
+   */
+  public java.util.List<PolicyException> all() {
+    java.util.List<PolicyException> out = new java.util.ArrayList<>();
+    out.add(this);
+    for (Throwable t : getSuppressed()) {
+      if (t instanceof PolicyException e) {
+        out.add(e);
+      }
+    }
+    return out;
+  }
+
   /** The message without origin, line and key. */
   public String problem() {
     return problem;

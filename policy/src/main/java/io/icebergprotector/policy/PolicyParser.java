@@ -57,6 +57,8 @@ final class PolicyParser {
   private final Map<String, String> columnKeyUse = new LinkedHashMap<>();
   private final List<FooterRef> footerRefs = new ArrayList<>();
   private final List<PolicyWarning> warnings = new ArrayList<>();
+  /** Errors of independent parts (a role, a key, a table, a column), so one run reports them all. */
+  private final List<PolicyException> errors = new ArrayList<>();
 
   private static final class FooterRef {
     final String keyId;
@@ -112,6 +114,7 @@ final class PolicyParser {
       List<String> tp = append(p, "tables");
       Map<String, Integer> seen = new LinkedHashMap<>();
       for (Map.Entry<String, ConfigValue> e : ordered(tablesObj)) {
+        collecting(() -> {
         String name = e.getKey();
         ConfigValue v = e.getValue();
         List<String> path = append(tp, name);
@@ -128,6 +131,7 @@ final class PolicyParser {
         ConfigObject o = object(v, path, "a table object { footer-key = ..., columns { ... } }");
         checkNotMerged(o, name, path, "table '" + name + "'");
         tables.put(normalized, parseTable(o, path, normalized, "table " + normalized));
+        });
       }
     }
 
@@ -136,6 +140,7 @@ final class PolicyParser {
       List<String> pp = append(p, "paths");
       Map<String, String> normalizedPrefixes = new LinkedHashMap<>();
       for (Map.Entry<String, ConfigValue> e : ordered(pathsObj)) {
+        collecting(() -> {
         String prefix = e.getKey();
         ConfigValue v = e.getValue();
         List<String> path = append(pp, prefix);
@@ -152,18 +157,27 @@ final class PolicyParser {
         ConfigObject o = object(v, path, "a location object with the fields of a table { footer-key = ..., columns { ... } }");
         checkNotMerged(o, prefix, path, "location '" + prefix + "'");
         paths.put(prefix, parseTable(o, path, prefix, "location " + prefix));
+        });
       }
     }
 
     for (FooterRef ref : footerRefs) {
       String use = columnKeyUse.get(ref.keyId);
       if (use != null) {
-        throw err(ref.at, ref.path, "footer key '" + ref.keyId + "' also protects " + use
+        errors.add(err(ref.at, ref.path, "footer key '" + ref.keyId + "' also protects " + use
             + "; the footer key is released to every reader, so it must never protect a column"
-            + " (use a dedicated footer key)");
+            + " (use a dedicated footer key)"));
       }
     }
-    Map<String, Set<String>> retiredKeys = parseRetiredKeys(prot, p);
+    Map<String, Set<String>> retiredKeys = new LinkedHashMap<>();
+    collecting(() -> retiredKeys.putAll(parseRetiredKeys(prot, p)));
+    if (!errors.isEmpty()) {
+      // The first error in file order is thrown; the others ride along (PolicyException.all()).
+      errors.sort(java.util.Comparator.comparingInt(PolicyException::line));
+      PolicyException first = errors.get(0);
+      errors.subList(1, errors.size()).forEach(first::addSuppressed);
+      throw first;
+    }
     return new Policy(origin, text, roles, keyIds, retiredKeys, tables, paths, warnings);
   }
 
@@ -177,8 +191,12 @@ final class PolicyParser {
     List<String> rp = append(p, "roles");
     Map<String, String> lowerNames = new LinkedHashMap<>();
     for (Map.Entry<String, ConfigValue> e : ordered(o)) {
-      String name = e.getKey();
-      ConfigValue v = e.getValue();
+      collecting(() -> parseRole(e.getKey(), e.getValue(), rp, lowerNames));
+    }
+  }
+
+  private void parseRole(String name, ConfigValue v, List<String> rp, Map<String, String> lowerNames) {
+    {
       List<String> path = append(rp, name);
       if (name.isBlank()) {
         throw err(v, path, "empty role name");
@@ -221,12 +239,14 @@ final class PolicyParser {
     }
     ConfigObject o = object(v, kp, "an object of key ids, e.g. keys { pii {}, footer {} }");
     for (Map.Entry<String, ConfigValue> e : ordered(o)) {
-      List<String> path = append(kp, e.getKey());
-      ConfigObject ko = object(e.getValue(), path, "a key object (may be empty: " + quoteKey(e.getKey()) + " {})");
-      checkNotMerged(ko, e.getKey(), path, "key '" + e.getKey() + "'");
-      checkFields(ko, path, KEY_FIELDS, "key");
-      checkDescription(ko, path);
-      addKey(e.getKey(), e.getValue(), path);
+      collecting(() -> {
+        List<String> path = append(kp, e.getKey());
+        ConfigObject ko = object(e.getValue(), path, "a key object (may be empty: " + quoteKey(e.getKey()) + " {})");
+        checkNotMerged(ko, e.getKey(), path, "key '" + e.getKey() + "'");
+        checkFields(ko, path, KEY_FIELDS, "key");
+        checkDescription(ko, path);
+        addKey(e.getKey(), e.getValue(), path);
+      });
     }
   }
 
@@ -387,8 +407,13 @@ final class PolicyParser {
   private void walkColumns(ConfigObject obj, List<String> cfgPath, List<String> parent, String table,
       List<ColumnPolicy> out, Map<String, ColumnPolicy> byLower) {
     for (Map.Entry<String, ConfigValue> e : ordered(obj)) {
-      String name = e.getKey();
-      ConfigValue v = e.getValue();
+      collecting(() -> walkColumn(e.getKey(), e.getValue(), cfgPath, parent, table, out, byLower));
+    }
+  }
+
+  private void walkColumn(String name, ConfigValue v, List<String> cfgPath, List<String> parent, String table,
+      List<ColumnPolicy> out, Map<String, ColumnPolicy> byLower) {
+    {
       List<String> path = append(cfgPath, name);
       if (name.isEmpty()) {
         throw err(v, path, "empty column name");
@@ -766,6 +791,15 @@ final class PolicyParser {
     return Character.isLetterOrDigit(c) || c == '_' || c == '-';
   }
 
+  /** Runs one independent part of the parse; its error is recorded and parsing goes on. */
+  private void collecting(Runnable part) {
+    try {
+      part.run();
+    } catch (PolicyException e) {
+      errors.add(e);
+    }
+  }
+
   private static int line(ConfigValue v) {
     return v == null || v.origin() == null ? -1 : v.origin().lineNumber();
   }
@@ -781,9 +815,19 @@ final class PolicyParser {
     if (or != null && msg.startsWith(or.description() + ": ")) {
       msg = msg.substring(or.description().length() + 2);
     }
-    String kind = e instanceof ConfigException.Parse && !(e instanceof ConfigException.UnresolvedSubstitution)
-        ? "HOCON syntax error: " : "invalid HOCON: ";
-    return new PolicyException(origin, line, "", kind + msg, e);
+    boolean syntax = e instanceof ConfigException.Parse && !(e instanceof ConfigException.UnresolvedSubstitution);
+    if (!syntax) {
+      return new PolicyException(origin, line, "", "invalid HOCON: " + msg, e);
+    }
+    // The parser's words ("expecting a close parentheses ')'") rarely name the fix; unbalanced
+    // brackets are the usual cause, and where they are is easy to find.
+    String ours = Brackets.problem(text);
+    if (ours != null) {
+      return new PolicyException(origin, Brackets.line(text), "", "HOCON syntax error: " + ours
+          + " (the parser says, at line " + line + ": " + msg + ")", e);
+    }
+    return new PolicyException(origin, line, "", "HOCON syntax error: " + msg
+        + "; check this line and the one before for a missing comma, quote, '=' or bracket", e);
   }
 
   private static List<String> append(List<String> path, String key) {

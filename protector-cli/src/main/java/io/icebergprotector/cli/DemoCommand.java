@@ -13,13 +13,10 @@ import picocli.CommandLine.Spec;
     name = "demo",
     header = "The tour: a protected write, one query as three users, proof of protection at rest.",
     mixinStandardHelpOptions = true,
-    description = {
-      "Write a generated customers table through the protector on local Spark, read one row",
-      "as alice (clear), bob (masked) and carol (denied), then show that the data at rest is",
-      "encrypted: the footer's per-column key ids, and a byte search that finds no protected",
-      "value. First run creates ./.protector (keystore, passphrase file with mode 0600) and the",
-      "policy's keys; re-runs replace the table."
-    })
+    description = "Writes a generated customers table through the protector on local Spark, reads "
+        + "one row as alice (clear), bob (masked) and carol (denied), then shows the footer's per-column "
+        + "key ids and a byte search that finds no protected value. The first run creates ./.protector "
+        + "(keystore, passphrase file with mode 0600) and the policy's keys; re-runs replace the table.")
 public final class DemoCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 

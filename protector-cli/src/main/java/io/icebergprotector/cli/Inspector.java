@@ -8,7 +8,10 @@ import io.icebergprotector.spark.ProtectorContext;
 import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
+import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.spark.inspect.ColumnReport;
 import io.icebergprotector.spark.inspect.FooterReport;
+import io.icebergprotector.spark.inspect.KeyMaterial;
 import io.icebergprotector.spark.inspect.ParquetFooterInspector;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -17,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.Schema;
@@ -35,7 +39,17 @@ final class Inspector {
   /** How to unwrap an encrypted footer's key: a key backend, used as {@code user} under {@code policy}. */
   record Keys(KmsSettings kms, Path policy, String user, UUID tableUuid) {}
 
-  static int run(List<Path> files, Keys keys, PrintWriter out) {
+  static int run(List<Path> files, Keys keys, PrintWriter out, boolean json) {
+    if (json) {
+      List<Object> reports = new java.util.ArrayList<>();
+      for (Path file : files) {
+        reports.add(toJson(keys == null
+            ? ParquetFooterInspector.inspect(file)
+            : ParquetFooterInspector.inspect(file, footerDecryption(keys, file))));
+      }
+      OutputFormat.print(out, Json.object("files", reports));
+      return ProtectorCli.OK;
+    }
     boolean first = true;
     for (Path file : files) {
       if (!first) {
@@ -49,6 +63,42 @@ final class Inspector {
       out.flush();
     }
     return ProtectorCli.OK;
+  }
+
+  /** One file's report for {@code --format json}; wrapped keys are never included, only ids and versions. */
+  static Map<String, Object> toJson(FooterReport report) {
+    List<Object> columns = new java.util.ArrayList<>();
+    if (report.columnsVisible()) {
+      for (ColumnReport c : report.columns()) {
+        Map<String, Object> column = Json.object("column", c.path(), "encrypted", c.encrypted(),
+            "footer_key", c.encryptedWithFooterKey());
+        c.keyMaterial().ifPresent(k -> column.putAll(keyJson(k)));
+        columns.add(column);
+      }
+    }
+    Map<String, Object> doc = Json.object(
+        "file", report.location(),
+        "bytes", report.fileLength(),
+        "footer_mode", report.footerMode().name().toLowerCase(java.util.Locale.ROOT),
+        "algorithm", report.algorithm(),
+        "aad_prefix_required", report.aadPrefixRequired(),
+        "columns_visible", report.columnsVisible());
+    doc.put("footer_key", report.footerKey().map(Inspector::keyJson).orElse(null));
+    if (report.columnsVisible()) {
+      doc.put("rows", report.numRows());
+      doc.put("row_groups", report.rowGroups());
+      doc.put("columns", columns);
+    }
+    return doc;
+  }
+
+  private static Map<String, Object> keyJson(KeyMaterial k) {
+    Integer version = k.masterKeyVersion().isPresent() ? k.masterKeyVersion().getAsInt() : null;
+    return Json.object(
+        "master_key", k.masterKeyId(),
+        "master_key_version", version,
+        "key", k.masterKeyId() == null ? null : k.masterKeyId() + (version == null ? "" : " v" + version),
+        "double_wrapping", k.doubleWrapping());
   }
 
   static FileDecryptionProperties footerDecryption(Keys keys, Path file) {

@@ -25,7 +25,7 @@ final class KeyBackendOptions {
     @Option(
         names = "--keystore",
         paramLabel = "<file>",
-        description = "Local PKCS12 keystore (default: " + Workspace.DEFAULT_KEYSTORE + ").")
+        description = "PKCS12 keystore (default: " + Workspace.DEFAULT_KEYSTORE + ").")
     Path keystore;
 
     @Option(
@@ -37,7 +37,7 @@ final class KeyBackendOptions {
     @Option(
         names = "--passphrase-file",
         paramLabel = "<file>",
-        description = "File holding the keystore passphrase (default: " + Workspace.DEFAULT_PASSPHRASE + ").")
+        description = "Passphrase file (default: " + Workspace.DEFAULT_PASSPHRASE + ").")
     Path passphraseFile;
 
     boolean given() {
@@ -59,6 +59,10 @@ final class KeyBackendOptions {
       }
     }
 
+    Path passphraseFileOrDefault() {
+      return passphraseFile();
+    }
+
     private Path passphraseFile() {
       return passphraseFile != null ? passphraseFile : Path.of(Workspace.DEFAULT_PASSPHRASE);
     }
@@ -67,7 +71,8 @@ final class KeyBackendOptions {
     void requirePassphraseFile() {
       if (passphraseEnv == null && !Files.exists(passphraseFile())) {
         throw new IllegalArgumentException("passphrase file " + passphraseFile()
-            + " does not exist (pass --passphrase-env <var> or --passphrase-file <file>)");
+            + " does not exist (create it and a keystore with 'keys init', or pass --passphrase-env <var>"
+            + " or --passphrase-file <file>)");
       }
     }
 
@@ -155,10 +160,8 @@ final class KeyBackendOptions {
 
     @Option(
         names = "--allow-insecure-http",
-        description = {
-          "Allow plain http:// to a key server that is not on loopback (the token crosses the",
-          "network in clear; a warning is logged). Loopback needs no option."
-        })
+        description = "Allow plain http:// to a key server that is not on loopback (the token crosses "
+            + "the network in clear; a warning is logged). Loopback needs no option.")
     boolean allowInsecureHttp;
 
     boolean given() {
@@ -180,6 +183,14 @@ final class KeyBackendOptions {
 
     String describe() {
       return "key server " + url;
+    }
+
+    /** A usage error if key-server options are given without --url. */
+    void requireOnlyWithUrl(CommandSpec spec) {
+      if (!given() && anyServerOption()) {
+        throw usage(spec, "--token-env, --token-file, --trust-cert and --allow-insecure-http need --url"
+            + " (they configure the key server)");
+      }
     }
   }
 
@@ -228,6 +239,13 @@ final class KeyBackendOptions {
       // Option names as the command line spells them: protector.kms.pin-file is --pin-file.
       throw usage(spec, e.getMessage().replace("protector.kms.", "--").replace("protector.", "--"));
     }
+  }
+
+  /** The key server's settings alone (sql, inspect --table, whoami). */
+  static KmsSettings settings(Server server) {
+    Map<String, String> options = new LinkedHashMap<>();
+    server.addTo(options);
+    return KmsSettings.fromOptions(options, null);
   }
 
   static String describe(Keystore keystore, Pkcs11 pkcs11, Server server) {

@@ -4,6 +4,7 @@ import io.icebergprotector.kms.KeyInfo;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServices;
 import io.icebergprotector.kms.KmsSettings;
+import io.icebergprotector.kms.remote.Json;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,13 +29,10 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "keys",
-    header = "Create, list, rotate and destroy master keys (local keystore, PKCS#11 token or key server).",
+    header = "Create, list, rotate and destroy master keys.",
     mixinStandardHelpOptions = true,
-    description = {
-      "Create, list, rotate and destroy master keys, in the local keystore (default",
-      "./.protector/keys.p12, the demo's), in a PKCS#11 token (--pkcs11-library) or on the",
-      "key server (--url)."
-    })
+    description = "Keys live in the local keystore (default ./.protector/keys.p12, the demo's), "
+        + "in a PKCS#11 token (--pkcs11-library) or on the key server (--url). Start with 'keys init'.")
 public final class KeysCommand implements Runnable {
   @Spec CommandSpec spec;
   @ParentCommand ProtectorCli root;
@@ -77,7 +75,7 @@ public final class KeysCommand implements Runnable {
       if (local()) {
         if (!createKeystore && !Files.exists(keystorePath())) {
           throw new IllegalArgumentException("keystore " + keystorePath()
-              + " does not exist (create keys with 'keys create', or run 'bin/protector demo')");
+              + " does not exist (create it with 'keys init', or run 'bin/protector demo')");
         }
         keystore.requirePassphraseFile();
       }
@@ -89,10 +87,8 @@ public final class KeysCommand implements Runnable {
       name = "create",
       header = "Create master keys.",
       mixinStandardHelpOptions = true,
-      description = {
-        "Create master keys (version 1). A missing local keystore is created, encrypted",
-        "with the passphrase; a PKCS#11 token must be initialized already."
-      })
+      description = "Each key starts at version 1. A missing local keystore is created, encrypted "
+          + "with the passphrase; a PKCS#11 token must be initialized already.")
   int create(
       @Mixin Target target,
       @Parameters(arity = "1..*", paramLabel = "<key-id>", description = "Key ids, as in the policy's keys block.")
@@ -112,14 +108,86 @@ public final class KeysCommand implements Runnable {
     return ProtectorCli.OK;
   }
 
-  @Command(name = "list", mixinStandardHelpOptions = true, description = "List master keys and their versions.")
-  int list(@Mixin Target target) {
+  @Command(
+      name = "init",
+      header = "Create a keystore and its passphrase file, or show how for the key server.",
+      mixinStandardHelpOptions = true,
+      description = "Local: creates the passphrase file (32 random bytes, mode 0600) and an empty PKCS12 "
+          + "keystore encrypted with it, then with --policy the policy's keys. Existing files are kept. "
+          + "With --url: the key server keeps its own keystore, so this prints the commands to run.")
+  int init(
+      @Mixin Target target,
+      @Option(names = "--policy", paramLabel = "<file>", description = "Also create the keys this policy names.")
+          String policyFile) {
+    PrintWriter out = spec.commandLine().getOut();
+    target.validate();
+    java.util.Set<String> wanted = policyFile == null
+        ? java.util.Set.of()
+        : io.icebergprotector.policy.Policy.load(policyFile).keyIds();
+    if (target.server.given()) {
+      String ids = wanted.isEmpty() ? "<key-id>..." : String.join(" ", wanted);
+      out.println("The key server keeps its own keystore; on the server host run:");
+      out.println("  bin/protector keys init --keystore /etc/protector/keys.p12"
+          + " --passphrase-file /etc/protector/passphrase");
+      out.println("and point conf/server.conf at them:");
+      out.println("  keys { keystore = \"/etc/protector/keys.p12\", passphrase-file = \"/etc/protector/passphrase\" }");
+      out.println("then, as a principal in the server's admin-roles, create the keys:");
+      out.println("  bin/protector keys create " + ids + " --url " + target.server.url
+          + (target.server.tokenFile == null ? "" : " --token-file " + target.server.tokenFile)
+          + (target.server.trustCert == null ? "" : " --trust-cert " + target.server.trustCert));
+      out.flush();
+      return ProtectorCli.OK;
+    }
+    if (target.pkcs11.given()) {
+      throw new ParameterException(spec.commandLine().getSubcommands().get("init"), "a PKCS#11 token is"
+          + " initialized with its own tools (e.g. softhsm2-util --init-token); then run 'keys create'");
+    }
+    if (target.keystore.passphraseEnv == null) {
+      Path passphrase = target.keystore.passphraseFileOrDefault();
+      out.println(Workspace.createPassphraseFile(passphrase)
+          ? "created passphrase file " + passphrase + " (mode 0600; keep it secret, back it up)"
+          : "passphrase file " + passphrase + " exists; kept");
+    }
+    boolean existed = Files.exists(target.keystorePath());
+    try (KeyService keys = target.open(true)) {
+      out.println(existed ? target.describe() + " exists; kept" : "created " + target.describe());
+      java.util.Set<String> present = new java.util.HashSet<>();
+      keys.listKeys().forEach(k -> present.add(k.id()));
+      for (String id : wanted) {
+        if (present.contains(id)) {
+          out.println("key " + id + " exists; kept");
+        } else {
+          KeyInfo info = keys.createKey(id);
+          out.println("created key " + info.id() + " (v" + info.latestVersion() + ")");
+        }
+      }
+    }
+    out.flush();
+    return ProtectorCli.OK;
+  }
+
+  @Command(name = "list", mixinStandardHelpOptions = true, header = "List master keys and their versions.")
+  int list(@Mixin Target target, @Mixin OutputFormat format) {
     PrintWriter out = spec.commandLine().getOut();
     List<KeyInfo> infos;
     try (KeyService keys = target.open(false)) {
       infos = new ArrayList<>(keys.listKeys());
     }
     infos.sort(Comparator.comparing(KeyInfo::id));
+    if (format.json()) {
+      List<Object> list = new ArrayList<>();
+      for (KeyInfo k : infos) {
+        boolean known = k.createdAt() != null && !k.createdAt().equals(Instant.EPOCH);
+        list.add(Json.object(
+            "id", k.id(),
+            "latest_version", k.destroyed() ? null : k.latestVersion(),
+            "versions", k.destroyed() ? List.of() : k.versions(),
+            "created", known ? k.createdAt().truncatedTo(ChronoUnit.SECONDS).toString() : null,
+            "status", k.destroyed() ? "destroyed" : "active"));
+      }
+      OutputFormat.print(out, Json.object("source", target.describe(), "keys", list));
+      return ProtectorCli.OK;
+    }
     out.println(target.describe() + ": " + infos.size() + (infos.size() == 1 ? " key" : " keys"));
     if (!infos.isEmpty()) {
       List<List<String>> rows = new ArrayList<>();
@@ -143,10 +211,8 @@ public final class KeysCommand implements Runnable {
       name = "rotate",
       header = "Add a new version to master keys.",
       mixinStandardHelpOptions = true,
-      description = {
-        "Add a new version to master keys. New files wrap their keys under the new version;",
-        "older versions are kept, so existing files stay readable."
-      })
+      description = "New files wrap their keys under the new version; older versions are kept, "
+          + "so existing files stay readable.")
   int rotate(
       @Mixin Target target,
       @Parameters(arity = "1..*", paramLabel = "<key-id>", description = "Key ids to rotate.") List<String> ids) {
@@ -167,11 +233,8 @@ public final class KeysCommand implements Runnable {
       name = "destroy",
       header = "Destroy a master key and all its versions (crypto-shredding).",
       mixinStandardHelpOptions = true,
-      description = {
-        "Destroy a master key and all its versions: crypto-shredding. Every column encrypted",
-        "under it becomes unreadable for everyone, forever. Asks you to type the key id,",
-        "unless --yes; without a terminal it refuses unless --yes."
-      })
+      description = "Every column encrypted under the key becomes unreadable for everyone, forever. "
+          + "Asks you to type the key id, unless --yes; without a terminal it refuses unless --yes.")
   int destroy(
       @Mixin Target target,
       @Parameters(paramLabel = "<key-id>", description = "The key to destroy.") String id,

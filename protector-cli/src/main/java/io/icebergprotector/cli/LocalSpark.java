@@ -44,9 +44,40 @@ final class LocalSpark {
     return conf;
   }
 
+  /**
+   * The settings for {@code catalog}: the demo's (as {@link #settings(Workspace, String, String)})
+   * unless the user's settings define another catalog; the key server if {@code server} names one;
+   * then the user's settings, which win, except the principal.
+   */
+  static Map<String, String> settings(Workspace ws, String user, String groups, CatalogOptions catalog) {
+    Map<String, String> conf = settings(ws, user, groups);
+    String prefix = "spark.sql.catalog." + catalog.catalog;
+    if (!catalog.demoCatalog()) {
+      conf.keySet().removeIf(k -> k.startsWith("spark.sql.catalog." + CATALOG));
+      conf.put("spark.sql.defaultCatalog", catalog.catalog);
+    }
+    if (catalog.server.given()) {
+      conf.remove(prefix + "." + ProtectorContext.KMS_KEYSTORE);
+      conf.remove(prefix + "." + ProtectorContext.KMS_PASSPHRASE_FILE);
+      Map<String, String> kms = new LinkedHashMap<>();
+      catalog.server.addTo(kms);
+      kms.forEach((k, v) -> conf.put(prefix + "." + k, v));
+    }
+    conf.putAll(catalog.sparkSettings());
+    conf.put(prefix + "." + ProtectorContext.USER, user);
+    if (groups != null && !groups.isBlank()) {
+      conf.put(prefix + "." + ProtectorContext.GROUPS, groups);
+    }
+    return conf;
+  }
+
   static SparkSession start(Workspace ws, String user, String groups, String appName) {
+    return start(settings(ws, user, groups), appName);
+  }
+
+  static SparkSession start(Map<String, String> settings, String appName) {
     SparkSession.Builder builder = SparkSession.builder().master("local[*]").appName(appName);
-    settings(ws, user, groups).forEach(builder::config);
+    settings.forEach(builder::config);
     SparkSession spark = builder.getOrCreate();
     spark.sparkContext().setLogLevel("ERROR");
     return spark;

@@ -18,7 +18,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * {@link KeysCommand}, ...); register new groups in {@code subcommands} below.
  *
  * <p>Exit codes: 0 success, 1 failure (invalid policy, key service error, ...), 2 usage error.
- * Failures print one line, {@code error: <what>}, to stderr; {@code --verbose} adds the stack trace.
+ * Failures print one line, {@code error: <what>}, to stderr, and for causes the user can fix a
+ * {@code hint: } line; {@code --verbose} adds the stack trace and the libraries' warnings.
  *
  * <p>{@code policy}, {@code keys} and {@code server} run from the shaded CLI jar alone. {@code
  * inspect}, {@code sql} and {@code demo} need Spark, Iceberg and the Spark extension on the
@@ -38,7 +39,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
       PolicyCommand.class,
       KeysCommand.class,
       ServerCommand.class,
-      CommandLine.HelpCommand.class
+      WhoamiCommand.class,
+      HelpCommand.class
     })
 public final class ProtectorCli implements Runnable {
   public static final int OK = 0;
@@ -78,14 +80,27 @@ public final class ProtectorCli implements Runnable {
   }
 
   public static void main(String[] args) {
-    // Spark's startup chatter (and Hadoop's native-library warning) would bury the output.
+    // Spark's chatter (INFO at startup, a stack trace per failed task) would bury the output.
     if (System.getProperty("log4j2.configurationFile") == null) {
-      java.net.URL quiet = ProtectorCli.class.getResource("log4j2-cli.properties");
-      if (quiet != null) {
-        System.setProperty("log4j2.configurationFile", quiet.toString());
+      java.net.URL config = ProtectorCli.class.getResource(logConfiguration(args));
+      if (config != null) {
+        System.setProperty("log4j2.configurationFile", config.toString());
       }
     }
     System.exit(newCommandLine().execute(args));
+  }
+
+  /** The log4j2 configuration (a resource of this class): libraries silent unless --verbose. */
+  static String logConfiguration(String[] args) {
+    for (String a : args) {
+      if (a.equals("--verbose") || a.equals("-v")) {
+        return "log4j2-cli-verbose.properties";
+      }
+      if (a.equals("--")) {
+        break;
+      }
+    }
+    return "log4j2-cli.properties";
   }
 
   /** The configured command line; tests call {@code setOut/setErr} and {@code execute}. */
@@ -107,7 +122,11 @@ public final class ProtectorCli implements Runnable {
     public int handleExecutionException(Exception ex, CommandLine cmd, ParseResult parseResult) {
       PrintWriter err = cmd.getErr();
       String msg = ex.getMessage() == null || ex.getMessage().isBlank() ? ex.toString() : ex.getMessage();
-      err.println("error: " + msg.replace('\n', ' '));
+      err.println("error: " + msg.strip().replaceAll("\\s*\\R\\s*", " "));
+      String hint = ErrorHints.hintFor(ex);
+      if (hint != null) {
+        err.println("hint: " + hint);
+      }
       if (verbose(parseResult)) {
         ex.printStackTrace(err);
       }

@@ -18,13 +18,11 @@ import picocli.CommandLine.Spec;
     name = "rewrite",
     header = "Rewrite the files of a protected table whose encryption is out of date.",
     mixinStandardHelpOptions = true,
-    description = {
-      "Rewrites, in one atomic Iceberg commit, the data files of a protected table that hold",
-      "keys older than --min-key-version, plaintext of protected columns, or an encryption that",
-      "no longer matches the policy. Runs as --user, who needs clear access to every protected",
-      "column and must be a writer. Example after 'bin/protector keys rotate pii':",
-      "  bin/protector rewrite --user alice --table db.customers --min-key-version 2"
-    })
+    description = "In one atomic Iceberg commit, rewrites the data files that hold keys older than "
+        + "--min-key-version, plaintext of protected columns, or an encryption that no longer matches "
+        + "the policy. Runs as --user, who needs clear access to every protected column and must be a writer.",
+    footerHeading = "%nExample, after 'bin/protector keys rotate pii':%n",
+    footer = "  bin/protector rewrite --user alice --table db.customers --min-key-version 2")
 public final class RewriteCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
@@ -34,7 +32,7 @@ public final class RewriteCommand implements Callable<Integer> {
   @Option(names = {"-g", "--groups"}, paramLabel = "<g1,g2>", description = "The principal's groups, comma separated.")
   String groups;
 
-  @Option(names = {"-t", "--table"}, required = true, paramLabel = "<db.table>", description = "The table, in catalog 'demo'.")
+  @Option(names = {"-t", "--table"}, required = true, paramLabel = "<db.table>", description = "The table, in the catalog of --catalog.")
   String table;
 
   @Option(names = "--min-key-version", defaultValue = "0", paramLabel = "<n>", description = "Rewrite files with keys older than this version.")
@@ -47,11 +45,15 @@ public final class RewriteCommand implements Callable<Integer> {
   boolean force;
 
   @Mixin WorkspaceOptions workspace;
+  @Mixin CatalogOptions catalog;
 
   @Override
   public Integer call() {
     if (minKeyVersion < 0) {
       throw new ParameterException(spec.commandLine(), "--min-key-version must be >= 0: " + minKeyVersion);
+    }
+    if (!catalog.catalog.matches("[A-Za-z0-9_]+")) {
+      throw new ParameterException(spec.commandLine(), "--catalog must be a catalog name like prod: " + catalog.catalog);
     }
     if (!table.matches("[A-Za-z0-9_.]+")) {
       throw new ParameterException(spec.commandLine(), "--table must be a name like db.customers: " + table);
@@ -60,8 +62,9 @@ public final class RewriteCommand implements Callable<Integer> {
     Workspace ws = workspace.workspace();
     String call =
         String.format(
-            "CALL demo.system.rewrite_protected(table => '%s', min_key_version => %d, decrypt => %s, force => %s)",
+            "CALL " + catalog.catalog + ".system.rewrite_protected(table => '%s', min_key_version => %d, decrypt => %s, force => %s)",
             table, minKeyVersion, decrypt, force);
-    return SqlRunner.run(ws, user, groups, List.of(call), 10, spec.commandLine().getOut(), spec.commandLine().getErr());
+    catalog.server.requireOnlyWithUrl(spec);
+    return SqlRunner.run(ws, catalog, user, groups, List.of(call), 10, spec.commandLine().getOut(), spec.commandLine().getErr());
   }
 }

@@ -10,21 +10,23 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
  * {@code protector server}: runs the key server (its own jar, its own process). bin/protector
- * execs the server jar directly; this command is the same for {@code java -jar} users.
+ * execs the server jar directly, except for help, which this command prints so that {@code server
+ * --help} and {@code help server} are the same text.
  */
 @Command(
     name = "server",
     header = "Run the key server (its own jar and process).",
     mixinStandardHelpOptions = true,
-    description = {
-      "Run the protector key server: bin/protector server --config conf/server.conf",
-      "Also: 'server new-token' prints a new token and its sha256 for auth.tokens."
-    })
+    description = "Serves the keys of the policy to Spark over HTTPS; see conf/server.conf. "
+        + "'server new-token' prints a new token and its sha256 for auth.tokens.",
+    footerHeading = "%nExample:%n",
+    footer = "  bin/protector server --config conf/server.conf",
+    subcommands = ServerCommand.NewToken.class)
 public final class ServerCommand implements Callable<Integer> {
   static final String JAR = "protector-server/target/iceberg-protector-server.jar";
 
@@ -36,11 +38,33 @@ public final class ServerCommand implements Callable<Integer> {
   @Option(names = "--jar", paramLabel = "<file>", description = "The server jar (default: <protector home>/" + JAR + ").")
   Path jar;
 
-  @Parameters(arity = "0..*", paramLabel = "<args>", description = "Server subcommand, e.g. new-token.")
-  List<String> args = new ArrayList<>();
-
   @Override
   public Integer call() throws InterruptedException {
+    List<String> args = new ArrayList<>();
+    if (config != null) {
+      args.add("--config");
+      args.add(config.toString());
+    }
+    return runServerJar(jar, args);
+  }
+
+  /** {@code server new-token}: a token and the hash that goes into the server's auth.tokens. */
+  @Command(
+      name = "new-token",
+      mixinStandardHelpOptions = true,
+      header = "Print a new server token and its sha256.",
+      description = "Give the token to the client (e.g. in a file for --token-file); put the sha256, "
+          + "never the token, into auth.tokens of the server configuration.")
+  static final class NewToken implements Callable<Integer> {
+    @ParentCommand ServerCommand server;
+
+    @Override
+    public Integer call() throws InterruptedException {
+      return runServerJar(server.jar, List.of("new-token"));
+    }
+  }
+
+  static int runServerJar(Path jar, List<String> args) throws InterruptedException {
     Path serverJar = jar != null ? jar : Path.of(System.getProperty(Workspace.HOME_PROPERTY, "."), JAR);
     if (!Files.isRegularFile(serverJar)) {
       throw new IllegalArgumentException("key server jar " + serverJar + " not found; build it with"
@@ -51,10 +75,6 @@ public final class ServerCommand implements Callable<Integer> {
     command.add("-jar");
     command.add(serverJar.toString());
     command.addAll(args);
-    if (config != null) {
-      command.add("--config");
-      command.add(config.toString());
-    }
     Process process;
     try {
       process = new ProcessBuilder(command).inheritIO().start();

@@ -21,11 +21,15 @@ import picocli.CommandLine.Spec;
     name = "sql",
     header = "Run SQL on local Spark as a given user, with the protector configured.",
     mixinStandardHelpOptions = true,
-    description = {
-      "Run SQL on local Spark as a given user, with catalog 'demo' (the default catalog):",
-      "a protecting Hadoop catalog over ./warehouse, conf/policy.conf and the local keystore",
-      "./.protector/keys.p12. Run 'bin/protector demo' first to create keys and a table, e.g.",
-      "  bin/protector sql --user bob -e \"SELECT id, ssn, email, salary FROM db.customers LIMIT 5\""
+    description = "The default catalog is 'demo': a protecting Hadoop catalog over ./warehouse, "
+        + "conf/policy.conf and the local keystore ./.protector/keys.p12 (run 'bin/protector demo' "
+        + "first to create keys and a table). --url uses the key server instead of the keystore; "
+        + "--conf and --properties-file take any catalog's Spark settings, --catalog picks it.",
+    footerHeading = "%nExamples:%n",
+    footer = {
+      "  bin/protector sql --user bob -e \"SELECT * FROM db.customers LIMIT 5\"",
+      "  bin/protector sql --user bob --catalog prod --properties-file prod.properties \\",
+      "      --url https://keys:8200 --token-file bob.token --trust-cert server.pem -e \"...\""
     })
 public final class SqlCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
@@ -51,6 +55,7 @@ public final class SqlCommand implements Callable<Integer> {
   int maxRows;
 
   @Mixin WorkspaceOptions workspace;
+  @Mixin CatalogOptions catalog;
 
   @Override
   public Integer call() {
@@ -64,7 +69,8 @@ public final class SqlCommand implements Callable<Integer> {
     }
     HeavyClasspath.require("sql", HeavyClasspath.SPARK, HeavyClasspath.ICEBERG, HeavyClasspath.EXTENSION);
     Workspace ws = workspace.workspace();
-    return SqlRunner.run(ws, user, groups, statements, maxRows, spec.commandLine().getOut(), spec.commandLine().getErr());
+    catalog.server.requireOnlyWithUrl(spec);
+    return SqlRunner.run(ws, catalog, user, groups, statements, maxRows, spec.commandLine().getOut(), spec.commandLine().getErr());
   }
 
   private static String read(Path file) {

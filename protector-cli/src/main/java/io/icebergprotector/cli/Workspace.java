@@ -76,6 +76,11 @@ final class Workspace {
    * @return true if it was created now
    */
   boolean ensurePassphraseFile() {
+    return createPassphraseFile(passphraseFile);
+  }
+
+  /** As {@link #ensurePassphraseFile()}, for any passphrase file (e.g. {@code keys init}'s). */
+  static boolean createPassphraseFile(Path passphraseFile) {
     if (Files.exists(passphraseFile)) {
       return false;
     }

@@ -8,7 +8,7 @@ final class WorkspaceOptions {
   @Option(names = "--warehouse", defaultValue = Workspace.DEFAULT_WAREHOUSE, paramLabel = "<dir>", description = "Warehouse of catalog 'demo' (default: ${DEFAULT-VALUE}).")
   Path warehouse;
 
-  @Option(names = "--state-dir", defaultValue = Workspace.DEFAULT_STATE_DIR, paramLabel = "<dir>", description = "Keystore and passphrase directory (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--state-dir", defaultValue = Workspace.DEFAULT_STATE_DIR, paramLabel = "<dir>", description = "Keystore + passphrase dir (default: ${DEFAULT-VALUE}).")
   Path stateDir;
 
   @Option(names = "--policy", paramLabel = "<file>", description = "Policy (default: " + Workspace.DEFAULT_POLICY + ").")

@@ -170,6 +170,24 @@ class InspectCommandTest {
   }
 
   @Test
+  @SuppressWarnings("unchecked")
+  void jsonReportsNameKeysWithoutKeyMaterial() throws IOException {
+    Path file = writeEncrypted("enc.parquet");
+    Cli.Result r = Cli.run("inspect", file.toString(), "--format", "json",
+        "--keystore", keystore.toString(), "--passphrase-file", passphrase.toString(),
+        "--policy", policy.toString(), "--user", "nobody");
+    assertThat(r.code()).as(r.err()).isZero();
+    java.util.Map<String, Object> doc = io.icebergprotector.kms.remote.Json.parseObject(r.out().strip());
+    java.util.Map<String, Object> report = (java.util.Map<String, Object>) ((java.util.List<Object>) doc.get("files")).get(0);
+    assertThat(report).containsEntry("file", file.toString()).containsEntry("footer_mode", "encrypted")
+        .containsEntry("columns_visible", true);
+    assertThat((java.util.List<Object>) report.get("columns")).anySatisfy(c -> assertThat((java.util.Map<String, Object>) c)
+        .containsEntry("column", "ssn").containsEntry("encrypted", true).containsEntry("master_key", "pii")
+        .containsEntry("key", "pii v1").containsEntry("master_key_version", 1L));
+    assertThat(r.out()).doesNotContain("wrappedDEK").doesNotContain("123-45-");
+  }
+
+  @Test
   void aBoundFileNeedsItsTablesUuid() throws IOException {
     UUID table = UUID.randomUUID();
     Path file = writeEncrypted("bound.parquet", table);

@@ -115,12 +115,13 @@ class KeysCommandTest {
     Cli.Result noKeystore = Cli.run(local("keys", "list"));
     assertThat(noKeystore.code()).isEqualTo(1);
     assertThat(noKeystore.err()).isEqualTo("error: keystore " + dir.resolve("keys.p12")
-        + " does not exist (create keys with 'keys create', or run 'bin/protector demo')\n");
+        + " does not exist (create it with 'keys init', or run 'bin/protector demo')\n");
 
     Cli.Result noPassphrase = Cli.run(local("keys", "create", "pii"));
     assertThat(noPassphrase.code()).isEqualTo(1);
     assertThat(noPassphrase.err()).isEqualTo("error: passphrase file " + dir.resolve("passphrase")
-        + " does not exist (pass --passphrase-env <var> or --passphrase-file <file>)\n");
+        + " does not exist (create it and a keystore with 'keys init', or pass --passphrase-env <var>"
+        + " or --passphrase-file <file>)\n");
 
     passphrase();
     Cli.Result ok = Cli.run(local("keys", "create", "pii"));

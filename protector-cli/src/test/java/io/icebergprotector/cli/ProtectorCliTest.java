@@ -56,7 +56,7 @@ class ProtectorCliTest {
     Result r = run("policy", "validate", f.toString());
     assertThat(r.code).isZero();
     assertThat(r.err).isEmpty();
-    assertThat(r.out).startsWith("OK: " + f + ": 1 tables, 3 protected columns, 3 keys\n")
+    assertThat(r.out).startsWith("OK: " + f + ": 1 table, 3 protected columns, 3 keys\n")
         .contains("table db.customers: 3 columns (ssn, salary, address.zip), keys pii, fin,"
             + " footer footer (encrypted), AES_GCM_V1, writers: etl");
   }
@@ -65,7 +65,7 @@ class ProtectorCliTest {
   void shippedSamplePolicy() {
     Result r = run("policy", "validate", "../conf/policy.conf");
     assertThat(r.code).as(r.err).isZero();
-    assertThat(r.out).startsWith("OK: ../conf/policy.conf: 3 tables, 8 protected columns, 4 keys")
+    assertThat(r.out).startsWith("OK: ../conf/policy.conf: 2 tables, 1 location, 8 protected columns, 4 keys")
         .contains("path  s3a://bucket/pii/");
   }
 
@@ -74,7 +74,7 @@ class ProtectorCliTest {
     Path f = write("ctr.conf", GOOD.replace("footer-key = footer\n", "footer-key = footer\n      algorithm = AES_GCM_CTR_V1\n"));
     Result r = run("policy", "validate", f.toString());
     assertThat(r.code).as(r.err).isZero();
-    assertThat(r.out).startsWith("OK: " + f + ": 1 tables");
+    assertThat(r.out).startsWith("OK: " + f + ": 1 table,");
     assertThat(r.err).isEqualTo("warning: " + f + ":7: protector.tables.\"db.customers\".algorithm:"
         + " AES_GCM_CTR_V1 leaves the data pages of table db.customers unauthenticated (AES-CTR with only"
         + " a CRC, no GCM tag): anyone with write access to the storage can change protected values"
@@ -205,5 +205,81 @@ class ProtectorCliTest {
     assertThat(vhelp.code).isZero();
     assertThat(vhelp.out).contains("--table-schema");
     assertThat(run("--version").out).startsWith("iceberg-protector ");
+  }
+
+  @Test
+  void everyErrorInOneRunEachWithFileAndLine() throws IOException {
+    Path f = write("bad.conf", """
+        protector {
+          roles { admin { users = [alice] }, analyst { users = [bob] } }
+          keys { pii {}, fin {}, footer {} }
+          tables {
+            "db.customers" {
+              footer-key = footer
+              writers = [admin]
+              columns {
+                ssn    { key = pii, clear = [admni] }
+                salary { key = fim, clear = [admin] }
+              }
+            }
+            "db.orders" {
+              footer-key = footr
+              columns { total { key = fin, clear = [admin] } }
+            }
+          }
+        }
+        """);
+    Result r = run("policy", "validate", f.toString());
+    assertThat(r.code).isEqualTo(1);
+    assertThat(r.out).isEmpty();
+    assertThat(r.err.lines().toList()).containsExactly(
+        "error: " + f + ":9: protector.tables.\"db.customers\".columns.ssn.clear: unknown role 'admni' in"
+            + " clear; roles defined in protector.roles: admin, analyst (did you mean 'admin'?)",
+        "error: " + f + ":10: protector.tables.\"db.customers\".columns.salary.key: unknown key 'fim';"
+            + " keys defined in protector.keys: pii, fin, footer (did you mean 'fin'?)",
+        "error: " + f + ":14: protector.tables.\"db.orders\".footer-key: unknown key 'footr';"
+            + " keys defined in protector.keys: pii, fin, footer (did you mean 'footer'?)",
+        "3 errors");
+  }
+
+  @Test
+  void missingCloseBraceIsNamedInOurWords() throws IOException {
+    Path f = write("brace.conf", """
+        protector {
+          roles { admin { users = [alice] } }
+          keys { pii {}, footer {} }
+          tables {
+            "db.t" {
+              footer-key = footer
+              columns { ssn { key = pii, clear = [admin] }
+            }
+          }
+        }
+        """);
+    Result r = run("policy", "validate", f.toString());
+    assertThat(r.code).isEqualTo(1);
+    assertThat(r.err.lines()).singleElement().asString()
+        .startsWith("error: " + f + ":1: HOCON syntax error: the '{' opened at line 1 is never closed: a '}' is missing");
+
+    Path mismatch = write("mismatch.conf", "protector {\n  roles { admin { users = [alice } }\n}\n");
+    Result m = run("policy", "validate", mismatch.toString());
+    assertThat(m.err).startsWith("error: " + mismatch + ":2: HOCON syntax error: '}' at line 2 closes the '['"
+        + " opened at line 2; a ']' is missing before it");
+  }
+
+  @Test
+  void pathOnlyPolicyCountsLocationsNotTables() throws IOException {
+    Path f = write("paths.conf", """
+        protector {
+          roles { admin { users = [alice] } }
+          keys { pii {}, footer {} }
+          paths {
+            "s3a://bucket/pii/" { footer-key = footer, columns { ssn { key = pii, clear = [admin] } } }
+          }
+        }
+        """);
+    Result r = run("policy", "validate", f.toString());
+    assertThat(r.code).as(r.err).isZero();
+    assertThat(r.out).startsWith("OK: " + f + ": 1 location, 1 protected column, 2 keys\n").doesNotContain("tables");
   }
 }

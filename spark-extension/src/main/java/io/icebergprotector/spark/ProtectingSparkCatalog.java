@@ -1,11 +1,9 @@
 package io.icebergprotector.spark;
 
-import io.icebergprotector.policy.ColumnType;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.binding.BindingBoundary;
 import io.icebergprotector.spark.metadata.ProtectedMetadataTable;
-import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -20,9 +18,6 @@ import org.apache.iceberg.spark.SparkCatalog;
 import org.apache.iceberg.spark.SparkSchemaUtil;
 import org.apache.iceberg.spark.source.SparkChangelogTable;
 import org.apache.iceberg.spark.source.SparkTable;
-import org.apache.iceberg.types.Type;
-import org.apache.iceberg.types.TypeUtil;
-import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PropertyUtil;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.NoSuchProcedureException;
@@ -335,57 +330,11 @@ public class ProtectingSparkCatalog extends SparkCatalog {
     }
     TableAdmin.requireWriter(this, policy.get(), operation);
     Schema schema = SparkSchemaUtil.convert(sparkSchema);
-    context.policy().validateSchema(policy.get().name(), columnTypes(schema));
+    context.policy().validateSchema(policy.get().name(), IcebergMaskTypes.columnTypes(schema));
     ProtectionSpec spec = ProtectionSpec.resolve(context, policy.get(), schema, principal());
     spec.checkWritable(schema);
     PartitionSpec partitionSpec = Spark3Util.toPartitionSpec(schema, transforms);
     spec.checkPartitioning(partitionSpec, schema);
-  }
-
-  static Map<String, ColumnType> columnTypes(Schema schema) {
-    Map<String, ColumnType> types = new HashMap<>();
-    Map<Integer, String> names = TypeUtil.indexNameById(schema.asStruct());
-    for (Map.Entry<Integer, String> entry : names.entrySet()) {
-      Types.NestedField field = schema.findField(entry.getKey());
-      types.put(entry.getValue(), columnType(field.type()));
-    }
-    return types;
-  }
-
-  private static ColumnType columnType(Type type) {
-    switch (type.typeId()) {
-      case STRING:
-      case UUID:
-        return ColumnType.STRING;
-      case BINARY:
-      case FIXED:
-        return ColumnType.BINARY;
-      case BOOLEAN:
-        return ColumnType.BOOLEAN;
-      case INTEGER:
-        return ColumnType.INT;
-      case LONG:
-        return ColumnType.LONG;
-      case FLOAT:
-        return ColumnType.FLOAT;
-      case DOUBLE:
-        return ColumnType.DOUBLE;
-      case DECIMAL:
-        return ColumnType.DECIMAL;
-      case DATE:
-        return ColumnType.DATE;
-      case TIMESTAMP:
-      case TIMESTAMP_NANO:
-        return ColumnType.TIMESTAMP;
-      case STRUCT:
-        return ColumnType.STRUCT;
-      case LIST:
-        return ColumnType.LIST;
-      case MAP:
-        return ColumnType.MAP;
-      default:
-        return ColumnType.OTHER;
-    }
   }
 
   public String catalogName() {

@@ -1,33 +1,41 @@
 package io.icebergprotector.spark.read;
 
-import io.icebergprotector.spark.read.VectorMasks.VectorMask;
+import io.icebergprotector.spark.masks.ColumnMask;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Types;
+import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
+import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
- * Applies vector masks to the top-level columns of a batch: masked columns are replaced by their
- * masked copies, every other column (clear, constant NULL, metadata) passes through as it is, with
- * no copy.
+ * Applies the vector kernels of column masks to the top-level columns of a batch: masked columns
+ * are replaced by their masked copies, every other column (clear, constant NULL, metadata) passes
+ * through as it is, with no copy. Each masked column is written into an on-heap vector that this
+ * masker owns and reuses from batch to batch (Spark consumes a batch before asking for the next, as
+ * Iceberg's own reused Arrow vectors assume). Not thread-safe: one per reader.
  */
 final class BatchMasker implements AutoCloseable {
   private final int[] positions;
-  private final VectorMask[] masks;
+  private final ColumnMask[] masks;
+  private final WritableColumnVector[] outputs;
+  private final int[] capacities;
 
-  private BatchMasker(int[] positions, VectorMask[] masks) {
+  private BatchMasker(int[] positions, ColumnMask[] masks) {
     this.positions = positions;
     this.masks = masks;
+    this.outputs = new WritableColumnVector[masks.length];
+    this.capacities = new int[masks.length];
   }
 
   /**
    * A masker for batches of {@code schema}'s columns, or null when none of them is masked.
    *
-   * @param masks vector masks by field id; only top-level fields are considered (batches are flat)
+   * @param masks column masks by field id; only top-level fields are considered (batches are flat)
    */
-  static BatchMasker compile(Schema schema, Map<Integer, VectorMask> masks) {
+  static BatchMasker compile(Schema schema, Map<Integer, ColumnMask> masks) {
     List<Types.NestedField> columns = schema.columns();
     int count = 0;
     for (Types.NestedField column : columns) {
@@ -39,10 +47,10 @@ final class BatchMasker implements AutoCloseable {
       return null;
     }
     int[] positions = new int[count];
-    VectorMask[] selected = new VectorMask[count];
+    ColumnMask[] selected = new ColumnMask[count];
     int next = 0;
     for (int pos = 0; pos < columns.size(); pos++) {
-      VectorMask mask = masks.get(columns.get(pos).fieldId());
+      ColumnMask mask = masks.get(columns.get(pos).fieldId());
       if (mask != null) {
         positions[next] = pos;
         selected[next] = mask;
@@ -61,15 +69,36 @@ final class BatchMasker implements AutoCloseable {
     }
     for (int i = 0; i < positions.length; i++) {
       int pos = positions[i];
-      vectors[pos] = masks[i].apply(vectors[pos], numRows);
+      WritableColumnVector out = output(i, numRows);
+      masks[i].fill(vectors[pos], numRows, out);
+      vectors[pos] = out;
     }
     return new ColumnarBatch(vectors, numRows);
   }
 
+  /** The reset output vector of mask {@code i}, grown to {@code numRows} if needed. */
+  private WritableColumnVector output(int i, int numRows) {
+    WritableColumnVector out = outputs[i];
+    if (out != null && capacities[i] >= numRows) {
+      out.reset();
+      return out;
+    }
+    if (out != null) {
+      out.close();
+    }
+    capacities[i] = Math.max(numRows, 1);
+    out = new OnHeapColumnVector(capacities[i], masks[i].type().sparkType());
+    outputs[i] = out;
+    return out;
+  }
+
   @Override
   public void close() {
-    for (VectorMask mask : masks) {
-      mask.close();
+    for (int i = 0; i < outputs.length; i++) {
+      if (outputs[i] != null) {
+        outputs[i].close();
+        outputs[i] = null;
+      }
     }
   }
 }

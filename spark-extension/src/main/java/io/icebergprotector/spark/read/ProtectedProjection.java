@@ -4,10 +4,12 @@ import io.icebergprotector.policy.AccessLevel;
 import io.icebergprotector.policy.Mask;
 import io.icebergprotector.policy.OnDenied;
 import io.icebergprotector.spark.ColumnProtection;
+import io.icebergprotector.spark.IcebergMaskTypes;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorException;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
-import io.icebergprotector.spark.read.ValueMasks.ValueMask;
+import io.icebergprotector.spark.masks.ColumnMask;
+import io.icebergprotector.spark.masks.MaskEngine;
 import java.io.Serializable;
 import java.util.Collections;
 import java.util.HashMap;
@@ -137,14 +139,9 @@ public final class ProtectedProjection implements Serializable {
           nulls.add(field.fieldId());
           return;
         }
-        String path = schema.findColumnName(field.fieldId());
-        if (!field.type().isPrimitiveType() || !ValueMasks.supports(mask, field.type())) {
-          throw new ProtectorException(
-              String.format(
-                  "Mask '%s' of column '%s' in table %s cannot be applied to type %s; fix the"
-                      + " policy (the mask fits: %s)",
-                  mask.spec(), path, spec.tableName(), field.type(), mask.applicableTypes()));
-        }
+        MaskEngine.checkFits(
+            mask, IcebergMaskTypes.of(field.type()), schema.findColumnName(field.fieldId()),
+            "in table " + spec.tableName());
         masked.put(field.fieldId(), mask.spec());
         return;
       }
@@ -264,20 +261,9 @@ public final class ProtectedProjection implements Serializable {
    * fetched from the key service on first use, once per JVM.
    */
   RowMasker newMasker() {
-    if (maskedFields.isEmpty()) {
-      return null;
-    }
-    Map<Integer, ValueMask> masks = new HashMap<>();
-    for (Map.Entry<Integer, String> entry : maskedFields.entrySet()) {
-      int id = entry.getKey();
-      ColumnProtection protection = spec.columns().get(id);
-      Types.NestedField field = outputSchema.findField(id);
-      masks.put(
-          id,
-          ValueMasks.forType(
-              Mask.parse(entry.getValue()), field.type(), hashKey(protection), protection.path()));
-    }
-    return RowMasker.compile(outputSchema.asStruct(), masks);
+    return maskedFields.isEmpty()
+        ? null
+        : RowMasker.compile(outputSchema.asStruct(), newColumnMasks());
   }
 
   /**
@@ -285,20 +271,22 @@ public final class ProtectedProjection implements Serializable {
    * flat projections (see {@link #supportsBatchReads()}).
    */
   BatchMasker newBatchMasker() {
-    if (maskedFields.isEmpty()) {
-      return null;
-    }
-    Map<Integer, VectorMasks.VectorMask> masks = new HashMap<>();
+    return maskedFields.isEmpty() ? null : BatchMasker.compile(outputSchema, newColumnMasks());
+  }
+
+  /** The column masks of the masked fields, by field id; one set per reader. */
+  private Map<Integer, ColumnMask> newColumnMasks() {
+    Map<Integer, ColumnMask> masks = new HashMap<>();
     for (Map.Entry<Integer, String> entry : maskedFields.entrySet()) {
       int id = entry.getKey();
       ColumnProtection protection = spec.columns().get(id);
-      Types.NestedField field = outputSchema.findField(id);
       masks.put(
           id,
-          VectorMasks.forType(
-              Mask.parse(entry.getValue()), field.type(), hashKey(protection), protection.path()));
+          MaskEngine.columnMask(
+              Mask.parse(entry.getValue()), IcebergMaskTypes.of(outputSchema.findField(id).type()),
+              protection.path(), "in table " + spec.tableName(), hashKey(protection)));
     }
-    return BatchMasker.compile(outputSchema, masks);
+    return masks;
   }
 
   /**

@@ -1,6 +1,6 @@
 package io.icebergprotector.spark.read;
 
-import io.icebergprotector.spark.read.ValueMasks.ValueMask;
+import io.icebergprotector.spark.masks.ColumnMask;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,9 +15,10 @@ import org.apache.spark.sql.catalyst.util.MapData;
 import org.apache.spark.sql.types.DataType;
 
 /**
- * Applies value masks to rows in Spark's internal format, in place, at any depth: a masked field
- * inside a struct (or a list of structs, or a map's values) is masked where it sits. Compiled once
- * per task from the output schema; rows without any masked field are never touched.
+ * Applies the value kernels of column masks to rows in Spark's internal format, in place, at any
+ * depth: a masked field inside a struct (or a list of structs, or a map's values) is masked where
+ * it sits. Compiled once per task from the output schema; rows without any masked field are never
+ * touched.
  */
 final class RowMasker {
   private final StructNode root;
@@ -29,9 +30,9 @@ final class RowMasker {
   /**
    * A masker for rows of {@code struct}, or null when no field of it is masked.
    *
-   * @param masks value masks by field id (fields whose own mask applies)
+   * @param masks column masks by field id (fields whose own mask applies)
    */
-  static RowMasker compile(Types.StructType struct, Map<Integer, ValueMask> masks) {
+  static RowMasker compile(Types.StructType struct, Map<Integer, ColumnMask> masks) {
     StructNode node = struct(struct, masks);
     return node == null ? null : new RowMasker(node);
   }
@@ -46,8 +47,8 @@ final class RowMasker {
     Object apply(Object value);
   }
 
-  private static Node node(Type type, int fieldId, Map<Integer, ValueMask> masks) {
-    ValueMask mask = masks.get(fieldId);
+  private static Node node(Type type, int fieldId, Map<Integer, ColumnMask> masks) {
+    ColumnMask mask = masks.get(fieldId);
     if (mask != null) {
       return mask::apply;
     }
@@ -69,7 +70,7 @@ final class RowMasker {
     }
   }
 
-  private static StructNode struct(Types.StructType struct, Map<Integer, ValueMask> masks) {
+  private static StructNode struct(Types.StructType struct, Map<Integer, ColumnMask> masks) {
     List<Integer> positions = new ArrayList<>();
     List<Node> children = new ArrayList<>();
     List<DataType> types = new ArrayList<>();

@@ -77,13 +77,31 @@ class IcebergFreeLinkageTest {
             "io.icebergprotector.spark.crypto.KeyTools",
             "io.icebergprotector.spark.crypto.KeyServiceRegistry",
             "io.icebergprotector.spark.crypto.HashMaskKeys",
-            "io.icebergprotector.spark.read.ValueHash",
+            "io.icebergprotector.spark.masks.MaskEngine",
+            "io.icebergprotector.spark.masks.ColumnMask",
+            "io.icebergprotector.spark.masks.ValueHash",
             "io.icebergprotector.spark.ProtectorContext",
             "io.icebergprotector.spark.ProtectorException")
         .doesNotContainKey("io.icebergprotector.spark.IcebergRules");
     assertThat(icebergLinks(reachedFrom))
         .as("Iceberg classes linked by classes the paths mode loads (class <- how it is reached:"
             + " referenced Iceberg classes); move them behind IcebergRules")
+        .isEmpty();
+  }
+
+  @Test
+  void maskEngineLinksNoIcebergClass() {
+    // the paths mode shares the whole mask package with the Iceberg read path
+    List<String> roots =
+        references.keySet().stream()
+            .filter(c -> c.startsWith("io.icebergprotector.spark.masks."))
+            .collect(Collectors.toList());
+    assertThat(roots).contains("io.icebergprotector.spark.masks.MaskEngine");
+    Map<String, String> reachedFrom = reachable(roots);
+    assertThat(reachedFrom).doesNotContainKey("io.icebergprotector.spark.IcebergMaskTypes");
+    assertThat(icebergLinks(reachedFrom))
+        .as("Iceberg classes linked by the mask engine (class <- how it is reached: referenced"
+            + " Iceberg classes); map Iceberg types outside it, in IcebergMaskTypes")
         .isEmpty();
   }
 

@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.policy.Mask;
-import io.icebergprotector.policy.Masks;
+import io.icebergprotector.spark.IcebergMaskTypes;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorException;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
-import io.icebergprotector.spark.read.ValueMasks.ValueMask;
+import io.icebergprotector.spark.masks.ColumnMask;
+import io.icebergprotector.spark.masks.ExpectedMasks;
+import io.icebergprotector.spark.masks.MaskEngine;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -40,9 +42,13 @@ class RowMaskerTest {
     fixture = new ReadFixture(dir);
   }
 
+  /** The value kernel of {@code spec} on a column of Iceberg {@code type}. */
+  static ColumnMask columnMask(Mask mask, Type type) {
+    return MaskEngine.columnMask(mask, IcebergMaskTypes.of(type), "c", "", () -> KEY.clone());
+  }
+
   private static Object mask(String spec, Type type, Object value) {
-    ValueMask mask = ValueMasks.forType(Mask.parse(spec), type, () -> KEY.clone(), "c");
-    return mask.apply(value);
+    return columnMask(Mask.parse(spec), type).apply(value);
   }
 
   private static UTF8String s(String value) {
@@ -85,8 +91,8 @@ class RowMaskerTest {
     assertThat(mask("partial(keep_last=0)", Types.StringType.get(), s("abc"))).isEqualTo(s("***"));
     assertThatThrownBy(() -> mask("partial(keep_last=2)", Types.LongType.get(), 1L))
         .isInstanceOf(ProtectorException.class)
-        .hasMessageContaining("partial(keep_last=2)")
-        .hasMessageContaining("'c'");
+        .hasMessageContaining(
+            "Mask 'partial(keep_last=2)' of column 'c' cannot be applied to type long");
   }
 
   @Test
@@ -97,13 +103,17 @@ class RowMaskerTest {
     assertThat(mask("year", Types.TimestampType.withoutZone(), micros("1969-12-31T23:59:59")))
         .isEqualTo(micros("1969-01-01T00:00:00"));
     assertThatThrownBy(() -> mask("year", Types.StringType.get(), s("x")))
-        .isInstanceOf(ProtectorException.class);
+        .isInstanceOf(ProtectorException.class)
+        .hasMessageContaining("Mask 'year' of column 'c' cannot be applied to type string")
+        .hasMessageContaining("(the mask fits: DATE, TIMESTAMP)");
   }
 
   @Test
   void hashIsKeyedDeterministicAndKeepsTheType() {
     UTF8String hashed = (UTF8String) mask("hash", Types.StringType.get(), s("ann@example.com"));
-    assertThat(hashed.toString()).isEqualTo(Masks.hashHex(KEY, "ann@example.com")).hasSize(64);
+    assertThat(hashed.toString())
+        .isEqualTo(ExpectedMasks.hashHex(KEY, "ann@example.com"))
+        .hasSize(64);
     assertThat(mask("hash", Types.StringType.get(), s("ann@example.com"))).isEqualTo(hashed);
     assertThat(mask("hash", Types.StringType.get(), s("bob@example.com"))).isNotEqualTo(hashed);
 
@@ -132,19 +142,21 @@ class RowMaskerTest {
     assertThat(fixed).hasSize(40);
 
     assertThatThrownBy(() -> mask("hash", Types.DoubleType.get(), 1d))
-        .isInstanceOf(ProtectorException.class);
+        .isInstanceOf(ProtectorException.class)
+        .hasMessageContaining("Mask 'hash' of column 'c' cannot be applied to type double");
   }
 
   @Test
   void hashKeyIsOnlyFetchedWhenAValueIsHashed() {
-    ValueMask mask =
-        ValueMasks.forType(
+    ColumnMask mask =
+        MaskEngine.columnMask(
             Mask.hash(),
-            Types.StringType.get(),
+            IcebergMaskTypes.of(Types.StringType.get()),
+            "c",
+            "",
             () -> {
               throw new AssertionError("key fetched");
-            },
-            "c");
+            });
     assertThat(mask).isNotNull();
   }
 
@@ -175,7 +187,7 @@ class RowMaskerTest {
     assertThat(masked.getUTF8String(2)).isEqualTo(s("*******6789"));
     byte[] hashKey = ProtectorCrypto.hashMaskKey(spec, "pii");
     assertThat(masked.getUTF8String(3).toString())
-        .isEqualTo(Masks.hashHex(hashKey, "ann@example.com"));
+        .isEqualTo(ExpectedMasks.hashHex(hashKey, "ann@example.com"));
     assertThat(masked.isNullAt(4)).isTrue();
     assertThat(masked.getInt(5)).isEqualTo(day("1990-01-01"));
     InternalRow maskedAddress = masked.getStruct(6, 2);
@@ -212,7 +224,7 @@ class RowMaskerTest {
                 5,
                 "notes",
                 Types.MapType.ofOptional(6, 7, Types.StringType.get(), Types.StringType.get())));
-    ValueMask partial = ValueMasks.forType(Mask.partial(2), Types.StringType.get(), () -> KEY.clone(), "c");
+    ColumnMask partial = columnMask(Mask.partial(2), Types.StringType.get());
     RowMasker masker = RowMasker.compile(struct, Map.of(4, partial, 7, partial));
 
     GenericInternalRow first = new GenericInternalRow(new Object[] {s("x1"), s("4111")});

@@ -1,24 +1,47 @@
-package io.icebergprotector.spark.read;
+package io.icebergprotector.spark.masks;
 
-import io.icebergprotector.policy.Masks;
 import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.Arrays;
 import java.util.function.Supplier;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * The {@code hash} mask of one column: HMAC-SHA256 under the column's key over a canonical text of
- * each value (see {@link ValueMasks} for the rules), with one keyed Mac reused for every value.
- * Every read path (rows, vectors, plain Parquet paths) hashes through this class, so equal values
- * hash alike everywhere. The key is fetched on the first hashed value (never for an all-null
- * column). Not thread-safe.
+ * The value kernel of the {@code hash} mask for one column: HMAC-SHA256 under the column's key
+ * over a canonical UTF-8 text of each value, so equal values stay joinable across columns of the
+ * same key and across engines, with one keyed Mac reused for every value. Each result keeps the
+ * column's type:
+ *
+ * <ul>
+ *   <li>string, uuid: the string itself; output: the lowercase hex digest (64 characters)
+ *   <li>binary: the raw bytes; output: the 32 digest bytes (fixed(L): the digest repeated to L
+ *       bytes)
+ *   <li>int, long: decimal digits ({@code "-42"}); output: the first 4 (int) or 8 (long) digest
+ *       bytes, big-endian, as a signed number; byte, short (plain Parquet files): the int's result
+ *       narrowed to the type
+ *   <li>decimal(p,s): {@code BigDecimal.toPlainString()} with scale s ({@code "12.50"}); output:
+ *       the first 8 digest bytes as a long, reduced modulo 10^min(p,18), as the unscaled value with
+ *       scale s
+ *   <li>date: ISO {@code yyyy-MM-dd}; output: a date in 0001-01-01..9999-12-31 (first 8 digest
+ *       bytes modulo the number of days in that range)
+ *   <li>timestamp: ISO {@code yyyy-MM-ddTHH:mm:ss.SSSSSS}, with a trailing {@code Z} when the
+ *       column has a zone (values in UTC); output: a timestamp in [0001-01-01, 10000-01-01) UTC,
+ *       chosen the same way at microsecond precision
+ * </ul>
+ *
+ * The key is fetched on the first hashed value (never for an all-null column) and wiped once the
+ * Mac holds it. Not thread-safe: one per reader ({@link SharedHash} gives each thread its own).
  */
 public final class ValueHash {
+  private static final String HMAC_SHA256 = "HmacSHA256";
   private static final byte[] HEX_DIGITS = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
   private static final DateTimeFormatter TS_FORMAT =
       DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS");
@@ -36,30 +59,42 @@ public final class ValueHash {
   }
 
   private final Supplier<byte[]> key;
-  private Masks.Hasher hasher = null;
+  private Mac mac = null;
 
+  /** @param key the column's HMAC key; the caller's copy, which this wipes after use */
   public ValueHash(Supplier<byte[]> key) {
     this.key = key;
   }
 
-  private Masks.Hasher hasher() {
-    if (hasher == null) {
+  private Mac mac() {
+    if (mac == null) {
       byte[] bytes = key.get();
       try {
-        hasher = Masks.hasher(bytes);
+        if (bytes == null || bytes.length == 0) {
+          throw new IllegalArgumentException("Cannot hash: the hash mask's HMAC key is empty");
+        }
+        // Mac.getInstance is a provider lookup, far dearer than the HMAC of a short value: one
+        // keyed Mac serves every value of the column.
+        Mac keyed = Mac.getInstance(HMAC_SHA256);
+        keyed.init(new SecretKeySpec(bytes, HMAC_SHA256));
+        mac = keyed;
+      } catch (GeneralSecurityException e) {
+        throw new IllegalStateException("Cannot key " + HMAC_SHA256, e);
       } finally {
-        java.util.Arrays.fill(bytes, (byte) 0); // the Mac keeps its own copy
+        if (bytes != null) {
+          Arrays.fill(bytes, (byte) 0); // the Mac keeps its own copy
+        }
       }
     }
-    return hasher;
+    return mac;
   }
 
   /** The 32 digest bytes of the raw value. */
   public byte[] digest(byte[] value) {
-    return hasher().digest(value);
+    return mac().doFinal(value);
   }
 
-  /** Lowercase hex digest of the string's UTF-8 bytes, as {@link Masks#hashHex}. */
+  /** Lowercase hex digest of the string's UTF-8 bytes. */
   public UTF8String string(UTF8String value) {
     byte[] digest = digest(value.getBytes());
     byte[] hex = new byte[digest.length * 2];
@@ -78,6 +113,14 @@ public final class ValueHash {
       out[i] = digest[i % digest.length];
     }
     return out;
+  }
+
+  public byte ofByte(byte value) {
+    return (byte) ofInt(value);
+  }
+
+  public short ofShort(short value) {
+    return (short) ofInt(value);
   }
 
   /** First 4 digest bytes of the decimal text, big-endian. */

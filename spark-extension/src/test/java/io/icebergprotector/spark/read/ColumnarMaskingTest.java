@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.policy.Mask;
+import io.icebergprotector.spark.IcebergMaskTypes;
 import io.icebergprotector.spark.ProtectorException;
-import io.icebergprotector.spark.read.ValueMasks.ValueMask;
-import io.icebergprotector.spark.read.VectorMasks.VectorMask;
+import io.icebergprotector.spark.masks.ColumnMask;
+import io.icebergprotector.spark.masks.ExpectedMasks;
+import io.icebergprotector.spark.masks.MaskEngine;
+import io.icebergprotector.spark.masks.PartialMask;
+import io.icebergprotector.spark.masks.TestVectors;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -25,76 +29,36 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.unsafe.types.UTF8String;
 import org.junit.jupiter.api.Test;
 
-/** Vector masks give, value for value, what the row masks give; nulls stay null. */
-class VectorMasksTest {
+/**
+ * The vector kernels give, value for value, what the value kernels give, on the Iceberg types of
+ * the columnar reader; nulls stay null. {@link BatchMasker} swaps in the masked vectors.
+ */
+class ColumnarMaskingTest {
   private static final byte[] KEY =
       "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.UTF_8);
 
   /** A vector of {@code type} holding {@code values} (null entries are nulls). */
   static OnHeapColumnVector vector(Type type, List<Object> values) {
-    DataType sparkType = SparkSchemaUtil.convert(type);
-    OnHeapColumnVector vector = new OnHeapColumnVector(values.size(), sparkType);
-    for (int i = 0; i < values.size(); i++) {
-      Object value = values.get(i);
-      if (value == null) {
-        vector.putNull(i);
-      } else if (value instanceof UTF8String) {
-        vector.putByteArray(i, ((UTF8String) value).getBytes());
-      } else if (value instanceof byte[]) {
-        vector.putByteArray(i, (byte[]) value);
-      } else if (value instanceof Integer) {
-        vector.putInt(i, (Integer) value);
-      } else if (value instanceof Long) {
-        vector.putLong(i, (Long) value);
-      } else if (value instanceof Double) {
-        vector.putDouble(i, (Double) value);
-      } else if (value instanceof Boolean) {
-        vector.putBoolean(i, (Boolean) value);
-      } else if (value instanceof Decimal) {
-        Types.DecimalType decimal = (Types.DecimalType) type;
-        vector.putDecimal(i, (Decimal) value, decimal.precision());
-      } else {
-        throw new IllegalArgumentException("Unsupported test value " + value);
-      }
-    }
-    return vector;
+    return TestVectors.vector(SparkSchemaUtil.convert(type), values);
   }
 
   static Object get(ColumnVector vector, Type type, int row) {
-    if (vector.isNullAt(row)) {
-      return null;
-    }
-    switch (type.typeId()) {
-      case STRING:
-        return vector.getUTF8String(row).clone();
-      case BINARY:
-      case FIXED:
-        return vector.getBinary(row);
-      case INTEGER:
-      case DATE:
-        return vector.getInt(row);
-      case LONG:
-      case TIMESTAMP:
-        return vector.getLong(row);
-      case DOUBLE:
-        return vector.getDouble(row);
-      case BOOLEAN:
-        return vector.getBoolean(row);
-      case DECIMAL:
-        Types.DecimalType decimal = (Types.DecimalType) type;
-        return vector.getDecimal(row, decimal.precision(), decimal.scale());
-      default:
-        throw new IllegalArgumentException("Unsupported test type " + type);
-    }
+    return TestVectors.read(vector, row, SparkSchemaUtil.convert(type));
+  }
+
+  static ColumnMask columnMask(Mask mask, Type type, java.util.function.Supplier<byte[]> key) {
+    return MaskEngine.columnMask(mask, IcebergMaskTypes.of(type), "c", "", key);
   }
 
   /** Masks {@code values} as a vector and value by value; both must agree. */
   static void assertSameAsRowMasks(String spec, Type type, List<Object> values) {
     Mask mask = Mask.parse(spec);
-    ValueMask rowMask = ValueMasks.forType(mask, type, () -> KEY.clone(), "c");
-    try (VectorMask vectorMask = VectorMasks.forType(mask, type, () -> KEY.clone(), "c");
-        OnHeapColumnVector input = vector(type, values)) {
-      ColumnVector masked = vectorMask.apply(input, values.size());
+    ColumnMask rowMask = columnMask(mask, type, () -> KEY.clone());
+    ColumnMask vectorMask = columnMask(mask, type, () -> KEY.clone());
+    try (OnHeapColumnVector input = vector(type, values);
+        OnHeapColumnVector masked =
+            new OnHeapColumnVector(values.size(), SparkSchemaUtil.convert(type))) {
+      vectorMask.fill(input, values.size(), masked);
       for (int i = 0; i < values.size(); i++) {
         Object expected = values.get(i) == null ? null : rowMask.apply(values.get(i));
         Object actual = get(masked, type, i);
@@ -127,8 +91,8 @@ class VectorMasksTest {
     assertSameAsRowMasks("hash", Types.StringType.get(), strings);
     assertSameAsRowMasks("redact", Types.StringType.get(), strings);
     String unicode = "zürich ✓ 𝄞 end";
-    assertThat(ValueMasks.partial(s(unicode), 5).toString())
-        .isEqualTo(io.icebergprotector.policy.Masks.partial(unicode, 5));
+    assertThat(PartialMask.partial(s(unicode), 5).toString())
+        .isEqualTo(ExpectedMasks.partial(unicode, 5));
   }
 
   @Test
@@ -171,36 +135,44 @@ class VectorMasksTest {
   @Test
   void outputVectorIsReusedAndGrowsAcrossBatches() {
     Type type = Types.StringType.get();
-    try (VectorMask mask = VectorMasks.forType(Mask.partial(2), type, () -> KEY.clone(), "c")) {
-      ColumnVector first = mask.apply(vector(type, values(s("abcd"), null)), 2);
+    Schema schema = new Schema(Types.NestedField.optional(1, "s", type));
+    ColumnMask partial = columnMask(Mask.partial(2), type, () -> KEY.clone());
+    try (BatchMasker masker = BatchMasker.compile(schema, Map.of(1, partial))) {
+      ColumnVector first = masker.mask(batch(type, values(s("abcd"), null))).column(0);
       assertThat(first.getUTF8String(0)).isEqualTo(s("**cd"));
       assertThat(first.isNullAt(1)).isTrue();
-      ColumnVector second = mask.apply(vector(type, values(s("xyz"), s("1234"))), 2);
+      ColumnVector second = masker.mask(batch(type, values(s("xyz"), s("1234")))).column(0);
       assertThat(second).isSameAs(first);
       assertThat(second.isNullAt(1)).as("nulls of the previous batch are cleared").isFalse();
       assertThat(second.getUTF8String(1)).isEqualTo(s("**34"));
-      ColumnVector bigger = mask.apply(vector(type, values(s("a"), s("bb"), s("ccc"))), 3);
+      ColumnVector bigger = masker.mask(batch(type, values(s("a"), s("bb"), s("ccc")))).column(0);
       assertThat(bigger.getUTF8String(2)).isEqualTo(s("*cc"));
     }
+  }
+
+  private static ColumnarBatch batch(Type type, List<Object> values) {
+    return new ColumnarBatch(new ColumnVector[] {vector(type, values)}, values.size());
   }
 
   @Test
   void hashKeyIsFetchedOnlyForNonNullValues() {
     AtomicInteger fetches = new AtomicInteger();
     Type type = Types.StringType.get();
-    try (VectorMask mask =
-        VectorMasks.forType(
+    ColumnMask mask =
+        columnMask(
             Mask.hash(),
             type,
             () -> {
               fetches.incrementAndGet();
-              return KEY;
-            },
-            "c")) {
-      mask.apply(vector(type, values(null, null)), 2);
+              return KEY.clone();
+            });
+    try (OnHeapColumnVector out = new OnHeapColumnVector(2, SparkSchemaUtil.convert(type))) {
+      mask.fill(vector(type, values(null, null)), 2, out);
       assertThat(fetches).hasValue(0);
-      mask.apply(vector(type, values(s("a"), s("b"))), 2);
-      mask.apply(vector(type, values(s("c"))), 1);
+      out.reset();
+      mask.fill(vector(type, values(s("a"), s("b"))), 2, out);
+      out.reset();
+      mask.fill(vector(type, values(s("c"))), 1, out);
       assertThat(fetches).as("fetched once, then the keyed Mac is reused").hasValue(1);
     }
   }
@@ -208,12 +180,19 @@ class VectorMasksTest {
   @Test
   void masksThatDoNotFitTheTypeAreRefused() {
     assertThatThrownBy(
-            () -> VectorMasks.forType(Mask.parse("hash"), Types.DoubleType.get(), () -> KEY.clone(), "d"))
+            () ->
+                MaskEngine.columnMask(
+                    Mask.parse("hash"), IcebergMaskTypes.of(Types.DoubleType.get()), "d",
+                    "in table db.t", () -> KEY.clone()))
         .isInstanceOf(ProtectorException.class)
-        .hasMessageContaining("'d'");
+        .hasMessageContaining("Mask 'hash' of column 'd' in table db.t cannot be applied to type double");
     assertThatThrownBy(
-            () -> VectorMasks.forType(Mask.parse("year"), Types.LongType.get(), () -> KEY.clone(), "l"))
-        .isInstanceOf(ProtectorException.class);
+            () ->
+                MaskEngine.columnMask(
+                    Mask.parse("year"), IcebergMaskTypes.of(Types.LongType.get()), "l", "",
+                    () -> KEY.clone()))
+        .isInstanceOf(ProtectorException.class)
+        .hasMessageContaining("Mask 'year' of column 'l' cannot be applied to type long");
   }
 
   @Test
@@ -223,7 +202,7 @@ class VectorMasksTest {
             Types.NestedField.required(1, "id", Types.LongType.get()),
             Types.NestedField.optional(2, "ssn", Types.StringType.get()),
             Types.NestedField.optional(3, "name", Types.StringType.get()));
-    VectorMask partial = VectorMasks.forType(Mask.partial(1), Types.StringType.get(), () -> KEY.clone(), "");
+    ColumnMask partial = columnMask(Mask.partial(1), Types.StringType.get(), () -> KEY.clone());
     try (BatchMasker masker = BatchMasker.compile(schema, Map.of(2, partial))) {
       ColumnVector ids = vector(Types.LongType.get(), values(1L, 2L));
       ColumnVector ssns = vector(Types.StringType.get(), values(s("123"), null));

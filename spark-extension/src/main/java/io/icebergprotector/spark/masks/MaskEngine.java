@@ -1,0 +1,118 @@
+package io.icebergprotector.spark.masks;
+
+import io.icebergprotector.policy.Mask;
+import io.icebergprotector.spark.ProtectorException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Supplier;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.Literal;
+import org.apache.spark.sql.catalyst.expressions.objects.Invoke;
+import org.apache.spark.sql.catalyst.expressions.objects.StaticInvoke;
+import org.apache.spark.sql.types.AbstractDataType;
+import org.apache.spark.sql.types.DataType;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * The masks of every read path: one implementation per mask ({@link NullMask}, {@link
+ * RedactMask}, {@link PartialMask}, {@link HashMask} with {@link ValueHash}, {@link YearMask}),
+ * whose value kernel serves the Iceberg row reader, its vector kernel the Iceberg columnar reader
+ * ({@link #columnMask}), and whose value kernel the plain-Parquet path calls from Catalyst
+ * ({@link #expression}), so a value masks alike on every path. Whether a mask fits a column is
+ * decided in one place, {@link Mask#appliesTo} on the column's {@link MaskType#columnType()}.
+ * Free of Iceberg classes: the plain-Parquet path runs without Iceberg.
+ */
+public final class MaskEngine {
+  private MaskEngine() {}
+
+  /**
+   * Refuses a mask that does not fit a column's type.
+   *
+   * @param column the column path, for the message
+   * @param where where the column is, for the message ({@code "in table db.t"}, {@code "under
+   *     s3://b/p"}); may be empty
+   * @throws ProtectorException naming the mask, the column, its type and the types the mask fits
+   */
+  public static void checkFits(Mask mask, MaskType type, String column, String where) {
+    if (!mask.appliesTo(type.columnType())) {
+      throw new ProtectorException(
+          String.format(
+              "Mask '%s' of column '%s'%s cannot be applied to type %s; fix the policy (the mask"
+                  + " fits: %s)",
+              mask.spec(), column, where == null || where.isEmpty() ? "" : " " + where, type,
+              mask.applicableTypes()));
+    }
+  }
+
+  /**
+   * The value and vector kernels of {@code mask} on values of {@code type}.
+   *
+   * @param hashKey the column's HMAC key (a copy the mask wipes), fetched on the first hashed value
+   * @throws ProtectorException if the mask does not fit the type ({@link #checkFits})
+   */
+  public static ColumnMask columnMask(
+      Mask mask, MaskType type, String column, String where, Supplier<byte[]> hashKey) {
+    checkFits(mask, type, column, where);
+    switch (mask.kind()) {
+      case NULL:
+        return NullMask.bind(type);
+      case REDACT:
+        return RedactMask.bind(type);
+      case PARTIAL:
+        return PartialMask.bind(type, mask.keepLast());
+      case YEAR:
+        return YearMask.bind(type);
+      case HASH:
+        return HashMask.bind(type, new ValueHash(hashKey));
+      default:
+        throw new IllegalStateException("Unknown mask " + mask.spec());
+    }
+  }
+
+  /**
+   * {@code mask} over {@code value} of {@code type} as a Catalyst expression that calls the mask's
+   * value kernel; NULL stays NULL.
+   *
+   * @param hashKey the column's HMAC key, derived where the plan runs
+   * @throws ProtectorException if the mask does not fit the type ({@link #checkFits})
+   */
+  public static Expression expression(
+      Mask mask, Expression value, MaskType type, String column, String where,
+      HashKeySource hashKey) {
+    checkFits(mask, type, column, where);
+    switch (mask.kind()) {
+      case NULL:
+        return NullMask.expression(type);
+      case REDACT:
+        return RedactMask.expression(value, type);
+      case PARTIAL:
+        return PartialMask.expression(value, type, mask.keepLast());
+      case YEAR:
+        return YearMask.expression(value, type);
+      case HASH:
+        return HashMask.expression(value, type, hashKey);
+      default:
+        throw new IllegalStateException("Unknown mask " + mask.spec());
+    }
+  }
+
+  /** A null-propagating, deterministic call of a public static kernel. */
+  static Expression staticInvoke(
+      Class<?> kernel, DataType type, String method, Expression... arguments) {
+    return new StaticInvoke(
+        kernel, type, method, seq(Arrays.asList(arguments)), seq(List.<AbstractDataType>of()),
+        true, true, true);
+  }
+
+  /** A null-propagating, deterministic call of a kernel object's public method. */
+  static Expression invoke(
+      Object kernel, DataType type, String method, List<Expression> arguments) {
+    return new Invoke(
+        Literal.fromObject(kernel), method, type, seq(arguments),
+        seq(List.<AbstractDataType>of()), true, true, true);
+  }
+
+  private static <T> scala.collection.immutable.Seq<T> seq(List<T> list) {
+    return CollectionConverters.asScala(list).toList();
+  }
+}

@@ -1,0 +1,52 @@
+package io.icebergprotector.spark.masks;
+
+import java.time.LocalDate;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DateType;
+import org.apache.spark.sql.types.TimestampNTZType;
+import org.apache.spark.sql.types.TimestampType;
+
+/**
+ * {@code year}: dates to January 1st of their year, timestamps (with or without zone) to January
+ * 1st 00:00 of their year, computed in UTC, for every date and timestamp Spark holds (not only
+ * 1678-2262, the range of nanosecond arithmetic).
+ */
+public final class YearMask {
+  private static final long MICROS_PER_DAY = 86_400_000_000L;
+
+  private YearMask() {}
+
+  /** The value kernel of dates (days since 1970-01-01). Public for Catalyst. */
+  public static int ofEpochDay(int epochDay) {
+    return (int) LocalDate.ofEpochDay(epochDay).withDayOfYear(1).toEpochDay();
+  }
+
+  /** The value kernel of timestamps (microseconds since 1970-01-01T00:00Z). Public for Catalyst. */
+  public static long ofEpochMicros(long epochMicros) {
+    long day = Math.floorDiv(epochMicros, MICROS_PER_DAY);
+    return Math.multiplyExact(
+        LocalDate.ofEpochDay(day).withDayOfYear(1).toEpochDay(), MICROS_PER_DAY);
+  }
+
+  static ColumnMask bind(MaskType type) {
+    return isDate(type)
+        ? ColumnMask.ints(type, YearMask::ofEpochDay)
+        : ColumnMask.longs(type, YearMask::ofEpochMicros);
+  }
+
+  static Expression expression(Expression value, MaskType type) {
+    String kernel = isDate(type) ? "ofEpochDay" : "ofEpochMicros";
+    return MaskEngine.staticInvoke(YearMask.class, type.sparkType(), kernel, value);
+  }
+
+  private static boolean isDate(MaskType type) {
+    DataType t = type.sparkType();
+    if (t instanceof DateType) {
+      return true;
+    } else if (t instanceof TimestampType || t instanceof TimestampNTZType) {
+      return false;
+    }
+    throw new IllegalStateException("No year mask for type " + type);
+  }
+}
