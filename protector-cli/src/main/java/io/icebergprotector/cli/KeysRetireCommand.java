@@ -167,11 +167,15 @@ public final class KeysRetireCommand implements Callable<Integer> {
       }
       Set<String> tables = findings.stream().map(RetireScan.Finding::table)
           .collect(Collectors.toCollection(java.util.TreeSet::new));
+      // Spark's procedure arguments are literals; a minute ahead covers the rewrite about to commit. The session
+      // time zone of local Spark is the JVM's.
+      String until = java.time.LocalDateTime.now().plusMinutes(1).withNano(0).toString().replace('T', ' ');
       out.println("fix: rewrite them, then expire the snapshots that still reference the old files, e.g.");
       for (String t : tables) {
         out.println("  bin/protector rewrite --user <writer> --table " + t + " --min-key-version " + below);
         out.println("  bin/protector sql --user <writer> -e \"CALL " + catalog.catalog
-            + ".system.expire_snapshots(table => '" + t + "', older_than => current_timestamp(), retain_last => 1)\"");
+            + ".system.expire_snapshots(table => '" + t + "', older_than => TIMESTAMP '" + until
+            + "', retain_last => 1)\"");
       }
     } else {
       out.println("retired key " + keyId + " versions below v" + below + " in " + source
