@@ -29,7 +29,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "keys",
-    header = "Create, list, rotate and destroy master keys.",
+    header = "Create, list, rotate, retire and destroy master keys.",
+    subcommands = KeysRetireCommand.class,
     mixinStandardHelpOptions = true,
     description = "Keys live in the local keystore (default ./.protector/keys.p12, the demo's), "
         + "in a PKCS#11 token (--pkcs11-library) or on the key server (--url). Start with 'keys init'.")
@@ -40,7 +41,7 @@ public final class KeysCommand implements Runnable {
   @Override
   public void run() {
     throw new ParameterException(
-        spec.commandLine(), "missing subcommand: create, list, rotate or destroy");
+        spec.commandLine(), "missing subcommand: create, list, rotate, retire or destroy");
   }
 
   /** Where the keys live: a local keystore (default), a PKCS#11 token or the key server. */
@@ -182,6 +183,7 @@ public final class KeysCommand implements Runnable {
             "id", k.id(),
             "latest_version", k.destroyed() ? null : k.latestVersion(),
             "versions", k.destroyed() ? List.of() : k.versions(),
+            "min_decryption_version", k.destroyed() ? null : k.minDecryptionVersion(),
             "created", known ? k.createdAt().truncatedTo(ChronoUnit.SECONDS).toString() : null,
             "status", k.destroyed() ? "destroyed" : "active"));
       }
@@ -195,16 +197,23 @@ public final class KeysCommand implements Runnable {
         rows.add(List.of(
             k.id(),
             k.destroyed() ? "-" : "v" + k.latestVersion(),
-            k.destroyed() ? "-" : k.versions().stream().map(v -> "v" + v).collect(Collectors.joining(",")),
+            k.destroyed() ? "-" : decrypting(k).stream().map(v -> "v" + v).collect(Collectors.joining(",")),
             k.createdAt() == null || k.createdAt().equals(Instant.EPOCH) // unknown (e.g. destroyed, remote)
                 ? "-"
                 : k.createdAt().truncatedTo(ChronoUnit.SECONDS).toString(),
-            k.destroyed() ? "destroyed" : "active"));
+            k.destroyed() ? "destroyed"
+                : k.minDecryptionVersion() > 1 ? "active, below v" + k.minDecryptionVersion() + " retired"
+                : "active"));
       }
       out.print(TextTable.plain(List.of("KEY", "LATEST", "VERSIONS", "CREATED", "STATUS"), rows));
     }
     out.flush();
     return ProtectorCli.OK;
+  }
+
+  /** The versions that still unwrap: retired ones are left out (a PKCS#11 token no longer holds them at all). */
+  private static List<Integer> decrypting(KeyInfo k) {
+    return k.versions().stream().filter(v -> v >= k.minDecryptionVersion()).toList();
   }
 
   @Command(
@@ -221,7 +230,7 @@ public final class KeysCommand implements Runnable {
       for (String id : ids) {
         KeyInfo info = keys.rotateKey(id);
         out.println("rotated key " + info.id() + " to v" + info.latestVersion() + " (versions "
-            + info.versions().stream().map(v -> "v" + v).collect(Collectors.joining(", "))
+            + decrypting(info).stream().map(v -> "v" + v).collect(Collectors.joining(", "))
             + "); new files use v" + info.latestVersion() + ", existing files still read");
       }
     }

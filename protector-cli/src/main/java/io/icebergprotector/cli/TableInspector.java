@@ -70,12 +70,7 @@ final class TableInspector {
       try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
         for (FileScanTask task : tasks) {
           String location = task.file().location();
-          InputFile input = table.io().newInputFile(location);
-          FooterReport report = ParquetFooterInspector.inspect(input);
-          if (spec != null && report.footerMode() == FooterReport.FooterMode.ENCRYPTED) {
-            FileBinding binding = report.aadPrefixRequired() ? FileBinding.of(table.uuid()) : null;
-            report = ParquetFooterInspector.inspect(input, ProtectorCrypto.fileDecryption(spec, location, binding));
-          }
+          FooterReport report = footer(table, location, spec);
           files++;
           groups.computeIfAbsent(group(report), g -> new ArrayList<>()).add(location);
           if (report.footerMode() == FooterReport.FooterMode.PLAINTEXT) {
@@ -120,6 +115,20 @@ final class TableInspector {
     }
     out.flush();
     return failed ? ProtectorCli.FAILED : ProtectorCli.OK;
+  }
+
+  /**
+   * The footer of one file of a table, read through the table's FileIO; with a spec (the catalog's keys) an
+   * encrypted footer is decrypted so that the column keys show.
+   */
+  static FooterReport footer(Table table, String location, ProtectionSpec spec) {
+    InputFile input = table.io().newInputFile(location);
+    FooterReport report = ParquetFooterInspector.inspect(input);
+    if (spec != null && report.footerMode() == FooterReport.FooterMode.ENCRYPTED) {
+      FileBinding binding = report.aadPrefixRequired() ? FileBinding.of(table.uuid()) : null;
+      report = ParquetFooterInspector.inspect(input, ProtectorCrypto.fileDecryption(spec, location, binding));
+    }
+    return report;
   }
 
   /** e.g. "signed plaintext footer, AES_GCM_V1, footer v1, pii v2, fin v1". */

@@ -79,6 +79,20 @@ final class KeyServer implements AutoCloseable {
     this.server = ProtectorServer.start(config);
   }
 
+  /**
+   * Writes {@link #POLICY} and the Spark settings of a hadoop catalog 'prod' over {@code warehouse} protected by it
+   * (a properties file, as spark-submit's --properties-file); returns that file.
+   */
+  static Path prodCatalog(Path dir, Path warehouse) throws IOException {
+    Path policy = Files.writeString(dir.resolve("policy.conf"), POLICY);
+    return Files.writeString(dir.resolve("prod.properties"), String.join("\n",
+        "spark.sql.catalog.prod = " + LocalSpark.CATALOG_CLASS,
+        "spark.sql.catalog.prod.type = hadoop",
+        "spark.sql.catalog.prod.warehouse = " + warehouse.toUri(),
+        "spark.sql.catalog.prod.protector.policy = " + policy,
+        ""));
+  }
+
   String url() {
     return server.url().toString();
   }

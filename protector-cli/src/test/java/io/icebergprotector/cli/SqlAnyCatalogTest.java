@@ -20,14 +20,9 @@ class SqlAnyCatalogTest {
   @Test
   void writeAsAliceReadAsBobThroughTheKeyServer() throws Exception {
     try (KeyServer server = new KeyServer(Files.createDirectories(dir.resolve("server")))) {
-      Path policy = Files.writeString(dir.resolve("policy.conf"), KeyServer.POLICY);
       Path warehouse = dir.resolve("prod-warehouse");
-      Path props = Files.writeString(dir.resolve("prod.properties"), String.join("\n",
-          "spark.sql.catalog.prod = " + LocalSpark.CATALOG_CLASS,
-          "spark.sql.catalog.prod.type = hadoop",
-          "spark.sql.catalog.prod.warehouse = " + warehouse.toUri(),
-          "spark.sql.catalog.prod.protector.policy = " + policy,
-          ""));
+      Path props = KeyServer.prodCatalog(dir, warehouse);
+      Path policy = dir.resolve("policy.conf");
 
       List<String> write = new ArrayList<>(List.of("sql", "--user", "alice", "--catalog", "prod",
           "--properties-file", props.toString(), "--state-dir", dir.resolve("no-state").toString(), "-e",

@@ -42,6 +42,11 @@ public abstract class ForwardingKeyService implements KeyService {
   }
 
   @Override
+  public KeyInfo setMinDecryptionVersion(String keyId, int minDecryptionVersion) {
+    return delegate().setMinDecryptionVersion(keyId, minDecryptionVersion);
+  }
+
+  @Override
   public List<KeyInfo> listKeys() {
     return delegate().listKeys();
   }

@@ -12,8 +12,14 @@ import java.util.stream.IntStream;
 /**
  * Metadata of one key as stored in the keystore's metadata entry. Versions are always 1..latestVersion
  * (rotation appends; only destroy removes, and it removes all). destroyedAt != null marks a tombstone.
+ * Versions below minDecryptionVersion are retired: their material stays (version 1 keys deriveKey) but they
+ * no longer unwrap.
  */
-record KeyRecord(String id, Instant createdAt, int latestVersion, Instant destroyedAt) {
+record KeyRecord(String id, Instant createdAt, int latestVersion, Instant destroyedAt, int minDecryptionVersion) {
+  KeyRecord(String id, Instant createdAt, int latestVersion, Instant destroyedAt) {
+    this(id, createdAt, latestVersion, destroyedAt, 1);
+  }
+
   static final String HEADER = "iceberg-protector-keystore 1";
 
   boolean destroyed() {
@@ -28,18 +34,29 @@ record KeyRecord(String id, Instant createdAt, int latestVersion, Instant destro
     List<Integer> versions = destroyed()
         ? List.of()
         : IntStream.rangeClosed(1, latestVersion).boxed().toList();
-    return new KeyInfo(id, latestVersion, versions, createdAt, destroyed());
+    return new KeyInfo(id, latestVersion, versions, createdAt, destroyed(), minDecryptionVersion);
   }
 
-  /** Line format: {@code <hex id> <created ISO> <latest> <destroyed ISO or ->}. Ids are hex so no escaping. */
+  boolean retired(int version) {
+    return version < minDecryptionVersion;
+  }
+
+  /**
+   * Line format: {@code <hex id> <created ISO> <latest> <destroyed ISO or -> [<min decryption version>]}. Ids are
+   * hex so no escaping. The last field is written only when some version is retired, so keystores without
+   * retirements stay readable by releases that predate it.
+   */
   static byte[] encode(Map<String, KeyRecord> keys) {
     StringBuilder sb = new StringBuilder(HEADER).append('\n');
     for (KeyRecord r : keys.values()) {
       sb.append(KeystoreAliases.hex(r.id)).append(' ')
           .append(r.createdAt).append(' ')
           .append(r.latestVersion).append(' ')
-          .append(r.destroyedAt == null ? "-" : r.destroyedAt.toString())
-          .append('\n');
+          .append(r.destroyedAt == null ? "-" : r.destroyedAt.toString());
+      if (r.minDecryptionVersion > 1) {
+        sb.append(' ').append(r.minDecryptionVersion);
+      }
+      sb.append('\n');
     }
     return sb.toString().getBytes(StandardCharsets.UTF_8);
   }
@@ -56,7 +73,7 @@ record KeyRecord(String id, Instant createdAt, int latestVersion, Instant destro
         continue;
       }
       String[] f = line.split(" ");
-      if (f.length != 4) {
+      if (f.length != 4 && f.length != 5) {
         throw new IllegalArgumentException("malformed metadata line");
       }
       // Not checked against today's key-id rule: a keystore stays readable whatever ids it holds.
@@ -69,7 +86,11 @@ record KeyRecord(String id, Instant createdAt, int latestVersion, Instant destro
         throw new IllegalArgumentException("bad version count for key '" + id + "'");
       }
       Instant destroyed = "-".equals(f[3]) ? null : Instant.parse(f[3]);
-      keys.put(id, new KeyRecord(id, Instant.parse(f[1]), latest, destroyed));
+      int minDecryption = f.length == 5 ? Integer.parseInt(f[4]) : 1;
+      if (minDecryption < 1 || minDecryption > latest) {
+        throw new IllegalArgumentException("bad minimum decryption version for key '" + id + "'");
+      }
+      keys.put(id, new KeyRecord(id, Instant.parse(f[1]), latest, destroyed, minDecryption));
     }
     return Collections.unmodifiableMap(keys);
   }

@@ -19,6 +19,16 @@ public interface KeyService extends AutoCloseable {
   /** Crypto-shredding: removes all versions' material; later wrap/unwrap throw {@link KeyDestroyedException}. */
   void destroyKey(String keyId);
 
+  /**
+   * Retires every version below {@code minDecryptionVersion}: from then on {@link #unwrap} of a blob wrapped
+   * under such a version throws {@link KeyVersionRetiredException}. The minimum only moves forward (setting the
+   * current value again is a no-op) and cannot exceed the latest version. {@link #deriveKey} is unaffected.
+   *
+   * @throws IllegalArgumentException if the minimum is below the current one or above the latest version
+   * @throws KeyNotFoundException if the key does not exist
+   */
+  KeyInfo setMinDecryptionVersion(String keyId, int minDecryptionVersion);
+
   List<KeyInfo> listKeys();
 
   /** @throws KeyNotFoundException if the key does not exist */

@@ -211,7 +211,23 @@ public final class LocalKeyService implements KeyService {
       KeyRecord existing = existing(keys, keyId, "rotate");
       int next = existing.latestVersion() + 1;
       storeNewVersion(ks, keyId, next);
-      KeyRecord record = new KeyRecord(keyId, existing.createdAt(), next, null);
+      KeyRecord record = new KeyRecord(keyId, existing.createdAt(), next, null, existing.minDecryptionVersion());
+      keys.put(keyId, record);
+      return record.info();
+    });
+  }
+
+  /** Records the minimum in the metadata entry (one atomic commit, under the file lock like rotation). */
+  @Override
+  public KeyInfo setMinDecryptionVersion(String keyId, int minDecryptionVersion) {
+    KeyIds.check(keyId);
+    return mutate((ks, keys) -> {
+      KeyRecord existing = existing(keys, keyId, "retire versions of");
+      if (!existing.info().checkNewMinDecryptionVersion(minDecryptionVersion)) {
+        return existing.info();
+      }
+      KeyRecord record = new KeyRecord(keyId, existing.createdAt(), existing.latestVersion(), null,
+          minDecryptionVersion);
       keys.put(keyId, record);
       return record.info();
     });
@@ -234,7 +250,8 @@ public final class LocalKeyService implements KeyService {
           ks.deleteEntry(alias);
         }
       }
-      keys.put(keyId, new KeyRecord(keyId, existing.createdAt(), existing.latestVersion(), now()));
+      keys.put(keyId, new KeyRecord(keyId, existing.createdAt(), existing.latestVersion(), now(),
+          existing.minDecryptionVersion()));
       return null;
     });
   }
@@ -370,6 +387,10 @@ public final class LocalKeyService implements KeyService {
         }
         int version = requestedVersion == LATEST && record != null ? record.latestVersion() : requestedVersion;
         if (record != null && record.hasVersion(version)) {
+          if (retiredFor(operation) && record.retired(version)) {
+            // No reload needed: the minimum only moves forward, so a newer snapshot cannot un-retire it.
+            throw KeyVersionRetiredException.of(keyId, version, record.minDecryptionVersion());
+          }
           byte[] material = material(s, keyId, version);
           try {
             return use.apply(version, material);
@@ -390,6 +411,11 @@ public final class LocalKeyService implements KeyService {
       }
       reload(s); // another process may have created or rotated the key
     }
+  }
+
+  /** Retirement blocks unwrap only: wrap uses the latest version, and deriveKey keeps using version 1. */
+  private static boolean retiredFor(String operation) {
+    return operation.equals("unwrap");
   }
 
   /** Cached decrypted material (decrypting a PKCS12 entry runs PBKDF2). Callers hold the read lock. */
@@ -629,7 +655,10 @@ public final class LocalKeyService implements KeyService {
     }
   }
 
-  /** Publishes a snapshot and wipes cached material of keys that are no longer live in it. */
+  /**
+   * Publishes a snapshot and wipes cached material of keys that are no longer live in it, and of retired
+   * versions (version 1 is read again if deriveKey needs it).
+   */
   private void install(Snapshot s) {
     useLock.writeLock().lock();
     try {
@@ -638,7 +667,7 @@ public final class LocalKeyService implements KeyService {
       }
       wipeCache(ref -> {
         KeyRecord record = s.keys().get(ref.keyId());
-        return record == null || !record.hasVersion(ref.version());
+        return record == null || !record.hasVersion(ref.version()) || record.retired(ref.version());
       });
       snapshot = s;
     } finally {

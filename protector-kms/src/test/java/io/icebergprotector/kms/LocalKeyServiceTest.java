@@ -9,9 +9,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.KeyStore;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -397,5 +399,155 @@ class LocalKeyServiceTest {
     assertThatThrownBy(() -> kms.unwrap("finance", wrapped))
         .satisfies(e -> assertThat(String.valueOf(e.getMessage())).doesNotContain(b64));
     assertThat(kms.toString()).doesNotContain(new String(PASS));
+  }
+
+  // ---------------------------------------------------------------- minimum decryption version (keys retire)
+
+  @Test
+  void retiredVersionsNoLongerUnwrapAndTheErrorNamesKeyVersionAndMinimum() {
+    kms.createKey("pii");
+    byte[] dek1 = dek();
+    String w1 = kms.wrap("pii", dek1);
+    kms.rotateKey("pii");
+    byte[] dek2 = dek();
+    String w2 = kms.wrap("pii", dek2);
+    kms.rotateKey("pii");
+    byte[] dek3 = dek();
+    String w3 = kms.wrap("pii", dek3);
+    assertThat(kms.unwrap("pii", w1)).isEqualTo(dek1); // fills the material cache for v1
+
+    KeyInfo info = kms.setMinDecryptionVersion("pii", 3);
+
+    assertThat(info.minDecryptionVersion()).isEqualTo(3);
+    assertThat(info.latestVersion()).isEqualTo(3);
+    assertThat(kms.describeKey("pii").minDecryptionVersion()).isEqualTo(3);
+    assertThat(kms.listKeys()).extracting(KeyInfo::minDecryptionVersion).containsExactly(3);
+    assertThatThrownBy(() -> kms.unwrap("pii", w1))
+        .isInstanceOf(KeyVersionRetiredException.class)
+        .hasMessageContaining("key 'pii' v1")
+        .hasMessageContaining("minimum decryption version is 3");
+    assertThatThrownBy(() -> kms.unwrap("pii", w2))
+        .isInstanceOf(KeyVersionRetiredException.class)
+        .hasMessageContaining("key 'pii' v2");
+    assertThat(kms.unwrap("pii", w3)).isEqualTo(dek3);
+    assertThat(kms.wrap("pii", dek())).startsWith("vault:v3:");
+  }
+
+  @Test
+  void deriveKeyStillUsesVersionOneAfterRetirement() {
+    kms.createKey("pii");
+    byte[] before = kms.deriveKey("pii", "email");
+    kms.rotateKey("pii");
+    kms.setMinDecryptionVersion("pii", 2);
+    assertThat(kms.deriveKey("pii", "email")).isEqualTo(before);
+  }
+
+  @Test
+  void minimumOnlyMovesForwardAndNeverPastTheLatestVersion() {
+    kms.createKey("pii");
+    kms.rotateKey("pii");
+    kms.rotateKey("pii");
+    assertThatThrownBy(() -> kms.setMinDecryptionVersion("pii", 4))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("key 'pii'")
+        .hasMessageContaining("latest version is 3");
+    kms.setMinDecryptionVersion("pii", 3);
+    assertThatThrownBy(() -> kms.setMinDecryptionVersion("pii", 2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("Cannot lower the minimum decryption version of key 'pii' from 3 to 2");
+    assertThat(kms.setMinDecryptionVersion("pii", 3).minDecryptionVersion()).isEqualTo(3); // idempotent
+    assertThatThrownBy(() -> kms.setMinDecryptionVersion("nope", 1))
+        .isInstanceOf(KeyNotFoundException.class)
+        .hasMessageContaining("key 'nope'");
+    kms.destroyKey("pii");
+    assertThatThrownBy(() -> kms.setMinDecryptionVersion("pii", 3))
+        .isInstanceOf(KeyDestroyedException.class)
+        .hasMessageContaining("key 'pii'");
+  }
+
+  @Test
+  void rotationKeepsTheMinimumAndReopeningPersistsIt() {
+    kms.createKey("pii");
+    String w1 = kms.wrap("pii", dek());
+    kms.rotateKey("pii");
+    kms.setMinDecryptionVersion("pii", 2);
+    KeyInfo rotated = kms.rotateKey("pii");
+    assertThat(rotated.minDecryptionVersion()).isEqualTo(2);
+    kms.createKey("other"); // another commit must not reset it either
+    kms.close();
+
+    kms = open(store);
+    assertThat(kms.describeKey("pii").minDecryptionVersion()).isEqualTo(2);
+    assertThat(kms.describeKey("other").minDecryptionVersion()).isEqualTo(1);
+    assertThatThrownBy(() -> kms.unwrap("pii", w1)).isInstanceOf(KeyVersionRetiredException.class);
+  }
+
+  @Test
+  void anotherInstanceSeesTheRetirement() {
+    kms.createKey("pii");
+    byte[] dek1 = dek();
+    String w1 = kms.wrap("pii", dek1);
+    kms.rotateKey("pii");
+    try (LocalKeyService reader = open(store)) {
+      assertThat(reader.unwrap("pii", w1)).isEqualTo(dek1); // cached in the reader
+      kms.setMinDecryptionVersion("pii", 2);
+      assertThatThrownBy(() -> reader.unwrap("pii", w1))
+          .isInstanceOf(KeyVersionRetiredException.class)
+          .hasMessageContaining("key 'pii' v1");
+    }
+  }
+
+  @Test
+  void concurrentRetireAndRotateLoseNeither() throws Exception {
+    kms.createKey("pii");
+    for (int i = 0; i < 4; i++) {
+      kms.rotateKey("pii");
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try (LocalKeyService second = open(store)) {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<?>> futures = new ArrayList<>();
+      futures.add(pool.submit(() -> {
+        start.await();
+        for (int min = 2; min <= 5; min++) {
+          kms.setMinDecryptionVersion("pii", min);
+        }
+        return null;
+      }));
+      futures.add(pool.submit(() -> {
+        start.await();
+        for (int i = 0; i < 4; i++) {
+          second.rotateKey("pii");
+        }
+        return null;
+      }));
+      start.countDown();
+      for (Future<?> f : futures) {
+        f.get(60, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    try (LocalKeyService fresh = open(store)) {
+      KeyInfo info = fresh.describeKey("pii");
+      assertThat(info.latestVersion()).isEqualTo(9);
+      assertThat(info.minDecryptionVersion()).isEqualTo(5);
+    }
+  }
+
+  @Test
+  void metadataWithoutRetirementKeepsTheFormatOlderReleasesRead() {
+    java.time.Instant t = java.time.Instant.parse("2026-01-01T00:00:00Z");
+    java.util.Map<String, KeyRecord> keys = new java.util.TreeMap<>();
+    keys.put("a", new KeyRecord("a", t, 2, null));
+    keys.put("b", new KeyRecord("b", t, 3, null, 3));
+    String text = new String(KeyRecord.encode(keys), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(text.split("\n")[1].split(" ")).hasSize(4);
+    assertThat(text.split("\n")[2].split(" ")).hasSize(5);
+    assertThat(KeyRecord.decode(KeyRecord.encode(keys))).isEqualTo(keys);
+    keys.put("c", new KeyRecord("c", t, 1, null, 2));
+    assertThatThrownBy(() -> KeyRecord.decode(KeyRecord.encode(keys)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("bad minimum decryption version for key 'c'");
   }
 }

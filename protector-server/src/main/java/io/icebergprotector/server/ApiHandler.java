@@ -11,6 +11,7 @@ import io.icebergprotector.kms.KeyNotFoundException;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.KeyServiceUnavailableException;
+import io.icebergprotector.kms.KeyVersionRetiredException;
 import io.icebergprotector.kms.WrappedKey;
 import io.icebergprotector.kms.remote.Json;
 import io.icebergprotector.policy.Digests;
@@ -224,9 +225,15 @@ final class ApiHandler implements HttpHandler {
       return;
     }
     r.rawKey = parts[1];
+    boolean action = parts.length == 3 && (parts[2].equals("rotate") || parts[2].equals("config"));
     if (parts.length == 3 && parts[2].equals("rotate")) {
       r.route = TRANSIT + "keys/{key}/rotate";
       r.op = "rotate";
+      requireMethod(r, "POST");
+    } else if (parts.length == 3 && parts[2].equals("config")) {
+      // Vault's key config; only min_decryption_version is supported (keys retire).
+      r.route = TRANSIT + "keys/{key}/config";
+      r.op = "retire";
       requireMethod(r, "POST");
     } else {
       r.route = TRANSIT + "keys/{key}";
@@ -238,7 +245,7 @@ final class ApiHandler implements HttpHandler {
       }
     }
     authenticate(r);
-    String key = keyName(r, parts.length == 2 || (parts.length == 3 && parts[2].equals("rotate")));
+    String key = keyName(r, parts.length == 2 || action);
     requireAdmin(r, key);
     try {
       switch (r.op) {
@@ -259,6 +266,19 @@ final class ApiHandler implements HttpHandler {
           sendJson(r, 200, Json.object("data", keyInfoJson(info)));
           return;
         }
+        case "retire": {
+          int minimum = minDecryptionVersion(r, key, readJson(r, false));
+          KeyInfo info;
+          try {
+            info = keys.setMinDecryptionVersion(key, minimum);
+          } catch (IllegalArgumentException e) {
+            // The store's message names the key and versions only; the client needs it to fix the request.
+            throw badRequest(r, key, minimum, e.getMessage());
+          }
+          auditOk(r, key, info.minDecryptionVersion());
+          sendJson(r, 200, Json.object("data", keyInfoJson(info)));
+          return;
+        }
         case "read": {
           KeyInfo info = keys.describeKey(key);
           auditOk(r, key, null);
@@ -275,6 +295,26 @@ final class ApiHandler implements HttpHandler {
     } catch (KeyServiceException | IllegalArgumentException e) {
       throw keyFailure(r, key, null, e);
     }
+  }
+
+  private int minDecryptionVersion(Request r, String key, Map<String, Object> body) {
+    for (String field : body.keySet()) {
+      if (!field.equals("min_decryption_version")) {
+        throw badRequest(r, key, null, "unsupported key config field '" + clip(field)
+            + "': only min_decryption_version");
+      }
+    }
+    Long value;
+    try {
+      value = Json.integer(body, "min_decryption_version");
+    } catch (IllegalArgumentException e) {
+      throw badRequest(r, key, null, e.getMessage());
+    }
+    if (value == null || value < 1 || value > Integer.MAX_VALUE) {
+      throw badRequest(r, key, null, "field 'min_decryption_version' must be a version number of key '" + key
+          + "' (got " + value + ")");
+    }
+    return Math.toIntExact(value);
   }
 
   // ---- key operations ------------------------------------------------------------------------
@@ -526,6 +566,10 @@ final class ApiHandler implements HttpHandler {
     } else if (e instanceof KeyIntegrityException) {
       status = 400;
       message = "ciphertext failed the integrity check (tampered, truncated, or wrapped under another key)";
+    } else if (e instanceof KeyVersionRetiredException) {
+      // Names key and versions only; a client must learn why an old file no longer decrypts.
+      status = 400;
+      message = e.getMessage();
     } else if (e instanceof KeyDestroyedException) {
       status = 410;
       message = "key '" + key + "' was destroyed";
@@ -721,7 +765,7 @@ final class ApiHandler implements HttpHandler {
     m.put("name", info.id());
     m.put("type", KEY_TYPE);
     m.put("latest_version", info.latestVersion());
-    m.put("min_decryption_version", 1);
+    m.put("min_decryption_version", info.minDecryptionVersion());
     m.put("min_encryption_version", 0);
     m.put("keys", versions);
     m.put("deletion_allowed", true);

@@ -7,6 +7,8 @@ import io.icebergprotector.kms.KeyAccessDeniedException;
 import io.icebergprotector.kms.KeyDestroyedException;
 import io.icebergprotector.kms.KeyInfo;
 import io.icebergprotector.kms.KeyNotFoundException;
+import io.icebergprotector.kms.KeyServiceException;
+import io.icebergprotector.kms.KeyVersionRetiredException;
 import io.icebergprotector.kms.KeyAlreadyExistsException;
 import io.icebergprotector.kms.remote.Json;
 import io.icebergprotector.kms.remote.KeyAuthenticationException;
@@ -138,6 +140,49 @@ class TransitApiTest {
       }
       assertThatThrownBy(() -> ops.describeKey("never-made")).isInstanceOf(KeyNotFoundException.class);
     }
+  }
+
+  @Test
+  void retiringOldVersionsStopsTheirUnwrapAndIsAdminOnlyAndAudited() throws Exception {
+    byte[] dek = dataKey();
+    try (RemoteKeyService etl = fx.client("etl");
+        RemoteKeyService alice = fx.client("alice");
+        RemoteKeyService ops = fx.client("ops")) {
+      String v1 = etl.wrap("scratch-footer", dek); // a key of its own: other tests keep unwrapping v1 blobs
+      assertThat(alice.unwrap("scratch-footer", v1)).isEqualTo(dek); // now in alice's unwrap cache
+      ops.rotateKey("scratch-footer");
+      String v2 = etl.wrap("scratch-footer", dek);
+      assertThatThrownBy(() -> alice.setMinDecryptionVersion("scratch-footer", 2))
+          .isInstanceOf(KeyAccessDeniedException.class).hasMessageContaining("alice");
+      assertThatThrownBy(() -> ops.setMinDecryptionVersion("scratch-footer", 3))
+          .isInstanceOf(KeyServiceException.class).hasMessageContaining("key 'scratch-footer'")
+          .hasMessageContaining("latest version is 2");
+
+      KeyInfo retired = ops.setMinDecryptionVersion("scratch-footer", 2);
+
+      assertThat(retired.minDecryptionVersion()).isEqualTo(2);
+      assertThat(ops.describeKey("scratch-footer").minDecryptionVersion()).isEqualTo(2);
+      try (RemoteKeyService fresh = fx.client("alice")) { // no cache
+        assertThatThrownBy(() -> fresh.unwrap("scratch-footer", v1))
+            .isInstanceOf(KeyVersionRetiredException.class)
+            .hasMessageContaining("key 'scratch-footer' v1")
+            .hasMessageContaining("minimum decryption version is 2");
+        assertThat(fresh.unwrap("scratch-footer", v2)).isEqualTo(dek);
+      }
+      assertThatThrownBy(() -> ops.setMinDecryptionVersion("scratch-footer", 1))
+          .isInstanceOf(KeyServiceException.class)
+          .hasMessageContaining("Cannot lower the minimum decryption version of key 'scratch-footer' from 2 to 1");
+    }
+    HttpResponse<String> otherField = fx.post("/v1/transit/keys/scratch-footer/config", fx.token("ops"),
+        "{\"deletion_allowed\":true}");
+    assertThat(otherField.statusCode()).isEqualTo(400);
+    assertThat(otherField.body()).contains("unsupported key config field 'deletion_allowed'");
+    List<String> lines = fx.auditLines();
+    assertThat(lines).anySatisfy(l -> assertThat(Json.parseObject(l))
+        .containsEntry("principal", "ops").containsEntry("op", "retire").containsEntry("key", "scratch-footer")
+        .containsEntry("decision", "allow").containsEntry("version", 2L));
+    assertThat(lines).anySatisfy(l -> assertThat(Json.parseObject(l))
+        .containsEntry("principal", "alice").containsEntry("op", "retire").containsEntry("decision", "deny"));
   }
 
   @Test

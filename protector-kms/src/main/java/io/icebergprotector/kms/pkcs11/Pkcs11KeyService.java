@@ -7,6 +7,7 @@ import io.icebergprotector.kms.KeyIntegrityException;
 import io.icebergprotector.kms.KeyNotFoundException;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
+import io.icebergprotector.kms.KeyVersionRetiredException;
 import io.icebergprotector.kms.Passphrase;
 import io.icebergprotector.kms.WrappedKey;
 import io.icebergprotector.policy.KeyIds;
@@ -326,6 +327,38 @@ public final class Pkcs11KeyService implements KeyService {
     }
   }
 
+  /**
+   * Deletes the token objects of every version below the minimum, oldest first, so an interrupted call leaves a
+   * contiguous range and a second call finishes it. The key material never leaves the token, so there is nothing
+   * to wipe in this JVM; the HMAC key (deriveKey) is a separate object and stays.
+   */
+  @Override
+  public KeyInfo setMinDecryptionVersion(String keyId, int minDecryptionVersion) {
+    KeyIds.check(keyId);
+    ensureOpen();
+    session.lock().lock();
+    try {
+      TokenView.KeyObjects key = live(session.refresh(), keyId, "retire versions of");
+      if (!key.info().checkNewMinDecryptionVersion(minDecryptionVersion)) {
+        return key.info();
+      }
+      for (int v = key.minDecryptionVersion(); v < minDecryptionVersion; v++) {
+        for (Labels.Parsed object : key.candidates(v)) {
+          try {
+            session.delete(object.label());
+          } catch (KeyServiceException e) {
+            session.refresh();
+            throw new KeyServiceException("cannot retire key '" + keyId + "' v" + v + " on "
+                + session.description() + ": " + e.getMessage() + "; run retire again", e);
+          }
+        }
+      }
+      return infoAfterMutation(keyId);
+    } finally {
+      session.lock().unlock();
+    }
+  }
+
   @Override
   public List<KeyInfo> listKeys() {
     ensureOpen();
@@ -385,6 +418,9 @@ public final class Pkcs11KeyService implements KeyService {
           + ": blob too short (" + blob.length + " bytes)");
     }
     return withKey(keyId, "unwrap", key -> {
+      if (version < key.minDecryptionVersion()) {
+        throw KeyVersionRetiredException.of(keyId, version, key.minDecryptionVersion());
+      }
       List<Labels.Parsed> candidates = key.candidates(version);
       if (candidates.isEmpty()) {
         throw new Retry(new KeyNotFoundException("key '" + keyId + "' has no version " + version

@@ -89,6 +89,11 @@ final class TokenView {
       return versions.isEmpty() ? 0 : versions.lastKey();
     }
 
+    /** Retirement deletes the objects of old versions, so the lowest version left is the minimum. */
+    int minDecryptionVersion() {
+      return destroyed() || versions.isEmpty() ? 1 : versions.firstKey();
+    }
+
     boolean hasVersion(int version) {
       return !destroyed() && versions.containsKey(version);
     }
@@ -117,14 +122,14 @@ final class TokenView {
       if (destroyed()) {
         return Instant.ofEpochMilli(tombstones.get(0).created());
       }
-      // Version 1's time; if it was removed by hand, the oldest object we still have.
-      List<Labels.Parsed> first = versions.isEmpty() ? hmacs : versions.firstEntry().getValue();
+      // The HMAC key is created with version 1 and outlives retirements; else the oldest version we still have.
+      List<Labels.Parsed> first = !hmacs.isEmpty() || versions.isEmpty() ? hmacs : versions.firstEntry().getValue();
       return first.isEmpty() ? Instant.EPOCH : Instant.ofEpochMilli(first.get(0).time());
     }
 
     KeyInfo info() {
       List<Integer> live = destroyed() ? List.of() : List.copyOf(versions.keySet());
-      return new KeyInfo(id, latestVersion(), live, createdAt(), destroyed());
+      return new KeyInfo(id, latestVersion(), live, createdAt(), destroyed(), minDecryptionVersion());
     }
   }
 }

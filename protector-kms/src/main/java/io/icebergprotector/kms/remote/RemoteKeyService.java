@@ -9,6 +9,7 @@ import io.icebergprotector.kms.KeyNotFoundException;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.KeyServiceUnavailableException;
+import io.icebergprotector.kms.KeyVersionRetiredException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ConnectException;
@@ -127,6 +128,17 @@ public final class RemoteKeyService implements KeyService {
   @Override
   public KeyInfo rotateKey(String keyId) {
     Map<String, Object> data = call("POST", keysPath(keyId) + "/rotate", Json.object(), "rotate", keyId, false);
+    return data != null && data.containsKey("latest_version") ? toKeyInfo(keyId, data) : describeKey(keyId);
+  }
+
+  /** Vault's {@code POST /v1/<mount>/keys/<key>/config} with {@code min_decryption_version}. */
+  @Override
+  public KeyInfo setMinDecryptionVersion(String keyId, int minDecryptionVersion) {
+    Map<String, Object> data = call("POST", keysPath(keyId) + "/config",
+        Json.object("min_decryption_version", minDecryptionVersion), "retire", keyId, false);
+    // Data keys of retired versions must not be served from this process's cache either (other processes
+    // holding them drop them within the cache TTL).
+    cache.invalidate(keyId);
     return data != null && data.containsKey("latest_version") ? toKeyInfo(keyId, data) : describeKey(keyId);
   }
 
@@ -414,6 +426,9 @@ public final class RemoteKeyService implements KeyService {
       case 410:
         return new KeyDestroyedException((detail == null ? "key was destroyed" : detail) + forKey);
       case 400:
+        if (UNWRAP.equals(op) && detail != null && isRetiredVersion(detail)) {
+          return new KeyVersionRetiredException(detail);
+        }
         if (UNWRAP.equals(op)) {
           return new KeyIntegrityException("cannot unwrap" + forKey + ": " + (detail == null ? "HTTP 400" : detail));
         }
@@ -422,6 +437,11 @@ public final class RemoteKeyService implements KeyService {
         return new KeyServiceException(op + forKey + " rejected by key service at " + shownUrl + ": HTTP " + status
             + (detail == null ? "" : ": " + detail));
     }
+  }
+
+  /** Our server names the key and versions; Vault says "... version is disallowed by policy (too old)". */
+  private static boolean isRetiredVersion(String detail) {
+    return detail.contains("is retired (minimum decryption version") || detail.contains("disallowed by policy");
   }
 
   private static boolean isTlsFailure(Throwable e) {
@@ -493,11 +513,13 @@ public final class RemoteKeyService implements KeyService {
       }
       versions.sort(null);
       boolean destroyed = Boolean.TRUE.equals(data.get("destroyed"));
+      Long minDecryption = Json.integer(data, "min_decryption_version");
       return new KeyInfo(name == null ? keyId : name,
           latest == null ? 0 : Math.toIntExact(latest),
           versions,
           earliest == Long.MAX_VALUE ? Instant.EPOCH : Instant.ofEpochSecond(earliest),
-          destroyed);
+          destroyed,
+          minDecryption == null || minDecryption < 1 ? 1 : Math.toIntExact(minDecryption));
     } catch (RuntimeException e) {
       throw new KeyServiceException("key service at " + shownUrl + " returned unreadable metadata for key '"
           + keyId + "': " + e.getMessage());

@@ -13,6 +13,7 @@ import io.icebergprotector.kms.KeyNotFoundException;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.KeyServices;
+import io.icebergprotector.kms.KeyVersionRetiredException;
 import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.kms.LocalKeyService;
 import io.icebergprotector.kms.Passphrase;
@@ -68,6 +69,7 @@ public final class Pkcs11Scenarios {
       Map.entry("roundTrip", Pkcs11Scenarios::roundTrip),
       Map.entry("nonExtractable", Pkcs11Scenarios::nonExtractable),
       Map.entry("rotation", Pkcs11Scenarios::rotation),
+      Map.entry("retire", Pkcs11Scenarios::retire),
       Map.entry("replayAndTamper", Pkcs11Scenarios::replayAndTamper),
       Map.entry("destroy", Pkcs11Scenarios::destroy),
       Map.entry("deriveStable", Pkcs11Scenarios::deriveStable),
@@ -206,6 +208,41 @@ public final class Pkcs11Scenarios {
       assertThat(kms.wrap("pii", dek1)).startsWith("vault:v3:");
       assertThat(kms.unwrap("pii", w1)).isEqualTo(dek1);
       assertThatThrownBy(() -> kms.rotateKey("nope")).isInstanceOf(KeyNotFoundException.class);
+    }
+  }
+
+  private static void retire() throws Exception {
+    try (Pkcs11KeyService kms = openByIndex()) {
+      KeyInfo created = kms.createKey("pii");
+      byte[] derived = kms.deriveKey("pii", "email");
+      byte[] dek1 = randomBytes(32);
+      String w1 = kms.wrap("pii", dek1);
+      kms.rotateKey("pii");
+      String w2 = kms.wrap("pii", randomBytes(32));
+      kms.rotateKey("pii");
+      byte[] dek3 = randomBytes(32);
+      String w3 = kms.wrap("pii", dek3);
+      assertThat(kms.unwrap("pii", w1)).isEqualTo(dek1);
+      assertThatThrownBy(() -> kms.setMinDecryptionVersion("pii", 4))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("latest version is 3");
+
+      KeyInfo retired = kms.setMinDecryptionVersion("pii", 3);
+
+      assertThat(retired.minDecryptionVersion()).isEqualTo(3);
+      assertThat(retired.versions()).containsExactly(3); // the old versions' token objects are gone
+      assertThat(retired.createdAt()).isEqualTo(created.createdAt());
+      assertThatThrownBy(() -> kms.unwrap("pii", w1)).isInstanceOf(KeyVersionRetiredException.class)
+          .hasMessageContaining("key 'pii' v1").hasMessageContaining("minimum decryption version is 3");
+      assertThatThrownBy(() -> kms.unwrap("pii", w2)).isInstanceOf(KeyVersionRetiredException.class)
+          .hasMessageContaining("key 'pii' v2");
+      assertThat(kms.unwrap("pii", w3)).isEqualTo(dek3);
+      assertThat(kms.deriveKey("pii", "email")).isEqualTo(derived); // the HMAC key is its own object
+      assertThatThrownBy(() -> kms.setMinDecryptionVersion("pii", 2)).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("Cannot lower the minimum decryption version of key 'pii' from 3 to 2");
+      assertThat(kms.rotateKey("pii").minDecryptionVersion()).isEqualTo(3);
+    }
+    try (Pkcs11KeyService reopened = openByIndex()) {
+      assertThat(reopened.describeKey("pii").minDecryptionVersion()).isEqualTo(3);
     }
   }
 
