@@ -6,7 +6,6 @@ import io.icebergprotector.spark.masks.MaskEngine;
 import io.icebergprotector.spark.masks.MaskType;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
@@ -17,8 +16,8 @@ import org.apache.spark.sql.types.DecimalType;
 
 /**
  * The vector kernel of each mask on one 4096-row column vector (one in ten values NULL), as the
- * columnar reader runs it per batch: nanoseconds per row in the fastest of 10 timed rounds, after
- * a warm-up. Prints numbers, asserts nothing.
+ * columnar reader runs it per batch: nanoseconds per row in the fastest of 10 timed rounds, after a
+ * warm-up. Prints numbers, asserts nothing.
  *
  * <pre>java -cp "benchmarks/target/classes:$(cat benchmarks/target/benchmark-classpath.txt)"
  *   io.icebergprotector.bench.MaskKernelBenchmark</pre>
@@ -44,7 +43,8 @@ public final class MaskKernelBenchmark {
             new Object[] {"year", DataTypes.DateType},
             new Object[] {"year", DataTypes.TimestampType});
     System.out.printf(
-        Locale.ROOT, "| mask | type | ns/row (fastest of 10 rounds) | batches of %d rows/round |%n",
+        Locale.ROOT,
+        "| mask | type | ns/row (fastest of 10 rounds) | batches of %d rows/round |%n",
         ROWS);
     System.out.println("|---|---|---:|---:|");
     for (Object[] c : cases) {
@@ -61,8 +61,12 @@ public final class MaskKernelBenchmark {
             };
         long[] result = measure(batch);
         System.out.printf(
-            Locale.ROOT, "| %s | %s | %.1f | %,d |%n", spec, type.simpleString(),
-            result[0] / 1000.0, result[1]);
+            Locale.ROOT,
+            "| %s | %s | %.1f | %,d |%n",
+            spec,
+            type.simpleString(),
+            result[0] / 1000.0,
+            result[1]);
       }
     }
   }

@@ -47,15 +47,14 @@ import scala.jdk.javaapi.CollectionConverters;
  *       aes_decrypt} on read.
  * </ul>
  *
- * For each: write time, full-scan time (an aggregate over every column), selective-scan time (a
- * 1% range filter on the unprotected, sorted {@code id}), bytes of data files, and key-service
- * calls per job (key caches are emptied before every job, so each job shows its cold-cache
- * calls). A warm-up round comes first; times are medians over the rounds, ratios are medians of
- * the per-round ratios, with (a) and (b) measured side by side in every round (the order
- * alternates). It prints one table with ratios against (a) and asserts nothing. With {@code
- * --reader masked}, (b) is scanned by a masked reader instead ({@code partial(keep_last=4)} on
- * {@code ssn}, {@code hash} on {@code email}, {@code redact} on {@code salary}), which measures
- * the masks on top of decryption.
+ * For each: write time, full-scan time (an aggregate over every column), selective-scan time (a 1%
+ * range filter on the unprotected, sorted {@code id}), bytes of data files, and key-service calls
+ * per job (key caches are emptied before every job, so each job shows its cold-cache calls). A
+ * warm-up round comes first; times are medians over the rounds, ratios are medians of the per-round
+ * ratios, with (a) and (b) measured side by side in every round (the order alternates). It prints
+ * one table with ratios against (a) and asserts nothing. With {@code --reader masked}, (b) is
+ * scanned by a masked reader instead ({@code partial(keep_last=4)} on {@code ssn}, {@code hash} on
+ * {@code email}, {@code redact} on {@code salary}), which measures the masks on top of decryption.
  *
  * <pre>bin/benchmark --rows 5000000</pre>
  */
@@ -66,12 +65,14 @@ public final class ProtectorBenchmark implements AutoCloseable {
   static final String DIY_COLUMNS_DDL =
       "id bigint, qty int, score double, salary binary, created date, updated timestamp,"
           + " name string, comment string, ssn binary, email binary";
+
   /** Touches every column; deterministic (no floating-point sum) so variants can be compared. */
   static final String AGGREGATE =
       "count(*) AS n, sum(id) AS s_id, sum(qty) AS s_qty, sum(CAST(score * 1000 AS BIGINT)) AS"
           + " s_score, sum(salary) AS s_salary, max(created) AS m_created, max(updated) AS"
           + " m_updated, sum(length(name)) AS l_name, sum(length(comment)) AS l_comment,"
           + " sum(length(ssn)) AS l_ssn, sum(length(email)) AS l_email";
+
   static final String POLICY =
       String.join(
           "\n",
@@ -84,6 +85,7 @@ public final class ProtectorBenchmark implements AutoCloseable {
           tablePolicy("db.small"),
           "  }",
           "}");
+
   /** The protection of benchmark table {@code name}: 3 protected columns under 2 keys. */
   private static String tablePolicy(String name) {
     return String.join(
@@ -102,8 +104,10 @@ public final class ProtectorBenchmark implements AutoCloseable {
   }
 
   static final String DIY_CONTEXT = "iceberg-protector/bench/aes_encrypt/v1";
+
   /** The writer and clear reader of the protected table. */
   static final String OWNER = "bench";
+
   /** The reader of {@code --reader masked}. */
   static final String ANALYST = "bench-analyst";
 
@@ -124,8 +128,8 @@ public final class ProtectorBenchmark implements AutoCloseable {
 
   /**
    * A local session with catalog {@code plain} (Iceberg's {@code SparkCatalog}) and catalog {@code
-   * prot} (the protecting catalog, acting as the benchmark principal {@code bench}, a clear writer of
-   * {@code db.protected}), both Hadoop catalogs under {@code work}.
+   * prot} (the protecting catalog, acting as the benchmark principal {@code bench}, a clear writer
+   * of {@code db.protected}), both Hadoop catalogs under {@code work}.
    */
   static SparkSession startSpark(String master, Path work) throws IOException {
     Path passphrase = work.resolve("passphrase");
@@ -150,7 +154,9 @@ public final class ProtectorBenchmark implements AutoCloseable {
             .config("spark.sql.catalog.prot.type", "hadoop")
             .config("spark.sql.catalog.prot.warehouse", work.resolve("prot").toUri().toString())
             .config("spark.sql.catalog.prot.protector.policy", policy.toString())
-            .config("spark.sql.catalog.prot.protector.kms.keystore", work.resolve("keys.p12").toString())
+            .config(
+                "spark.sql.catalog.prot.protector.kms.keystore",
+                work.resolve("keys.p12").toString())
             .config("spark.sql.catalog.prot.protector.kms.passphrase-file", passphrase.toString())
             .config("spark.sql.catalog.prot.protector.kms.create-missing-keys", "true")
             .config("spark.sql.catalog.prot.protector.user", OWNER)
@@ -201,8 +207,8 @@ public final class ProtectorBenchmark implements AutoCloseable {
 
   /**
    * The order of a round: (a) and (b) always side by side (likewise (c) and (d)), so that their
-   * per-round ratio sees the same machine load; which pair comes first and which variant leads
-   * in a pair alternate from round to round.
+   * per-round ratio sees the same machine load; which pair comes first and which variant leads in a
+   * pair alternate from round to round.
    */
   static List<Variant> roundOrder(List<Variant> variants, int round) {
     List<List<Variant>> pairs = new ArrayList<>();
@@ -230,8 +236,14 @@ public final class ProtectorBenchmark implements AutoCloseable {
     Job selective = job(v::selectiveScan);
     log(
         "  %s write %.2fs (%d calls), full %.2fs (%d), selective %.2fs (%d), %,d bytes",
-        v.key, write.seconds, write.calls, full.seconds, full.calls, selective.seconds,
-        selective.calls, bytes);
+        v.key,
+        write.seconds,
+        write.calls,
+        full.seconds,
+        full.calls,
+        selective.seconds,
+        selective.calls,
+        bytes);
     if (record) {
       v.writes.add(write);
       v.fulls.add(full);
@@ -559,7 +571,11 @@ public final class ProtectorBenchmark implements AutoCloseable {
     }
 
     private String view() {
-      spark.read().options(crypto()).parquet(dataDir().toString()).createOrReplaceTempView("native_t");
+      spark
+          .read()
+          .options(crypto())
+          .parquet(dataDir().toString())
+          .createOrReplaceTempView("native_t");
       return "native_t";
     }
 
@@ -609,7 +625,9 @@ public final class ProtectorBenchmark implements AutoCloseable {
                 "id",
                 "qty",
                 "score",
-                "aes_encrypt(CAST(CAST(salary AS STRING) AS BINARY), unhex('" + k[1] + "')) AS salary",
+                "aes_encrypt(CAST(CAST(salary AS STRING) AS BINARY), unhex('"
+                    + k[1]
+                    + "')) AS salary",
                 "created",
                 "updated",
                 "name",
@@ -626,10 +644,16 @@ public final class ProtectorBenchmark implements AutoCloseable {
     private String decrypted() {
       String[] k = keys();
       return "(SELECT id, qty, score, created, updated, name, comment,"
-          + " CAST(CAST(aes_decrypt(salary, unhex('" + k[1] + "')) AS STRING) AS DECIMAL(12,2))"
+          + " CAST(CAST(aes_decrypt(salary, unhex('"
+          + k[1]
+          + "')) AS STRING) AS DECIMAL(12,2))"
           + " AS salary,"
-          + " CAST(aes_decrypt(ssn, unhex('" + k[0] + "')) AS STRING) AS ssn,"
-          + " CAST(aes_decrypt(email, unhex('" + k[0] + "')) AS STRING) AS email"
+          + " CAST(aes_decrypt(ssn, unhex('"
+          + k[0]
+          + "')) AS STRING) AS ssn,"
+          + " CAST(aes_decrypt(email, unhex('"
+          + k[0]
+          + "')) AS STRING) AS email"
           + " FROM plain.db.diy) diy";
     }
 
@@ -656,9 +680,14 @@ public final class ProtectorBenchmark implements AutoCloseable {
             "Iceberg Protector benchmark: %,d rows x 10 columns (3 protected under 2 keys + footer"
                 + " key), %s reader of (b), %s, %d partitions, %d repetitions after %d warm-up"
                 + " round(s), median seconds; Java %s, Spark %s%n%n",
-            options.rows, options.masked ? "masked" : "clear", options.master,
-            options.partitions, options.reps, options.warmup,
-            System.getProperty("java.version"), spark.version()));
+            options.rows,
+            options.masked ? "masked" : "clear",
+            options.master,
+            options.partitions,
+            options.reps,
+            options.warmup,
+            System.getProperty("java.version"),
+            spark.version()));
     sb.append(
         "| variant | write s | x(a) | full scan s | x(a) | selective scan s | x(a) | data MB"
             + " (files) | x(a) | key-service calls write / full / selective |\n");
@@ -668,12 +697,22 @@ public final class ProtectorBenchmark implements AutoCloseable {
           String.format(
               Locale.ROOT,
               "| (%s) %s | %.2f | %s | %.2f | %s | %.3f | %s | %.1f (%d) | %s | %d / %d / %d |%n",
-              v.key, v.label, median(v.writes), ratio(v.writes, base == null ? null : base.writes),
-              median(v.fulls), ratio(v.fulls, base == null ? null : base.fulls),
-              median(v.selectives), ratio(v.selectives, base == null ? null : base.selectives),
-              v.bytes / 1e6, v.files,
-              base == null ? "-" : String.format(Locale.ROOT, "%.3f", (double) v.bytes / base.bytes),
-              last(v.writes).calls, last(v.fulls).calls, last(v.selectives).calls));
+              v.key,
+              v.label,
+              median(v.writes),
+              ratio(v.writes, base == null ? null : base.writes),
+              median(v.fulls),
+              ratio(v.fulls, base == null ? null : base.fulls),
+              median(v.selectives),
+              ratio(v.selectives, base == null ? null : base.selectives),
+              v.bytes / 1e6,
+              v.files,
+              base == null
+                  ? "-"
+                  : String.format(Locale.ROOT, "%.3f", (double) v.bytes / base.bytes),
+              last(v.writes).calls,
+              last(v.fulls).calls,
+              last(v.selectives).calls));
     }
     Variant b = find(variants, "b");
     Variant d = find(variants, "d");
@@ -686,8 +725,10 @@ public final class ProtectorBenchmark implements AutoCloseable {
           String.format(
               Locale.ROOT,
               "(d)/(b): write %sx, full scan %sx, selective scan %sx, data size %.2fx%n",
-              ratio(d.writes, b.writes), ratio(d.fulls, b.fulls),
-              ratio(d.selectives, b.selectives), (double) d.bytes / b.bytes));
+              ratio(d.writes, b.writes),
+              ratio(d.fulls, b.fulls),
+              ratio(d.selectives, b.selectives),
+              (double) d.bytes / b.bytes));
     }
     if (b != null && !b.note.isEmpty()) {
       sb.append("(b) ").append(b.note).append('\n');
@@ -713,9 +754,15 @@ public final class ProtectorBenchmark implements AutoCloseable {
     }
     return differ.isEmpty()
         ? "Results: every variant returned the same aggregates.\n"
-        : "WARNING: aggregates of " + differ + " differ from (" + first.key + "): "
-            + first.fullResult + " vs "
-            + variants.stream().map(v -> v.key + "=" + v.fullResult).toList() + "\n";
+        : "WARNING: aggregates of "
+            + differ
+            + " differ from ("
+            + first.key
+            + "): "
+            + first.fullResult
+            + " vs "
+            + variants.stream().map(v -> v.key + "=" + v.fullResult).toList()
+            + "\n";
   }
 
   /** The masked reader of (b) sees other values: leave it out of the comparison of results. */

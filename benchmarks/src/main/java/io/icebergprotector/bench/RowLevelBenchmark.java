@@ -1,11 +1,11 @@
 package io.icebergprotector.bench;
 
+import io.icebergprotector.bench.ProtectorBenchmark.Job;
 import io.icebergprotector.spark.ProtectedTable;
 import io.icebergprotector.spark.ProtectingSparkCatalog;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
-import io.icebergprotector.bench.ProtectorBenchmark.Job;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -83,13 +83,21 @@ public final class RowLevelBenchmark implements AutoCloseable {
     spark.sql("CREATE NAMESPACE IF NOT EXISTS plain.db");
     spark.sql("CREATE NAMESPACE IF NOT EXISTS prot.db");
     String properties =
-        "'format-version' = '" + options.formatVersion + "',"
+        "'format-version' = '"
+            + options.formatVersion
+            + "',"
             + " 'write.delete.mode' = 'merge-on-read', 'write.update.mode' = 'merge-on-read'";
     for (String table : List.of(PLAIN, PROTECTED)) {
       spark.sql("DROP TABLE IF EXISTS " + table);
       spark.sql(
-          "CREATE TABLE " + table + " (" + ProtectorBenchmark.COLUMNS_DDL + ") USING iceberg"
-              + " TBLPROPERTIES (" + properties + ")");
+          "CREATE TABLE "
+              + table
+              + " ("
+              + ProtectorBenchmark.COLUMNS_DDL
+              + ") USING iceberg"
+              + " TBLPROPERTIES ("
+              + properties
+              + ")");
     }
     this.spec = protectionSpec();
 
@@ -103,8 +111,16 @@ public final class RowLevelBenchmark implements AutoCloseable {
     this.protectedBase = iceberg(PROTECTED).currentSnapshot().snapshotId();
     // the MERGE source: 0.9% of the rows with new values, and 0.1% new rows
     data.where("pmod(hash(id, 97), 1000) < 9")
-        .selectExpr("id", "qty", "score", "CAST(salary + 1 AS DECIMAL(12,2)) AS salary", "created",
-            "updated", "name", "concat(comment, ' (changed)') AS comment", "ssn",
+        .selectExpr(
+            "id",
+            "qty",
+            "score",
+            "CAST(salary + 1 AS DECIMAL(12,2)) AS salary",
+            "created",
+            "updated",
+            "name",
+            "concat(comment, ' (changed)') AS comment",
+            "ssn",
             "concat('changed.', email) AS email")
         .union(
             ProtectorBenchmark.generate(spark, options.rows + options.rows / 1000, 1)
@@ -121,7 +137,8 @@ public final class RowLevelBenchmark implements AutoCloseable {
     for (int round = 0; round < options.warmup + options.reps; round++) {
       boolean record = round >= options.warmup;
       ProtectorBenchmark.log(
-          record ? "round %d of %d" : "warm-up round %d", record ? round - options.warmup + 1 : round + 1,
+          record ? "round %d of %d" : "warm-up round %d",
+          record ? round - options.warmup + 1 : round + 1,
           options.reps);
       boolean protectedFirst = round % 2 == 1;
       for (String workload : options.workloads) {
@@ -135,8 +152,8 @@ public final class RowLevelBenchmark implements AutoCloseable {
   /** The tables of the compaction: the same rows in {@code --small-files} files each. */
   private void writeSmallFiles(String properties) throws Exception {
     ProtectorBenchmark.log(
-        "writing %,d rows as %d small files to both compaction tables...", options.compactRows(),
-        options.smallFiles);
+        "writing %,d rows as %d small files to both compaction tables...",
+        options.compactRows(), options.smallFiles);
     // one task per file: no shuffle before the write, and one Spark partition per file
     Dataset<Row> small =
         ProtectorBenchmark.generate(spark, options.compactRows(), options.smallFiles)
@@ -144,8 +161,14 @@ public final class RowLevelBenchmark implements AutoCloseable {
     for (String table : List.of(PLAIN_SMALL, PROTECTED_SMALL)) {
       spark.sql("DROP TABLE IF EXISTS " + table);
       spark.sql(
-          "CREATE TABLE " + table + " (" + ProtectorBenchmark.COLUMNS_DDL + ") USING iceberg"
-              + " TBLPROPERTIES (" + properties + ", 'write.distribution-mode' = 'none')");
+          "CREATE TABLE "
+              + table
+              + " ("
+              + ProtectorBenchmark.COLUMNS_DDL
+              + ") USING iceberg"
+              + " TBLPROPERTIES ("
+              + properties
+              + ", 'write.distribution-mode' = 'none')");
       small.writeTo(table).append();
       int files = countFiles(table);
       if (files != options.smallFiles) {
@@ -174,8 +197,8 @@ public final class RowLevelBenchmark implements AutoCloseable {
       boolean prot = (i == 0) == protectedFirst;
       boolean compact = workload.equals("compact");
       String table = compact ? (prot ? PROTECTED_SMALL : PLAIN_SMALL) : prot ? PROTECTED : PLAIN;
-      long base = compact ? (prot ? protectedSmallBase : plainSmallBase)
-          : prot ? protectedBase : plainBase;
+      long base =
+          compact ? (prot ? protectedSmallBase : plainSmallBase) : prot ? protectedBase : plainBase;
       reset(table, base);
       pair[prot ? 1 : 0] = job(() -> operation(workload, table));
       if (workload.equals("delete-mor")) {
@@ -185,8 +208,8 @@ public final class RowLevelBenchmark implements AutoCloseable {
       }
     }
     ProtectorBenchmark.log(
-        "  %s: plain %.2fs, protected %.2fs (%d key-service calls)", workload, pair[0].seconds(),
-        pair[1].seconds(), pair[1].calls());
+        "  %s: plain %.2fs, protected %.2fs (%d key-service calls)",
+        workload, pair[0].seconds(), pair[1].seconds(), pair[1].calls());
     checkSameResult(workload);
     if (record) {
       results.get(workload).add(pair);
@@ -201,15 +224,20 @@ public final class RowLevelBenchmark implements AutoCloseable {
       Job scan =
           job(
               () ->
-                  spark.sql("SELECT " + ProtectorBenchmark.AGGREGATE + " FROM "
-                          + (prot ? PROTECTED : PLAIN))
+                  spark
+                      .sql(
+                          "SELECT "
+                              + ProtectorBenchmark.AGGREGATE
+                              + " FROM "
+                              + (prot ? PROTECTED : PLAIN))
                       .collectAsList()
                       .get(0));
       Job[] pair = pendingScans.computeIfAbsent(name, k -> new Job[2]);
       pair[prot ? 1 : 0] = scan;
       if (pair[0] != null && pair[1] != null) {
         if (!String.valueOf(pair[0].result()).equals(String.valueOf(pair[1].result()))) {
-          warnings.add(name + ": aggregates differ: " + pair[0].result() + " vs " + pair[1].result());
+          warnings.add(
+              name + ": aggregates differ: " + pair[0].result() + " vs " + pair[1].result());
         }
         if (record) {
           results.computeIfAbsent(name, k -> new ArrayList<>()).add(pair);
@@ -226,10 +254,14 @@ public final class RowLevelBenchmark implements AutoCloseable {
       case "merge-cow":
       case "merge-mor":
         String mode = workload.equals("merge-cow") ? "copy-on-write" : "merge-on-read";
-        spark.sql("ALTER TABLE " + table + " SET TBLPROPERTIES ('write.merge.mode' = '" + mode + "')");
         spark.sql(
-            "MERGE INTO " + table + " t USING changes s ON t.id = s.id"
-                + " WHEN MATCHED THEN UPDATE SET " + UPDATED_COLUMNS
+            "ALTER TABLE " + table + " SET TBLPROPERTIES ('write.merge.mode' = '" + mode + "')");
+        spark.sql(
+            "MERGE INTO "
+                + table
+                + " t USING changes s ON t.id = s.id"
+                + " WHEN MATCHED THEN UPDATE SET "
+                + UPDATED_COLUMNS
                 + " WHEN NOT MATCHED THEN INSERT *");
         break;
       case "delete-mor":
@@ -240,13 +272,23 @@ public final class RowLevelBenchmark implements AutoCloseable {
           String catalog = table.substring(0, table.indexOf('.'));
           String name = table.substring(catalog.length() + 1);
           Row result =
-              spark.sql("CALL " + catalog + ".system.rewrite_data_files(table => '" + name + "',"
-                      + " options => map('min-input-files', '2'))")
+              spark
+                  .sql(
+                      "CALL "
+                          + catalog
+                          + ".system.rewrite_data_files(table => '"
+                          + name
+                          + "',"
+                          + " options => map('min-input-files', '2'))")
                   .collectAsList()
                   .get(0);
           if (result.getInt(0) != options.smallFiles) {
-            warnings.add(table + ": compaction rewrote " + result.getInt(0) + " files, not "
-                + options.smallFiles);
+            warnings.add(
+                table
+                    + ": compaction rewrote "
+                    + result.getInt(0)
+                    + " files, not "
+                    + options.smallFiles);
           }
           break;
         }
@@ -322,10 +364,18 @@ public final class RowLevelBenchmark implements AutoCloseable {
                 + " format v%d, MERGE source %,d rows, compaction of %d files of %,d rows in all,"
                 + " %s, %d repetitions after %d warm-up round(s), median seconds; Java %s,"
                 + " Spark %s%n%n",
-            options.rows, options.formatVersion, changes, options.smallFiles,
-            options.compactRows(), options.master, options.reps,
-            options.warmup, System.getProperty("java.version"), spark.version()));
-    sb.append("| workload | (a) plain Iceberg s | (b) protected s | x(a) | key-service calls (b) |\n");
+            options.rows,
+            options.formatVersion,
+            changes,
+            options.smallFiles,
+            options.compactRows(),
+            options.master,
+            options.reps,
+            options.warmup,
+            System.getProperty("java.version"),
+            spark.version()));
+    sb.append(
+        "| workload | (a) plain Iceberg s | (b) protected s | x(a) | key-service calls (b) |\n");
     sb.append("|---|---:|---:|---:|---:|\n");
     for (Map.Entry<String, List<Job[]>> entry : results.entrySet()) {
       List<Job> plain = new ArrayList<>();
@@ -338,8 +388,11 @@ public final class RowLevelBenchmark implements AutoCloseable {
           String.format(
               Locale.ROOT,
               "| %s | %.2f | %.2f | %s | %d |%n",
-              entry.getKey(), ProtectorBenchmark.median(plain), ProtectorBenchmark.median(prot),
-              ProtectorBenchmark.ratio(prot, plain), prot.get(prot.size() - 1).calls()));
+              entry.getKey(),
+              ProtectorBenchmark.median(plain),
+              ProtectorBenchmark.median(prot),
+              ProtectorBenchmark.ratio(prot, plain),
+              prot.get(prot.size() - 1).calls()));
     }
     sb.append('\n');
     sb.append(

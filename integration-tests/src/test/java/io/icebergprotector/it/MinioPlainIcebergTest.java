@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icebergprotector.it.harness.MinioStore;
 import io.icebergprotector.it.harness.ObjectStore;
+import io.icebergprotector.it.harness.RequiresDocker;
 import io.icebergprotector.it.harness.StackTestBase;
 import java.nio.file.Path;
-import io.icebergprotector.it.harness.RequiresDocker;
 import org.junit.jupiter.api.Test;
 
 /** The same stack with MinIO (Testcontainers) as the object store; skipped without Docker. */

@@ -36,12 +36,17 @@ class PlainIcebergRestS3Test extends StackTestBase {
             + " TBLPROPERTIES ('write.parquet.compression-codec'='uncompressed',"
             + " 'write.avro.compression-codec'='uncompressed')");
     spark.sql(
-        "INSERT INTO rest.plain.people VALUES (1, '" + CANARIES.get(0) + "', 'eu'),"
-            + " (2, '" + CANARIES.get(1) + "', 'us')");
+        "INSERT INTO rest.plain.people VALUES (1, '"
+            + CANARIES.get(0)
+            + "', 'eu'),"
+            + " (2, '"
+            + CANARIES.get(1)
+            + "', 'us')");
 
-    List<Row> rows = spark.sql("SELECT id, name, region FROM rest.plain.people ORDER BY id")
-        .collectAsList();
-    assertThat(rows).extracting(Row::toString)
+    List<Row> rows =
+        spark.sql("SELECT id, name, region FROM rest.plain.people ORDER BY id").collectAsList();
+    assertThat(rows)
+        .extracting(Row::toString)
         .containsExactly("[1," + CANARIES.get(0) + ",eu]", "[2," + CANARIES.get(1) + ",us]");
     assertThat(spark.sql("SELECT * FROM rest.plain.people.snapshots").count()).isEqualTo(1);
   }
@@ -61,10 +66,16 @@ class PlainIcebergRestS3Test extends StackTestBase {
   void everyTableFileIsInTheBucket() {
     BucketScan scan = BucketScan.of(store);
     String table = "warehouse/plain/people";
-    System.out.println("[it] objects in s3://" + store.bucket() + ": " + scan.countByKind()
-        + "\n  " + String.join("\n  ", scan.objects().keySet()));
+    System.out.println(
+        "[it] objects in s3://"
+            + store.bucket()
+            + ": "
+            + scan.countByKind()
+            + "\n  "
+            + String.join("\n  ", scan.objects().keySet()));
 
-    assertThat(scan.keys(table, Kind.DATA)).hasSize(2)
+    assertThat(scan.keys(table, Kind.DATA))
+        .hasSize(2)
         .allSatisfy(k -> assertThat(k).contains("/data/region="));
     assertThat(scan.keys(table, Kind.METADATA_JSON)).hasSizeGreaterThanOrEqualTo(2);
     assertThat(scan.keys(table, Kind.MANIFEST_LIST)).hasSize(1);
@@ -72,7 +83,8 @@ class PlainIcebergRestS3Test extends StackTestBase {
     for (String key : scan.keys(table, Kind.DATA)) {
       byte[] bytes = scan.objects().get(key);
       assertThat(new String(bytes, 0, 4, java.nio.charset.StandardCharsets.US_ASCII))
-          .as("Parquet magic of %s", key).isEqualTo("PAR1");
+          .as("Parquet magic of %s", key)
+          .isEqualTo("PAR1");
     }
   }
 
@@ -81,9 +93,12 @@ class PlainIcebergRestS3Test extends StackTestBase {
   void bucketScanFindsClearValuesInDataAndManifests() {
     List<BucketScan.Hit> hits =
         BucketScan.of(store).find(CANARIES.stream().map(Canary::text).collect(Collectors.toList()));
-    Map<Kind, List<String>> byKind = hits.stream().collect(
-        Collectors.groupingBy(BucketScan.Hit::kind,
-            Collectors.mapping(BucketScan.Hit::canary, Collectors.toList())));
+    Map<Kind, List<String>> byKind =
+        hits.stream()
+            .collect(
+                Collectors.groupingBy(
+                    BucketScan.Hit::kind,
+                    Collectors.mapping(BucketScan.Hit::canary, Collectors.toList())));
     // Unprotected: values in the data files, and as column bounds in the manifest.
     assertThat(byKind.get(Kind.DATA)).containsExactlyInAnyOrderElementsOf(CANARIES);
     assertThat(byKind.get(Kind.MANIFEST)).containsExactlyInAnyOrderElementsOf(CANARIES);

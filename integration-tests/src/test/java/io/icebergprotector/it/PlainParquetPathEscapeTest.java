@@ -56,7 +56,8 @@ class PlainParquetPathEscapeTest extends StackTestBase {
   }
 
   String policy() {
-    String ssn = "ssn { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }";
+    String ssn =
+        "ssn { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }";
     return String.join(
         "\n",
         "protector {",
@@ -69,8 +70,16 @@ class PlainParquetPathEscapeTest extends StackTestBase {
         "  keys { pii {}, pii-2019 {}, footer {} }",
         "  retired-keys { pii-2019 { decrypt = [admin] } }",
         "  paths {",
-        "    \"" + s3a("prot/") + "\" { footer-key = footer, writers = [etl], columns { " + ssn + " } }",
-        "    \"" + local("prot/") + "\" { footer-key = footer, writers = [etl], columns { " + ssn + " } }",
+        "    \""
+            + s3a("prot/")
+            + "\" { footer-key = footer, writers = [etl], columns { "
+            + ssn
+            + " } }",
+        "    \""
+            + local("prot/")
+            + "\" { footer-key = footer, writers = [etl], columns { "
+            + ssn
+            + " } }",
         "    \"" + s3a("strict/") + "\" {",
         "      footer-key = footer, writers = [etl], strict = true, plain-columns = [id, name]",
         "      columns { " + ssn + " }",
@@ -82,7 +91,11 @@ class PlainParquetPathEscapeTest extends StackTestBase {
 
   static String source(int from, int to) {
     return "SELECT id, format_string('NAME-%04d', id) AS name,"
-        + " format_string('987-65-%04d', id + 4300) AS ssn FROM range(" + from + ", " + to + ", 1, 2)";
+        + " format_string('987-65-%04d', id + 4300) AS ssn FROM range("
+        + from
+        + ", "
+        + to
+        + ", 1, 2)";
   }
 
   static List<Canary> canaries(int from, int to) {
@@ -97,8 +110,8 @@ class PlainParquetPathEscapeTest extends StackTestBase {
   protected void startMoreServers() {
     this.local = work.resolve("local");
     this.keyServer =
-        ProtectorServerProcess.builder(getClass().getSimpleName() + ".protector-server",
-                work.resolve("protector-server"))
+        ProtectorServerProcess.builder(
+                getClass().getSimpleName() + ".protector-server", work.resolve("protector-server"))
             .policy(policy())
             .token("etl", "etl")
             .token("alice", "alice")
@@ -121,12 +134,14 @@ class PlainParquetPathEscapeTest extends StackTestBase {
     spark.conf().set("spark.protector.token-file", keyServer.tokenFile("etl").toString());
     store.s3aSettings().forEach(spark.conf()::set);
     spark.conf().set("spark.sql.parquet.compression.codec", "uncompressed");
-    asUser("etl", () -> {
-      spark.sql(source(0, ROWS)).write().parquet(s3a("prot/base"));
-      spark.sql(source(0, ROWS)).write().parquet(local("prot/base"));
-      spark.sql(source(100, 104)).write().parquet(s3a("open/plain"));
-      return null;
-    });
+    asUser(
+        "etl",
+        () -> {
+          spark.sql(source(0, ROWS)).write().parquet(s3a("prot/base"));
+          spark.sql(source(0, ROWS)).write().parquet(local("prot/base"));
+          spark.sql(source(100, 104)).write().parquet(s3a("open/plain"));
+          return null;
+        });
   }
 
   @AfterAll
@@ -149,20 +164,24 @@ class PlainParquetPathEscapeTest extends StackTestBase {
   }
 
   void append(String user, String sql, String location, String... partitionBy) {
-    asUser(user, () -> {
-      spark.sql(sql).write().mode("append").partitionBy(partitionBy).parquet(location);
-      return null;
-    });
+    asUser(
+        user,
+        () -> {
+          spark.sql(sql).write().mode("append").partitionBy(partitionBy).parquet(location);
+          return null;
+        });
   }
 
   Map<Long, String> ssns(String user, String sql) {
-    return asUser(user, () -> {
-      Map<Long, String> out = new TreeMap<>();
-      for (Row r : spark.sql(sql).collectAsList()) {
-        out.put(r.getLong(0), r.isNullAt(1) ? null : r.getString(1));
-      }
-      return out;
-    });
+    return asUser(
+        user,
+        () -> {
+          Map<Long, String> out = new TreeMap<>();
+          for (Row r : spark.sql(sql).collectAsList()) {
+            out.put(r.getLong(0), r.isNullAt(1) ? null : r.getString(1));
+          }
+          return out;
+        });
   }
 
   List<String> localCanaryHits(String relative, int from, int to) throws IOException {
@@ -214,18 +233,31 @@ class PlainParquetPathEscapeTest extends StackTestBase {
   @Test
   @Order(3)
   void aPartitionLocatedUnderThePrefixGetsTheView() {
-    spark.sql("CREATE TABLE esc_parted (id BIGINT, name STRING, ssn STRING, p INT) USING parquet"
-        + " PARTITIONED BY (p) LOCATION '" + s3a("open/parted") + "'");
+    spark.sql(
+        "CREATE TABLE esc_parted (id BIGINT, name STRING, ssn STRING, p INT) USING parquet"
+            + " PARTITIONED BY (p) LOCATION '"
+            + s3a("open/parted")
+            + "'");
     try {
-      asUser("bob", () -> spark.sql(
-          "ALTER TABLE esc_parted ADD PARTITION (p = 1) LOCATION '" + s3a("prot/base") + "'"));
+      asUser(
+          "bob",
+          () ->
+              spark.sql(
+                  "ALTER TABLE esc_parted ADD PARTITION (p = 1) LOCATION '"
+                      + s3a("prot/base")
+                      + "'"));
       Map<Long, String> bob = ssns("bob", "SELECT id, ssn FROM esc_parted");
       assertThat(bob).hasSize(ROWS);
       assertThat(bob.values()).allSatisfy(s -> assertThat(s).startsWith("*******43"));
       assertThat(ssns("alice", "SELECT id, ssn FROM esc_parted").get(9L)).isEqualTo("987-65-4309");
       assertThatThrownBy(
-              () -> asUser("etl", () -> spark.sql(
-                  "INSERT INTO esc_parted PARTITION (p = 1) " + source(70, 72)).collectAsList()))
+              () ->
+                  asUser(
+                      "etl",
+                      () ->
+                          spark
+                              .sql("INSERT INTO esc_parted PARTITION (p = 1) " + source(70, 72))
+                              .collectAsList()))
           .isInstanceOf(ProtectorException.class)
           .hasMessageContaining("partition location " + s3a("prot/base"));
     } finally {
@@ -239,8 +271,12 @@ class PlainParquetPathEscapeTest extends StackTestBase {
     String plain = BucketScan.of(store).keys("open/plain/", Kind.DATA).get(0);
     String planted = "prot/planted/" + plain.substring(plain.lastIndexOf('/') + 1);
     try (S3Client s3 = store.newClient()) {
-      s3.copyObject(b -> b.sourceBucket(BUCKET).sourceKey(plain)
-          .destinationBucket(BUCKET).destinationKey(planted));
+      s3.copyObject(
+          b ->
+              b.sourceBucket(BUCKET)
+                  .sourceKey(plain)
+                  .destinationBucket(BUCKET)
+                  .destinationKey(planted));
     }
     // (SQL on files reports a failed schema inference without its cause; the reader names it)
     for (String user : List.of("alice", "bob")) {
@@ -276,13 +312,19 @@ class PlainParquetPathEscapeTest extends StackTestBase {
   void strictPrefixesRefuseUndecidedAndNestedColumns() {
     String ssn = "format_string('987-65-%04d', id + 4300)";
     assertThatThrownBy(
-            () -> append("etl", "SELECT id, " + ssn + " AS ssn, 'x' AS note FROM range(0, 2)",
-                s3a("strict/t")))
+            () ->
+                append(
+                    "etl",
+                    "SELECT id, " + ssn + " AS ssn, 'x' AS note FROM range(0, 2)",
+                    s3a("strict/t")))
         .isInstanceOf(ProtectorException.class)
         .hasMessageContaining("column 'note' is neither protected nor listed in plain-columns");
     assertThatThrownBy(
-            () -> append("etl", "SELECT id, named_struct('ssn', " + ssn + ") AS name FROM range(0, 2)",
-                s3a("strict/t")))
+            () ->
+                append(
+                    "etl",
+                    "SELECT id, named_struct('ssn', " + ssn + ") AS name FROM range(0, 2)",
+                    s3a("strict/t")))
         .isInstanceOf(ProtectorException.class)
         .hasMessageContaining("column 'name.ssn' is named like a protected column");
     append("etl", source(0, 4), s3a("strict/t"));

@@ -85,7 +85,11 @@ class PlainParquetS3aPathTest extends StackTestBase {
         + " 7200000000000 + id AS salary,"
         + " named_struct('street', concat('street ', id), 'zip', format_string('ZIP-S3A-%04d', id))"
         + " AS address"
-        + " FROM range(" + from + ", " + to + ", 1, 2)";
+        + " FROM range("
+        + from
+        + ", "
+        + to
+        + ", 1, 2)";
   }
 
   static List<Canary> canaries(long from, long to) {
@@ -119,17 +123,20 @@ class PlainParquetS3aPathTest extends StackTestBase {
     // ... and uncompressed pages, so that the byte search would see any clear value.
     spark.conf().set("spark.sql.parquet.compression.codec", "uncompressed");
 
-    asUser("etl", () -> {
-      spark.sql(source(0, ROWS)).write().parquet(pii("customers"));
-      spark.sql(source(0, ROWS)).write().parquet(open("customers"));
-      return null;
-    });
+    asUser(
+        "etl",
+        () -> {
+          spark.sql(source(0, ROWS)).write().parquet(pii("customers"));
+          spark.sql(source(0, ROWS)).write().parquet(open("customers"));
+          return null;
+        });
   }
 
   @AfterAll
   void closeS3a() throws IOException {
     // S3A file systems are cached per bucket: drop this class's (its endpoint dies with the class).
-    FileSystem.get(URI.create("s3a://" + BUCKET + "/"), spark.sessionState().newHadoopConf()).close();
+    FileSystem.get(URI.create("s3a://" + BUCKET + "/"), spark.sessionState().newHadoopConf())
+        .close();
   }
 
   <T> T asUser(String user, Supplier<T> action) {
@@ -143,13 +150,15 @@ class PlainParquetS3aPathTest extends StackTestBase {
   }
 
   Map<Long, Row> readAs(String user, String location) {
-    return asUser(user, () -> {
-      Map<Long, Row> rows = new TreeMap<>();
-      for (Row r : spark.read().parquet(location).collectAsList()) {
-        rows.put(r.getLong(r.fieldIndex("id")), r);
-      }
-      return rows;
-    });
+    return asUser(
+        user,
+        () -> {
+          Map<Long, Row> rows = new TreeMap<>();
+          for (Row r : spark.read().parquet(location).collectAsList()) {
+            rows.put(r.getLong(r.fieldIndex("id")), r);
+          }
+          return rows;
+        });
   }
 
   @Test
@@ -159,9 +168,10 @@ class PlainParquetS3aPathTest extends StackTestBase {
     List<String> piiData = scan.keys("pii/customers/", Kind.DATA);
     List<String> openData = scan.keys("open/customers/", Kind.DATA);
     List<Hit> hits = scan.find(canaries(0, ROWS));
-    System.out.printf("[it] plain Parquet on S3A: %d objects, %d data files under pii/, %d under"
-        + " open/; canary hits: %d%n", scan.objects().size(), piiData.size(), openData.size(),
-        hits.size());
+    System.out.printf(
+        "[it] plain Parquet on S3A: %d objects, %d data files under pii/, %d under"
+            + " open/; canary hits: %d%n",
+        scan.objects().size(), piiData.size(), openData.size(), hits.size());
 
     assertThat(piiData).isNotEmpty();
     assertThat(openData).isNotEmpty();
@@ -177,7 +187,8 @@ class PlainParquetS3aPathTest extends StackTestBase {
     for (String key : piiData) {
       byte[] bytes = scan.objects().get(key);
       assertThat(new String(bytes, bytes.length - 4, 4, StandardCharsets.US_ASCII))
-          .as(key).isEqualTo("PARE");
+          .as(key)
+          .isEqualTo("PARE");
     }
   }
 
@@ -217,18 +228,23 @@ class PlainParquetS3aPathTest extends StackTestBase {
   @Order(3)
   void onlyWritersWriteUnderThePrefix() {
     assertThatThrownBy(
-            () -> asUser("bob", () -> {
-              spark.sql(source(100, 102)).write().mode("append").parquet(pii("customers"));
-              return null;
-            }))
+            () ->
+                asUser(
+                    "bob",
+                    () -> {
+                      spark.sql(source(100, 102)).write().mode("append").parquet(pii("customers"));
+                      return null;
+                    }))
         .hasMessageContaining("bob")
         .hasMessageContaining(pii("customers"));
     assertThat(readAs("alice", pii("customers"))).hasSize(ROWS);
 
-    asUser("etl", () -> {
-      spark.sql(source(100, 110)).write().mode("append").parquet(pii("customers"));
-      return null;
-    });
+    asUser(
+        "etl",
+        () -> {
+          spark.sql(source(100, 110)).write().mode("append").parquet(pii("customers"));
+          return null;
+        });
     assertThat(readAs("bob", pii("customers"))).hasSize(ROWS + 10);
     List<Hit> hits = BucketScan.of(store).find(canaries(100, 110));
     assertThat(hits).isEmpty();

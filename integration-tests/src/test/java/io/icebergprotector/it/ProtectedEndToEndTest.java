@@ -95,7 +95,13 @@ class ProtectedEndToEndTest extends StackTestBase {
         + " named_struct('street', concat('street ', id), 'zip', format_string('ZIP-CNRY-%04d', id))"
         + " AS address,"
         + " CASE WHEN id % 2 = 0 THEN 'eu' ELSE 'us' END AS region"
-        + " FROM range(" + fromInclusive + ", " + toExclusive + ", 1, " + partitions + ")";
+        + " FROM range("
+        + fromInclusive
+        + ", "
+        + toExclusive
+        + ", 1, "
+        + partitions
+        + ")";
   }
 
   static List<Canary> protectedCanaries(long fromInclusive, long toExclusive) {
@@ -115,8 +121,8 @@ class ProtectedEndToEndTest extends StackTestBase {
 
   static String policy() {
     StringBuilder tables = new StringBuilder();
-    for (String table : List.of("db.customers", "db.customers_fail", "db.customers_conc",
-        "db.customers_outage")) {
+    for (String table :
+        List.of("db.customers", "db.customers_fail", "db.customers_conc", "db.customers_outage")) {
       tables.append(
           String.join(
               "\n",
@@ -159,9 +165,12 @@ class ProtectedEndToEndTest extends StackTestBase {
     Files.writeString(passphraseFile, "it-" + UUID.randomUUID(), StandardCharsets.UTF_8);
     Files.writeString(policyFile, policy(), StandardCharsets.UTF_8);
 
-    configureCatalog(CATALOG, "io.icebergprotector.spark.ProtectingSparkCatalog",
+    configureCatalog(
+        CATALOG,
+        "io.icebergprotector.spark.ProtectingSparkCatalog",
         protectedCatalogOptions(keystore, passphraseFile, true));
-    // Plain Iceberg on the same REST catalog: metadata tables, and "a reader without the protector".
+    // Plain Iceberg on the same REST catalog: metadata tables, and "a reader without the
+    // protector".
     configureCatalog(PLAIN, "org.apache.iceberg.spark.SparkCatalog", restCatalogOptions());
     spark.conf().set("spark.sql.catalog." + CATALOG + ".protector.user", "etl");
     spark.sql("CREATE NAMESPACE IF NOT EXISTS " + CATALOG + ".db");
@@ -183,8 +192,13 @@ class ProtectedEndToEndTest extends StackTestBase {
   @Order(1)
   void everyWriteEntryPointLeavesNoPlaintextAtRest() throws Exception {
     // CTAS: ids 1..10
-    spark.sql("CREATE TABLE " + T + " USING iceberg PARTITIONED BY (region)" + TABLE_PROPERTIES
-        + " AS " + sourceQuery(1, 11, 2));
+    spark.sql(
+        "CREATE TABLE "
+            + T
+            + " USING iceberg PARTITIONED BY (region)"
+            + TABLE_PROPERTIES
+            + " AS "
+            + sourceQuery(1, 11, 2));
     assertNothingAtRest("CTAS", 1, 11);
 
     // INSERT: ids 11..20
@@ -212,8 +226,10 @@ class ProtectedEndToEndTest extends StackTestBase {
   void aReaderWithoutTheProtectorCannotReadTheFiles() {
     // Encrypted footers: plain Iceberg (no keys) cannot even open the data files.
     assertThatThrownBy(() -> spark.sql("SELECT * FROM " + PLAIN + ".db.customers").collectAsList())
-        .satisfies(e -> System.out.println("[it] plain Iceberg reading the protected table: "
-            + rootCause(e)));
+        .satisfies(
+            e ->
+                System.out.println(
+                    "[it] plain Iceberg reading the protected table: " + rootCause(e)));
   }
 
   private void assertNothingAtRest(String entryPoint, long fromId, long toIdExclusive) {
@@ -221,7 +237,8 @@ class ProtectedEndToEndTest extends StackTestBase {
     String prefix = "warehouse/db/customers/";
     Map<Kind, Integer> kinds = scan.countByKind();
     List<Hit> hits = scan.find(protectedCanaries(fromId, toIdExclusive));
-    System.out.printf("[it] after %s: %d objects %s; protected canary hits: %d%n",
+    System.out.printf(
+        "[it] after %s: %d objects %s; protected canary hits: %d%n",
         entryPoint, scan.objects().size(), kinds, hits.size());
 
     assertThat(scan.keys(prefix, Kind.DATA)).as("data files after %s", entryPoint).isNotEmpty();
@@ -229,13 +246,16 @@ class ProtectedEndToEndTest extends StackTestBase {
     assertThat(scan.keys(prefix, Kind.MANIFEST_LIST)).isNotEmpty();
     assertThat(scan.keys(prefix, Kind.METADATA_JSON)).isNotEmpty();
     assertThat(hits)
-        .as("plaintext of protected columns in the bucket after %s (data, manifests, manifest"
-            + " lists, metadata JSON)", entryPoint)
+        .as(
+            "plaintext of protected columns in the bucket after %s (data, manifests, manifest"
+                + " lists, metadata JSON)",
+            entryPoint)
         .isEmpty();
     // Positive control: the unprotected column is stored in clear, uncompressed, so the scan
     // would have seen a protected value stored the same way.
     List<Hit> clear = scan.find(List.of(Canary.text(name(fromId))));
-    assertThat(clear).as("unprotected canary %s in data files", name(fromId))
+    assertThat(clear)
+        .as("unprotected canary %s in data files", name(fromId))
         .anyMatch(h -> h.kind() == Kind.DATA);
   }
 
@@ -244,8 +264,10 @@ class ProtectedEndToEndTest extends StackTestBase {
   @Test
   @Order(3)
   void eachRoleGetsItsView() {
-    String q = "SELECT id, name, ssn, email, salary, address.street, address.zip FROM " + T
-        + " WHERE id IN (7, 32) ORDER BY id";
+    String q =
+        "SELECT id, name, ssn, email, salary, address.street, address.zip FROM "
+            + T
+            + " WHERE id IN (7, 32) ORDER BY id";
 
     List<Row> admin = sqlAs("alice", q);
     assertThat(admin).hasSize(2);
@@ -264,13 +286,16 @@ class ProtectedEndToEndTest extends StackTestBase {
     for (Row r : analyst) {
       long id = r.getLong(0);
       assertThat(r.getString(1)).isEqualTo(name(id));
-      assertThat(r.getString(2)).as("ssn partial mask").isEqualTo("*********" + String.format("%04d", id));
+      assertThat(r.getString(2))
+          .as("ssn partial mask")
+          .isEqualTo("*********" + String.format("%04d", id));
       assertThat(r.getString(3)).as("email hash mask").matches("[0-9a-f]{64}");
       assertThat(r.isNullAt(4)).as("salary denied to analyst").isTrue();
       assertThat(r.getString(5)).isEqualTo("street " + id);
       assertThat(r.isNullAt(6)).as("zip denied to analyst").isTrue();
     }
-    assertThat(sqlAs("bob", q).get(0).getString(3)).as("hash mask is deterministic")
+    assertThat(sqlAs("bob", q).get(0).getString(3))
+        .as("hash mask is deterministic")
         .isEqualTo(analyst.get(0).getString(3));
     assertThat(analyst.get(0).getString(3)).isNotEqualTo(analyst.get(1).getString(3));
     assertThat(sqlAs("bob", "SELECT count(*) FROM " + T).get(0).getLong(0)).isEqualTo(20L);
@@ -308,43 +333,55 @@ class ProtectedEndToEndTest extends StackTestBase {
     List<Long> snapshotsBefore = snapshotIds("db.customers_fail");
     List<String> dataBefore = dataFileKeys("warehouse/db/customers_fail/data/");
 
-    spark.udf().register("fail_at", (UDF2<Long, Long, Long>) (id, at) -> {
-      if (id.equals(at)) {
-        Thread.sleep(500); // let the sibling task of this stage finish its file first
-        throw new IllegalStateException("injected executor failure at id " + id);
-      }
-      return id;
-    }, DataTypes.LongType);
+    spark
+        .udf()
+        .register(
+            "fail_at",
+            (UDF2<Long, Long, Long>)
+                (id, at) -> {
+                  if (id.equals(at)) {
+                    Thread.sleep(500); // let the sibling task of this stage finish its file first
+                    throw new IllegalStateException("injected executor failure at id " + id);
+                  }
+                  return id;
+                },
+            DataTypes.LongType);
 
     TaskCounter counter = new TaskCounter();
     spark.sparkContext().addSparkListener(counter);
     try {
       // 4 tasks of 10 rows (1000..1039); the last row of the last task fails.
-      String failing = sourceQuery(1000, 1040, 4).replaceFirst("SELECT id,", "SELECT fail_at(id, 1039L) AS id,");
+      String failing =
+          sourceQuery(1000, 1040, 4).replaceFirst("SELECT id,", "SELECT fail_at(id, 1039L) AS id,");
       assertThatThrownBy(() -> spark.sql("INSERT INTO " + table + " " + failing))
           .hasStackTraceContaining("injected executor failure at id 1039");
     } finally {
       spark.sparkContext().listenerBus().waitUntilEmpty();
       spark.sparkContext().removeSparkListener(counter);
     }
-    System.out.printf("[it] failed write: %d write tasks succeeded, %d failed: %s%n",
+    System.out.printf(
+        "[it] failed write: %d write tasks succeeded, %d failed: %s%n",
         counter.succeeded.get(), counter.failed.get(), counter.reasons);
     assertThat(counter.failed.get()).as("the injected task failure").isGreaterThanOrEqualTo(1);
-    assertThat(counter.succeeded.get()).as("tasks that wrote files before the job failed")
+    assertThat(counter.succeeded.get())
+        .as("tasks that wrote files before the job failed")
         .isGreaterThanOrEqualTo(1);
 
     assertThat(snapshotIds("db.customers_fail")).as("no new snapshot").isEqualTo(snapshotsBefore);
     assertThat(sqlAs("alice", "SELECT count(*), max(id) FROM " + table).get(0))
-        .satisfies(r -> {
-          assertThat(r.getLong(0)).isEqualTo(10L);
-          assertThat(r.getLong(1)).isEqualTo(10L);
-        });
+        .satisfies(
+            r -> {
+              assertThat(r.getLong(0)).isEqualTo(10L);
+              assertThat(r.getLong(1)).isEqualTo(10L);
+            });
     assertThat(sqlAs("alice", "SELECT ssn FROM " + table + " WHERE id = 3").get(0).getString(0))
         .isEqualTo(ssn(3));
     List<String> dataAfter = dataFileKeys("warehouse/db/customers_fail/data/");
-    System.out.printf("[it] data files before %d, after the failed write %d%n",
+    System.out.printf(
+        "[it] data files before %d, after the failed write %d%n",
         dataBefore.size(), dataAfter.size());
-    assertThat(dataAfter).as("files of the aborted write are deleted")
+    assertThat(dataAfter)
+        .as("files of the aborted write are deleted")
         .containsExactlyInAnyOrderElementsOf(dataBefore);
   }
 
@@ -383,30 +420,47 @@ class ProtectedEndToEndTest extends StackTestBase {
     secondWriterCommitted = new CountDownLatch(1);
     // The first session's write task holds until the second session has committed, so the first
     // commits on a stale base: a real conflict that the commit must resolve, not a lucky order.
-    first.udf().register("hold_for_other_writer", (UDF1<Long, Long>) id -> {
-      firstWriterRunning.countDown();
-      if (!secondWriterCommitted.await(120, TimeUnit.SECONDS)) {
-        throw new IllegalStateException("the second writer did not commit within 120 s");
-      }
-      return id;
-    }, DataTypes.LongType);
+    first
+        .udf()
+        .register(
+            "hold_for_other_writer",
+            (UDF1<Long, Long>)
+                id -> {
+                  firstWriterRunning.countDown();
+                  if (!secondWriterCommitted.await(120, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException(
+                        "the second writer did not commit within 120 s");
+                  }
+                  return id;
+                },
+            DataTypes.LongType);
 
     ExecutorService pool = Executors.newFixedThreadPool(2);
     try {
       // One task each: local[2] keeps a core free for the second writer while the first waits.
-      Future<?> a = pool.submit(() -> first.sql("INSERT INTO " + table + " "
-          + sourceQuery(1, 21, 1).replaceFirst("SELECT id,", "SELECT hold_for_other_writer(id) AS id,")));
-      Future<?> b = pool.submit(() -> {
-        try {
-          if (!firstWriterRunning.await(120, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("the first writer did not start within 120 s");
-          }
-          second.sql("INSERT INTO " + table + " " + sourceQuery(101, 121, 1));
-        } finally {
-          secondWriterCommitted.countDown();
-        }
-        return null;
-      });
+      Future<?> a =
+          pool.submit(
+              () ->
+                  first.sql(
+                      "INSERT INTO "
+                          + table
+                          + " "
+                          + sourceQuery(1, 21, 1)
+                              .replaceFirst(
+                                  "SELECT id,", "SELECT hold_for_other_writer(id) AS id,")));
+      Future<?> b =
+          pool.submit(
+              () -> {
+                try {
+                  if (!firstWriterRunning.await(120, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("the first writer did not start within 120 s");
+                  }
+                  second.sql("INSERT INTO " + table + " " + sourceQuery(101, 121, 1));
+                } finally {
+                  secondWriterCommitted.countDown();
+                }
+                return null;
+              });
       b.get(180, TimeUnit.SECONDS);
       a.get(180, TimeUnit.SECONDS);
     } finally {
@@ -414,14 +468,23 @@ class ProtectedEndToEndTest extends StackTestBase {
       pool.shutdownNow();
     }
 
-    List<Row> snapshots = spark.sql("SELECT snapshot_id, parent_id, summary['added-records']"
-        + " FROM " + PLAIN + ".db.customers_conc.snapshots ORDER BY committed_at").collectAsList();
+    List<Row> snapshots =
+        spark
+            .sql(
+                "SELECT snapshot_id, parent_id, summary['added-records']"
+                    + " FROM "
+                    + PLAIN
+                    + ".db.customers_conc.snapshots ORDER BY committed_at")
+            .collectAsList();
     System.out.println("[it] concurrent appends, snapshots (id, parent, added): " + snapshots);
     assertThat(snapshots).as("one snapshot per append").hasSize(2);
-    assertThat(snapshots.get(1).get(1)).as("the later commit was rebased on the earlier one")
+    assertThat(snapshots.get(1).get(1))
+        .as("the later commit was rebased on the earlier one")
         .isEqualTo(snapshots.get(0).get(0));
-    List<Long> ids = sqlAs("alice", "SELECT id FROM " + table + " ORDER BY id").stream()
-        .map(r -> r.getLong(0)).collect(Collectors.toList());
+    List<Long> ids =
+        sqlAs("alice", "SELECT id FROM " + table + " ORDER BY id").stream()
+            .map(r -> r.getLong(0))
+            .collect(Collectors.toList());
     List<Long> expected = new ArrayList<>();
     IntStream.range(1, 21).forEach(i -> expected.add((long) i));
     IntStream.range(101, 121).forEach(i -> expected.add((long) i));
@@ -432,7 +495,9 @@ class ProtectedEndToEndTest extends StackTestBase {
         .isEqualTo(ssn(5));
   }
 
-  /** A new session of the shared SparkContext with the protected catalog, acting as {@code user}. */
+  /**
+   * A new session of the shared SparkContext with the protected catalog, acting as {@code user}.
+   */
   SparkSession protectedSession(String user) {
     SparkSession session = SharedSpark.newSession();
     String prefix = "spark.sql.catalog." + CATALOG;
@@ -463,29 +528,33 @@ class ProtectedEndToEndTest extends StackTestBase {
     SparkSession session = SharedSpark.newSession();
     String prefix = "spark.sql.catalog.kmsdown";
     session.conf().set(prefix, "io.icebergprotector.spark.ProtectingSparkCatalog");
-    protectedCatalogOptions(keys, passphrase, false).forEach((k, v) -> session.conf().set(prefix + "." + k, v));
+    protectedCatalogOptions(keys, passphrase, false)
+        .forEach((k, v) -> session.conf().set(prefix + "." + k, v));
 
     List<String> dataBefore = dataFileKeys("warehouse/db/customers_outage/data/");
     Path moved = outageDir.resolve("keys.p12.unavailable");
     Files.move(keys, moved);
     try {
       assertThatThrownBy(
-              () -> session.sql("INSERT INTO kmsdown.db.customers_outage " + sourceQuery(11, 21, 2)))
-          .satisfies(e -> System.out.println("[it] write during the key-service outage: "
-              + rootCause(e)))
+              () ->
+                  session.sql("INSERT INTO kmsdown.db.customers_outage " + sourceQuery(11, 21, 2)))
+          .satisfies(
+              e -> System.out.println("[it] write during the key-service outage: " + rootCause(e)))
           .hasStackTraceContaining("keys.p12");
     } finally {
       Files.move(moved, keys);
     }
     assertThat(snapshotIds("db.customers_outage")).as("no commit").isEqualTo(snapshotsBefore);
-    assertThat(dataFileKeys("warehouse/db/customers_outage/data/")).as("no files left behind")
+    assertThat(dataFileKeys("warehouse/db/customers_outage/data/"))
+        .as("no files left behind")
         .containsExactlyInAnyOrderElementsOf(dataBefore);
     assertThat(sqlAs("alice", "SELECT count(*) FROM " + table).get(0).getLong(0)).isEqualTo(10L);
     assertThat(sqlAs("alice", "SELECT ssn, salary FROM " + table + " WHERE id = 4").get(0))
-        .satisfies(r -> {
-          assertThat(r.getString(0)).isEqualTo(ssn(4));
-          assertThat(r.getLong(1)).isEqualTo(salary(4));
-        });
+        .satisfies(
+            r -> {
+              assertThat(r.getString(0)).isEqualTo(ssn(4));
+              assertThat(r.getLong(1)).isEqualTo(salary(4));
+            });
 
     // Service back: the same write goes through and is readable by the main catalog.
     session.sql("INSERT INTO kmsdown.db.customers_outage " + sourceQuery(11, 21, 2));
@@ -502,7 +571,8 @@ class ProtectedEndToEndTest extends StackTestBase {
     canaries.addAll(protectedCanaries(100, 121));
     canaries.addAll(protectedCanaries(1000, 1040));
     BucketScan scan = BucketScan.of(store);
-    System.out.printf("[it] final bucket: %d objects %s%n", scan.objects().size(), scan.countByKind());
+    System.out.printf(
+        "[it] final bucket: %d objects %s%n", scan.objects().size(), scan.countByKind());
     assertThat(scan.find(canaries)).isEmpty();
   }
 
@@ -522,9 +592,12 @@ class ProtectedEndToEndTest extends StackTestBase {
 
   /** Snapshot ids of a table, oldest first, read through plain Iceberg (no protector). */
   List<Long> snapshotIds(String table) {
-    return spark.sql("SELECT snapshot_id FROM " + PLAIN + "." + table
-            + ".snapshots ORDER BY committed_at")
-        .collectAsList().stream().map(r -> r.getLong(0)).collect(Collectors.toList());
+    return spark
+        .sql("SELECT snapshot_id FROM " + PLAIN + "." + table + ".snapshots ORDER BY committed_at")
+        .collectAsList()
+        .stream()
+        .map(r -> r.getLong(0))
+        .collect(Collectors.toList());
   }
 
   List<String> dataFileKeys(String prefix) {

@@ -104,6 +104,7 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
 
   private ProtectorServerProcess keyServer;
   private DriverLogCapture driverLog;
+
   /** Every credential used in this class (tokens, JWTs, wrong ones): none may leak. */
   private final List<String> secrets = new ArrayList<>();
 
@@ -132,7 +133,11 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
         + " format_string('r%04d@rks-cnry.io', id) AS email,"
         + " 7300000000000 + id AS salary,"
         + " CASE WHEN id % 2 = 0 THEN 'eu' ELSE 'us' END AS region"
-        + " FROM range(" + fromInclusive + ", " + toExclusive + ", 1, 2)";
+        + " FROM range("
+        + fromInclusive
+        + ", "
+        + toExclusive
+        + ", 1, 2)";
   }
 
   static List<Canary> protectedCanaries(long fromInclusive, long toExclusive) {
@@ -153,8 +158,8 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
   protected void startMoreServers() {
     // keytool and the key server's JVM start while s3proxy and the REST catalog boot.
     this.keyServer =
-        ProtectorServerProcess.builder(getClass().getSimpleName() + ".protector-server",
-                work.resolve("protector-server"))
+        ProtectorServerProcess.builder(
+                getClass().getSimpleName() + ".protector-server", work.resolve("protector-server"))
             .policy(POLICY)
             .token("etl", "etl")
             .token("etl-2", "etl") // a second credential of the same principal: cold caches
@@ -173,13 +178,17 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
     secrets.addAll(keyServer.tokens());
     // The operator creates the policy's master keys through the admin API.
     keyServer.createKeys("ops", List.of("pii", "fin", "footer"));
-    System.out.printf("[it] key server %s, log %s, audit %s (ready %d ms after the stack)%n",
-        keyServer, keyServer.process().logFile(), keyServer.auditFile(),
+    System.out.printf(
+        "[it] key server %s, log %s, audit %s (ready %d ms after the stack)%n",
+        keyServer,
+        keyServer.process().logFile(),
+        keyServer.auditFile(),
         (System.nanoTime() - start) / 1_000_000);
     this.driverLog = DriverLogCapture.start(getClass().getSimpleName() + ".driver");
 
     for (String user : List.of("etl", "alice", "bob")) {
-      configureCatalog("as_" + user, CATALOG_CLASS, remoteCatalogOptions(keyServer.tokenFile(user)));
+      configureCatalog(
+          "as_" + user, CATALOG_CLASS, remoteCatalogOptions(keyServer.tokenFile(user)));
     }
     configureCatalog(PLAIN, "org.apache.iceberg.spark.SparkCatalog", restCatalogOptions());
     spark.sql("CREATE NAMESPACE IF NOT EXISTS as_etl.db");
@@ -220,8 +229,13 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
   @Test
   @Order(2)
   void etlWritesWithCtasAndInsertAndNothingIsAtRest() {
-    spark.sql("CREATE TABLE as_etl." + TABLE + " USING iceberg PARTITIONED BY (region)"
-        + TABLE_PROPERTIES + " AS " + sourceQuery(1, 11));
+    spark.sql(
+        "CREATE TABLE as_etl."
+            + TABLE
+            + " USING iceberg PARTITIONED BY (region)"
+            + TABLE_PROPERTIES
+            + " AS "
+            + sourceQuery(1, 11));
     assertNothingAtRest("CTAS", 1, 11);
     spark.sql("INSERT INTO as_etl." + TABLE + " " + sourceQuery(11, 21));
     assertNothingAtRest("INSERT INTO", 1, 21);
@@ -238,8 +252,10 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
   @Test
   @Order(3)
   void aliceReadsClearValues() {
-    List<Row> rows = spark.sql("SELECT " + QUERY_COLUMNS + " FROM as_alice." + TABLE
-        + " ORDER BY id").collectAsList();
+    List<Row> rows =
+        spark
+            .sql("SELECT " + QUERY_COLUMNS + " FROM as_alice." + TABLE + " ORDER BY id")
+            .collectAsList();
     assertThat(rows).hasSize(20);
     for (Row r : rows) {
       long id = r.getLong(0);
@@ -248,7 +264,9 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
       assertThat(r.getString(3)).isEqualTo(email(id));
       assertThat(r.getLong(4)).isEqualTo(salary(id));
     }
-    assertThat(events("alice", "unwrap", "fin", "allow")).as("alice unwrapped the fin key").isNotEmpty();
+    assertThat(events("alice", "unwrap", "fin", "allow"))
+        .as("alice unwrapped the fin key")
+        .isNotEmpty();
   }
 
   // ------------------------------------------------------------------ 4. bob: masked and denied
@@ -257,14 +275,19 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
   @Order(4)
   void bobReadsMaskedValuesAndNullAndNeverGetsTheDeniedKey() {
     int auditBefore = keyServer.auditEvents().size();
-    List<Row> rows = spark.sql("SELECT " + QUERY_COLUMNS + " FROM as_bob." + TABLE
-        + " ORDER BY id").collectAsList();
+    List<Row> rows =
+        spark
+            .sql("SELECT " + QUERY_COLUMNS + " FROM as_bob." + TABLE + " ORDER BY id")
+            .collectAsList();
     assertThat(rows).hasSize(20);
     for (Row r : rows) {
       long id = r.getLong(0);
       String last4 = String.format("%04d", id);
       assertThat(r.getString(1)).isEqualTo(name(id));
-      assertThat(r.getString(2)).as("ssn, partial mask").endsWith(last4).doesNotContain("RKS")
+      assertThat(r.getString(2))
+          .as("ssn, partial mask")
+          .endsWith(last4)
+          .doesNotContain("RKS")
           .hasSize(ssn(id).length());
       assertThat(r.getString(3)).as("email, hash mask").matches("[0-9a-f]{64}");
       assertThat(r.isNullAt(4)).as("salary is denied to bob: NULL").isTrue();
@@ -276,14 +299,19 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
         .satisfies(r -> assertThat(r.isNullAt(r.fieldIndex("salary"))).isTrue());
 
     List<Map<String, Object>> audit = keyServer.auditEvents();
-    List<Map<String, Object>> bobs = audit.subList(auditBefore, audit.size()).stream()
-        .filter(e -> "bob".equals(e.get("principal")))
-        .collect(Collectors.toList());
+    List<Map<String, Object>> bobs =
+        audit.subList(auditBefore, audit.size()).stream()
+            .filter(e -> "bob".equals(e.get("principal")))
+            .collect(Collectors.toList());
     System.out.println("[it] audit lines for bob's reads: " + bobs);
-    assertThat(bobs).as("bob's reads went to the key server (masks need the pii key)")
+    assertThat(bobs)
+        .as("bob's reads went to the key server (masks need the pii key)")
         .anyMatch(e -> "pii".equals(e.get("key")) && "allow".equals(e.get("decision")))
-        .anyMatch(e -> "footer".equals(e.get("key")) && "unwrap".equals(e.get("op"))
-            && "allow".equals(e.get("decision")));
+        .anyMatch(
+            e ->
+                "footer".equals(e.get("key"))
+                    && "unwrap".equals(e.get("op"))
+                    && "allow".equals(e.get("decision")));
     assertThat(events("bob", null, "fin", "allow"))
         .as("the audit shows no unwrap (nor any other use) of the fin key by bob")
         .isEmpty();
@@ -306,8 +334,9 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
   @Order(5)
   void bobMayNotWrite() {
     List<Long> before = snapshotIds();
-    Throwable e = catchThrowable(() ->
-        spark.sql("INSERT INTO as_bob." + TABLE + " " + sourceQuery(100, 102)));
+    Throwable e =
+        catchThrowable(
+            () -> spark.sql("INSERT INTO as_bob." + TABLE + " " + sourceQuery(100, 102)));
     assertThat(e).isNotNull();
     assertThat(fullText(e)).contains("bob").contains("not a writer");
     assertThat(snapshotIds()).isEqualTo(before);
@@ -328,15 +357,20 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
 
     // Positive control: a valid JWT works, and its groups claim counts: erin is in no role by
     // name, only through group secops (admin), so she reads clear values.
-    configureCatalog("as_erin_jwt", CATALOG_CLASS,
+    configureCatalog(
+        "as_erin_jwt",
+        CATALOG_CLASS,
         remoteCatalogOptions(keyServer.writeTokenFile("erin-jwt.token", valid)));
-    assertThat(spark.sql("SELECT ssn, salary FROM as_erin_jwt." + TABLE + " WHERE id = 3")
-        .collectAsList())
+    assertThat(
+            spark
+                .sql("SELECT ssn, salary FROM as_erin_jwt." + TABLE + " WHERE id = 3")
+                .collectAsList())
         .singleElement()
-        .satisfies(r -> {
-          assertThat(r.getString(0)).isEqualTo(ssn(3));
-          assertThat(r.getLong(1)).isEqualTo(salary(3));
-        });
+        .satisfies(
+            r -> {
+              assertThat(r.getString(0)).isEqualTo(ssn(3));
+              assertThat(r.getLong(1)).isEqualTo(salary(3));
+            });
     assertThat(catalog("as_erin_jwt").principal())
         .isEqualTo(Principal.of("erin", List.of("secops")));
     assertThat(events("erin", "unwrap", "fin", "allow"))
@@ -346,17 +380,19 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
   }
 
   private void assertCatalogInitFails(String catalog, String token, String expected) {
-    configureCatalog(catalog, CATALOG_CLASS,
+    configureCatalog(
+        catalog,
+        CATALOG_CLASS,
         remoteCatalogOptions(keyServer.writeTokenFile(catalog + ".token", token)));
-    Throwable e = catchThrowable(() ->
-        spark.sql("SELECT * FROM " + catalog + "." + TABLE).collectAsList());
+    Throwable e =
+        catchThrowable(() -> spark.sql("SELECT * FROM " + catalog + "." + TABLE).collectAsList());
     System.out.println("[it] " + catalog + ": " + e);
     assertThat(e).as("catalog %s with a bad credential", catalog).isNotNull();
     assertThat(fullText(e)).contains(expected).contains(keyServer.url()).doesNotContain(token);
     assertThat(keyServer.auditEvents())
         .as("the server audits the refused authentication")
-        .anyMatch(ev -> "deny".equals(ev.get("decision"))
-            && Objects.equals(401L, ev.get("status")));
+        .anyMatch(
+            ev -> "deny".equals(ev.get("decision")) && Objects.equals(401L, ev.get("status")));
   }
 
   // ------------------------------------------------------------------ 6. trust store options
@@ -368,16 +404,20 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
     Map<String, String> untrusted = remoteCatalogOptions(keyServer.tokenFile("alice"));
     untrusted.remove("protector.kms.trust-store");
     configureCatalog("as_alice_untrusted", CATALOG_CLASS, untrusted);
-    Throwable e = catchThrowable(() ->
-        spark.sql("SELECT * FROM as_alice_untrusted." + TABLE).collectAsList());
+    Throwable e =
+        catchThrowable(
+            () -> spark.sql("SELECT * FROM as_alice_untrusted." + TABLE).collectAsList());
     System.out.println("[it] as_alice_untrusted: " + e);
     assertThat(e).isNotNull();
-    assertThat(fullText(e)).contains("TLS connection to key service at " + keyServer.url() + " failed");
+    assertThat(fullText(e))
+        .contains("TLS connection to key service at " + keyServer.url() + " failed");
 
     // A PKCS12 trust store whose password comes from an environment variable.
     String passwordEnv = "IT_PROTECTOR_TRUST_STORE_PASSWORD";
-    assumeTrue(System.getenv(passwordEnv) != null,
-        passwordEnv + " is not set (Maven's surefire configuration sets it): PKCS12 trust store not tested");
+    assumeTrue(
+        System.getenv(passwordEnv) != null,
+        passwordEnv
+            + " is not set (Maven's surefire configuration sets it): PKCS12 trust store not tested");
     Map<String, String> p12 = remoteCatalogOptions(keyServer.tokenFile("alice"));
     p12.put("protector.kms.trust-store", keyServer.pkcs12TrustStore(passwordEnv).toString());
     p12.put("protector.kms.trust-store-password-env", passwordEnv);
@@ -393,7 +433,8 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
   @Order(8)
   void keyServerDownDuringAWriteFailsItCleanly() throws Exception {
     // A fresh catalog, with a second etl token: no key caches in this JVM for its credential.
-    configureCatalog("as_etl_cold", CATALOG_CLASS, remoteCatalogOptions(keyServer.tokenFile("etl-2")));
+    configureCatalog(
+        "as_etl_cold", CATALOG_CLASS, remoteCatalogOptions(keyServer.tokenFile("etl-2")));
     assertThat(catalog("as_etl_cold").principal().user()).isEqualTo("etl"); // init while up
     List<Long> snapshotsBefore = snapshotIds();
     List<String> dataBefore = dataFileKeys();
@@ -401,9 +442,11 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
     keyServer.stop();
     try {
       long start = System.nanoTime();
-      Throwable e = catchThrowable(() ->
-          spark.sql("INSERT INTO as_etl_cold." + TABLE + " " + sourceQuery(21, 31)));
-      System.out.printf("[it] write while the key server is down failed after %d ms: %s%n",
+      Throwable e =
+          catchThrowable(
+              () -> spark.sql("INSERT INTO as_etl_cold." + TABLE + " " + sourceQuery(21, 31)));
+      System.out.printf(
+          "[it] write while the key server is down failed after %d ms: %s%n",
           (System.nanoTime() - start) / 1_000_000, rootCause(e));
       assertThat(e).as("the write during the outage").isNotNull();
       assertThat(fullText(e)).contains("key service at " + keyServer.url() + " is unavailable");
@@ -411,20 +454,26 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
       keyServer.start().awaitReady();
     }
     assertThat(snapshotIds()).as("no commit").isEqualTo(snapshotsBefore);
-    assertThat(dataFileKeys()).as("no data files left behind").containsExactlyInAnyOrderElementsOf(dataBefore);
-    assertThat(spark.sql("SELECT count(*) FROM as_alice." + TABLE).collectAsList().get(0).getLong(0))
+    assertThat(dataFileKeys())
+        .as("no data files left behind")
+        .containsExactlyInAnyOrderElementsOf(dataBefore);
+    assertThat(
+            spark.sql("SELECT count(*) FROM as_alice." + TABLE).collectAsList().get(0).getLong(0))
         .isEqualTo(20L);
 
     // The server is back (same port, same keys): the same write goes through.
     spark.sql("INSERT INTO as_etl_cold." + TABLE + " " + sourceQuery(21, 31));
     assertThat(snapshotIds()).hasSize(snapshotsBefore.size() + 1);
-    assertThat(spark.sql("SELECT ssn, salary FROM as_alice." + TABLE + " WHERE id = 25")
-        .collectAsList())
+    assertThat(
+            spark
+                .sql("SELECT ssn, salary FROM as_alice." + TABLE + " WHERE id = 25")
+                .collectAsList())
         .singleElement()
-        .satisfies(r -> {
-          assertThat(r.getString(0)).isEqualTo(ssn(25));
-          assertThat(r.getLong(1)).isEqualTo(salary(25));
-        });
+        .satisfies(
+            r -> {
+              assertThat(r.getString(0)).isEqualTo(ssn(25));
+              assertThat(r.getLong(1)).isEqualTo(salary(25));
+            });
     assertNothingAtRest("INSERT after the outage", 1, 31);
   }
 
@@ -436,24 +485,28 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
     assertThat(secrets).hasSizeGreaterThanOrEqualTo(5);
 
     List<String> hadoop = new ArrayList<>();
-    spark.sparkContext().hadoopConfiguration()
+    spark
+        .sparkContext()
+        .hadoopConfiguration()
         .forEach(e -> hadoop.add(e.getKey() + "=" + e.getValue()));
     spark.sessionState().newHadoopConf().forEach(e -> hadoop.add(e.getKey() + "=" + e.getValue()));
     assertThat(hadoop).isNotEmpty();
     assertNoSecretIn("the Hadoop configuration", String.join("\n", hadoop));
 
     String sqlConf = spark.conf().getAll().toString();
-    assertThat(sqlConf).as("control: the catalogs name their token files")
+    assertThat(sqlConf)
+        .as("control: the catalogs name their token files")
         .contains(keyServer.tokenFile("bob").toString());
     assertNoSecretIn("the Spark SQL conf", sqlConf);
     assertNoSecretIn("the Spark conf", spark.sparkContext().getConf().toDebugString());
 
-    String plans = Stream.of(
-            "EXPLAIN EXTENDED SELECT * FROM as_alice." + TABLE,
-            "EXPLAIN EXTENDED SELECT * FROM as_bob." + TABLE,
-            "EXPLAIN EXTENDED INSERT INTO as_etl." + TABLE + " " + sourceQuery(40, 41))
-        .map(q -> spark.sql(q).collectAsList().get(0).getString(0))
-        .collect(Collectors.joining("\n"));
+    String plans =
+        Stream.of(
+                "EXPLAIN EXTENDED SELECT * FROM as_alice." + TABLE,
+                "EXPLAIN EXTENDED SELECT * FROM as_bob." + TABLE,
+                "EXPLAIN EXTENDED INSERT INTO as_etl." + TABLE + " " + sourceQuery(40, 41))
+            .map(q -> spark.sql(q).collectAsList().get(0).getString(0))
+            .collect(Collectors.joining("\n"));
     assertThat(plans).contains("as_alice");
     assertNoSecretIn("query plans", plans);
 
@@ -472,24 +525,31 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
     assertThat(logs).contains(driverLog.file()).containsAll(keyServer.logFiles());
     assertThat(driverLog.text()).as("the driver log captured something").isNotEmpty();
     for (Path log : logs) {
-      String text = log.equals(driverLog.file())
-          ? driverLog.text()
-          : new String(Files.readAllBytes(log), StandardCharsets.ISO_8859_1);
+      String text =
+          log.equals(driverLog.file())
+              ? driverLog.text()
+              : new String(Files.readAllBytes(log), StandardCharsets.ISO_8859_1);
       assertNoSecretIn(log.toString(), text);
     }
-    System.out.printf("[it] searched %d files (server and driver logs, test output, the audit of %d"
-        + " lines) for %d credentials%n", logs.size(), keyServer.auditEvents().size(), secrets.size());
+    System.out.printf(
+        "[it] searched %d files (server and driver logs, test output, the audit of %d"
+            + " lines) for %d credentials%n",
+        logs.size(), keyServer.auditEvents().size(), secrets.size());
   }
 
-  // ------------------------------------------------------------------ 9. files bound to their place
+  // ------------------------------------------------------------------ 9. files bound to their
+  // place
 
   @Test
   @Order(10)
   void swappedOrReplayedFilesFailWithTheIntegrityError() {
     // Another protected table under the same keys, with rows shaped as db.customers's first ones
     // (so its files are usually exactly as long, and the AAD check, not the length, catches them).
-    spark.sql("CREATE TABLE as_etl.db.other USING iceberg PARTITIONED BY (region)"
-        + TABLE_PROPERTIES + " AS " + sourceQuery(1, 11).replace("RKS", "OTH").replace("rks", "oth"));
+    spark.sql(
+        "CREATE TABLE as_etl.db.other USING iceberg PARTITIONED BY (region)"
+            + TABLE_PROPERTIES
+            + " AS "
+            + sourceQuery(1, 11).replace("RKS", "OTH").replace("rks", "oth"));
     org.apache.iceberg.Table customers = icebergTable(PLAIN + "." + TABLE);
     List<org.apache.iceberg.Snapshot> history = new ArrayList<>();
     customers.snapshots().forEach(history::add);
@@ -498,22 +558,25 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
 
     org.apache.iceberg.Table other = icebergTable(PLAIN + ".db.other");
     org.apache.iceberg.DataFile foreign = euFile(other, other.currentSnapshot());
-    List<String> otherCanaries = LongStream.range(1, 11)
-        .mapToObj(id -> List.of(ssn(id).replace("RKS", "OTH"), email(id).replace("rks", "oth")))
-        .flatMap(List::stream)
-        .collect(Collectors.toList());
+    List<String> otherCanaries =
+        LongStream.range(1, 11)
+            .mapToObj(id -> List.of(ssn(id).replace("RKS", "OTH"), email(id).replace("rks", "oth")))
+            .flatMap(List::stream)
+            .collect(Collectors.toList());
     assertSwapFails(target, objectBytes(foreign), "a file of db.other", otherCanaries);
 
     // A replay: the second insert's file over the first one's (an older file over a newer
     // one works the same way).
     org.apache.iceberg.DataFile newer = euFile(customers, history.get(1));
-    List<String> newerCanaries = LongStream.range(11, 21)
-        .mapToObj(id -> List.of(ssn(id), email(id)))
-        .flatMap(List::stream)
-        .collect(Collectors.toList());
+    List<String> newerCanaries =
+        LongStream.range(11, 21)
+            .mapToObj(id -> List.of(ssn(id), email(id)))
+            .flatMap(List::stream)
+            .collect(Collectors.toList());
     assertSwapFails(target, objectBytes(newer), "a newer file of the same table", newerCanaries);
 
-    assertThat(spark.sql("SELECT count(*) FROM as_alice." + TABLE).collectAsList().get(0).getLong(0))
+    assertThat(
+            spark.sql("SELECT count(*) FROM as_alice." + TABLE).collectAsList().get(0).getLong(0))
         .as("the table reads again once its file is back")
         .isGreaterThanOrEqualTo(20L);
   }
@@ -525,16 +588,24 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
     store.put(key, swapped);
     try {
       List<Row> rows = new ArrayList<>();
-      Throwable e = catchThrowable(() -> rows.addAll(
-          spark.sql("SELECT " + QUERY_COLUMNS + " FROM as_alice." + TABLE).collectAsList()));
-      System.out.printf("[it] %s over %s (%d bytes for %d): %s%n", what, key, swapped.length,
-          original.length, rootCause(e));
+      Throwable e =
+          catchThrowable(
+              () ->
+                  rows.addAll(
+                      spark
+                          .sql("SELECT " + QUERY_COLUMNS + " FROM as_alice." + TABLE)
+                          .collectAsList()));
+      System.out.printf(
+          "[it] %s over %s (%d bytes for %d): %s%n",
+          what, key, swapped.length, original.length, rootCause(e));
       assertThat(rows).as("rows returned with %s swapped in", what).isEmpty();
       assertThat(e).as("reading with %s swapped in", what).isNotNull();
       String text = fullText(e);
       assertThat(text)
-          .contains("io.icebergprotector.spark.binding.FileIntegrityException: Integrity check"
-              + " failed for data file " + target.location())
+          .contains(
+              "io.icebergprotector.spark.binding.FileIntegrityException: Integrity check"
+                  + " failed for data file "
+                  + target.location())
           .contains("it is not the file the table expects");
       assertThat(canaries).allSatisfy(c -> assertThat(text).doesNotContain(c));
     } finally {
@@ -602,12 +673,15 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
     BucketScan scan = BucketScan.of(store);
     String prefix = "warehouse/db/customers/";
     List<Hit> hits = scan.find(protectedCanaries(fromId, toIdExclusive));
-    System.out.printf("[it] after %s: %d objects %s; protected canary hits: %d%n",
+    System.out.printf(
+        "[it] after %s: %d objects %s; protected canary hits: %d%n",
         entryPoint, scan.objects().size(), scan.countByKind(), hits.size());
     for (Kind kind : List.of(Kind.DATA, Kind.MANIFEST, Kind.MANIFEST_LIST, Kind.METADATA_JSON)) {
       assertThat(scan.keys(prefix, kind)).as("%s files after %s", kind, entryPoint).isNotEmpty();
     }
-    assertThat(hits).as("plaintext of protected columns in the bucket after %s", entryPoint).isEmpty();
+    assertThat(hits)
+        .as("plaintext of protected columns in the bucket after %s", entryPoint)
+        .isEmpty();
     // Positive control: the unprotected column is stored in clear (uncompressed).
     assertThat(scan.find(List.of(Canary.text(name(fromId)))))
         .as("unprotected canary %s in data files", name(fromId))
@@ -615,9 +689,12 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
   }
 
   List<Long> snapshotIds() {
-    return spark.sql("SELECT snapshot_id FROM " + PLAIN + "." + TABLE
-            + ".snapshots ORDER BY committed_at")
-        .collectAsList().stream().map(r -> r.getLong(0)).collect(Collectors.toList());
+    return spark
+        .sql("SELECT snapshot_id FROM " + PLAIN + "." + TABLE + ".snapshots ORDER BY committed_at")
+        .collectAsList()
+        .stream()
+        .map(r -> r.getLong(0))
+        .collect(Collectors.toList());
   }
 
   List<String> dataFileKeys() {

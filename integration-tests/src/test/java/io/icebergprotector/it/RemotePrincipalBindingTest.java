@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
  */
 class RemotePrincipalBindingTest extends KeyServerStackTestBase {
   private static final String SSN = "SSN-RPB-0001";
+
   /** Also the policy of {@link SeparateJvmPrincipalsTest}, where alice writes as well. */
   static final String POLICY =
       String.join(
@@ -96,12 +97,16 @@ class RemotePrincipalBindingTest extends KeyServerStackTestBase {
     assertThat(values(alice, "SELECT ssn FROM global_temp.alice_people")).containsExactly(SSN);
 
     int before = keyServer.auditEvents().size();
-    List<Row> rows = mallory.sql("SELECT id, ssn, salary FROM global_temp.alice_people").collectAsList();
-    assertThat(rows).singleElement().satisfies(r -> {
-      assertThat(r.getLong(0)).isEqualTo(1L);
-      assertThat(r.isNullAt(1)).as("mallory is denied ssn").isTrue();
-      assertThat(r.isNullAt(2)).as("mallory is denied salary").isTrue();
-    });
+    List<Row> rows =
+        mallory.sql("SELECT id, ssn, salary FROM global_temp.alice_people").collectAsList();
+    assertThat(rows)
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.getLong(0)).isEqualTo(1L);
+              assertThat(r.isNullAt(1)).as("mallory is denied ssn").isTrue();
+              assertThat(r.isNullAt(2)).as("mallory is denied salary").isTrue();
+            });
     assertThat(auditSince(before, "alice"))
         .as("mallory's query made no key request in alice's name")
         .isEmpty();
@@ -130,7 +135,8 @@ class RemotePrincipalBindingTest extends KeyServerStackTestBase {
     alice.table("prot.db.people").createOrReplaceGlobalTempView("alice_cached");
     alice.catalog().cacheTable("global_temp.alice_cached");
     assertThat(values(alice, "SELECT ssn FROM global_temp.alice_cached")).containsExactly(SSN);
-    assertThatThrownBy(() -> mallory.sql("SELECT ssn FROM global_temp.alice_cached").collectAsList())
+    assertThatThrownBy(
+            () -> mallory.sql("SELECT ssn FROM global_temp.alice_cached").collectAsList())
         .isInstanceOf(ProtectorException.class)
         .hasMessageContaining("resolved for principal 'alice'")
         .hasMessageContaining("now acts as 'mallory'")

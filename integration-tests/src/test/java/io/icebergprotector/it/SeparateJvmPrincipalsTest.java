@@ -48,8 +48,8 @@ class SeparateJvmPrincipalsTest {
     this.work = ItPaths.workDir(getClass().getSimpleName());
     this.warehouse = work.resolve("warehouse");
     this.keyServer =
-        ProtectorServerProcess.builder(getClass().getSimpleName() + ".protector-server",
-                work.resolve("protector-server"))
+        ProtectorServerProcess.builder(
+                getClass().getSimpleName() + ".protector-server", work.resolve("protector-server"))
             .policy(RemotePrincipalBindingTest.POLICY)
             .token("alice", "alice")
             .token("mallory", "mallory")
@@ -72,8 +72,13 @@ class SeparateJvmPrincipalsTest {
   void eachPrincipalInItsOwnJvmSeesOnlyItsOwnView() {
     int beforeAlice = keyServer.auditEvents().size();
     String alice = runJob("alice", "write");
-    assertThat(alice).isEqualTo("principal=alice wrote=" + PrincipalJob.ROWS + " rows="
-        + PrincipalJob.ROWS + " ssn=clear salary=clear registered=[alice]");
+    assertThat(alice)
+        .isEqualTo(
+            "principal=alice wrote="
+                + PrincipalJob.ROWS
+                + " rows="
+                + PrincipalJob.ROWS
+                + " ssn=clear salary=clear registered=[alice]");
     List<Map<String, Object>> alicesEvents = auditSince(beforeAlice);
     assertThat(principals(alicesEvents)).as("key requests of alice's JVM").containsExactly("alice");
     assertThat(alicesEvents)
@@ -85,25 +90,34 @@ class SeparateJvmPrincipalsTest {
 
     int beforeMallory = keyServer.auditEvents().size();
     String mallory = runJob("mallory", "read");
-    assertThat(mallory).isEqualTo("principal=mallory rows=" + PrincipalJob.ROWS
-        + " ssn=null salary=null registered=[mallory]");
+    assertThat(mallory)
+        .isEqualTo(
+            "principal=mallory rows="
+                + PrincipalJob.ROWS
+                + " ssn=null salary=null registered=[mallory]");
     List<Map<String, Object>> mallorysEvents = auditSince(beforeMallory);
-    assertThat(principals(mallorysEvents)).as("key requests of mallory's JVM").containsExactly("mallory");
+    assertThat(principals(mallorysEvents))
+        .as("key requests of mallory's JVM")
+        .containsExactly("mallory");
     assertThat(mallorysEvents)
         .as("mallory read the footer with her own token")
         .anyMatch(e -> is(e, "unwrap", "footer", "allow"));
     assertThat(keyServer.auditEvents())
         .as("no column key was ever released to mallory")
-        .noneMatch(e -> "mallory".equals(e.get("principal"))
-            && ("pii".equals(e.get("key")) || "fin".equals(e.get("key")))
-            && "allow".equals(e.get("decision")));
+        .noneMatch(
+            e ->
+                "mallory".equals(e.get("principal"))
+                    && ("pii".equals(e.get("key")) || "fin".equals(e.get("key")))
+                    && "allow".equals(e.get("decision")));
 
     BucketScan files = BucketScan.ofDirectory(warehouse);
     List<Canary> canaries = new ArrayList<>();
-    LongStream.rangeClosed(1, PrincipalJob.ROWS).forEach(id -> {
-      canaries.add(Canary.text(PrincipalJob.ssn(id)));
-      canaries.add(Canary.int64(PrincipalJob.salary(id)));
-    });
+    LongStream.rangeClosed(1, PrincipalJob.ROWS)
+        .forEach(
+            id -> {
+              canaries.add(Canary.text(PrincipalJob.ssn(id)));
+              canaries.add(Canary.int64(PrincipalJob.salary(id)));
+            });
     assertThat(files.keys("", Kind.DATA)).as("data files under %s", warehouse).isNotEmpty();
     assertThat(files.find(canaries)).as("protected values at rest under %s", warehouse).isEmpty();
     assertThat(files.find(List.of(Canary.text(PrincipalJob.name(1)))))
@@ -126,12 +140,13 @@ class SeparateJvmPrincipalsTest {
     cmd.add("-cp");
     cmd.add(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
     cmd.add(PrincipalJob.class.getName());
-    cmd.addAll(List.of(
-        mode,
-        warehouse.toUri().toString(),
-        keyServer.url(),
-        keyServer.tokenFile(tokenName).toString(),
-        keyServer.certificate().toString()));
+    cmd.addAll(
+        List.of(
+            mode,
+            warehouse.toUri().toString(),
+            keyServer.url(),
+            keyServer.tokenFile(tokenName).toString(),
+            keyServer.certificate().toString()));
     String name = getClass().getSimpleName() + "." + tokenName + "-job";
     ManagedProcess job =
         ManagedProcess.builder(name)
@@ -142,11 +157,14 @@ class SeparateJvmPrincipalsTest {
             .start();
     int exit = job.awaitExit(JOB_TIMEOUT);
     String log = readLog(job);
-    assertThat(exit).as("%s exit code; log %s ends with:%n%s", name, job.logFile(), job.tail(60)).isZero();
-    List<String> reports = log.lines()
-        .filter(l -> l.startsWith("PRINCIPAL-JOB "))
-        .map(l -> l.substring("PRINCIPAL-JOB ".length()))
-        .collect(Collectors.toList());
+    assertThat(exit)
+        .as("%s exit code; log %s ends with:%n%s", name, job.logFile(), job.tail(60))
+        .isZero();
+    List<String> reports =
+        log.lines()
+            .filter(l -> l.startsWith("PRINCIPAL-JOB "))
+            .map(l -> l.substring("PRINCIPAL-JOB ".length()))
+            .collect(Collectors.toList());
     System.out.println("[it] " + name + ": " + reports);
     assertThat(reports).as("report of %s in %s", name, job.logFile()).hasSize(1);
     for (String token : keyServer.tokens()) {
@@ -169,11 +187,14 @@ class SeparateJvmPrincipalsTest {
   }
 
   private static Set<Object> principals(List<Map<String, Object>> events) {
-    return events.stream().map(e -> e.get("principal")).collect(Collectors.toCollection(TreeSet::new));
+    return events.stream()
+        .map(e -> e.get("principal"))
+        .collect(Collectors.toCollection(TreeSet::new));
   }
 
   private static boolean is(Map<String, Object> event, String op, String key, String decision) {
-    return op.equals(event.get("op")) && key.equals(event.get("key"))
+    return op.equals(event.get("op"))
+        && key.equals(event.get("key"))
         && decision.equals(event.get("decision"));
   }
 }

@@ -4,8 +4,8 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 
 /**
- * Finds the first unbalanced bracket of a HOCON text, skipping strings and comments: the cause
- * of most HOCON syntax errors, whose parser messages point at the end of the file instead.
+ * Finds the first unbalanced bracket of a HOCON text, skipping strings and comments: the cause of
+ * most HOCON syntax errors, whose parser messages point at the end of the file instead.
  */
 final class Brackets {
   private Brackets() {}
@@ -51,7 +51,8 @@ final class Brackets {
           i += text.charAt(i) == '\\' ? 2 : 1;
         }
         if (i >= n || text.charAt(i) == '\n') {
-          return new Result("a string opened with '\"' at line " + line + " is not closed on that line", line);
+          return new Result(
+              "a string opened with '\"' at line " + line + " is not closed on that line", line);
         }
         i++;
       } else if (c == '{' || c == '[' || c == '(') {
@@ -60,12 +61,25 @@ final class Brackets {
       } else if (c == '}' || c == ']' || c == ')') {
         char expected = c == '}' ? '{' : c == ']' ? '[' : '(';
         if (open.isEmpty()) {
-          return new Result("'" + c + "' at line " + line + " closes nothing: there is one '" + c + "' too many", line);
+          return new Result(
+              "'" + c + "' at line " + line + " closes nothing: there is one '" + c + "' too many",
+              line);
         }
         Open o = open.pop();
         if (o.bracket != expected) {
-          return new Result("'" + c + "' at line " + line + " closes the '" + o.bracket + "' opened at line "
-              + o.line + "; a '" + closing(o.bracket) + "' is missing before it", line);
+          return new Result(
+              "'"
+                  + c
+                  + "' at line "
+                  + line
+                  + " closes the '"
+                  + o.bracket
+                  + "' opened at line "
+                  + o.line
+                  + "; a '"
+                  + closing(o.bracket)
+                  + "' is missing before it",
+              line);
         }
         i++;
       } else {
@@ -74,8 +88,15 @@ final class Brackets {
     }
     if (!open.isEmpty()) {
       Open o = open.peek();
-      return new Result("the '" + o.bracket + "' opened at line " + o.line + " is never closed: a '"
-          + closing(o.bracket) + "' is missing", o.line);
+      return new Result(
+          "the '"
+              + o.bracket
+              + "' opened at line "
+              + o.line
+              + " is never closed: a '"
+              + closing(o.bracket)
+              + "' is missing",
+          o.line);
     }
     return null;
   }

@@ -45,7 +45,11 @@ public final class ColumnPolicy {
 
   /** A column policy built in code (tests, tools); no source location. */
   public static ColumnPolicy of(
-      String path, String keyId, Set<String> clearRoles, Map<String, Mask> maskedRoles, OnDenied onDenied) {
+      String path,
+      String keyId,
+      Set<String> clearRoles,
+      Map<String, Mask> maskedRoles,
+      OnDenied onDenied) {
     return new ColumnPolicy(path, keyId, clearRoles, maskedRoles, onDenied, path, -1, Map.of());
   }
 
@@ -136,7 +140,8 @@ public final class ColumnPolicy {
     return path.equals(that.path)
         && keyId.equals(that.keyId)
         && clearRoles.equals(that.clearRoles)
-        && new ArrayList<>(maskedRoles.entrySet()).equals(new ArrayList<>(that.maskedRoles.entrySet()))
+        && new ArrayList<>(maskedRoles.entrySet())
+            .equals(new ArrayList<>(that.maskedRoles.entrySet()))
         && onDenied == that.onDenied;
   }
 
@@ -147,7 +152,15 @@ public final class ColumnPolicy {
 
   @Override
   public String toString() {
-    return path + "{key=" + keyId + ", clear=" + clearRoles + ", masked=" + maskedRoles
-        + ", on-denied=" + onDenied.spec() + "}";
+    return path
+        + "{key="
+        + keyId
+        + ", clear="
+        + clearRoles
+        + ", masked="
+        + maskedRoles
+        + ", on-denied="
+        + onDenied.spec()
+        + "}";
   }
 }

@@ -19,15 +19,18 @@ public enum ColumnType {
   MAP,
   OTHER;
 
-  /** True for the leaf types that have a constant redaction value (everything but STRUCT, LIST, MAP, OTHER). */
+  /**
+   * True for the leaf types that have a constant redaction value (everything but STRUCT, LIST, MAP,
+   * OTHER).
+   */
   public boolean isPrimitive() {
     return this != STRUCT && this != LIST && this != MAP && this != OTHER;
   }
 
   /**
-   * Parses a type name as written in schema files: the enum names plus common SQL/Iceberg
-   * spellings (varchar, text, bool, integer, bigint, decimal(10,2), timestamp_ntz, timestamptz,
-   * array, fixed, uuid...). Case-insensitive.
+   * Parses a type name as written in schema files: the enum names plus common SQL/Iceberg spellings
+   * (varchar, text, bool, integer, bigint, decimal(10,2), timestamp_ntz, timestamptz, array, fixed,
+   * uuid...). Case-insensitive.
    */
   public static ColumnType fromName(String name) {
     if (name == null) {
@@ -41,29 +44,49 @@ public enum ColumnType {
       n = n.substring(0, cut).trim();
     }
     switch (n) {
-      case "string": case "varchar": case "char": case "text": case "uuid":
+      case "string":
+      case "varchar":
+      case "char":
+      case "text":
+      case "uuid":
         return STRING;
-      case "binary": case "fixed": case "bytes": case "varbinary":
+      case "binary":
+      case "fixed":
+      case "bytes":
+      case "varbinary":
         return BINARY;
-      case "boolean": case "bool":
+      case "boolean":
+      case "bool":
         return BOOLEAN;
-      case "int": case "integer": case "short": case "smallint": case "byte": case "tinyint":
+      case "int":
+      case "integer":
+      case "short":
+      case "smallint":
+      case "byte":
+      case "tinyint":
         return INT;
-      case "long": case "bigint":
+      case "long":
+      case "bigint":
         return LONG;
-      case "float": case "real":
+      case "float":
+      case "real":
         return FLOAT;
       case "double":
         return DOUBLE;
-      case "decimal": case "numeric":
+      case "decimal":
+      case "numeric":
         return DECIMAL;
       case "date":
         return DATE;
-      case "timestamp": case "timestamp_ntz": case "timestamp_ltz": case "timestamptz":
+      case "timestamp":
+      case "timestamp_ntz":
+      case "timestamp_ltz":
+      case "timestamptz":
         return TIMESTAMP;
       case "struct":
         return STRUCT;
-      case "list": case "array":
+      case "list":
+      case "array":
         return LIST;
       case "map":
         return MAP;
@@ -71,7 +94,9 @@ public enum ColumnType {
         return OTHER;
       default:
         throw new IllegalArgumentException(
-            "unknown column type '" + name + "'; valid types: string, binary, boolean, int, long,"
+            "unknown column type '"
+                + name
+                + "'; valid types: string, binary, boolean, int, long,"
                 + " float, double, decimal, date, timestamp, struct, list, map, other");
     }
   }

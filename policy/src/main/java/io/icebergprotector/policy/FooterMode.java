@@ -4,11 +4,14 @@ import java.util.Locale;
 
 /** Parquet footer protection. HOCON values: {@code encrypted | plaintext} (case-insensitive). */
 public enum FooterMode {
-  /** Footer (schema, statistics, column key metadata) is encrypted with the footer key. The default. */
+  /**
+   * Footer (schema, statistics, column key metadata) is encrypted with the footer key. The default.
+   */
   ENCRYPTED,
   /**
    * Footer stays readable (legacy readers can open the file and read unprotected columns); it is
-   * signed with the footer key so tampering is detected. Statistics of protected columns are hidden.
+   * signed with the footer key so tampering is detected. Statistics of protected columns are
+   * hidden.
    */
   PLAINTEXT;
 

@@ -4,8 +4,9 @@ import java.util.regex.Pattern;
 
 /**
  * The one rule for master key ids, shared by the policy, every key service and the key server's
- * routes: 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit. The rule keeps
- * ids safe as URL path segments, keystore aliases and PKCS#11 labels ('#' separates label parts).
+ * routes: 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit. The rule
+ * keeps ids safe as URL path segments, keystore aliases and PKCS#11 labels ('#' separates label
+ * parts).
  */
 public final class KeyIds {
   /** The rule in words, for messages. */

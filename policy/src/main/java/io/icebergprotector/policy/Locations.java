@@ -7,14 +7,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Storage locations in one spelling, so that a policy prefix matches however a location is
- * written: the scheme and authority in lower case, a bare absolute path as {@code file:}, local
- * paths as {@code file:/x} (never {@code file:///x}), no empty ({@code //}) or {@code .} segments,
- * {@code ..} resolved, and no trailing slash. Purely lexical, as Hadoop's {@code Path} resolves
- * {@code ..}; symbolic links are the file system's business (the Spark side resolves them).
+ * Storage locations in one spelling, so that a policy prefix matches however a location is written:
+ * the scheme and authority in lower case, a bare absolute path as {@code file:}, local paths as
+ * {@code file:/x} (never {@code file:///x}), no empty ({@code //}) or {@code .} segments, {@code
+ * ..} resolved, and no trailing slash. Purely lexical, as Hadoop's {@code Path} resolves {@code
+ * ..}; symbolic links are the file system's business (the Spark side resolves them).
  */
 public final class Locations {
-  private static final Pattern SCHEME = Pattern.compile("^([A-Za-z][A-Za-z0-9+.\\-]*):(.*)$", Pattern.DOTALL);
+  private static final Pattern SCHEME =
+      Pattern.compile("^([A-Za-z][A-Za-z0-9+.\\-]*):(.*)$", Pattern.DOTALL);
 
   private Locations() {}
 
@@ -42,7 +43,8 @@ public final class Locations {
     String path = rest;
     if (rest.startsWith("//")) {
       int slash = rest.indexOf('/', 2);
-      authority = (slash < 0 ? rest.substring(2) : rest.substring(2, slash)).toLowerCase(Locale.ROOT);
+      authority =
+          (slash < 0 ? rest.substring(2) : rest.substring(2, slash)).toLowerCase(Locale.ROOT);
       path = slash < 0 ? "" : rest.substring(slash);
     }
     if ("file".equals(scheme) && "localhost".equals(authority)) {

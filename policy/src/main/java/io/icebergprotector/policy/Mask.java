@@ -112,18 +112,28 @@ public final class Mask {
     if (!call.matches() || !call.group(1).equals("partial")) {
       if (s.startsWith("partial")) {
         throw new IllegalArgumentException(
-            "invalid mask '" + spec + "': expected partial(keep_last=N), e.g. partial(keep_last=4)");
+            "invalid mask '"
+                + spec
+                + "': expected partial(keep_last=N), e.g. partial(keep_last=4)");
       }
-      throw new IllegalArgumentException("unknown mask '" + spec + "'; valid masks: " + VALID_SPECS);
+      throw new IllegalArgumentException(
+          "unknown mask '" + spec + "'; valid masks: " + VALID_SPECS);
     }
-    Matcher arg = ARG.matcher(spec.trim().substring(spec.trim().indexOf('(') + 1, spec.trim().lastIndexOf(')')));
+    Matcher arg =
+        ARG.matcher(
+            spec.trim().substring(spec.trim().indexOf('(') + 1, spec.trim().lastIndexOf(')')));
     if (!arg.matches()) {
       throw new IllegalArgumentException(
-          "invalid mask '" + spec + "': partial takes one argument keep_last=N, e.g. partial(keep_last=4)");
+          "invalid mask '"
+              + spec
+              + "': partial takes one argument keep_last=N, e.g. partial(keep_last=4)");
     }
     if (!arg.group(1).equalsIgnoreCase("keep_last")) {
       throw new IllegalArgumentException(
-          "invalid mask '" + spec + "': unknown argument '" + arg.group(1)
+          "invalid mask '"
+              + spec
+              + "': unknown argument '"
+              + arg.group(1)
               + "'; partial takes keep_last=N, e.g. partial(keep_last=4)");
     }
     String n = arg.group(2);

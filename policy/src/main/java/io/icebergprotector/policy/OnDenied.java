@@ -2,14 +2,20 @@ package io.icebergprotector.policy;
 
 import java.util.Locale;
 
-/** What happens when a reader without access selects a protected column. HOCON values: {@code null | fail}. */
+/**
+ * What happens when a reader without access selects a protected column. HOCON values: {@code null |
+ * fail}.
+ */
 public enum OnDenied {
   /** The column reads as all nulls (the default: queries keep working). */
   NULL,
   /** The query fails with an access-denied error. */
   FAIL;
 
-  /** Parses {@code null} or {@code fail}, case-insensitively; null input means the default, {@link #NULL}. */
+  /**
+   * Parses {@code null} or {@code fail}, case-insensitively; null input means the default, {@link
+   * #NULL}.
+   */
   public static OnDenied parse(String text) {
     if (text == null) {
       return NULL;

@@ -1,8 +1,8 @@
 package io.icebergprotector.policy;
 
 import java.io.IOException;
-import java.io.Serializable;
 import java.io.InputStream;
+import java.io.Serializable;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URL;
@@ -69,7 +69,8 @@ public final class Policy implements Serializable {
     this.roles = Collections.unmodifiableMap(new LinkedHashMap<>(roles));
     this.keyIds = Collections.unmodifiableSet(new LinkedHashSet<>(keyIds));
     Map<String, Set<String>> retired = new LinkedHashMap<>();
-    retiredKeys.forEach((k, v) -> retired.put(k, Collections.unmodifiableSet(new LinkedHashSet<>(v))));
+    retiredKeys.forEach(
+        (k, v) -> retired.put(k, Collections.unmodifiableSet(new LinkedHashSet<>(v))));
     this.retiredKeys = Collections.unmodifiableMap(retired);
     this.tables = Collections.unmodifiableMap(new LinkedHashMap<>(tables));
     this.paths = Collections.unmodifiableMap(new LinkedHashMap<>(paths));
@@ -202,7 +203,9 @@ public final class Policy implements Serializable {
 
   /** Case-insensitive. */
   public Optional<TablePolicy> table(String name) {
-    return name == null ? Optional.empty() : Optional.ofNullable(tables.get(TablePolicy.lower(name.trim())));
+    return name == null
+        ? Optional.empty()
+        : Optional.ofNullable(tables.get(TablePolicy.lower(name.trim())));
   }
 
   /** Storage-location entries by prefix as written, in policy order. */
@@ -235,8 +238,8 @@ public final class Policy implements Serializable {
   }
 
   /**
-   * Valid but risky settings, in policy order, each with origin, line and key (today: entries
-   * using {@code AES_GCM_CTR_V1}, whose data pages are not authenticated).
+   * Valid but risky settings, in policy order, each with origin, line and key (today: entries using
+   * {@code AES_GCM_CTR_V1}, whose data pages are not authenticated).
    */
   public List<PolicyWarning> warnings() {
     return warnings;
@@ -280,8 +283,8 @@ public final class Policy implements Serializable {
 
   /**
    * This policy as HOCON text that {@link #parse} reads back to an equal policy. Every setting is
-   * written out (defaults too), every name is quoted, one entry per line; descriptions and
-   * comments are not part of the model and are not written.
+   * written out (defaults too), every name is quoted, one entry per line; descriptions and comments
+   * are not part of the model and are not written.
    */
   public String toHocon() {
     return PolicyWriter.write(this);
@@ -289,7 +292,9 @@ public final class Policy implements Serializable {
 
   // ---------------------------------------------------------------------------------- decisions
 
-  /** Names of the roles the principal holds (user listed, or a group in common), in policy order. */
+  /**
+   * Names of the roles the principal holds (user listed, or a group in common), in policy order.
+   */
   public Set<String> rolesOf(Principal p) {
     Set<String> out = new LinkedHashSet<>();
     if (p != null) {
@@ -341,8 +346,8 @@ public final class Policy implements Serializable {
 
   /**
    * Keys of the columns p may read (CLEAR or MASKED), plus the footer key of every table/path
-   * (anyone reading a table needs its footer key, which is why it may never protect a column),
-   * plus the retired keys whose {@code decrypt} roles p holds.
+   * (anyone reading a table needs its footer key, which is why it may never protect a column), plus
+   * the retired keys whose {@code decrypt} roles p holds.
    */
   public Set<String> unwrappableKeys(Principal p) {
     Set<String> mine = rolesOf(p);
@@ -384,16 +389,34 @@ public final class Policy implements Serializable {
     for (ColumnPolicy c : t.columns()) {
       ColumnType type = types.get(TablePolicy.lower(c.path()));
       if (type == null) {
-        throw new PolicyException(origin, c.line(), c.configKey(),
-            "column '" + c.path() + "' is not in the schema of table " + t.name()
-                + "; schema columns: " + preview(columnTypes == null ? Set.of() : columnTypes.keySet()));
+        throw new PolicyException(
+            origin,
+            c.line(),
+            c.configKey(),
+            "column '"
+                + c.path()
+                + "' is not in the schema of table "
+                + t.name()
+                + "; schema columns: "
+                + preview(columnTypes == null ? Set.of() : columnTypes.keySet()));
       }
       for (Map.Entry<String, Mask> e : c.maskedRoles().entrySet()) {
         Mask m = e.getValue();
         if (!m.appliesTo(type)) {
-          throw new PolicyException(origin, c.maskLine(e.getKey()), c.configKey() + ".masked." + e.getKey(),
-              "mask '" + m.spec() + "' does not fit column '" + c.path() + "' of type " + type
-                  + "; " + m.kind().name().toLowerCase(Locale.ROOT) + " applies to: " + m.applicableTypes());
+          throw new PolicyException(
+              origin,
+              c.maskLine(e.getKey()),
+              c.configKey() + ".masked." + e.getKey(),
+              "mask '"
+                  + m.spec()
+                  + "' does not fit column '"
+                  + c.path()
+                  + "' of type "
+                  + type
+                  + "; "
+                  + m.kind().name().toLowerCase(Locale.ROOT)
+                  + " applies to: "
+                  + m.applicableTypes());
         }
       }
     }
@@ -458,7 +481,8 @@ public final class Policy implements Serializable {
     Policy that = (Policy) o;
     return new ArrayList<>(roles.entrySet()).equals(new ArrayList<>(that.roles.entrySet()))
         && new ArrayList<>(keyIds).equals(new ArrayList<>(that.keyIds))
-        && new ArrayList<>(retiredKeys.entrySet()).equals(new ArrayList<>(that.retiredKeys.entrySet()))
+        && new ArrayList<>(retiredKeys.entrySet())
+            .equals(new ArrayList<>(that.retiredKeys.entrySet()))
         && new ArrayList<>(tables.entrySet()).equals(new ArrayList<>(that.tables.entrySet()))
         && new ArrayList<>(paths.entrySet()).equals(new ArrayList<>(that.paths.entrySet()));
   }
@@ -470,7 +494,16 @@ public final class Policy implements Serializable {
 
   @Override
   public String toString() {
-    return "Policy(" + origin + ": " + tables.size() + " tables, " + paths.size() + " paths, "
-        + keyIds.size() + " keys, " + roles.size() + " roles)";
+    return "Policy("
+        + origin
+        + ": "
+        + tables.size()
+        + " tables, "
+        + paths.size()
+        + " paths, "
+        + keyIds.size()
+        + " keys, "
+        + roles.size()
+        + " roles)";
   }
 }

@@ -1,9 +1,9 @@
 package io.icebergprotector.policy;
 
 /**
- * A policy that cannot be loaded or does not fit a table. The message stands alone:
- * {@code <origin>:<line>: <key path>: <what is wrong>} (line and key omitted when unknown), so
- * tools can print it as one line without a stack trace.
+ * A policy that cannot be loaded or does not fit a table. The message stands alone: {@code
+ * <origin>:<line>: <key path>: <what is wrong>} (line and key omitted when unknown), so tools can
+ * print it as one line without a stack trace.
  */
 public class PolicyException extends RuntimeException {
   private final String origin;
@@ -44,14 +44,17 @@ public class PolicyException extends RuntimeException {
     return line;
   }
 
-  /** The HOCON key path of the offending value, e.g. {@code protector.tables."db.t".writers}; may be empty. */
+  /**
+   * The HOCON key path of the offending value, e.g. {@code protector.tables."db.t".writers}; may be
+   * empty.
+   */
   public String key() {
     return key;
   }
 
   /**
-   * Every error found in one pass: this one first, then those the parser found in other, independent
-   * parts of the policy (other roles, keys, tables and columns), in file order.
+   * Every error found in one pass: this one first, then those the parser found in other,
+   * independent parts of the policy (other roles, keys, tables and columns), in file order.
    */
   public java.util.List<PolicyException> all() {
     java.util.List<PolicyException> out = new java.util.ArrayList<>();

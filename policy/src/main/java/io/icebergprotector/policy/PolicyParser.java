@@ -24,9 +24,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Turns HOCON text into a validated {@link Policy}. Walks the raw {@link ConfigObject} tree (not the
- * {@code Config} getters) so every error can name the exact value, its line and key path, and so
- * that typos (unknown fields) and silently merged duplicate keys are caught.
+ * Turns HOCON text into a validated {@link Policy}. Walks the raw {@link ConfigObject} tree (not
+ * the {@code Config} getters) so every error can name the exact value, its line and key path, and
+ * so that typos (unknown fields) and silently merged duplicate keys are caught.
  */
 final class PolicyParser {
   private static final List<String> TOP_ORDER =
@@ -36,8 +36,15 @@ final class PolicyParser {
   private static final List<String> RETIRED_KEY_FIELDS = List.of("decrypt", "description");
   private static final List<String> TABLE_FIELDS =
       List.of(
-          "footer-key", "footer-mode", "algorithm", "writers", "declassify", "strict",
-          "plain-columns", "columns", "description");
+          "footer-key",
+          "footer-mode",
+          "algorithm",
+          "writers",
+          "declassify",
+          "strict",
+          "plain-columns",
+          "columns",
+          "description");
   private static final List<String> COLUMN_FIELDS =
       List.of("key", "clear", "masked", "on-denied", "description");
 
@@ -57,7 +64,10 @@ final class PolicyParser {
   private final Map<String, String> columnKeyUse = new LinkedHashMap<>();
   private final List<FooterRef> footerRefs = new ArrayList<>();
   private final List<PolicyWarning> warnings = new ArrayList<>();
-  /** Errors of independent parts (a role, a key, a table, a column), so one run reports them all. */
+
+  /**
+   * Errors of independent parts (a role, a key, a table, a column), so one run reports them all.
+   */
   private final List<PolicyException> errors = new ArrayList<>();
 
   private static final class FooterRef {
@@ -90,20 +100,32 @@ final class PolicyParser {
     List<String> p = List.of("protector");
     ConfigValue pv = root.get("protector");
     if (pv == null) {
-      String problem = root.isEmpty()
-          ? "missing root object 'protector': the policy is empty"
-          : "missing root object 'protector'; found top-level keys " + root.keySet()
-              + ", expected protector { roles {...}, keys {...}, tables {...} }";
+      String problem =
+          root.isEmpty()
+              ? "missing root object 'protector': the policy is empty"
+              : "missing root object 'protector'; found top-level keys "
+                  + root.keySet()
+                  + ", expected protector { roles {...}, keys {...}, tables {...} }";
       throw new PolicyException(origin, 1, "protector", problem);
     }
-    ConfigObject prot = object(pv, p, "the policy object protector { roles {...}, keys {...}, tables {...} }");
+    ConfigObject prot =
+        object(pv, p, "the policy object protector { roles {...}, keys {...}, tables {...} }");
     checkFields(prot, p, TOP_ORDER, "protector");
 
-    ConfigObject tablesObj = optionalObject(prot, p, "tables", "an object of tables, e.g. tables { \"db.t\" { ... } }");
-    ConfigObject pathsObj = optionalObject(prot, p, "paths", "an object of locations, e.g. paths { \"s3a://bucket/pii/\" { ... } }");
+    ConfigObject tablesObj =
+        optionalObject(prot, p, "tables", "an object of tables, e.g. tables { \"db.t\" { ... } }");
+    ConfigObject pathsObj =
+        optionalObject(
+            prot,
+            p,
+            "paths",
+            "an object of locations, e.g. paths { \"s3a://bucket/pii/\" { ... } }");
     if ((tablesObj == null || tablesObj.isEmpty()) && (pathsObj == null || pathsObj.isEmpty())) {
-      throw err(prot, p, "policy protects nothing: define at least one table under protector.tables"
-          + " or one location under protector.paths");
+      throw err(
+          prot,
+          p,
+          "policy protects nothing: define at least one table under protector.tables"
+              + " or one location under protector.paths");
     }
 
     parseRoles(prot, p);
@@ -114,24 +136,37 @@ final class PolicyParser {
       List<String> tp = append(p, "tables");
       Map<String, Integer> seen = new LinkedHashMap<>();
       for (Map.Entry<String, ConfigValue> e : ordered(tablesObj)) {
-        collecting(() -> {
-        String name = e.getKey();
-        ConfigValue v = e.getValue();
-        List<String> path = append(tp, name);
-        if (!TABLE_NAME.matcher(name.trim()).matches()) {
-          throw err(v, path, "table name '" + name + "' is not of the form namespace.table"
-              + tableNameHint(name, v));
-        }
-        String normalized = name.trim().toLowerCase(Locale.ROOT);
-        if (seen.containsKey(normalized)) {
-          throw err(v, path, "duplicate table '" + name + "': already defined at line "
-              + seen.get(normalized) + " (table names are case-insensitive)");
-        }
-        seen.put(normalized, line(v));
-        ConfigObject o = object(v, path, "a table object { footer-key = ..., columns { ... } }");
-        checkNotMerged(o, name, path, "table '" + name + "'");
-        tables.put(normalized, parseTable(o, path, normalized, "table " + normalized));
-        });
+        collecting(
+            () -> {
+              String name = e.getKey();
+              ConfigValue v = e.getValue();
+              List<String> path = append(tp, name);
+              if (!TABLE_NAME.matcher(name.trim()).matches()) {
+                throw err(
+                    v,
+                    path,
+                    "table name '"
+                        + name
+                        + "' is not of the form namespace.table"
+                        + tableNameHint(name, v));
+              }
+              String normalized = name.trim().toLowerCase(Locale.ROOT);
+              if (seen.containsKey(normalized)) {
+                throw err(
+                    v,
+                    path,
+                    "duplicate table '"
+                        + name
+                        + "': already defined at line "
+                        + seen.get(normalized)
+                        + " (table names are case-insensitive)");
+              }
+              seen.put(normalized, line(v));
+              ConfigObject o =
+                  object(v, path, "a table object { footer-key = ..., columns { ... } }");
+              checkNotMerged(o, name, path, "table '" + name + "'");
+              tables.put(normalized, parseTable(o, path, normalized, "table " + normalized));
+            });
       }
     }
 
@@ -140,33 +175,59 @@ final class PolicyParser {
       List<String> pp = append(p, "paths");
       Map<String, String> normalizedPrefixes = new LinkedHashMap<>();
       for (Map.Entry<String, ConfigValue> e : ordered(pathsObj)) {
-        collecting(() -> {
-        String prefix = e.getKey();
-        ConfigValue v = e.getValue();
-        List<String> path = append(pp, prefix);
-        if (prefix.isBlank() || prefix.chars().anyMatch(Character::isWhitespace)
-            || !(prefix.contains(":/") || prefix.startsWith("/"))) {
-          throw err(v, path, "location prefix '" + prefix + "' is not an absolute location;"
-              + " expected e.g. \"s3a://bucket/prefix/\" or \"/data/prefix/\"");
-        }
-        String same = normalizedPrefixes.putIfAbsent(Locations.normalize(prefix), prefix);
-        if (same != null) {
-          throw err(v, path, "location prefix '" + prefix + "' names the same location as '" + same
-              + "' (prefixes are compared as " + Locations.normalize(prefix) + ")");
-        }
-        ConfigObject o = object(v, path, "a location object with the fields of a table { footer-key = ..., columns { ... } }");
-        checkNotMerged(o, prefix, path, "location '" + prefix + "'");
-        paths.put(prefix, parseTable(o, path, prefix, "location " + prefix));
-        });
+        collecting(
+            () -> {
+              String prefix = e.getKey();
+              ConfigValue v = e.getValue();
+              List<String> path = append(pp, prefix);
+              if (prefix.isBlank()
+                  || prefix.chars().anyMatch(Character::isWhitespace)
+                  || !(prefix.contains(":/") || prefix.startsWith("/"))) {
+                throw err(
+                    v,
+                    path,
+                    "location prefix '"
+                        + prefix
+                        + "' is not an absolute location;"
+                        + " expected e.g. \"s3a://bucket/prefix/\" or \"/data/prefix/\"");
+              }
+              String same = normalizedPrefixes.putIfAbsent(Locations.normalize(prefix), prefix);
+              if (same != null) {
+                throw err(
+                    v,
+                    path,
+                    "location prefix '"
+                        + prefix
+                        + "' names the same location as '"
+                        + same
+                        + "' (prefixes are compared as "
+                        + Locations.normalize(prefix)
+                        + ")");
+              }
+              ConfigObject o =
+                  object(
+                      v,
+                      path,
+                      "a location object with the fields of a table { footer-key = ..., columns { ... } }");
+              checkNotMerged(o, prefix, path, "location '" + prefix + "'");
+              paths.put(prefix, parseTable(o, path, prefix, "location " + prefix));
+            });
       }
     }
 
     for (FooterRef ref : footerRefs) {
       String use = columnKeyUse.get(ref.keyId);
       if (use != null) {
-        errors.add(err(ref.at, ref.path, "footer key '" + ref.keyId + "' also protects " + use
-            + "; the footer key is released to every reader, so it must never protect a column"
-            + " (use a dedicated footer key)"));
+        errors.add(
+            err(
+                ref.at,
+                ref.path,
+                "footer key '"
+                    + ref.keyId
+                    + "' also protects "
+                    + use
+                    + "; the footer key is released to every reader, so it must never protect a column"
+                    + " (use a dedicated footer key)"));
       }
     }
     Map<String, Set<String>> retiredKeys = new LinkedHashMap<>();
@@ -184,7 +245,9 @@ final class PolicyParser {
   // ------------------------------------------------------------------------ sections
 
   private void parseRoles(ConfigObject prot, List<String> p) {
-    ConfigObject o = optionalObject(prot, p, "roles", "an object of roles, e.g. roles { admin { users = [alice] } }");
+    ConfigObject o =
+        optionalObject(
+            prot, p, "roles", "an object of roles, e.g. roles { admin { users = [alice] } }");
     if (o == null) {
       return;
     }
@@ -195,7 +258,8 @@ final class PolicyParser {
     }
   }
 
-  private void parseRole(String name, ConfigValue v, List<String> rp, Map<String, String> lowerNames) {
+  private void parseRole(
+      String name, ConfigValue v, List<String> rp, Map<String, String> lowerNames) {
     {
       List<String> path = append(rp, name);
       if (name.isBlank()) {
@@ -210,16 +274,23 @@ final class PolicyParser {
       checkFields(ro, path, ROLE_FIELDS, "role");
       checkDescription(ro, path);
       Set<String> users = new LinkedHashSet<>();
-      for (Str s : stringList(ro.get("users"), append(path, "users"), "user names", "[alice, bob]")) {
+      for (Str s :
+          stringList(ro.get("users"), append(path, "users"), "user names", "[alice, bob]")) {
         users.add(s.value);
       }
       Set<String> groups = new LinkedHashSet<>();
-      for (Str s : stringList(ro.get("groups"), append(path, "groups"), "group names", "[secops]")) {
+      for (Str s :
+          stringList(ro.get("groups"), append(path, "groups"), "group names", "[secops]")) {
         groups.add(s.value);
       }
       if (users.isEmpty() && groups.isEmpty()) {
-        throw err(ro, path, "role '" + name + "' has no users and no groups, so nobody holds it;"
-            + " add users = [...] or groups = [...]");
+        throw err(
+            ro,
+            path,
+            "role '"
+                + name
+                + "' has no users and no groups, so nobody holds it;"
+                + " add users = [...] or groups = [...]");
       }
       roles.put(name, new Role(name, users, groups));
     }
@@ -239,14 +310,19 @@ final class PolicyParser {
     }
     ConfigObject o = object(v, kp, "an object of key ids, e.g. keys { pii {}, footer {} }");
     for (Map.Entry<String, ConfigValue> e : ordered(o)) {
-      collecting(() -> {
-        List<String> path = append(kp, e.getKey());
-        ConfigObject ko = object(e.getValue(), path, "a key object (may be empty: " + quoteKey(e.getKey()) + " {})");
-        checkNotMerged(ko, e.getKey(), path, "key '" + e.getKey() + "'");
-        checkFields(ko, path, KEY_FIELDS, "key");
-        checkDescription(ko, path);
-        addKey(e.getKey(), e.getValue(), path);
-      });
+      collecting(
+          () -> {
+            List<String> path = append(kp, e.getKey());
+            ConfigObject ko =
+                object(
+                    e.getValue(),
+                    path,
+                    "a key object (may be empty: " + quoteKey(e.getKey()) + " {})");
+            checkNotMerged(ko, e.getKey(), path, "key '" + e.getKey() + "'");
+            checkFields(ko, path, KEY_FIELDS, "key");
+            checkDescription(ko, path);
+            addKey(e.getKey(), e.getValue(), path);
+          });
     }
   }
 
@@ -258,8 +334,12 @@ final class PolicyParser {
    */
   private Map<String, Set<String>> parseRetiredKeys(ConfigObject prot, List<String> p) {
     Map<String, Set<String>> out = new LinkedHashMap<>();
-    ConfigObject o = optionalObject(prot, p, "retired-keys",
-        "an object of retired key ids, e.g. retired-keys { pii2 { decrypt = [admin] } }");
+    ConfigObject o =
+        optionalObject(
+            prot,
+            p,
+            "retired-keys",
+            "an object of retired key ids, e.g. retired-keys { pii2 { decrypt = [admin] } }");
     if (o == null) {
       return out;
     }
@@ -274,13 +354,28 @@ final class PolicyParser {
       requireKey(id, e.getValue(), path);
       String use = columnKeyUse.get(id);
       if (use != null) {
-        throw err(ko, path, "retired key '" + id + "' still protects " + use + "; a retired key"
-            + " protects no column (remove it from retired-keys, or move the column to another key)");
+        throw err(
+            ko,
+            path,
+            "retired key '"
+                + id
+                + "' still protects "
+                + use
+                + "; a retired key"
+                + " protects no column (remove it from retired-keys, or move the column to another key)");
       }
       for (FooterRef ref : footerRefs) {
         if (ref.keyId.equals(id)) {
-          throw err(ko, path, "retired key '" + id + "' is still the footer key at "
-              + ConfigUtil.joinPath(ref.path) + " (line " + line(ref.at) + ")");
+          throw err(
+              ko,
+              path,
+              "retired key '"
+                  + id
+                  + "' is still the footer key at "
+                  + ConfigUtil.joinPath(ref.path)
+                  + " (line "
+                  + line(ref.at)
+                  + ")");
         }
       }
       Set<String> decrypt = new LinkedHashSet<>();
@@ -309,8 +404,13 @@ final class PolicyParser {
     List<String> fkPath = append(path, "footer-key");
     ConfigValue fk = o.get("footer-key");
     if (fk == null) {
-      throw err(o, path, "missing footer-key: every table needs a footer key from protector.keys"
-          + " (" + keyList() + ")");
+      throw err(
+          o,
+          path,
+          "missing footer-key: every table needs a footer key from protector.keys"
+              + " ("
+              + keyList()
+              + ")");
     }
     String footerKey = str(fk, fkPath, "a key id");
 
@@ -336,10 +436,16 @@ final class PolicyParser {
       }
       if (algorithm == EncryptionAlgorithm.AES_GCM_CTR_V1) {
         // PME's CTR mode encrypts data pages without a GCM tag; only a CRC guards them.
-        warnings.add(new PolicyWarning(origin, line(al), ConfigUtil.joinPath(alPath),
-            "AES_GCM_CTR_V1 leaves the data pages of " + entry + " unauthenticated (AES-CTR with"
-                + " only a CRC, no GCM tag): anyone with write access to the storage can change"
-                + " protected values undetectably; use AES_GCM_V1 unless its cost matters"));
+        warnings.add(
+            new PolicyWarning(
+                origin,
+                line(al),
+                ConfigUtil.joinPath(alPath),
+                "AES_GCM_CTR_V1 leaves the data pages of "
+                    + entry
+                    + " unauthenticated (AES-CTR with"
+                    + " only a CRC, no GCM tag): anyone with write access to the storage can change"
+                    + " protected values undetectably; use AES_GCM_V1 unless its cost matters"));
       }
     }
 
@@ -366,8 +472,12 @@ final class PolicyParser {
 
     List<ColumnPolicy> columns = new ArrayList<>();
     Map<String, ColumnPolicy> byLower = new LinkedHashMap<>();
-    ConfigObject co = optionalObject(o, path, "columns",
-        "an object of columns, e.g. columns { ssn { key = pii, clear = [admin] } }");
+    ConfigObject co =
+        optionalObject(
+            o,
+            path,
+            "columns",
+            "an object of columns, e.g. columns { ssn { key = pii, clear = [admin] } }");
     if (co != null) {
       walkColumns(co, append(path, "columns"), List.of(), name, columns, byLower);
     }
@@ -376,16 +486,27 @@ final class PolicyParser {
     List<String> pcPath = append(path, "plain-columns");
     ConfigValue pcv = o.get("plain-columns");
     if (pcv != null && !strict) {
-      throw err(pcv, pcPath, "plain-columns applies only to strict entries; add strict = true or"
-          + " remove plain-columns");
+      throw err(
+          pcv,
+          pcPath,
+          "plain-columns applies only to strict entries; add strict = true or"
+              + " remove plain-columns");
     }
     for (Str s : stringList(pcv, pcPath, "column names", "[id, created_at]")) {
       String lower = s.value.toLowerCase(Locale.ROOT);
       for (ColumnPolicy c : byLower.values()) {
         String cl = c.path().toLowerCase(Locale.ROOT);
         if (cl.equals(lower) || lower.startsWith(cl + ".") || cl.startsWith(lower + ".")) {
-          throw err(s.at, pcPath, "plain column '" + s.value + "' overlaps protected column '"
-              + c.path() + "' (line " + c.line() + "); a column is either protected or plain");
+          throw err(
+              s.at,
+              pcPath,
+              "plain column '"
+                  + s.value
+                  + "' overlaps protected column '"
+                  + c.path()
+                  + "' (line "
+                  + c.line()
+                  + "); a column is either protected or plain");
         }
       }
       if (!plainColumns.add(lower)) {
@@ -394,25 +515,52 @@ final class PolicyParser {
     }
 
     if (byLower.containsKey(footerKey.toLowerCase(Locale.ROOT))) {
-      throw err(fk, fkPath, "footer-key '" + footerKey + "' names a column of this table;"
-          + " footer-key must name a key id from protector.keys (" + keyList() + ")");
+      throw err(
+          fk,
+          fkPath,
+          "footer-key '"
+              + footerKey
+              + "' names a column of this table;"
+              + " footer-key must name a key id from protector.keys ("
+              + keyList()
+              + ")");
     }
     requireKey(footerKey, fk, fkPath);
     footerRefs.add(new FooterRef(footerKey, fk, fkPath));
     return new TablePolicy(
-        name, footerKey, mode, algorithm, writers, declassifiers, strict, plainColumns, columns,
-        ConfigUtil.joinPath(path), line(o));
+        name,
+        footerKey,
+        mode,
+        algorithm,
+        writers,
+        declassifiers,
+        strict,
+        plainColumns,
+        columns,
+        ConfigUtil.joinPath(path),
+        line(o));
   }
 
-  private void walkColumns(ConfigObject obj, List<String> cfgPath, List<String> parent, String table,
-      List<ColumnPolicy> out, Map<String, ColumnPolicy> byLower) {
+  private void walkColumns(
+      ConfigObject obj,
+      List<String> cfgPath,
+      List<String> parent,
+      String table,
+      List<ColumnPolicy> out,
+      Map<String, ColumnPolicy> byLower) {
     for (Map.Entry<String, ConfigValue> e : ordered(obj)) {
       collecting(() -> walkColumn(e.getKey(), e.getValue(), cfgPath, parent, table, out, byLower));
     }
   }
 
-  private void walkColumn(String name, ConfigValue v, List<String> cfgPath, List<String> parent, String table,
-      List<ColumnPolicy> out, Map<String, ColumnPolicy> byLower) {
+  private void walkColumn(
+      String name,
+      ConfigValue v,
+      List<String> cfgPath,
+      List<String> parent,
+      String table,
+      List<ColumnPolicy> out,
+      Map<String, ColumnPolicy> byLower) {
     {
       List<String> path = append(cfgPath, name);
       if (name.isEmpty()) {
@@ -421,29 +569,49 @@ final class PolicyParser {
       String[] segs = name.split("\\.", -1);
       for (String seg : segs) {
         if (seg.isBlank()) {
-          throw err(v, path, "empty path segment in column name '" + name
-              + "'; nested fields are written \"struct.field\"");
+          throw err(
+              v,
+              path,
+              "empty path segment in column name '"
+                  + name
+                  + "'; nested fields are written \"struct.field\"");
         }
       }
       List<String> parts = new ArrayList<>(parent);
       parts.addAll(List.of(segs));
       String colPath = String.join(".", parts);
-      ConfigObject o = object(v, path,
-          "a column object { key = ..., clear = [...] } (or a struct of columns)");
+      ConfigObject o =
+          object(v, path, "a column object { key = ..., clear = [...] } (or a struct of columns)");
       if (isColumn(o)) {
         ColumnPolicy c = parseColumn(o, path, name, colPath, table);
         String lower = colPath.toLowerCase(Locale.ROOT);
         ColumnPolicy dup = byLower.get(lower);
         if (dup != null) {
-          throw err(o, path, "duplicate column '" + colPath + "': already defined as '" + dup.path()
-              + "' at line " + dup.line() + " (column paths are case-insensitive;"
-              + " \"a.b\" and a { b {...} } are the same column)");
+          throw err(
+              o,
+              path,
+              "duplicate column '"
+                  + colPath
+                  + "': already defined as '"
+                  + dup.path()
+                  + "' at line "
+                  + dup.line()
+                  + " (column paths are case-insensitive;"
+                  + " \"a.b\" and a { b {...} } are the same column)");
         }
         for (ColumnPolicy other : byLower.values()) {
           String ol = other.path().toLowerCase(Locale.ROOT);
           if (lower.startsWith(ol + ".") || ol.startsWith(lower + ".")) {
-            throw err(o, path, "column '" + colPath + "' overlaps protected column '" + other.path()
-                + "' (line " + other.line() + "); protect either a struct or its fields, not both");
+            throw err(
+                o,
+                path,
+                "column '"
+                    + colPath
+                    + "' overlaps protected column '"
+                    + other.path()
+                    + "' (line "
+                    + other.line()
+                    + "); protect either a struct or its fields, not both");
           }
         }
         byLower.put(lower, c);
@@ -480,8 +648,8 @@ final class PolicyParser {
     return false;
   }
 
-  private ColumnPolicy parseColumn(ConfigObject o, List<String> path, String lastKey, String colPath,
-      String table) {
+  private ColumnPolicy parseColumn(
+      ConfigObject o, List<String> path, String lastKey, String colPath, String table) {
     checkNotMerged(o, lastKey, path, "column '" + colPath + "'");
     checkFields(o, path, COLUMN_FIELDS, "column");
     checkDescription(o, path);
@@ -489,7 +657,8 @@ final class PolicyParser {
     ConfigValue kv = o.get("key");
     List<String> kPath = append(path, "key");
     if (kv == null) {
-      throw err(o, path, "column '" + colPath + "' has no key; add key = <one of: " + keyList() + ">");
+      throw err(
+          o, path, "column '" + colPath + "' has no key; add key = <one of: " + keyList() + ">");
     }
     String keyId = str(kv, kPath, "a key id");
     requireKey(keyId, kv, kPath);
@@ -502,8 +671,9 @@ final class PolicyParser {
 
     Map<String, Mask> masked = new LinkedHashMap<>();
     Map<String, Integer> maskLines = new LinkedHashMap<>();
-    ConfigObject mo = optionalObject(o, path, "masked",
-        "an object of role = mask, e.g. masked { analyst = hash }");
+    ConfigObject mo =
+        optionalObject(
+            o, path, "masked", "an object of role = mask, e.g. masked { analyst = hash }");
     if (mo != null) {
       List<String> mPath = append(path, "masked");
       for (Map.Entry<String, ConfigValue> e : ordered(mo)) {
@@ -521,12 +691,26 @@ final class PolicyParser {
             throw err(mv, rPath, ex.getMessage());
           }
         } else {
-          throw err(mv, rPath, "expected a mask (" + Mask.VALID_SPECS + ") but got " + describe(mv)
-              + (mv.valueType() == ConfigValueType.OBJECT ? "; partial must be quoted: \"partial(keep_last=4)\"" : ""));
+          throw err(
+              mv,
+              rPath,
+              "expected a mask ("
+                  + Mask.VALID_SPECS
+                  + ") but got "
+                  + describe(mv)
+                  + (mv.valueType() == ConfigValueType.OBJECT
+                      ? "; partial must be quoted: \"partial(keep_last=4)\""
+                      : ""));
         }
         if (clear.contains(role)) {
-          throw err(mv, rPath, "role '" + role + "' is both clear and masked for column '" + colPath
-              + "'; a role gets one access level, remove it from clear or from masked");
+          throw err(
+              mv,
+              rPath,
+              "role '"
+                  + role
+                  + "' is both clear and masked for column '"
+                  + colPath
+                  + "'; a role gets one access level, remove it from clear or from masked");
         }
         masked.put(role, mask);
         maskLines.put(role, line(mv));
@@ -547,26 +731,43 @@ final class PolicyParser {
       }
     }
 
-    columnKeyUse.putIfAbsent(keyId, "column '" + colPath + "' of " + table + " (line " + line(kv) + ")");
-    return new ColumnPolicy(colPath, keyId, clear, masked, onDenied, ConfigUtil.joinPath(path), line(o), maskLines);
+    columnKeyUse.putIfAbsent(
+        keyId, "column '" + colPath + "' of " + table + " (line " + line(kv) + ")");
+    return new ColumnPolicy(
+        colPath, keyId, clear, masked, onDenied, ConfigUtil.joinPath(path), line(o), maskLines);
   }
 
   // ------------------------------------------------------------------------ checks
 
   private void requireKey(String keyId, ConfigValue at, List<String> path) {
     if (!keyIds.contains(keyId)) {
-      throw err(at, path, "unknown key '" + keyId + "'; "
-          + (keyIds.isEmpty() ? "no keys are defined in protector.keys"
-              : "keys defined in protector.keys: " + keyList() + suggest(keyId, keyIds)));
+      throw err(
+          at,
+          path,
+          "unknown key '"
+              + keyId
+              + "'; "
+              + (keyIds.isEmpty()
+                  ? "no keys are defined in protector.keys"
+                  : "keys defined in protector.keys: " + keyList() + suggest(keyId, keyIds)));
     }
   }
 
   private String checkRole(Str s, List<String> path, String where) {
     if (!roles.containsKey(s.value)) {
-      throw err(s.at, path, "unknown role '" + s.value + "' in " + where + "; "
-          + (roles.isEmpty() ? "no roles are defined in protector.roles"
-              : "roles defined in protector.roles: " + String.join(", ", roles.keySet())
-                  + suggest(s.value, roles.keySet())));
+      throw err(
+          s.at,
+          path,
+          "unknown role '"
+              + s.value
+              + "' in "
+              + where
+              + "; "
+              + (roles.isEmpty()
+                  ? "no roles are defined in protector.roles"
+                  : "roles defined in protector.roles: "
+                      + String.join(", ", roles.keySet())
+                      + suggest(s.value, roles.keySet())));
     }
     return s.value;
   }
@@ -574,8 +775,16 @@ final class PolicyParser {
   private void checkFields(ConfigObject o, List<String> path, List<String> allowed, String what) {
     for (Map.Entry<String, ConfigValue> e : ordered(o)) {
       if (!allowed.contains(e.getKey())) {
-        throw err(e.getValue(), append(path, e.getKey()), "unknown field '" + e.getKey() + "' in "
-            + what + "; valid fields: " + String.join(", ", allowed) + suggest(e.getKey(), allowed));
+        throw err(
+            e.getValue(),
+            append(path, e.getKey()),
+            "unknown field '"
+                + e.getKey()
+                + "' in "
+                + what
+                + "; valid fields: "
+                + String.join(", ", allowed)
+                + suggest(e.getKey(), allowed));
       }
     }
   }
@@ -599,9 +808,19 @@ final class PolicyParser {
       int first = Integer.parseInt(m.group(1));
       int last = Integer.parseInt(m.group(2));
       // Only a repeated key, not ${base} { ... } inheritance: the key must appear on both lines.
-      if (first != last && column(key, first) != Integer.MAX_VALUE && column(key, last) != Integer.MAX_VALUE) {
-        throw new PolicyException(origin, last, ConfigUtil.joinPath(path),
-            what + " is defined more than once (lines " + first + " and " + last + "); write each key once");
+      if (first != last
+          && column(key, first) != Integer.MAX_VALUE
+          && column(key, last) != Integer.MAX_VALUE) {
+        throw new PolicyException(
+            origin,
+            last,
+            ConfigUtil.joinPath(path),
+            what
+                + " is defined more than once (lines "
+                + first
+                + " and "
+                + last
+                + "); write each key once");
       }
     }
   }
@@ -618,7 +837,8 @@ final class PolicyParser {
     }
   }
 
-  private ConfigObject optionalObject(ConfigObject parent, List<String> path, String field, String expectation) {
+  private ConfigObject optionalObject(
+      ConfigObject parent, List<String> path, String field, String expectation) {
     ConfigValue v = parent.get(field);
     return v == null ? null : object(v, append(path, field), expectation);
   }
@@ -647,17 +867,28 @@ final class PolicyParser {
       return out;
     }
     if (v.valueType() != ConfigValueType.LIST) {
-      String hint = v.valueType() == ConfigValueType.STRING
-          ? "; write a list even for one element: [" + v.unwrapped() + "]" : "";
-      throw err(v, path, "expected a list of " + what + ", e.g. " + example + ", but got "
-          + describe(v) + hint);
+      String hint =
+          v.valueType() == ConfigValueType.STRING
+              ? "; write a list even for one element: [" + v.unwrapped() + "]"
+              : "";
+      throw err(
+          v,
+          path,
+          "expected a list of " + what + ", e.g. " + example + ", but got " + describe(v) + hint);
     }
     ConfigList list = (ConfigList) v;
     for (int i = 0; i < list.size(); i++) {
       ConfigValue el = list.get(i);
       if (el.valueType() != ConfigValueType.STRING || ((String) el.unwrapped()).isBlank()) {
-        throw err(el, path, "expected a list of " + what + ", but element " + (i + 1) + " is "
-            + (el.valueType() == ConfigValueType.STRING ? "an empty string" : describe(el)));
+        throw err(
+            el,
+            path,
+            "expected a list of "
+                + what
+                + ", but element "
+                + (i + 1)
+                + " is "
+                + (el.valueType() == ConfigValueType.STRING ? "an empty string" : describe(el)));
       }
       out.add(new Str(((String) el.unwrapped()).trim(), el));
     }
@@ -675,7 +906,9 @@ final class PolicyParser {
       case LIST:
         return "list " + shorten(v.render(ConfigRenderOptions.concise()));
       default:
-        return v.valueType().name().toLowerCase(Locale.ROOT) + " " + v.render(ConfigRenderOptions.concise());
+        return v.valueType().name().toLowerCase(Locale.ROOT)
+            + " "
+            + v.render(ConfigRenderOptions.concise());
     }
   }
 
@@ -691,11 +924,17 @@ final class PolicyParser {
     if (name.contains("/") || name.contains(":")) {
       return "; storage locations belong under protector.paths";
     }
-    if (v instanceof ConfigObject && !((ConfigObject) v).isEmpty()
-        && ((ConfigObject) v).values().stream().allMatch(x -> x.valueType() == ConfigValueType.OBJECT)
+    if (v instanceof ConfigObject
+        && !((ConfigObject) v).isEmpty()
+        && ((ConfigObject) v)
+            .values().stream().allMatch(x -> x.valueType() == ConfigValueType.OBJECT)
         && !((ConfigObject) v).containsKey("columns")) {
       String inner = ((ConfigObject) v).keySet().iterator().next();
-      return "; quote table names: \"" + name + "." + inner + "\" { ... } (unquoted dots nest objects in HOCON)";
+      return "; quote table names: \""
+          + name
+          + "."
+          + inner
+          + "\" { ... } (unquoted dots nest objects in HOCON)";
     }
     return "; write it as \"namespace.table\", e.g. \"db.customers\"";
   }
@@ -715,10 +954,14 @@ final class PolicyParser {
       }
     }
     return best != null && bestD <= (best.length() >= 5 ? 2 : 1)
-        ? " (did you mean '" + best + "'?)" : "";
+        ? " (did you mean '" + best + "'?)"
+        : "";
   }
 
-  /** Optimal string alignment distance: edits plus adjacent transpositions ("claer" -> "clear" is 1). */
+  /**
+   * Optimal string alignment distance: edits plus adjacent transpositions ("claer" -> "clear" is
+   * 1).
+   */
   private static int distance(String a, String b) {
     int[][] d = new int[a.length() + 1][b.length() + 1];
     for (int i = 0; i <= a.length(); i++) {
@@ -731,7 +974,10 @@ final class PolicyParser {
       for (int j = 1; j <= b.length(); j++) {
         int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
         d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
-        if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+        if (i > 1
+            && j > 1
+            && a.charAt(i - 1) == b.charAt(j - 2)
+            && a.charAt(i - 2) == b.charAt(j - 1)) {
           d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
         }
       }
@@ -751,9 +997,10 @@ final class PolicyParser {
     for (Map.Entry<String, ConfigValue> e : list) {
       cols.put(e.getKey(), column(e.getKey(), line(e.getValue())));
     }
-    list.sort(Comparator.<Map.Entry<String, ConfigValue>>comparingInt(e -> sortLine(e.getValue()))
-        .thenComparingInt(e -> cols.get(e.getKey()))
-        .thenComparing(Map.Entry::getKey));
+    list.sort(
+        Comparator.<Map.Entry<String, ConfigValue>>comparingInt(e -> sortLine(e.getValue()))
+            .thenComparingInt(e -> cols.get(e.getKey()))
+            .thenComparing(Map.Entry::getKey));
     return list;
   }
 
@@ -762,7 +1009,9 @@ final class PolicyParser {
     return l < 0 ? Integer.MAX_VALUE : l;
   }
 
-  /** Offset of {@code key} (quoted or bare) as a whole token on a source line; MAX_VALUE if absent. */
+  /**
+   * Offset of {@code key} (quoted or bare) as a whole token on a source line; MAX_VALUE if absent.
+   */
   private int column(String key, int line) {
     if (line < 1 || line > lines.length) {
       return Integer.MAX_VALUE;
@@ -815,7 +1064,9 @@ final class PolicyParser {
     if (or != null && msg.startsWith(or.description() + ": ")) {
       msg = msg.substring(or.description().length() + 2);
     }
-    boolean syntax = e instanceof ConfigException.Parse && !(e instanceof ConfigException.UnresolvedSubstitution);
+    boolean syntax =
+        e instanceof ConfigException.Parse
+            && !(e instanceof ConfigException.UnresolvedSubstitution);
     if (!syntax) {
       return new PolicyException(origin, line, "", "invalid HOCON: " + msg, e);
     }
@@ -823,11 +1074,21 @@ final class PolicyParser {
     // brackets are the usual cause, and where they are is easy to find.
     String ours = Brackets.problem(text);
     if (ours != null) {
-      return new PolicyException(origin, Brackets.line(text), "", "HOCON syntax error: " + ours
-          + " (the parser says, at line " + line + ": " + msg + ")", e);
+      return new PolicyException(
+          origin,
+          Brackets.line(text),
+          "",
+          "HOCON syntax error: " + ours + " (the parser says, at line " + line + ": " + msg + ")",
+          e);
     }
-    return new PolicyException(origin, line, "", "HOCON syntax error: " + msg
-        + "; check this line and the one before for a missing comma, quote, '=' or bracket", e);
+    return new PolicyException(
+        origin,
+        line,
+        "",
+        "HOCON syntax error: "
+            + msg
+            + "; check this line and the one before for a missing comma, quote, '=' or bracket",
+        e);
   }
 
   private static List<String> append(List<String> path, String key) {

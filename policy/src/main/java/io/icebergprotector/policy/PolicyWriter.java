@@ -7,11 +7,11 @@ import java.util.Map;
 /**
  * Renders a {@link Policy} as HOCON that {@link PolicyParser} reads back to an equal model.
  *
- * <p>Every name (role, key, table, prefix, column, user, group) is a quoted string, so dots,
- * spaces and HOCON syntax characters never change the structure; a column path is written as one
- * quoted dotted key ({@code "address.zip"}), which the parser splits. Each entry starts on its own
- * line, because the parser restores policy order (which decides the winning mask) from lines.
- * Every setting is written, defaults included.
+ * <p>Every name (role, key, table, prefix, column, user, group) is a quoted string, so dots, spaces
+ * and HOCON syntax characters never change the structure; a column path is written as one quoted
+ * dotted key ({@code "address.zip"}), which the parser splits. Each entry starts on its own line,
+ * because the parser restores policy order (which decides the winning mask) from lines. Every
+ * setting is written, defaults included.
  */
 final class PolicyWriter {
   private static final String INDENT = "  ";
@@ -47,7 +47,8 @@ final class PolicyWriter {
     close(1);
     if (!p.retiredKeys().isEmpty()) {
       open(1, "retired-keys");
-      p.retiredKeys().forEach((id, decrypt) -> line(2, quote(id) + " { decrypt = " + list(decrypt) + " }"));
+      p.retiredKeys()
+          .forEach((id, decrypt) -> line(2, quote(id) + " { decrypt = " + list(decrypt) + " }"));
       close(1);
     }
     entries("tables", p.tables());

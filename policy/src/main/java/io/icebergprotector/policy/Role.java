@@ -43,8 +43,8 @@ public final class Role {
   }
 
   /**
-   * This role as {@code p} may see it: only p's own user name (if the role lists it) and only
-   * those of p's groups that the role names. Null if p does not hold the role.
+   * This role as {@code p} may see it: only p's own user name (if the role lists it) and only those
+   * of p's groups that the role names. Null if p does not hold the role.
    */
   Role restrictedTo(Principal p) {
     if (!matches(p)) {

@@ -82,8 +82,8 @@ public final class TablePolicy {
 
   /**
    * Roles that may write clear values of this entry's protected columns to a destination that does
-   * not protect them (declassification). The writing session must also opt in, and every such
-   * write is logged and audited. Default []: nobody.
+   * not protect them (declassification). The writing session must also opt in, and every such write
+   * is logged and audited. Default []: nobody.
    */
   public Set<String> declassifiers() {
     return declassifiers;
@@ -131,8 +131,8 @@ public final class TablePolicy {
   }
 
   /**
-   * The policy that covers a column: the column itself or, for a field of a protected struct,
-   * the nearest protected ancestor ({@code address} covers {@code address.zip}).
+   * The policy that covers a column: the column itself or, for a field of a protected struct, the
+   * nearest protected ancestor ({@code address} covers {@code address.zip}).
    */
   public Optional<ColumnPolicy> covering(String path) {
     if (path == null) {
@@ -174,8 +174,18 @@ public final class TablePolicy {
     for (ColumnPolicy c : columns) {
       cols.add(c.restrictedTo(roles));
     }
-    return new TablePolicy(name, footerKeyId, footerMode, algorithm, w, d, strict, plainColumns, cols,
-        configKey, line);
+    return new TablePolicy(
+        name,
+        footerKeyId,
+        footerMode,
+        algorithm,
+        w,
+        d,
+        strict,
+        plainColumns,
+        cols,
+        configKey,
+        line);
   }
 
   String configKey() {
@@ -213,16 +223,33 @@ public final class TablePolicy {
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, footerKeyId, footerMode, algorithm, writers, declassifiers, strict,
-        plainColumns, columns);
+    return Objects.hash(
+        name,
+        footerKeyId,
+        footerMode,
+        algorithm,
+        writers,
+        declassifiers,
+        strict,
+        plainColumns,
+        columns);
   }
 
   @Override
   public String toString() {
-    return name + "{footer-key=" + footerKeyId + ", footer-mode=" + footerMode.spec()
-        + ", algorithm=" + algorithm + ", writers=" + writers
+    return name
+        + "{footer-key="
+        + footerKeyId
+        + ", footer-mode="
+        + footerMode.spec()
+        + ", algorithm="
+        + algorithm
+        + ", writers="
+        + writers
         + (declassifiers.isEmpty() ? "" : ", declassify=" + declassifiers)
         + (strict ? ", strict, plain-columns=" + plainColumns : "")
-        + ", columns=" + columns + "}";
+        + ", columns="
+        + columns
+        + "}";
   }
 }

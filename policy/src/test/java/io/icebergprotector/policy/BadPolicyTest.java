@@ -16,7 +16,8 @@ class BadPolicyTest {
   private static final String MARK = "# <--";
 
   /** Roles and keys shared by most cases; the case text continues inside protector { ... }. */
-  private static final String HEAD = """
+  private static final String HEAD =
+      """
       protector {
         roles {
           admin   { users = ["alice"], groups = ["secops"] }
@@ -28,7 +29,12 @@ class BadPolicyTest {
 
   static Stream<Arguments> badPolicies() {
     return Stream.of(
-        bad("HOCON syntax error", "", "HOCON syntax error", HEAD + """
+        bad(
+            "HOCON syntax error",
+            "",
+            "HOCON syntax error",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   writers = [etl,
@@ -36,19 +42,31 @@ class BadPolicyTest {
               }
             }
             """),
-        bad("missing protector root", "protector", "missing root object 'protector'", """
+        bad(
+            "missing protector root",
+            "protector",
+            "missing root object 'protector'",
+            """
             protecter {   # <--
               tables { "db.t" { footer-key = footer } }
             }
             """),
-        bad("empty policy", "protector", "protects nothing", """
+        bad(
+            "empty policy",
+            "protector",
+            "protects nothing",
+            """
             protector {   # <--
               roles { admin { users = [alice] } }
               keys { pii {} }
             }
             """),
-        bad("unknown column key", "protector.tables.\"db.t\".columns.ssn.key", "unknown key 'pio'",
-            HEAD + """
+        bad(
+            "unknown column key",
+            "protector.tables.\"db.t\".columns.ssn.key",
+            "unknown key 'pio'",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -58,9 +76,15 @@ class BadPolicyTest {
                 }
               }
             }
-            """, "did you mean 'pii'", "pii, fin, footer"),
-        bad("unknown footer key", "protector.tables.\"db.t\".footer-key", "unknown key 'fotter'",
-            HEAD + """
+            """,
+            "did you mean 'pii'",
+            "pii, fin, footer"),
+        bad(
+            "unknown footer key",
+            "protector.tables.\"db.t\".footer-key",
+            "unknown key 'fotter'",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = fotter   # <--
@@ -69,7 +93,12 @@ class BadPolicyTest {
               }
             }
             """),
-        bad("unknown role in clear", "columns.ssn.clear", "unknown role 'admn' in clear", HEAD + """
+        bad(
+            "unknown role in clear",
+            "columns.ssn.clear",
+            "unknown role 'admn' in clear",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -85,9 +114,15 @@ class BadPolicyTest {
                 }
               }
             }
-            """, "did you mean 'admin'", "admin, analyst, etl"),
-        bad("unknown role in masked", "columns.ssn.masked.analyts", "unknown role 'analyts' in masked",
-            HEAD + """
+            """,
+            "did you mean 'admin'",
+            "admin, analyst, etl"),
+        bad(
+            "unknown role in masked",
+            "columns.ssn.masked.analyts",
+            "unknown role 'analyts' in masked",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -98,8 +133,12 @@ class BadPolicyTest {
               }
             }
             """),
-        bad("unknown role in writers", "protector.tables.\"db.t\".writers", "unknown role 'loader' in writers",
-            HEAD + """
+        bad(
+            "unknown role in writers",
+            "protector.tables.\"db.t\".writers",
+            "unknown role 'loader' in writers",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -109,8 +148,12 @@ class BadPolicyTest {
               }
             }
             """),
-        bad("unknown role in declassify", "protector.tables.\"db.t\".declassify",
-            "unknown role 'admn' in declassify", HEAD + """
+        bad(
+            "unknown role in declassify",
+            "protector.tables.\"db.t\".declassify",
+            "unknown role 'admn' in declassify",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -119,9 +162,14 @@ class BadPolicyTest {
                 }
               }
             }
-            """, "did you mean 'admin'"),
-        bad("strict not a boolean", "protector.tables.\"db.t\".strict", "expected true or false",
-            HEAD + """
+            """,
+            "did you mean 'admin'"),
+        bad(
+            "strict not a boolean",
+            "protector.tables.\"db.t\".strict",
+            "expected true or false",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -131,8 +179,12 @@ class BadPolicyTest {
               }
             }
             """),
-        bad("plain-columns without strict", "protector.tables.\"db.t\".plain-columns",
-            "applies only to strict entries", HEAD + """
+        bad(
+            "plain-columns without strict",
+            "protector.tables.\"db.t\".plain-columns",
+            "applies only to strict entries",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -142,8 +194,12 @@ class BadPolicyTest {
               }
             }
             """),
-        bad("plain column that is protected", "protector.tables.\"db.t\".plain-columns",
-            "plain column 'address' overlaps protected column 'address.zip'", HEAD + """
+        bad(
+            "plain column that is protected",
+            "protector.tables.\"db.t\".plain-columns",
+            "plain column 'address' overlaps protected column 'address.zip'",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -154,7 +210,12 @@ class BadPolicyTest {
               }
             }
             """),
-        bad("role both clear and masked", "columns.ssn.masked.admin", "both clear and masked", HEAD + """
+        bad(
+            "role both clear and masked",
+            "columns.ssn.masked.admin",
+            "both clear and masked",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -169,7 +230,11 @@ class BadPolicyTest {
               }
             }
             """),
-        bad("role with no users and no groups", "protector.roles.ghost", "no users and no groups", """
+        bad(
+            "role with no users and no groups",
+            "protector.roles.ghost",
+            "no users and no groups",
+            """
             protector {
               roles {
                 admin { users = [alice] }
@@ -179,7 +244,12 @@ class BadPolicyTest {
               tables { "db.t" { footer-key = footer, columns { ssn { key = pii } } } }
             }
             """),
-        bad("duplicate column, case-insensitive", "columns.SSN", "duplicate column 'SSN'", HEAD + """
+        bad(
+            "duplicate column, case-insensitive",
+            "columns.SSN",
+            "duplicate column 'SSN'",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -190,9 +260,14 @@ class BadPolicyTest {
                 }
               }
             }
-            """, "line 12"),
-        bad("duplicate column, dotted vs nested", "columns.address.zip", "duplicate column 'address.zip'",
-            HEAD + """
+            """,
+            "line 12"),
+        bad(
+            "duplicate column, dotted vs nested",
+            "columns.address.zip",
+            "duplicate column 'address.zip'",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -206,7 +281,12 @@ class BadPolicyTest {
               }
             }
             """),
-        bad("literally repeated column key", "columns.ssn", "defined more than once", HEAD + """
+        bad(
+            "literally repeated column key",
+            "columns.ssn",
+            "defined more than once",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -218,15 +298,25 @@ class BadPolicyTest {
                 }
               }
             }
-            """, "lines 12 and 14"),
-        bad("literally repeated table", "protector.tables.\"db.t\"", "defined more than once", HEAD + """
+            """,
+            "lines 12 and 14"),
+        bad(
+            "literally repeated table",
+            "protector.tables.\"db.t\"",
+            "defined more than once",
+            HEAD
+                + """
               tables {
                 "db.t" { footer-key = footer, columns { ssn { key = pii } } }
                 "db.t" { writers = [etl] }   # <--
               }
             }
             """),
-        bad("literally repeated role", "protector.roles.admin", "defined more than once", """
+        bad(
+            "literally repeated role",
+            "protector.roles.admin",
+            "defined more than once",
+            """
             protector {
               roles {
                 admin { users = [alice] }
@@ -237,7 +327,12 @@ class BadPolicyTest {
               tables { "db.t" { footer-key = footer, columns { ssn { key = pii } } } }
             }
             """),
-        bad("empty column name", "columns.\"\"", "empty column name", HEAD + """
+        bad(
+            "empty column name",
+            "columns.\"\"",
+            "empty column name",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -248,7 +343,12 @@ class BadPolicyTest {
               }
             }
             """),
-        bad("empty path segment", "columns.\"address..zip\"", "empty path segment", HEAD + """
+        bad(
+            "empty path segment",
+            "columns.\"address..zip\"",
+            "empty path segment",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -260,7 +360,12 @@ class BadPolicyTest {
               }
             }
             """),
-        bad("column without key", "columns.ssn", "has no key", HEAD + """
+        bad(
+            "column without key",
+            "columns.ssn",
+            "has no key",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -270,8 +375,14 @@ class BadPolicyTest {
                 }
               }
             }
-            """, "pii, fin, footer"),
-        bad("missing footer-key", "protector.tables.\"db.t\"", "missing footer-key", HEAD + """
+            """,
+            "pii, fin, footer"),
+        bad(
+            "missing footer-key",
+            "protector.tables.\"db.t\"",
+            "missing footer-key",
+            HEAD
+                + """
               tables {
                 "db.t" {   # <--
                   writers = [etl]
@@ -280,8 +391,12 @@ class BadPolicyTest {
               }
             }
             """),
-        bad("footer key protects a column elsewhere", "protector.tables.\"db.a\".footer-key",
-            "footer key 'footer' also protects column 'notes' of db.b", HEAD + """
+        bad(
+            "footer key protects a column elsewhere",
+            "protector.tables.\"db.a\".footer-key",
+            "footer key 'footer' also protects column 'notes' of db.b",
+            HEAD
+                + """
               tables {
                 "db.a" {
                   footer-key = footer   # <--
@@ -293,9 +408,14 @@ class BadPolicyTest {
                 }
               }
             }
-            """, "must never protect a column"),
-        bad("footer key protects a column of a path entry", "protector.tables.\"db.a\".footer-key",
-            "also protects column 'ssn' of s3a://b/pii/", HEAD + """
+            """,
+            "must never protect a column"),
+        bad(
+            "footer key protects a column of a path entry",
+            "protector.tables.\"db.a\".footer-key",
+            "also protects column 'ssn' of s3a://b/pii/",
+            HEAD
+                + """
               tables {
                 "db.a" { footer-key = pii }   # <--
               }
@@ -304,7 +424,12 @@ class BadPolicyTest {
               }
             }
             """),
-        bad("footer-key names a column", "protector.tables.\"db.t\".footer-key", "names a column", HEAD + """
+        bad(
+            "footer-key names a column",
+            "protector.tables.\"db.t\".footer-key",
+            "names a column",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = ssn   # <--
@@ -313,7 +438,12 @@ class BadPolicyTest {
               }
             }
             """),
-        bad("unknown mask", "columns.ssn.masked.analyst", "unknown mask 'sha1'", HEAD + """
+        bad(
+            "unknown mask",
+            "columns.ssn.masked.analyst",
+            "unknown mask 'sha1'",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -323,9 +453,14 @@ class BadPolicyTest {
                 }
               }
             }
-            """, "null, redact, partial(keep_last=N), hash, year"),
-        bad("partial keep_last negative", "columns.ssn.masked.analyst", "keep_last must be a non-negative integer, got '-2'",
-            HEAD + """
+            """,
+            "null, redact, partial(keep_last=N), hash, year"),
+        bad(
+            "partial keep_last negative",
+            "columns.ssn.masked.analyst",
+            "keep_last must be a non-negative integer, got '-2'",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -336,7 +471,12 @@ class BadPolicyTest {
               }
             }
             """),
-        bad("partial keep_last not a number", "columns.ssn.masked.analyst", "got 'four'", HEAD + """
+        bad(
+            "partial keep_last not a number",
+            "columns.ssn.masked.analyst",
+            "got 'four'",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -347,7 +487,12 @@ class BadPolicyTest {
               }
             }
             """),
-        bad("partial without argument", "columns.ssn.masked.analyst", "partial needs an argument", HEAD + """
+        bad(
+            "partial without argument",
+            "columns.ssn.masked.analyst",
+            "partial needs an argument",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -358,7 +503,12 @@ class BadPolicyTest {
               }
             }
             """),
-        bad("unknown algorithm", "protector.tables.\"db.t\".algorithm", "unknown algorithm 'AES_CBC'", HEAD + """
+        bad(
+            "unknown algorithm",
+            "protector.tables.\"db.t\".algorithm",
+            "unknown algorithm 'AES_CBC'",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -366,8 +516,14 @@ class BadPolicyTest {
                 }
               }
             }
-            """, "AES_GCM_V1, AES_GCM_CTR_V1"),
-        bad("unknown footer-mode", "protector.tables.\"db.t\".footer-mode", "unknown footer-mode 'signed'", HEAD + """
+            """,
+            "AES_GCM_V1, AES_GCM_CTR_V1"),
+        bad(
+            "unknown footer-mode",
+            "protector.tables.\"db.t\".footer-mode",
+            "unknown footer-mode 'signed'",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -375,8 +531,14 @@ class BadPolicyTest {
                 }
               }
             }
-            """, "encrypted, plaintext"),
-        bad("unknown on-denied", "columns.ssn.on-denied", "unknown on-denied 'drop'", HEAD + """
+            """,
+            "encrypted, plaintext"),
+        bad(
+            "unknown on-denied",
+            "columns.ssn.on-denied",
+            "unknown on-denied 'drop'",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -389,9 +551,14 @@ class BadPolicyTest {
                 }
               }
             }
-            """, "null, fail"),
-        bad("writers is a string, not a list", "protector.tables.\"db.t\".writers", "expected a list of role names",
-            HEAD + """
+            """,
+            "null, fail"),
+        bad(
+            "writers is a string, not a list",
+            "protector.tables.\"db.t\".writers",
+            "expected a list of role names",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -399,8 +566,15 @@ class BadPolicyTest {
                 }
               }
             }
-            """, "but got string \"etl\"", "[etl]"),
-        bad("clear is a string, not a list", "columns.ssn.clear", "but got string \"admin\"", HEAD + """
+            """,
+            "but got string \"etl\"",
+            "[etl]"),
+        bad(
+            "clear is a string, not a list",
+            "columns.ssn.clear",
+            "but got string \"admin\"",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -409,7 +583,12 @@ class BadPolicyTest {
               }
             }
             """),
-        bad("key is a list, not a string", "columns.ssn.key", "expected a key id but got list", HEAD + """
+        bad(
+            "key is a list, not a string",
+            "columns.ssn.key",
+            "expected a key id but got list",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -418,7 +597,12 @@ class BadPolicyTest {
               }
             }
             """),
-        bad("mask is a number", "columns.ssn.masked.analyst", "expected a mask", HEAD + """
+        bad(
+            "mask is a number",
+            "columns.ssn.masked.analyst",
+            "expected a mask",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -426,8 +610,14 @@ class BadPolicyTest {
                 }
               }
             }
-            """, "number 4"),
-        bad("columns is a list", "protector.tables.\"db.t\".columns", "expected an object of columns", HEAD + """
+            """,
+            "number 4"),
+        bad(
+            "columns is a list",
+            "protector.tables.\"db.t\".columns",
+            "expected an object of columns",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -436,7 +626,12 @@ class BadPolicyTest {
               }
             }
             """),
-        bad("typo in a column field", "columns.ssn.claer", "unknown field 'claer' in column", HEAD + """
+        bad(
+            "typo in a column field",
+            "columns.ssn.claer",
+            "unknown field 'claer' in column",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -449,50 +644,85 @@ class BadPolicyTest {
                 }
               }
             }
-            """, "did you mean 'clear'", "key, clear, masked, on-denied"),
-        bad("typo in a table field", "protector.tables.\"db.t\".footer_key", "unknown field 'footer_key' in table",
-            HEAD + """
+            """,
+            "did you mean 'clear'",
+            "key, clear, masked, on-denied"),
+        bad(
+            "typo in a table field",
+            "protector.tables.\"db.t\".footer_key",
+            "unknown field 'footer_key' in table",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer_key = footer   # <--
                 }
               }
             }
-            """, "did you mean 'footer-key'"),
-        bad("typo in a top-level section", "protector.tabels", "unknown field 'tabels' in protector", HEAD + """
+            """,
+            "did you mean 'footer-key'"),
+        bad(
+            "typo in a top-level section",
+            "protector.tabels",
+            "unknown field 'tabels' in protector",
+            HEAD
+                + """
               tables { "db.t" { footer-key = footer } }
               tabels { "db.u" { footer-key = footer } }   # <--
             }
-            """, "did you mean 'tables'"),
-        bad("table name without namespace", "protector.tables.customers", "not of the form namespace.table",
-            HEAD + """
+            """,
+            "did you mean 'tables'"),
+        bad(
+            "table name without namespace",
+            "protector.tables.customers",
+            "not of the form namespace.table",
+            HEAD
+                + """
               tables {
                 customers { footer-key = footer }   # <--
               }
             }
             """),
-        bad("unquoted dotted table name", "protector.tables.db", "quote table names: \"db.customers\"",
-            HEAD + """
+        bad(
+            "unquoted dotted table name",
+            "protector.tables.db",
+            "quote table names: \"db.customers\"",
+            HEAD
+                + """
               tables {
                 db.customers { footer-key = footer }   # <--
               }
             }
             """),
-        bad("duplicate table, case-insensitive", "protector.tables.\"DB.T\"", "duplicate table 'DB.T'", HEAD + """
+        bad(
+            "duplicate table, case-insensitive",
+            "protector.tables.\"DB.T\"",
+            "duplicate table 'DB.T'",
+            HEAD
+                + """
               tables {
                 "db.t" { footer-key = footer }
                 "DB.T" { footer-key = footer }   # <--
               }
             }
             """),
-        bad("relative path prefix", "protector.paths.\"bucket/pii/\"", "not an absolute location", HEAD + """
+        bad(
+            "relative path prefix",
+            "protector.paths.\"bucket/pii/\"",
+            "not an absolute location",
+            HEAD
+                + """
               paths {
                 "bucket/pii/" { footer-key = footer }   # <--
               }
             }
             """),
-        bad("struct and its field both protected", "columns.\"address.zip\"", "overlaps protected column 'address'",
-            HEAD + """
+        bad(
+            "struct and its field both protected",
+            "columns.\"address.zip\"",
+            "overlaps protected column 'address'",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -504,7 +734,12 @@ class BadPolicyTest {
               }
             }
             """),
-        bad("unresolved substitution", "", "invalid HOCON: Could not resolve substitution", HEAD + """
+        bad(
+            "unresolved substitution",
+            "",
+            "invalid HOCON: Could not resolve substitution",
+            HEAD
+                + """
               tables {
                 "db.t" {
                   footer-key = footer
@@ -513,7 +748,11 @@ class BadPolicyTest {
               }
             }
             """),
-        bad("invalid key id", "protector.keys.\"my key\"", "invalid key id 'my key'", """
+        bad(
+            "invalid key id",
+            "protector.keys.\"my key\"",
+            "invalid key id 'my key'",
+            """
             protector {
               keys {
                 footer {}
@@ -524,7 +763,8 @@ class BadPolicyTest {
             """));
   }
 
-  private static Arguments bad(String name, String key, String problem, String hocon, String... more) {
+  private static Arguments bad(
+      String name, String key, String problem, String hocon, String... more) {
     return Arguments.of(name, key, problem, hocon, more);
   }
 
@@ -532,7 +772,8 @@ class BadPolicyTest {
   @MethodSource("badPolicies")
   void rejected(String name, String key, String problem, String hocon, String[] more) {
     int line = markedLine(hocon);
-    PolicyException e = catchThrowableOfType(PolicyException.class, () -> Policy.parse(hocon, "bad.conf"));
+    PolicyException e =
+        catchThrowableOfType(PolicyException.class, () -> Policy.parse(hocon, "bad.conf"));
     assertThat(e).as(name + ": expected a PolicyException").isNotNull();
     String msg = e.getMessage();
     assertThat(msg).as("one line").doesNotContain("\n");

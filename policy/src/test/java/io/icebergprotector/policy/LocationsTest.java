@@ -11,9 +11,17 @@ class LocationsTest {
   void localPathsHaveOneSpelling() {
     for (String spelling :
         new String[] {
-          "/data/prot", "/data/prot/", "file:/data/prot", "file:///data/prot/", "FILE:/data/prot",
-          "file://localhost/data/prot", "/data//prot", "/data/./prot/.", "/data/x/../prot",
-          "file:/data/prot//", "/../data/prot"
+          "/data/prot",
+          "/data/prot/",
+          "file:/data/prot",
+          "file:///data/prot/",
+          "FILE:/data/prot",
+          "file://localhost/data/prot",
+          "/data//prot",
+          "/data/./prot/.",
+          "/data/x/../prot",
+          "file:/data/prot//",
+          "/../data/prot"
         }) {
       assertThat(Locations.normalize(spelling)).as(spelling).isEqualTo("file:/data/prot");
     }
@@ -69,16 +77,27 @@ class LocationsTest {
             "locations.conf");
     for (String location :
         new String[] {
-          "/data/prot", "file:///data/prot", "file:/data/prot/", "file:/data//prot/x/part-0.parquet",
-          "/data/other/../prot/x", "FILE:/data/prot/./x"
+          "/data/prot",
+          "file:///data/prot",
+          "file:/data/prot/",
+          "file:/data//prot/x/part-0.parquet",
+          "/data/other/../prot/x",
+          "FILE:/data/prot/./x"
         }) {
-      assertThat(policy.pathFor(location)).as(location).get()
-          .extracting(TablePolicy::name).isEqualTo("file:/data/prot/");
+      assertThat(policy.pathFor(location))
+          .as(location)
+          .get()
+          .extracting(TablePolicy::name)
+          .isEqualTo("file:/data/prot/");
     }
-    assertThat(policy.pathFor("/data/prot/inner/")).get()
-        .extracting(TablePolicy::name).isEqualTo("/data/prot/inner");
-    assertThat(policy.pathFor("s3a://bucket/pii")).get()
-        .extracting(TablePolicy::name).isEqualTo("S3A://Bucket/pii");
+    assertThat(policy.pathFor("/data/prot/inner/"))
+        .get()
+        .extracting(TablePolicy::name)
+        .isEqualTo("/data/prot/inner");
+    assertThat(policy.pathFor("s3a://bucket/pii"))
+        .get()
+        .extracting(TablePolicy::name)
+        .isEqualTo("S3A://Bucket/pii");
     assertThat(policy.pathFor("s3a://bucket/pii2/x")).isEmpty();
     assertThat(policy.pathFor("/data/prot/../open/x")).isEmpty();
     assertThat(policy.pathFor("/data/protected")).isEmpty();

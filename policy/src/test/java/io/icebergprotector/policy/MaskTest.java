@@ -11,14 +11,16 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class MaskTest {
   @ParameterizedTest
-  @CsvSource(delimiter = '|', value = {
-    "null                     | NULL    | 0 | null",
-    "redact                   | REDACT  | 0 | redact",
-    "hash                     | HASH    | 0 | hash",
-    "YEAR                     | YEAR    | 0 | year",
-    "partial(keep_last=4)     | PARTIAL | 4 | partial(keep_last=4)",
-    "' Partial( keep_last = 0 ) ' | PARTIAL | 0 | partial(keep_last=0)",
-  })
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "null                     | NULL    | 0 | null",
+        "redact                   | REDACT  | 0 | redact",
+        "hash                     | HASH    | 0 | hash",
+        "YEAR                     | YEAR    | 0 | year",
+        "partial(keep_last=4)     | PARTIAL | 4 | partial(keep_last=4)",
+        "' Partial( keep_last = 0 ) ' | PARTIAL | 0 | partial(keep_last=0)",
+      })
   void parse(String spec, Mask.Kind kind, int keep, String canonical) {
     Mask m = Mask.parse(spec);
     assertThat(m.kind()).isEqualTo(kind);
@@ -28,8 +30,19 @@ class MaskTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"sha1", "", "partial", "partial()", "partial(keep_last=-1)", "partial(keep_last=x)",
-      "partial(keep_first=2)", "partial(keep_last=4", "partial(keep_last=99999999999)", "nul"})
+  @ValueSource(
+      strings = {
+        "sha1",
+        "",
+        "partial",
+        "partial()",
+        "partial(keep_last=-1)",
+        "partial(keep_last=x)",
+        "partial(keep_first=2)",
+        "partial(keep_last=4",
+        "partial(keep_last=99999999999)",
+        "nul"
+      })
   void parseRejectsNamingTheSpec(String spec) {
     assertThatThrownBy(() -> Mask.parse(spec))
         .isInstanceOf(IllegalArgumentException.class)
@@ -47,15 +60,29 @@ class MaskTest {
     EnumSet<ColumnType> all = EnumSet.allOf(ColumnType.class);
     assertThat(all).allMatch(Mask.nullMask()::appliesTo);
     assertThat(all.stream().filter(Mask.redact()::appliesTo))
-        .containsExactlyInAnyOrder(ColumnType.STRING, ColumnType.BINARY, ColumnType.BOOLEAN, ColumnType.INT,
-            ColumnType.LONG, ColumnType.FLOAT, ColumnType.DOUBLE, ColumnType.DECIMAL, ColumnType.DATE,
+        .containsExactlyInAnyOrder(
+            ColumnType.STRING,
+            ColumnType.BINARY,
+            ColumnType.BOOLEAN,
+            ColumnType.INT,
+            ColumnType.LONG,
+            ColumnType.FLOAT,
+            ColumnType.DOUBLE,
+            ColumnType.DECIMAL,
+            ColumnType.DATE,
             ColumnType.TIMESTAMP);
     assertThat(all.stream().filter(Mask.partial(2)::appliesTo)).containsExactly(ColumnType.STRING);
     assertThat(all.stream().filter(Mask.year()::appliesTo))
         .containsExactlyInAnyOrder(ColumnType.DATE, ColumnType.TIMESTAMP);
     assertThat(all.stream().filter(Mask.hash()::appliesTo))
-        .containsExactlyInAnyOrder(ColumnType.STRING, ColumnType.BINARY, ColumnType.INT, ColumnType.LONG,
-            ColumnType.DECIMAL, ColumnType.DATE, ColumnType.TIMESTAMP);
+        .containsExactlyInAnyOrder(
+            ColumnType.STRING,
+            ColumnType.BINARY,
+            ColumnType.INT,
+            ColumnType.LONG,
+            ColumnType.DECIMAL,
+            ColumnType.DATE,
+            ColumnType.TIMESTAMP);
     assertThat(Mask.hash().appliesTo(null)).isFalse();
     assertThat(Mask.year().applicableTypes()).isEqualTo("DATE, TIMESTAMP");
   }
@@ -68,6 +95,7 @@ class MaskTest {
     assertThat(ColumnType.fromName("timestamptz")).isEqualTo(ColumnType.TIMESTAMP);
     assertThat(ColumnType.fromName("array<string>")).isEqualTo(ColumnType.LIST);
     assertThatThrownBy(() -> ColumnType.fromName("strng"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'strng'");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'strng'");
   }
 }

@@ -11,7 +11,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 class PolicyTest {
-  static final String POLICY = """
+  static final String POLICY =
+      """
       protector {
         roles {
           admin   { users = ["alice"], groups = ["secops"] }
@@ -72,7 +73,8 @@ class PolicyTest {
     assertThat(t.footerMode()).isEqualTo(FooterMode.ENCRYPTED);
     assertThat(t.algorithm()).isEqualTo(EncryptionAlgorithm.AES_GCM_V1);
     assertThat(t.writers()).containsExactly("etl", "admin");
-    assertThat(t.columns()).extracting(ColumnPolicy::path)
+    assertThat(t.columns())
+        .extracting(ColumnPolicy::path)
         .containsExactly("ssn", "email", "salary", "address.zip", "contact.phone");
     assertThat(t.columnKeyIds()).containsExactly("pii", "fin");
   }
@@ -169,9 +171,12 @@ class PolicyTest {
     ColumnPolicy zip = P.table("db.customers").orElseThrow().column("address.zip").orElseThrow();
     assertThat(zip.onDenied()).isEqualTo(OnDenied.NULL);
     assertThat(zip.maskedRoles()).isEmpty();
-    Policy minimal = Policy.parse("""
+    Policy minimal =
+        Policy.parse(
+            """
         protector { keys = [k, f], tables { "a.b" { footer-key = f, columns { c { key = k } } } } }
-        """, "min.conf");
+        """,
+            "min.conf");
     ColumnPolicy c = minimal.table("a.b").orElseThrow().column("c").orElseThrow();
     assertThat(c.clearRoles()).isEmpty();
     assertThat(c.onDenied()).isEqualTo(OnDenied.NULL);
@@ -214,13 +219,14 @@ class PolicyTest {
     "mallory, address.city, CLEAR",
   })
   void decide(String user, String column, String expected) {
-    Principal p = switch (user) {
-      case "carol" -> CAROL_SECOPS;
-      case "dave" -> DAVE_BI;
-      case "hank" -> HELP;
-      case "mallory" -> NOBODY;
-      default -> Principal.user(user);
-    };
+    Principal p =
+        switch (user) {
+          case "carol" -> CAROL_SECOPS;
+          case "dave" -> DAVE_BI;
+          case "hank" -> HELP;
+          case "mallory" -> NOBODY;
+          default -> Principal.user(user);
+        };
     assertThat(P.decide("db.customers", column, p).toString()).isEqualTo(expected);
     assertThat(P.decide("DB.CUSTOMERS", column, p).toString()).isEqualTo(expected);
   }
@@ -231,7 +237,8 @@ class PolicyTest {
     assertThat(P.decide("db.customers", "ssn", both)).isEqualTo(Access.clear());
     Principal twoMasks = Principal.of("hank", List.of("helpdesk", "bi"));
     assertThat(P.decide("db.customers", "ssn", twoMasks)).isEqualTo(Access.masked(Mask.partial(4)));
-    assertThat(P.decide("db.customers", "email", twoMasks)).isEqualTo(Access.masked(Mask.nullMask()));
+    assertThat(P.decide("db.customers", "email", twoMasks))
+        .isEqualTo(Access.masked(Mask.nullMask()));
   }
 
   @Test
@@ -257,13 +264,16 @@ class PolicyTest {
 
   @Test
   void protectedStructCoversItsFields() {
-    Policy p = Policy.parse("""
+    Policy p =
+        Policy.parse(
+            """
         protector {
           roles { admin { users = [alice] } }
           keys { k {}, f {} }
           tables { "a.b" { footer-key = f, columns { address { key = k, clear = [admin] } } } }
         }
-        """, "s.conf");
+        """,
+            "s.conf");
     assertThat(p.decide("a.b", "address.zip", BOB)).isEqualTo(Access.denied(OnDenied.NULL));
     assertThat(p.decide("a.b", "address.zip", ALICE)).isEqualTo(Access.clear());
     assertThat(p.decide("a.b", "addressbook", BOB)).isEqualTo(Access.clear());
@@ -272,14 +282,23 @@ class PolicyTest {
   @Test
   void paths() {
     assertThat(P.paths().keySet()).containsExactly("s3a://bucket/pii/", "s3a://bucket/pii/fin");
-    assertThat(P.pathFor("s3a://bucket/pii/t/part-0.parquet")).get()
-        .extracting(TablePolicy::name).isEqualTo("s3a://bucket/pii/");
-    assertThat(P.pathFor("s3a://bucket/pii/fin/part-0.parquet")).get()
-        .extracting(TablePolicy::name).isEqualTo("s3a://bucket/pii/fin");
-    assertThat(P.pathFor("s3a://bucket/pii/fin")).get()
-        .extracting(TablePolicy::name).isEqualTo("s3a://bucket/pii/fin");
-    assertThat(P.pathFor("s3a://bucket/pii/finance/x")).get()
-        .as("whole segments only").extracting(TablePolicy::name).isEqualTo("s3a://bucket/pii/");
+    assertThat(P.pathFor("s3a://bucket/pii/t/part-0.parquet"))
+        .get()
+        .extracting(TablePolicy::name)
+        .isEqualTo("s3a://bucket/pii/");
+    assertThat(P.pathFor("s3a://bucket/pii/fin/part-0.parquet"))
+        .get()
+        .extracting(TablePolicy::name)
+        .isEqualTo("s3a://bucket/pii/fin");
+    assertThat(P.pathFor("s3a://bucket/pii/fin"))
+        .get()
+        .extracting(TablePolicy::name)
+        .isEqualTo("s3a://bucket/pii/fin");
+    assertThat(P.pathFor("s3a://bucket/pii/finance/x"))
+        .get()
+        .as("whole segments only")
+        .extracting(TablePolicy::name)
+        .isEqualTo("s3a://bucket/pii/");
     assertThat(P.pathFor("s3a://bucket/public/x")).isEmpty();
     assertThat(P.pathFor(null)).isEmpty();
     assertThat(P.pathFor("s3a://bucket/pii/x").orElseThrow().column("ssn").orElseThrow().keyId())
@@ -302,9 +321,11 @@ class PolicyTest {
     assertThat(P.unwrappableKeys(NOBODY)).containsExactlyInAnyOrderElementsOf(footers);
     assertThat(P.unwrappableKeys(ETL)).containsExactlyInAnyOrderElementsOf(footers);
     // analyst: masked on ssn/email/contact.phone (pii) and clear on the path's amount (fin)
-    assertThat(P.unwrappableKeys(BOB)).containsExactlyInAnyOrder("footer", "logs-footer", "pii", "fin");
+    assertThat(P.unwrappableKeys(BOB))
+        .containsExactlyInAnyOrder("footer", "logs-footer", "pii", "fin");
     assertThat(P.unwrappableKeys(HELP)).containsExactlyInAnyOrder("footer", "logs-footer", "pii");
-    assertThat(P.unwrappableKeys(ALICE)).containsExactlyInAnyOrder("footer", "logs-footer", "pii", "fin");
+    assertThat(P.unwrappableKeys(ALICE))
+        .containsExactlyInAnyOrder("footer", "logs-footer", "pii", "fin");
   }
 
   @Test
@@ -330,7 +351,9 @@ class PolicyTest {
 
   @Test
   void hoconFeaturesStillWork() {
-    Policy p = Policy.parse("""
+    Policy p =
+        Policy.parse(
+            """
         admins = [admin]
         protector {
           roles { admin { users = [alice] } }
@@ -346,17 +369,30 @@ class PolicyTest {
             }
           }
         }
-        """, "h.conf");
-    assertThat(p.table("a.b").orElseThrow().columns()).extracting(ColumnPolicy::path)
+        """,
+            "h.conf");
+    assertThat(p.table("a.b").orElseThrow().columns())
+        .extracting(ColumnPolicy::path)
         .containsExactly("x", "s.t", "s.u");
     assertThat(p.decide("a.b", "x", ALICE)).isEqualTo(Access.clear());
   }
 
   @Test
   void validateSchema() {
-    Map<String, ColumnType> schema = Map.of(
-        "SSN", ColumnType.STRING, "email", ColumnType.STRING, "salary", ColumnType.DECIMAL,
-        "address.zip", ColumnType.STRING, "contact.phone", ColumnType.STRING, "name", ColumnType.STRING);
+    Map<String, ColumnType> schema =
+        Map.of(
+            "SSN",
+            ColumnType.STRING,
+            "email",
+            ColumnType.STRING,
+            "salary",
+            ColumnType.DECIMAL,
+            "address.zip",
+            ColumnType.STRING,
+            "contact.phone",
+            ColumnType.STRING,
+            "name",
+            ColumnType.STRING);
     P.validateSchema("db.customers", schema);
     P.validateSchema("db.unlisted", Map.of());
   }

@@ -9,7 +9,9 @@ import org.junit.jupiter.api.Test;
 class PolicyWarningTest {
   @Test
   void ctrEntriesWarnWithOriginLineAndKey() {
-    Policy p = Policy.parse("""
+    Policy p =
+        Policy.parse(
+            """
         protector {
           keys { k {}, f {} }
           tables {
@@ -24,7 +26,8 @@ class PolicyWarningTest {
             "s3a://b/fast/" { footer-key = f, algorithm = aes_gcm_ctr_v1 }
           }
         }
-        """, "ctr.conf");
+        """,
+            "ctr.conf");
     List<PolicyWarning> warnings = p.warnings();
     assertThat(warnings).hasSize(2);
     PolicyWarning table = warnings.get(0);
@@ -32,9 +35,15 @@ class PolicyWarningTest {
     assertThat(table.line()).isEqualTo(6);
     assertThat(table.key()).isEqualTo("protector.tables.\"db.fast\".algorithm");
     assertThat(table.problem())
-        .contains("AES_GCM_CTR_V1", "table db.fast", "write access to the storage",
-            "change protected values undetectably", "only a CRC", "use AES_GCM_V1");
-    assertThat(table.message()).startsWith("ctr.conf:6: protector.tables.\"db.fast\".algorithm: AES_GCM_CTR_V1 ");
+        .contains(
+            "AES_GCM_CTR_V1",
+            "table db.fast",
+            "write access to the storage",
+            "change protected values undetectably",
+            "only a CRC",
+            "use AES_GCM_V1");
+    assertThat(table.message())
+        .startsWith("ctr.conf:6: protector.tables.\"db.fast\".algorithm: AES_GCM_CTR_V1 ");
     PolicyWarning path = warnings.get(1);
     assertThat(path.line()).isEqualTo(12);
     assertThat(path.key()).isEqualTo("protector.paths.\"s3a://b/fast/\".algorithm");
@@ -43,20 +52,26 @@ class PolicyWarningTest {
 
   @Test
   void gcmOnlyPoliciesHaveNoWarnings() {
-    assertThat(PolicyTest.P.table("db.customers").orElseThrow().algorithm()).isEqualTo(EncryptionAlgorithm.AES_GCM_V1);
-    Policy gcm = Policy.parse("""
+    assertThat(PolicyTest.P.table("db.customers").orElseThrow().algorithm())
+        .isEqualTo(EncryptionAlgorithm.AES_GCM_V1);
+    Policy gcm =
+        Policy.parse(
+            """
         protector {
           keys { k {}, f {} }
           tables { "db.t" { footer-key = f, columns { c { key = k } } } }
         }
-        """, "gcm.conf");
+        """,
+            "gcm.conf");
     assertThat(gcm.warnings()).isEmpty();
   }
 
   @Test
   void theSamplePolicyWarnsAboutItsCtrTable() {
     Policy sample = Policy.load(SamplePolicyTest.SAMPLE);
-    assertThat(sample.warnings()).singleElement()
-        .satisfies(w -> assertThat(w.key()).isEqualTo("protector.tables.\"hr.employees\".algorithm"));
+    assertThat(sample.warnings())
+        .singleElement()
+        .satisfies(
+            w -> assertThat(w.key()).isEqualTo("protector.tables.\"hr.employees\".algorithm"));
   }
 }

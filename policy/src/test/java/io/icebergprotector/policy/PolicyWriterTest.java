@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 /** {@link Policy#toHocon()} renders text that parses back to an equal policy. */
 class PolicyWriterTest {
   /** Every field, every mask, defaults and non-defaults, and names that need quoting. */
-  static final String EVERY_FIELD = """
+  static final String EVERY_FIELD =
+      """
       protector {
         roles {
           admin            { users = ["alice"], groups = ["cn=admins,ou=groups"], description = "dropped" }
@@ -55,7 +56,8 @@ class PolicyWriterTest {
     assertThat(text).doesNotContain("description").doesNotContain("dropped");
 
     // the parts whose spelling could go wrong
-    assertThat(back.roles().keySet()).containsExactly("admin", "data.science", "support", "etl$job");
+    assertThat(back.roles().keySet())
+        .containsExactly("admin", "data.science", "support", "etl$job");
     assertThat(back.roles().get("data.science").users()).containsExactly("o'brien", "x\"y");
     assertThat(back.roles().get("admin").groups()).containsExactly("cn=admins,ou=groups");
     TablePolicy t = back.table("cat.db.customers").orElseThrow();
@@ -64,18 +66,23 @@ class PolicyWriterTest {
     assertThat(t.declassifiers()).containsExactly("admin");
     assertThat(t.strict()).isTrue();
     assertThat(t.plainColumns()).containsExactly("id", "meta.source", "we ird");
-    assertThat(t.columns()).extracting(ColumnPolicy::path)
+    assertThat(t.columns())
+        .extracting(ColumnPolicy::path)
         .containsExactly("ssn", "email", "born", "address.zip", "contact.phone", "odd name${x}");
-    assertThat(t.column("ssn").orElseThrow().maskedRoles().keySet()).containsExactly("support", "data.science");
+    assertThat(t.column("ssn").orElseThrow().maskedRoles().keySet())
+        .containsExactly("support", "data.science");
     assertThat(t.column("ssn").orElseThrow().onDenied()).isEqualTo(OnDenied.FAIL);
-    assertThat(back.paths().keySet()).containsExactly("s3a://bucket/pii/", "/data/with#hash{and}braces");
+    assertThat(back.paths().keySet())
+        .containsExactly("s3a://bucket/pii/", "/data/with#hash{and}braces");
     assertThat(back.paths().get("/data/with#hash{and}braces").strict()).isTrue();
     assertThat(back.paths().get("/data/with#hash{and}braces").plainColumns()).isEmpty();
 
     // mask order survives: a principal holding both masked roles gets the first one listed
     Principal both = Principal.of("o'brien", List.of("help desk"));
-    assertThat(back.decide("cat.db.customers", "ssn", both)).isEqualTo(Access.masked(Mask.nullMask()));
-    assertThat(back.decide("cat.db.customers", "email", both)).isEqualTo(Access.masked(Mask.hash()));
+    assertThat(back.decide("cat.db.customers", "ssn", both))
+        .isEqualTo(Access.masked(Mask.nullMask()));
+    assertThat(back.decide("cat.db.customers", "email", both))
+        .isEqualTo(Access.masked(Mask.hash()));
   }
 
   @Test
@@ -89,13 +96,21 @@ class PolicyWriterTest {
   @Test
   void policiesThatDecideDifferentlyAreNotEqual() {
     Policy p = Policy.parse(EVERY_FIELD, "a");
-    Policy swappedMasks = Policy.parse(
-        EVERY_FIELD.replace("masked { support = null, \"data.science\" = \"partial(keep_last=4)\" }",
-            "masked { \"data.science\" = \"partial(keep_last=4)\", support = null }"), "b");
-    Policy otherWriter = Policy.parse(EVERY_FIELD.replace("writers     = [\"etl$job\", admin]",
-        "writers     = [admin]"), "c");
-    Policy notStrict = Policy.parse(EVERY_FIELD.replace(
-        "strict = true, columns { amount", "strict = false, columns { amount"), "d");
+    Policy swappedMasks =
+        Policy.parse(
+            EVERY_FIELD.replace(
+                "masked { support = null, \"data.science\" = \"partial(keep_last=4)\" }",
+                "masked { \"data.science\" = \"partial(keep_last=4)\", support = null }"),
+            "b");
+    Policy otherWriter =
+        Policy.parse(
+            EVERY_FIELD.replace("writers     = [\"etl$job\", admin]", "writers     = [admin]"),
+            "c");
+    Policy notStrict =
+        Policy.parse(
+            EVERY_FIELD.replace(
+                "strict = true, columns { amount", "strict = false, columns { amount"),
+            "d");
     assertThat(swappedMasks).isNotEqualTo(p);
     assertThat(otherWriter).isNotEqualTo(p);
     assertThat(notStrict).isNotEqualTo(p);

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /** {@link Policy#restrictedTo}: the same decisions for its principal, nothing about anyone else. */
 class RestrictedPolicyTest {
-  static final String POLICY = """
+  static final String POLICY =
+      """
       protector {
         roles {
           admin    { users = ["alice"], groups = ["secops"] }
@@ -43,15 +44,16 @@ class RestrictedPolicyTest {
 
   static final Policy P = Policy.parse(POLICY, "restricted.conf");
 
-  static final List<Principal> PRINCIPALS = List.of(
-      Principal.user("alice"),
-      Principal.user("bob"),
-      Principal.of("bob", List.of("bi", "elsewhere")),
-      Principal.of("carol", List.of("secops")),
-      Principal.of("dave", List.of("helpdesk")),
-      Principal.user("etl"),
-      Principal.user("zed"),
-      Principal.of("mallory", List.of("guests")));
+  static final List<Principal> PRINCIPALS =
+      List.of(
+          Principal.user("alice"),
+          Principal.user("bob"),
+          Principal.of("bob", List.of("bi", "elsewhere")),
+          Principal.of("carol", List.of("secops")),
+          Principal.of("dave", List.of("helpdesk")),
+          Principal.user("etl"),
+          Principal.user("zed"),
+          Principal.of("mallory", List.of("guests")));
 
   @Test
   void everyDecisionIsTheSameForThePrincipal() {
@@ -68,11 +70,15 @@ class RestrictedPolicyTest {
   private static void assertSameDecisions(Principal p, Policy view) {
     assertThat(view.rolesOf(p)).as("roles of %s", p).containsExactlyElementsOf(P.rolesOf(p));
     assertThat(view.wrappableKeys(p)).as("wrappable keys of %s", p).isEqualTo(P.wrappableKeys(p));
-    assertThat(view.unwrappableKeys(p)).as("unwrappable keys of %s", p).isEqualTo(P.unwrappableKeys(p));
+    assertThat(view.unwrappableKeys(p))
+        .as("unwrappable keys of %s", p)
+        .isEqualTo(P.unwrappableKeys(p));
     for (TablePolicy entry : allEntries(P)) {
-      TablePolicy same = view.table(entry.name()).or(() -> view.pathFor(entry.name())).orElseThrow();
+      TablePolicy same =
+          view.table(entry.name()).or(() -> view.pathFor(entry.name())).orElseThrow();
       assertThat(same.name()).isEqualTo(entry.name());
-      assertThat(view.canDeclassify(same, p)).as("%s declassifies %s", p, entry.name())
+      assertThat(view.canDeclassify(same, p))
+          .as("%s declassifies %s", p, entry.name())
           .isEqualTo(P.canDeclassify(entry, p));
       assertThat(same.footerKeyId()).isEqualTo(entry.footerKeyId());
       assertThat(same.algorithm()).isEqualTo(entry.algorithm());
@@ -83,7 +89,8 @@ class RestrictedPolicyTest {
             .as("%s on %s.%s", p, entry.name(), c.path())
             .isEqualTo(c.accessFor(P.rolesOf(p)));
         if (P.table(entry.name()).isPresent()) {
-          assertThat(view.decide(entry.name(), c.path(), p)).isEqualTo(P.decide(entry.name(), c.path(), p));
+          assertThat(view.decide(entry.name(), c.path(), p))
+              .isEqualTo(P.decide(entry.name(), c.path(), p));
         }
       }
     }
@@ -94,12 +101,20 @@ class RestrictedPolicyTest {
     Principal bob = Principal.user("bob");
     String text = P.restrictedTo(bob).toHocon();
     assertThat(text).contains("\"bob\"", "\"analyst\"", "\"etl\"");
-    for (String other : List.of("alice", "secops", "\"bi\"", "helpdesk", "zed", "admin", "support", "auditor")) {
+    for (String other :
+        List.of("alice", "secops", "\"bi\"", "helpdesk", "zed", "admin", "support", "auditor")) {
       assertThat(text).as("bob's view").doesNotContain(other);
     }
     // the rules themselves stay: tables, paths, columns, keys
-    assertThat(text).contains("db.customers", "db.logs", "s3a://bucket/pii/", "address.zip", "\"fin\"",
-        "partial(keep_last=4)", "AES_GCM_CTR_V1");
+    assertThat(text)
+        .contains(
+            "db.customers",
+            "db.logs",
+            "s3a://bucket/pii/",
+            "address.zip",
+            "\"fin\"",
+            "partial(keep_last=4)",
+            "AES_GCM_CTR_V1");
 
     // groups: only those of the principal's groups the role names
     Principal bobInBi = Principal.of("bob", List.of("bi", "elsewhere"));
@@ -122,7 +137,8 @@ class RestrictedPolicyTest {
     assertThat(customers.column("ssn").orElseThrow().clearRoles()).isEmpty();
     assertThat(customers.column("ssn").orElseThrow().maskedRoles()).isEmpty();
     assertThat(customers.column("email").orElseThrow().clearRoles()).containsExactly("auditor");
-    assertThat(customers.column("address.zip").orElseThrow().maskedRoles()).containsOnlyKeys("auditor");
+    assertThat(customers.column("address.zip").orElseThrow().maskedRoles())
+        .containsOnlyKeys("auditor");
     assertThat(view.table("db.logs").orElseThrow().writers()).containsExactly("auditor");
     assertThat(view.paths().get("s3a://bucket/pii/").declassifiers()).isEmpty();
   }
@@ -136,13 +152,30 @@ class RestrictedPolicyTest {
     Policy parsed = Policy.parse(text, "mallory's view");
     assertThat(parsed.roles()).isEmpty();
     assertThat(parsed.tables().keySet()).containsExactly("db.customers", "db.logs");
-    assertThat(parsed.decide("db.customers", "ssn", mallory)).isEqualTo(Access.denied(OnDenied.FAIL));
+    assertThat(parsed.decide("db.customers", "ssn", mallory))
+        .isEqualTo(Access.denied(OnDenied.FAIL));
     assertThat(parsed.unwrappableKeys(mallory)).containsExactly("footer", "logs-footer");
     assertThat(parsed.wrappableKeys(mallory)).isEmpty();
     // no quoted name at all besides keys, tables, paths, columns, masks and enum values
-    Set<String> allowed = Set.of("pii", "fin", "footer", "logs-footer", "db.customers", "db.logs",
-        "s3a://bucket/pii/", "ssn", "email", "salary", "address.zip", "id", "encrypted", "AES_GCM_V1",
-        "AES_GCM_CTR_V1", "null", "fail");
+    Set<String> allowed =
+        Set.of(
+            "pii",
+            "fin",
+            "footer",
+            "logs-footer",
+            "db.customers",
+            "db.logs",
+            "s3a://bucket/pii/",
+            "ssn",
+            "email",
+            "salary",
+            "address.zip",
+            "id",
+            "encrypted",
+            "AES_GCM_V1",
+            "AES_GCM_CTR_V1",
+            "null",
+            "fail");
     List<String> quoted = new ArrayList<>();
     Pattern.compile("\"([^\"]*)\"").matcher(text).results().forEach(m -> quoted.add(m.group(1)));
     assertThat(quoted).isNotEmpty().allSatisfy(q -> assertThat(allowed).contains(q));
@@ -151,13 +184,19 @@ class RestrictedPolicyTest {
   @Test
   void theSamplePolicyRestrictsForItsUsers() {
     Policy sample = Policy.load(SamplePolicyTest.SAMPLE);
-    for (Principal p : List.of(Principal.user("alice"), Principal.user("bob"), Principal.user("etl"),
-        Principal.of("x", List.of("secops")), Principal.user("nobody"))) {
+    for (Principal p :
+        List.of(
+            Principal.user("alice"),
+            Principal.user("bob"),
+            Principal.user("etl"),
+            Principal.of("x", List.of("secops")),
+            Principal.user("nobody"))) {
       Policy parsed = Policy.parse(sample.restrictedTo(p).toHocon(), "sample view");
       assertThat(parsed.rolesOf(p)).isEqualTo(sample.rolesOf(p));
       for (TablePolicy t : sample.tables().values()) {
         for (ColumnPolicy c : t.columns()) {
-          assertThat(parsed.decide(t.name(), c.path(), p)).isEqualTo(sample.decide(t.name(), c.path(), p));
+          assertThat(parsed.decide(t.name(), c.path(), p))
+              .isEqualTo(sample.decide(t.name(), c.path(), p));
         }
       }
     }

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code retired-keys}: a key that a policy change left protecting only old data stays
- * unwrappable by the roles named for it, and by nobody else; nobody wraps with it.
+ * {@code retired-keys}: a key that a policy change left protecting only old data stays unwrappable
+ * by the roles named for it, and by nobody else; nobody wraps with it.
  */
 class RetiredKeysTest {
   static final String POLICY =
@@ -62,16 +62,22 @@ class RetiredKeysTest {
         .isInstanceOf(PolicyException.class)
         .hasMessageContaining("retired key 'pii2' still protects column 'ssn' of db.t");
     assertThatThrownBy(
-            () -> Policy.parse(POLICY.replace("footer-key = footer", "footer-key = pii2"), "footer.conf"))
+            () ->
+                Policy.parse(
+                    POLICY.replace("footer-key = footer", "footer-key = pii2"), "footer.conf"))
         .isInstanceOf(PolicyException.class)
         .hasMessageContaining("retired key 'pii2' is still the footer key");
     assertThatThrownBy(() -> Policy.parse(POLICY.replace("pii2 {}, ", ""), "unknown.conf"))
         .isInstanceOf(PolicyException.class)
         .hasMessageContaining("pii2");
-    assertThatThrownBy(() -> Policy.parse(POLICY.replace("decrypt = [admin]", "decrypt = [root]"), "role.conf"))
+    assertThatThrownBy(
+            () ->
+                Policy.parse(POLICY.replace("decrypt = [admin]", "decrypt = [root]"), "role.conf"))
         .isInstanceOf(PolicyException.class)
         .hasMessageContaining("unknown role 'root' in decrypt");
-    assertThatThrownBy(() -> Policy.parse(POLICY.replace("decrypt = [admin]", "clear = [admin]"), "field.conf"))
+    assertThatThrownBy(
+            () ->
+                Policy.parse(POLICY.replace("decrypt = [admin]", "clear = [admin]"), "field.conf"))
         .isInstanceOf(PolicyException.class)
         .hasMessageContaining("clear");
   }

@@ -18,7 +18,9 @@ class SamplePolicyTest {
     assertThat(p.paths().keySet()).containsExactly("s3a://bucket/pii/");
     assertThat(p.keyIds()).containsExactly("pii", "fin", "footer", "hr-footer");
     TablePolicy c = p.table("db.customers").orElseThrow();
-    assertThat(c.columns()).extracting(ColumnPolicy::path).containsExactly("ssn", "email", "salary", "address.zip");
+    assertThat(c.columns())
+        .extracting(ColumnPolicy::path)
+        .containsExactly("ssn", "email", "salary", "address.zip");
     assertThat(c.footerKeyId()).isEqualTo("footer");
     assertThat(p.table("hr.employees").orElseThrow().footerMode()).isEqualTo(FooterMode.PLAINTEXT);
 
@@ -30,9 +32,25 @@ class SamplePolicyTest {
     assertThat(p.decide("db.customers", "address.zip", Principal.of("x", List.of("secops"))))
         .isEqualTo(Access.clear());
 
-    p.validateSchema("db.customers", Map.of("ssn", ColumnType.STRING, "email", ColumnType.STRING,
-        "salary", ColumnType.DECIMAL, "address.zip", ColumnType.STRING));
-    p.validateSchema("hr.employees", Map.of("salary", ColumnType.DECIMAL, "birth_date", ColumnType.DATE,
-        "contact.phone", ColumnType.STRING));
+    p.validateSchema(
+        "db.customers",
+        Map.of(
+            "ssn",
+            ColumnType.STRING,
+            "email",
+            ColumnType.STRING,
+            "salary",
+            ColumnType.DECIMAL,
+            "address.zip",
+            ColumnType.STRING));
+    p.validateSchema(
+        "hr.employees",
+        Map.of(
+            "salary",
+            ColumnType.DECIMAL,
+            "birth_date",
+            ColumnType.DATE,
+            "contact.phone",
+            ColumnType.STRING));
   }
 }

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class SchemaAndLoadTest {
-  static final String TEXT = """
+  static final String TEXT =
+      """
       protector {
         roles { admin { users = [alice] }, analyst { users = [bob] } }
         keys { pii {}, fin {}, footer {} }
@@ -50,8 +51,10 @@ class SchemaAndLoadTest {
   void unknownColumn() {
     Map<String, ColumnType> s = schema();
     s.remove("Address.Zip");
-    PolicyException e = catchThrowableOfType(PolicyException.class, () -> P.validateSchema("db.customers", s));
-    assertThat(e.getMessage()).startsWith("schema.conf:11: protector.tables.\"db.customers\".columns.\"address.zip\": ")
+    PolicyException e =
+        catchThrowableOfType(PolicyException.class, () -> P.validateSchema("db.customers", s));
+    assertThat(e.getMessage())
+        .startsWith("schema.conf:11: protector.tables.\"db.customers\".columns.\"address.zip\": ")
         .contains("column 'address.zip' is not in the schema of table db.customers")
         .contains("ssn, salary, birth");
     assertThat(e.line()).isEqualTo(11);
@@ -61,20 +64,25 @@ class SchemaAndLoadTest {
   void partialOnLong() {
     Map<String, ColumnType> s = schema();
     s.put("ssn", ColumnType.LONG);
-    PolicyException e = catchThrowableOfType(PolicyException.class, () -> P.validateSchema("db.customers", s));
+    PolicyException e =
+        catchThrowableOfType(PolicyException.class, () -> P.validateSchema("db.customers", s));
     assertThat(e.getMessage())
         .startsWith("schema.conf:8: protector.tables.\"db.customers\".columns.ssn.masked.analyst: ")
-        .contains("mask 'partial(keep_last=4)' does not fit column 'ssn' of type LONG; partial applies to: STRING");
+        .contains(
+            "mask 'partial(keep_last=4)' does not fit column 'ssn' of type LONG; partial applies to: STRING");
   }
 
   @Test
   void yearOnString() {
     Map<String, ColumnType> s = schema();
     s.put("birth", ColumnType.STRING);
-    PolicyException e = catchThrowableOfType(PolicyException.class, () -> P.validateSchema("db.customers", s));
+    PolicyException e =
+        catchThrowableOfType(PolicyException.class, () -> P.validateSchema("db.customers", s));
     assertThat(e.getMessage())
-        .startsWith("schema.conf:10: protector.tables.\"db.customers\".columns.birth.masked.analyst: ")
-        .contains("mask 'year' does not fit column 'birth' of type STRING; year applies to: DATE, TIMESTAMP");
+        .startsWith(
+            "schema.conf:10: protector.tables.\"db.customers\".columns.birth.masked.analyst: ")
+        .contains(
+            "mask 'year' does not fit column 'birth' of type STRING; year applies to: DATE, TIMESTAMP");
   }
 
   @Test
@@ -82,7 +90,8 @@ class SchemaAndLoadTest {
     Map<String, ColumnType> s = schema();
     s.put("salary", ColumnType.STRUCT);
     assertThatThrownBy(() -> P.validateSchema("db.customers", s))
-        .isInstanceOf(PolicyException.class).hasMessageContaining("mask 'redact' does not fit column 'salary' of type STRUCT");
+        .isInstanceOf(PolicyException.class)
+        .hasMessageContaining("mask 'redact' does not fit column 'salary' of type STRUCT");
   }
 
   @Test
@@ -92,9 +101,11 @@ class SchemaAndLoadTest {
     assertThat(e.getMessage()).isEqualTo(missing + ": policy file not found");
     assertThat(e.origin()).isEqualTo(missing.toString());
     assertThat(e.line()).isEqualTo(-1);
-    assertThatThrownBy(() -> Policy.load(missing.toString())).hasMessageContaining(missing.toString());
+    assertThatThrownBy(() -> Policy.load(missing.toString()))
+        .hasMessageContaining(missing.toString());
     assertThatThrownBy(() -> Policy.load("classpath:nope.conf"))
-        .isInstanceOf(PolicyException.class).hasMessage("classpath:nope.conf: policy resource not found on the classpath");
+        .isInstanceOf(PolicyException.class)
+        .hasMessage("classpath:nope.conf: policy resource not found on the classpath");
   }
 
   @Test
@@ -107,7 +118,8 @@ class SchemaAndLoadTest {
     assertThat(Policy.load(f.toUri().toURL()).tables()).containsKey("db.customers");
     Files.writeString(f, TEXT.replace("key = fin", "key = fim"), StandardCharsets.UTF_8);
     assertThatThrownBy(() -> Policy.load(f))
-        .hasMessageStartingWith(f + ":9: protector.tables.\"db.customers\".columns.salary.key: unknown key 'fim'");
+        .hasMessageStartingWith(
+            f + ":9: protector.tables.\"db.customers\".columns.salary.key: unknown key 'fim'");
   }
 
   @Test

@@ -23,7 +23,8 @@ final class CatalogOptions {
   @Option(
       names = "--conf",
       paramLabel = "<key=value>",
-      description = "A Spark setting, e.g. spark.sql.catalog.prod.uri=https://rest:8181 (repeatable; applied last).")
+      description =
+          "A Spark setting, e.g. spark.sql.catalog.prod.uri=https://rest:8181 (repeatable; applied last).")
   Map<String, String> conf = new LinkedHashMap<>();
 
   @Option(
@@ -36,7 +37,8 @@ final class CatalogOptions {
       names = "--catalog",
       defaultValue = LocalSpark.CATALOG,
       paramLabel = "<name>",
-      description = "The protecting catalog to use and act in (default: ${DEFAULT-VALUE}, the demo's).")
+      description =
+          "The protecting catalog to use and act in (default: ${DEFAULT-VALUE}, the demo's).")
   String catalog;
 
   @Mixin KeyBackendOptions.Server server;
@@ -51,7 +53,8 @@ final class CatalogOptions {
       } catch (NoSuchFileException e) {
         throw new IllegalArgumentException("properties file " + propertiesFile + " not found", e);
       } catch (IOException e) {
-        throw new UncheckedIOException("cannot read properties file " + propertiesFile + ": " + e.getMessage(), e);
+        throw new UncheckedIOException(
+            "cannot read properties file " + propertiesFile + ": " + e.getMessage(), e);
       }
       p.stringPropertyNames().stream().sorted().forEach(k -> out.put(k, p.getProperty(k).strip()));
     }
@@ -61,13 +64,18 @@ final class CatalogOptions {
 
   /** Whether the catalog is the demo's (catalog 'demo' not redefined by the user's settings). */
   boolean demoCatalog() {
-    return catalog.equals(LocalSpark.CATALOG) && !sparkSettings().containsKey("spark.sql.catalog." + catalog);
+    return catalog.equals(LocalSpark.CATALOG)
+        && !sparkSettings().containsKey("spark.sql.catalog." + catalog);
   }
 
-  /** Whether keys come from the local keystore of the workspace (the check for its files applies). */
+  /**
+   * Whether keys come from the local keystore of the workspace (the check for its files applies).
+   */
   boolean localKeystore() {
     String prefix = "spark.sql.catalog." + catalog + ".";
     Map<String, String> user = sparkSettings();
-    return demoCatalog() && !server.given() && !user.containsKey(prefix + io.icebergprotector.kms.KmsSettings.TYPE);
+    return demoCatalog()
+        && !server.given()
+        && !user.containsKey(prefix + io.icebergprotector.kms.KmsSettings.TYPE);
   }
 }

@@ -28,9 +28,9 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * The demo behind {@code bin/protector demo}: writes a generated {@code db.customers} table
- * through the protecting catalog, reads one row as three principals, and proves protection at rest
- * (the footer's encryption layout, and a byte search for the canary row's protected values).
+ * The demo behind {@code bin/protector demo}: writes a generated {@code db.customers} table through
+ * the protecting catalog, reads one row as three principals, and proves protection at rest (the
+ * footer's encryption layout, and a byte search for the canary row's protected values).
  *
  * <p>Row 42 is the canary row: its protected values occur nowhere else in the data (generated SSNs
  * never start with 9, generated ZIP codes never start with 9, generated emails carry the id), so
@@ -51,8 +51,12 @@ final class Demo {
   static final List<String> CANARIES = List.of(CANARY_SSN, CANARY_EMAIL, CANARY_ZIP);
   static final int MIN_ROWS = 100;
 
-  static final String QUERY = "SELECT id, name, ssn, email, salary, address.zip AS zip, address.city AS city"
-      + " FROM " + QUALIFIED + " WHERE id = " + CANARY_ID;
+  static final String QUERY =
+      "SELECT id, name, ssn, email, salary, address.zip AS zip, address.city AS city"
+          + " FROM "
+          + QUALIFIED
+          + " WHERE id = "
+          + CANARY_ID;
 
   private static final int CELL_WIDTH = 26;
 
@@ -72,15 +76,37 @@ final class Demo {
   static Result run(Workspace ws, long rows, PrintWriter out, PrintWriter progress) {
     long started = System.nanoTime();
     Policy policy = ws.loadPolicy();
-    TablePolicy table = policy.table(TABLE).orElseThrow(() -> new IllegalArgumentException(
-        "the demo writes table " + TABLE + ", but policy " + ws.policy + " does not list it"));
+    TablePolicy table =
+        policy
+            .table(TABLE)
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "the demo writes table "
+                            + TABLE
+                            + ", but policy "
+                            + ws.policy
+                            + " does not list it"));
     policy.validateSchema(TABLE, schemaTypes());
     if (policy.rolesOf(Principal.user(WRITER)).stream().noneMatch(table.writers()::contains)) {
-      throw new IllegalArgumentException("the demo writes as user '" + WRITER + "', but no role of '" + WRITER
-          + "' is among the writers of " + TABLE + " in " + ws.policy);
+      throw new IllegalArgumentException(
+          "the demo writes as user '"
+              + WRITER
+              + "', but no role of '"
+              + WRITER
+              + "' is among the writers of "
+              + TABLE
+              + " in "
+              + ws.policy);
     }
 
-    out.println("Iceberg Protector demo: " + rows(rows) + " customers in " + QUALIFIED + ", policy " + show(ws.policy));
+    out.println(
+        "Iceberg Protector demo: "
+            + rows(rows)
+            + " customers in "
+            + QUALIFIED
+            + ", policy "
+            + show(ws.policy));
     out.println();
     setup(ws, policy, out);
     out.flush();
@@ -94,12 +120,19 @@ final class Demo {
       progress.flush();
       write(spark, rows);
       Path tableDir = ws.warehouse.resolve(TABLE.replace('.', '/'));
-      List<Path> dataFiles = files(tableDir).stream()
-          .filter(p -> p.getFileName().toString().endsWith(".parquet"))
-          .sorted()
-          .collect(Collectors.toList());
-      out.printf(Locale.ROOT, "Write: %s rows as %s (%s) in %.1f s, %d data files%n", rows(rows), WRITER,
-          roles(policy, WRITER), seconds(writeStart), dataFiles.size());
+      List<Path> dataFiles =
+          files(tableDir).stream()
+              .filter(p -> p.getFileName().toString().endsWith(".parquet"))
+              .sorted()
+              .collect(Collectors.toList());
+      out.printf(
+          Locale.ROOT,
+          "Write: %s rows as %s (%s) in %.1f s, %d data files%n",
+          rows(rows),
+          WRITER,
+          roles(policy, WRITER),
+          seconds(writeStart),
+          dataFiles.size());
       out.println("  " + protectionSummary(table));
       out.println();
       out.flush();
@@ -114,7 +147,8 @@ final class Demo {
         columns = List.of(df.columns());
         List<Row> result = df.collectAsList();
         if (result.size() != 1) {
-          throw new IllegalStateException("expected one row for id " + CANARY_ID + " as " + reader + ", got " + result.size());
+          throw new IllegalStateException(
+              "expected one row for id " + CANARY_ID + " as " + reader + ", got " + result.size());
         }
         List<String> cells = new ArrayList<>();
         for (int i = 0; i < columns.size(); i++) {
@@ -129,8 +163,9 @@ final class Demo {
       progress.println("inspecting a data file and searching every file of the table...");
       progress.flush();
       FooterReport report = inspect(ws, policy, dataFiles);
-      out.println("At rest: the footer of one data file, read with the footer key only (as carol;"
-          + " every reader gets the footer key, no column key is requested):");
+      out.println(
+          "At rest: the footer of one data file, read with the footer key only (as carol;"
+              + " every reader gets the footer key, no column key is requested):");
       out.print(indent(report.toText(), "  "));
       out.println();
 
@@ -146,16 +181,29 @@ final class Demo {
           controlFiles++;
         }
       }
-      out.println("Byte search of every file under " + show(tableDir) + " (data, manifests, metadata) for the canary");
+      out.println(
+          "Byte search of every file under "
+              + show(tableDir)
+              + " (data, manifests, metadata) for the canary");
       out.println("row's protected values " + String.join(", ", CANARIES) + ":");
       out.println("  " + hits + (hits == 1 ? " hit" : " hits") + " in " + all.size() + " files");
-      out.println("  control: its unprotected name '" + CONTROL_NAME + "' is found in " + controlFiles + " of "
-          + all.size() + " files, so the search does see plaintext (the demo table is uncompressed)");
+      out.println(
+          "  control: its unprotected name '"
+              + CONTROL_NAME
+              + "' is found in "
+              + controlFiles
+              + " of "
+              + all.size()
+              + " files, so the search does see plaintext (the demo table is uncompressed)");
       out.println();
-      out.printf(Locale.ROOT, "Done in %.0f s. Next: bin/protector sql --user bob -e \"SELECT id, ssn, email, salary FROM %s LIMIT 3\"%n",
-          seconds(started), TABLE);
+      out.printf(
+          Locale.ROOT,
+          "Done in %.0f s. Next: bin/protector sql --user bob -e \"SELECT id, ssn, email, salary FROM %s LIMIT 3\"%n",
+          seconds(started),
+          TABLE);
       out.flush();
-      return new Result(rows, dataFiles.size(), columns, values, report, all.size(), hits, controlFiles);
+      return new Result(
+          rows, dataFiles.size(), columns, values, report, all.size(), hits, controlFiles);
     } catch (Exception e) { // Spark's AnalysisException is a checked exception
       throw SparkErrors.wrap(e);
     } finally {
@@ -182,68 +230,119 @@ final class Demo {
     boolean created = ws.ensurePassphraseFile();
     String mode = ws.passphraseMode();
     out.println("Setup");
-    out.println("  passphrase  " + show(ws.passphraseFile) + (created ? " (generated now" : " (exists")
-        + (mode == null ? ")" : ", mode " + mode + ")"));
+    out.println(
+        "  passphrase  "
+            + show(ws.passphraseFile)
+            + (created ? " (generated now" : " (exists")
+            + (mode == null ? ")" : ", mode " + mode + ")"));
     String warning = ws.passphrasePermissionWarning();
     if (warning != null) {
       out.println("  " + warning);
     }
     Workspace.KeySetup keys = ws.ensureKeys(policy);
-    StringBuilder line = new StringBuilder("  keystore    " + show(ws.keystore)
-        + (keys.keystoreCreated() ? " (created now)" : " (exists)"));
+    StringBuilder line =
+        new StringBuilder(
+            "  keystore    "
+                + show(ws.keystore)
+                + (keys.keystoreCreated() ? " (created now)" : " (exists)"));
     if (!keys.created().isEmpty()) {
       line.append(", created keys ").append(String.join(", ", keys.created()));
     }
     if (!keys.existing().isEmpty()) {
-      line.append(keys.created().isEmpty() ? ", keys " : ", existing keys ").append(String.join(", ", keys.existing()));
+      line.append(keys.created().isEmpty() ? ", keys " : ", existing keys ")
+          .append(String.join(", ", keys.existing()));
     }
     out.println(line);
-    out.println("  warehouse   " + show(ws.warehouse) + " (Hadoop catalog '" + LocalSpark.CATALOG
-        + "', class " + LocalSpark.CATALOG_CLASS + ")");
+    out.println(
+        "  warehouse   "
+            + show(ws.warehouse)
+            + " (Hadoop catalog '"
+            + LocalSpark.CATALOG
+            + "', class "
+            + LocalSpark.CATALOG_CLASS
+            + ")");
     out.println();
   }
 
   static void write(SparkSession spark, long rows) {
     spark.sql("CREATE NAMESPACE IF NOT EXISTS " + LocalSpark.CATALOG + ".db");
     spark.sql("DROP TABLE IF EXISTS " + QUALIFIED + " PURGE");
-    spark.sql("CREATE TABLE " + QUALIFIED + " ("
-        + "id BIGINT, name STRING, ssn STRING, email STRING, salary DECIMAL(12,2),"
-        + " address STRUCT<street: STRING, zip: STRING, city: STRING>)"
-        + " USING iceberg"
-        + " TBLPROPERTIES ('format-version' = '2', 'write.parquet.compression-codec' = 'uncompressed')");
+    spark.sql(
+        "CREATE TABLE "
+            + QUALIFIED
+            + " ("
+            + "id BIGINT, name STRING, ssn STRING, email STRING, salary DECIMAL(12,2),"
+            + " address STRUCT<street: STRING, zip: STRING, city: STRING>)"
+            + " USING iceberg"
+            + " TBLPROPERTIES ('format-version' = '2', 'write.parquet.compression-codec' = 'uncompressed')");
     spark.sql("INSERT INTO " + QUALIFIED + " " + generator(rows));
   }
 
   /** Deterministic customers; row {@value #CANARY_ID} carries the canaries. */
   static String generator(long rows) {
-    String first = "element_at(array('Ada','Alan','Barbara','Claude','Donald','Edsger','Frances','Grace',"
-        + "'Hedy','John','Katherine','Leslie','Margaret','Niklaus','Radia','Tim'), CAST(pmod(hash(id, 1), 16) + 1 AS INT))";
-    String last = "element_at(array('Lovelace','Turing','Liskov','Shannon','Knuth','Dijkstra','Allen','Hopper',"
-        + "'Lamarr','Backus','Johnson','Lamport','Hamilton','Wirth','Perlman','Berners-Lee'), CAST(pmod(hash(id, 2), 16) + 1 AS INT))";
-    String street = "element_at(array('Main St','Oak Ave','Pine Rd','Maple Dr','Cedar Ln','Elm St','Lake Blvd','Hill Rd'),"
-        + " CAST(pmod(hash(id, 3), 8) + 1 AS INT))";
-    String city = "element_at(array('Springfield','Riverside','Fairview','Madison','Georgetown','Salem','Franklin','Clinton'),"
-        + " CAST(pmod(hash(id, 4), 8) + 1 AS INT))";
+    String first =
+        "element_at(array('Ada','Alan','Barbara','Claude','Donald','Edsger','Frances','Grace',"
+            + "'Hedy','John','Katherine','Leslie','Margaret','Niklaus','Radia','Tim'), CAST(pmod(hash(id, 1), 16) + 1 AS INT))";
+    String last =
+        "element_at(array('Lovelace','Turing','Liskov','Shannon','Knuth','Dijkstra','Allen','Hopper',"
+            + "'Lamarr','Backus','Johnson','Lamport','Hamilton','Wirth','Perlman','Berners-Lee'), CAST(pmod(hash(id, 2), 16) + 1 AS INT))";
+    String street =
+        "element_at(array('Main St','Oak Ave','Pine Rd','Maple Dr','Cedar Ln','Elm St','Lake Blvd','Hill Rd'),"
+            + " CAST(pmod(hash(id, 3), 8) + 1 AS INT))";
+    String city =
+        "element_at(array('Springfield','Riverside','Fairview','Madison','Georgetown','Salem','Franklin','Clinton'),"
+            + " CAST(pmod(hash(id, 4), 8) + 1 AS INT))";
     String canary = "id = " + CANARY_ID;
     return "SELECT id,"
-        + " CASE WHEN " + canary + " THEN '" + CONTROL_NAME + "' ELSE concat(first, ' ', last) END AS name,"
-        + " CASE WHEN " + canary + " THEN '" + CANARY_SSN + "' ELSE format_string('%03d-%02d-%04d',"
+        + " CASE WHEN "
+        + canary
+        + " THEN '"
+        + CONTROL_NAME
+        + "' ELSE concat(first, ' ', last) END AS name,"
+        + " CASE WHEN "
+        + canary
+        + " THEN '"
+        + CANARY_SSN
+        + "' ELSE format_string('%03d-%02d-%04d',"
         + "   100 + pmod(hash(id, 5), 800), 1 + pmod(hash(id, 6), 99), pmod(hash(id, 7), 10000)) END AS ssn,"
-        + " CASE WHEN " + canary + " THEN '" + CANARY_EMAIL + "'"
+        + " CASE WHEN "
+        + canary
+        + " THEN '"
+        + CANARY_EMAIL
+        + "'"
         + "   ELSE lower(concat(first, '.', replace(last, '-', ''), CAST(id AS STRING), '@example.com')) END AS email,"
-        + " CASE WHEN " + canary + " THEN CAST(4242424.42 AS DECIMAL(12,2))"
+        + " CASE WHEN "
+        + canary
+        + " THEN CAST(4242424.42 AS DECIMAL(12,2))"
         + "   ELSE CAST(30000 + pmod(hash(id, 8), 170000) + pmod(hash(id, 9), 100) / 100.0 AS DECIMAL(12,2)) END AS salary,"
         + " named_struct("
         + "   'street', concat(CAST(1 + pmod(hash(id, 10), 9999) AS STRING), ' ', street),"
-        + "   'zip', CASE WHEN " + canary + " THEN '" + CANARY_ZIP + "'"
+        + "   'zip', CASE WHEN "
+        + canary
+        + " THEN '"
+        + CANARY_ZIP
+        + "'"
         + "     ELSE format_string('%05d-%04d', 10000 + pmod(hash(id, 11), 80000), pmod(hash(id, 12), 10000)) END,"
         + "   'city', city) AS address"
-        + " FROM (SELECT id, " + first + " AS first, " + last + " AS last, " + street + " AS street, "
-        + city + " AS city FROM range(0, " + rows + ", 1, 2))";
+        + " FROM (SELECT id, "
+        + first
+        + " AS first, "
+        + last
+        + " AS last, "
+        + street
+        + " AS street, "
+        + city
+        + " AS city FROM range(0, "
+        + rows
+        + ", 1, 2))";
   }
 
-  private static void printQuery(Policy policy, TablePolicy table, List<String> columns,
-      Map<String, List<String>> values, PrintWriter out) {
+  private static void printQuery(
+      Policy policy,
+      TablePolicy table,
+      List<String> columns,
+      Map<String, List<String>> values,
+      PrintWriter out) {
     out.println("One query, three principals:");
     out.println("  " + QUERY);
     out.println();
@@ -251,7 +350,8 @@ final class Demo {
     headers.add("column");
     for (String reader : READERS) {
       Set<String> roles = policy.rolesOf(Principal.user(reader));
-      headers.add(reader + (roles.isEmpty() ? " (no role)" : " (" + String.join(", ", roles) + ")"));
+      headers.add(
+          reader + (roles.isEmpty() ? " (no role)" : " (" + String.join(", ", roles) + ")"));
     }
     List<List<String>> rows = new ArrayList<>();
     for (int i = 0; i < columns.size(); i++) {
@@ -271,7 +371,10 @@ final class Demo {
     out.println();
   }
 
-  /** E.g. "masked ssn (partial(keep_last=4)), email (hash); denied salary, address.zip (read as NULL)". */
+  /**
+   * E.g. "masked ssn (partial(keep_last=4)), email (hash); denied salary, address.zip (read as
+   * NULL)".
+   */
   static String accessSummary(Policy policy, TablePolicy table, String user) {
     Principal p = Principal.user(user);
     List<String> clear = new ArrayList<>();
@@ -305,11 +408,18 @@ final class Demo {
     for (ColumnPolicy column : table.columns()) {
       byKey.computeIfAbsent(column.keyId(), k -> new ArrayList<>()).add(column.path());
     }
-    String columns = byKey.entrySet().stream()
-        .map(e -> String.join(", ", e.getValue()) + " under key " + e.getKey())
-        .collect(Collectors.joining("; "));
-    return "encrypted: " + columns + "; footer " + table.footerMode().spec() + " under key "
-        + table.footerKeyId() + "; " + table.algorithm();
+    String columns =
+        byKey.entrySet().stream()
+            .map(e -> String.join(", ", e.getValue()) + " under key " + e.getKey())
+            .collect(Collectors.joining("; "));
+    return "encrypted: "
+        + columns
+        + "; footer "
+        + table.footerMode().spec()
+        + " under key "
+        + table.footerKeyId()
+        + "; "
+        + table.algorithm();
   }
 
   private static FooterReport inspect(Workspace ws, Policy policy, List<Path> dataFiles) {
@@ -324,8 +434,8 @@ final class Demo {
     }
     ProtectorContext context = ProtectorContext.of(policy, ws.kms());
     Path file = dataFiles.get(0);
-    return ParquetFooterInspector.inspect(file,
-        Inspector.footerDecryption(context, Principal.user("carol"), file, null));
+    return ParquetFooterInspector.inspect(
+        file, Inspector.footerDecryption(context, Principal.user("carol"), file, null));
   }
 
   static List<Path> files(Path dir) {
@@ -387,7 +497,9 @@ final class Demo {
   static String show(Path p) {
     Path abs = p.toAbsolutePath().normalize();
     Path cwd = Path.of("").toAbsolutePath();
-    return abs.startsWith(cwd) && !abs.equals(cwd) ? cwd.relativize(abs).toString() : abs.toString();
+    return abs.startsWith(cwd) && !abs.equals(cwd)
+        ? cwd.relativize(abs).toString()
+        : abs.toString();
   }
 
   private static String rows(long n) {

@@ -13,14 +13,19 @@ import picocli.CommandLine.Spec;
     name = "demo",
     header = "The tour: a protected write, one query as three users, proof of protection at rest.",
     mixinStandardHelpOptions = true,
-    description = "Writes a generated customers table through the protector on local Spark, reads "
-        + "one row as alice (clear), bob (masked) and carol (denied), then shows the footer's per-column "
-        + "key ids and a byte search that finds no protected value. The first run creates ./.protector "
-        + "(keystore, passphrase file with mode 0600) and the policy's keys; re-runs replace the table.")
+    description =
+        "Writes a generated customers table through the protector on local Spark, reads "
+            + "one row as alice (clear), bob (masked) and carol (denied), then shows the footer's per-column "
+            + "key ids and a byte search that finds no protected value. The first run creates ./.protector "
+            + "(keystore, passphrase file with mode 0600) and the policy's keys; re-runs replace the table.")
 public final class DemoCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--rows", defaultValue = "100000", paramLabel = "<n>", description = "Rows to write (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--rows",
+      defaultValue = "100000",
+      paramLabel = "<n>",
+      description = "Rows to write (default: ${DEFAULT-VALUE}).")
   long rows;
 
   @Mixin WorkspaceOptions workspace;
@@ -28,9 +33,11 @@ public final class DemoCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     if (rows < Demo.MIN_ROWS) {
-      throw new ParameterException(spec.commandLine(), "--rows must be at least " + Demo.MIN_ROWS + ": " + rows);
+      throw new ParameterException(
+          spec.commandLine(), "--rows must be at least " + Demo.MIN_ROWS + ": " + rows);
     }
-    HeavyClasspath.require("demo", HeavyClasspath.SPARK, HeavyClasspath.ICEBERG, HeavyClasspath.EXTENSION);
+    HeavyClasspath.require(
+        "demo", HeavyClasspath.SPARK, HeavyClasspath.ICEBERG, HeavyClasspath.EXTENSION);
     Workspace ws = workspace.workspace();
     DemoLauncher.run(ws, rows, spec.commandLine().getOut(), spec.commandLine().getErr());
     return ProtectorCli.OK;

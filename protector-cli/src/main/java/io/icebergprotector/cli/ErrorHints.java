@@ -9,7 +9,8 @@ import javax.net.ssl.SSLException;
 /** What to do about a failure, for the causes a user can fix with an option or a role. */
 final class ErrorHints {
   /** Operations of {@code keys ...} that the key server reserves to its admin-roles. */
-  private static final Set<String> ADMIN_OPERATIONS = Set.of("list", "create", "rotate", "destroy", "describe", "retire");
+  private static final Set<String> ADMIN_OPERATIONS =
+      Set.of("list", "create", "rotate", "destroy", "describe", "retire");
 
   private ErrorHints() {}
 
@@ -21,9 +22,14 @@ final class ErrorHints {
             + " the certificate of the server's tls keystore (export it with"
             + " 'keytool -exportcert -rfc -alias <alias> -keystore <tls.p12> -file server.pem')";
       }
-      if (t instanceof KeyAccessDeniedException denied && ADMIN_OPERATIONS.contains(denied.operation())) {
-        return "'keys " + denied.operation() + "' on the key server needs a role listed in the server's"
-            + " admin-roles (conf/server.conf); principal '" + denied.principal() + "' holds none of them"
+      if (t instanceof KeyAccessDeniedException denied
+          && ADMIN_OPERATIONS.contains(denied.operation())) {
+        return "'keys "
+            + denied.operation()
+            + "' on the key server needs a role listed in the server's"
+            + " admin-roles (conf/server.conf); principal '"
+            + denied.principal()
+            + "' holds none of them"
             + " ('protector whoami' with the same --url and token shows its roles)";
       }
     }
@@ -34,6 +40,7 @@ final class ErrorHints {
     String message = t.getMessage() == null ? "" : t.getMessage();
     return t instanceof CertPathBuilderException
         || (t instanceof CertificateException && message.contains("No subject alternative"))
-        || (t instanceof SSLException && (message.contains("PKIX path") || message.contains("certification path")));
+        || (t instanceof SSLException
+            && (message.contains("PKIX path") || message.contains("certification path")));
   }
 }

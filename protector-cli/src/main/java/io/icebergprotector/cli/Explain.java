@@ -32,8 +32,14 @@ final class Explain {
     if (table != null) {
       TablePolicy t = policy.table(table).orElseGet(() -> policy.paths().get(table));
       if (t == null) {
-        throw new IllegalArgumentException("table " + table + " is not in policy " + policy.origin()
-            + " (tables: " + String.join(", ", policy.tables().keySet()) + "); its columns are not protected");
+        throw new IllegalArgumentException(
+            "table "
+                + table
+                + " is not in policy "
+                + policy.origin()
+                + " (tables: "
+                + String.join(", ", policy.tables().keySet())
+                + "); its columns are not protected");
       }
       out.add(t);
       return out;
@@ -49,23 +55,33 @@ final class Explain {
       List<Object> columns = new ArrayList<>();
       for (ColumnPolicy c : t.columns()) {
         Access a = c.accessFor(policy.rolesOf(who));
-        columns.add(Json.object(
-            "column", c.path(),
-            "access", a.level().name().toLowerCase(java.util.Locale.ROOT),
-            "mask", a.level() == AccessLevel.MASKED ? a.mask().spec() : null,
-            "key", c.keyId()));
+        columns.add(
+            Json.object(
+                "column", c.path(),
+                "access", a.level().name().toLowerCase(java.util.Locale.ROOT),
+                "mask", a.level() == AccessLevel.MASKED ? a.mask().spec() : null,
+                "key", c.keyId()));
       }
-      tables.add(Json.object(
-          policy.tables().containsValue(t) ? "table" : "location", t.name(),
-          "footer_key", t.footerKeyId(),
-          "writer", !java.util.Collections.disjoint(t.writers(), policy.rolesOf(who)),
-          "columns", columns));
+      tables.add(
+          Json.object(
+              policy.tables().containsValue(t) ? "table" : "location",
+              t.name(),
+              "footer_key",
+              t.footerKeyId(),
+              "writer",
+              !java.util.Collections.disjoint(t.writers(), policy.rolesOf(who)),
+              "columns",
+              columns));
     }
     return Json.object(
-        "user", who.user(),
-        "groups", new ArrayList<>(who.groups()),
-        "roles", new ArrayList<>(policy.rolesOf(who)),
-        "tables", tables);
+        "user",
+        who.user(),
+        "groups",
+        new ArrayList<>(who.groups()),
+        "roles",
+        new ArrayList<>(policy.rolesOf(who)),
+        "tables",
+        tables);
   }
 
   static String text(Policy policy, Principal who, Collection<TablePolicy> entries) {
@@ -75,21 +91,29 @@ final class Explain {
       sb.append(" [").append(String.join(",", who.groups())).append(']');
     }
     java.util.Set<String> roles = policy.rolesOf(who);
-    sb.append(": roles ").append(roles.isEmpty() ? "none" : String.join(", ", roles))
-        .append(" in ").append(policy.origin()).append('\n');
+    sb.append(": roles ")
+        .append(roles.isEmpty() ? "none" : String.join(", ", roles))
+        .append(" in ")
+        .append(policy.origin())
+        .append('\n');
     for (TablePolicy t : entries) {
       boolean writer = !java.util.Collections.disjoint(t.writers(), roles);
-      sb.append('\n').append(policy.tables().containsValue(t) ? "table " : "location ").append(t.name())
-          .append(" (footer key ").append(t.footerKeyId()).append(writer ? "; may write" : "; may not write")
+      sb.append('\n')
+          .append(policy.tables().containsValue(t) ? "table " : "location ")
+          .append(t.name())
+          .append(" (footer key ")
+          .append(t.footerKeyId())
+          .append(writer ? "; may write" : "; may not write")
           .append(")\n");
       List<List<String>> rows = new ArrayList<>();
       for (ColumnPolicy c : t.columns()) {
         rows.add(List.of(c.path(), describe(c.accessFor(roles)), c.keyId()));
       }
       sb.append(TextTable.plain(List.of("COLUMN", "ACCESS", "KEY"), rows).indent(2));
-      sb.append(t.strict()
-          ? "  other columns: only the plain columns " + t.plainColumns() + " (strict entry)\n"
-          : "  other columns: clear (not protected)\n");
+      sb.append(
+          t.strict()
+              ? "  other columns: only the plain columns " + t.plainColumns() + " (strict entry)\n"
+              : "  other columns: clear (not protected)\n");
     }
     return sb.toString();
   }

@@ -18,8 +18,12 @@ final class HeavyClasspath {
         Class.forName(name, false, HeavyClasspath.class.getClassLoader());
       } catch (ClassNotFoundException | LinkageError e) {
         throw new IllegalStateException(
-            "'" + command + "' needs Spark, Iceberg and the protector's Spark extension on the classpath"
-                + " (" + name + " is missing); run it through bin/protector, which resolves that classpath"
+            "'"
+                + command
+                + "' needs Spark, Iceberg and the protector's Spark extension on the classpath"
+                + " ("
+                + name
+                + " is missing); run it through bin/protector, which resolves that classpath"
                 + " once with Maven");
       }
     }

@@ -21,7 +21,10 @@ import picocli.CommandLine.Parameters;
     descriptionHeading = "%n",
     description = "With no command, shows the overview of all commands.")
 final class HelpCommand implements IHelpCommandInitializable2, Runnable {
-  @Parameters(arity = "0..*", paramLabel = "<command>", description = "The command path, e.g. keys create.")
+  @Parameters(
+      arity = "0..*",
+      paramLabel = "<command>",
+      description = "The command path, e.g. keys create.")
   List<String> path = List.of();
 
   private CommandLine self;
@@ -29,7 +32,8 @@ final class HelpCommand implements IHelpCommandInitializable2, Runnable {
   private ColorScheme colorScheme;
 
   @Override
-  public void init(CommandLine helpCommandLine, ColorScheme colorScheme, PrintWriter out, PrintWriter err) {
+  public void init(
+      CommandLine helpCommandLine, ColorScheme colorScheme, PrintWriter out, PrintWriter err) {
     this.self = helpCommandLine;
     this.out = out;
     this.colorScheme = colorScheme;
@@ -41,9 +45,14 @@ final class HelpCommand implements IHelpCommandInitializable2, Runnable {
     for (String name : path) {
       CommandLine sub = target.getSubcommands().get(name);
       if (sub == null) {
-        throw new ParameterException(self, "unknown command '" + name + "' under '"
-            + target.getCommandSpec().qualifiedName() + "'; commands: "
-            + String.join(", ", target.getSubcommands().keySet()));
+        throw new ParameterException(
+            self,
+            "unknown command '"
+                + name
+                + "' under '"
+                + target.getCommandSpec().qualifiedName()
+                + "'; commands: "
+                + String.join(", ", target.getSubcommands().keySet()));
       }
       target = sub;
     }

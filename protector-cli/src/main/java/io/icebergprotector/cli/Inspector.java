@@ -1,14 +1,14 @@
 package io.icebergprotector.cli;
 
+import io.icebergprotector.kms.KmsSettings;
+import io.icebergprotector.kms.remote.Json;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorContext;
-import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
-import io.icebergprotector.kms.remote.Json;
 import io.icebergprotector.spark.inspect.ColumnReport;
 import io.icebergprotector.spark.inspect.FooterReport;
 import io.icebergprotector.spark.inspect.KeyMaterial;
@@ -36,16 +36,21 @@ import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileDecryptionPropert
 final class Inspector {
   private Inspector() {}
 
-  /** How to unwrap an encrypted footer's key: a key backend, used as {@code user} under {@code policy}. */
+  /**
+   * How to unwrap an encrypted footer's key: a key backend, used as {@code user} under {@code
+   * policy}.
+   */
   record Keys(KmsSettings kms, Path policy, String user, UUID tableUuid) {}
 
   static int run(List<Path> files, Keys keys, PrintWriter out, boolean json) {
     if (json) {
       List<Object> reports = new java.util.ArrayList<>();
       for (Path file : files) {
-        reports.add(toJson(keys == null
-            ? ParquetFooterInspector.inspect(file)
-            : ParquetFooterInspector.inspect(file, footerDecryption(keys, file))));
+        reports.add(
+            toJson(
+                keys == null
+                    ? ParquetFooterInspector.inspect(file)
+                    : ParquetFooterInspector.inspect(file, footerDecryption(keys, file))));
       }
       OutputFormat.print(out, Json.object("files", reports));
       return ProtectorCli.OK;
@@ -56,33 +61,44 @@ final class Inspector {
         out.println();
       }
       first = false;
-      FooterReport report = keys == null
-          ? ParquetFooterInspector.inspect(file)
-          : ParquetFooterInspector.inspect(file, footerDecryption(keys, file));
+      FooterReport report =
+          keys == null
+              ? ParquetFooterInspector.inspect(file)
+              : ParquetFooterInspector.inspect(file, footerDecryption(keys, file));
       out.print(report.toText());
       out.flush();
     }
     return ProtectorCli.OK;
   }
 
-  /** One file's report for {@code --format json}; wrapped keys are never included, only ids and versions. */
+  /**
+   * One file's report for {@code --format json}; wrapped keys are never included, only ids and
+   * versions.
+   */
   static Map<String, Object> toJson(FooterReport report) {
     List<Object> columns = new java.util.ArrayList<>();
     if (report.columnsVisible()) {
       for (ColumnReport c : report.columns()) {
-        Map<String, Object> column = Json.object("column", c.path(), "encrypted", c.encrypted(),
-            "footer_key", c.encryptedWithFooterKey());
+        Map<String, Object> column =
+            Json.object(
+                "column",
+                c.path(),
+                "encrypted",
+                c.encrypted(),
+                "footer_key",
+                c.encryptedWithFooterKey());
         c.keyMaterial().ifPresent(k -> column.putAll(keyJson(k)));
         columns.add(column);
       }
     }
-    Map<String, Object> doc = Json.object(
-        "file", report.location(),
-        "bytes", report.fileLength(),
-        "footer_mode", report.footerMode().name().toLowerCase(java.util.Locale.ROOT),
-        "algorithm", report.algorithm(),
-        "aad_prefix_required", report.aadPrefixRequired(),
-        "columns_visible", report.columnsVisible());
+    Map<String, Object> doc =
+        Json.object(
+            "file", report.location(),
+            "bytes", report.fileLength(),
+            "footer_mode", report.footerMode().name().toLowerCase(java.util.Locale.ROOT),
+            "algorithm", report.algorithm(),
+            "aad_prefix_required", report.aadPrefixRequired(),
+            "columns_visible", report.columnsVisible());
     doc.put("footer_key", report.footerKey().map(Inspector::keyJson).orElse(null));
     if (report.columnsVisible()) {
       doc.put("rows", report.numRows());
@@ -95,10 +111,14 @@ final class Inspector {
   private static Map<String, Object> keyJson(KeyMaterial k) {
     Integer version = k.masterKeyVersion().isPresent() ? k.masterKeyVersion().getAsInt() : null;
     return Json.object(
-        "master_key", k.masterKeyId(),
-        "master_key_version", version,
-        "key", k.masterKeyId() == null ? null : k.masterKeyId() + (version == null ? "" : " v" + version),
-        "double_wrapping", k.doubleWrapping());
+        "master_key",
+        k.masterKeyId(),
+        "master_key_version",
+        version,
+        "key",
+        k.masterKeyId() == null ? null : k.masterKeyId() + (version == null ? "" : " v" + version),
+        "double_wrapping",
+        k.doubleWrapping());
   }
 
   static FileDecryptionProperties footerDecryption(Keys keys, Path file) {
@@ -106,11 +126,15 @@ final class Inspector {
     try {
       text = Files.readString(keys.policy(), StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot read policy " + keys.policy() + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "cannot read policy " + keys.policy() + ": " + e.getMessage(), e);
     }
     Policy policy = Policy.parse(text, keys.policy().toString());
     return footerDecryption(
-        ProtectorContext.of(policy, keys.kms()), Principal.user(keys.user()), file, keys.tableUuid());
+        ProtectorContext.of(policy, keys.kms()),
+        Principal.user(keys.user()),
+        file,
+        keys.tableUuid());
   }
 
   /**
@@ -122,10 +146,16 @@ final class Inspector {
       ProtectorContext context, Principal principal, Path file, UUID tableUuid) {
     String location = file.toAbsolutePath().toString();
     Policy policy = context.policy();
-    TablePolicy any = policy.tables().values().stream().findFirst()
-        .or(() -> policy.paths().values().stream().findFirst())
-        .orElseThrow(() -> new IllegalArgumentException(
-            "policy " + policy.origin() + " protects no table, so it allows no footer key"));
+    TablePolicy any =
+        policy.tables().values().stream()
+            .findFirst()
+            .or(() -> policy.paths().values().stream().findFirst())
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "policy "
+                            + policy.origin()
+                            + " protects no table, so it allows no footer key"));
     // Only the key-service settings and the principal matter for reading a footer.
     ProtectionSpec spec = ProtectionSpec.resolve(context, any, new Schema(), principal);
     FileBinding binding = null;
@@ -133,7 +163,8 @@ final class Inspector {
       UUID uuid = tableUuid != null ? tableUuid : tableUuidAround(file);
       if (uuid == null) {
         throw new IllegalArgumentException(
-            file + " is bound to its table (its AAD prefix is not stored in it): give the table's"
+            file
+                + " is bound to its table (its AAD prefix is not stored in it): give the table's"
                 + " UUID with --table-uuid (\"table-uuid\" in the table's metadata JSON), or"
                 + " inspect the file inside its table directory");
       }

@@ -8,19 +8,20 @@ import java.util.Map;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
- * The options that pick a key backend on the command line: a local keystore, a PKCS#11 token or
- * the key server, one picocli mixin each. They become the catalog's {@code protector.kms.*}
- * options (each flag is named like its option: {@code --pin-file} is {@code
- * protector.kms.pin-file}), read by {@link KmsSettings#fromOptions}, so the command line chooses
- * secrets and backends exactly as Spark catalogs do.
+ * The options that pick a key backend on the command line: a local keystore, a PKCS#11 token or the
+ * key server, one picocli mixin each. They become the catalog's {@code protector.kms.*} options
+ * (each flag is named like its option: {@code --pin-file} is {@code protector.kms.pin-file}), read
+ * by {@link KmsSettings#fromOptions}, so the command line chooses secrets and backends exactly as
+ * Spark catalogs do.
  */
 final class KeyBackendOptions {
   private KeyBackendOptions() {}
 
-  /** The local keystore: {@code --keystore}, {@code --passphrase-env}, {@code --passphrase-file}. */
+  /**
+   * The local keystore: {@code --keystore}, {@code --passphrase-env}, {@code --passphrase-file}.
+   */
   static final class Keystore {
     @Option(
         names = "--keystore",
@@ -67,12 +68,16 @@ final class KeyBackendOptions {
       return passphraseFile != null ? passphraseFile : Path.of(Workspace.DEFAULT_PASSPHRASE);
     }
 
-    /** A missing passphrase file (the demo's by default) is named with the options that replace it. */
+    /**
+     * A missing passphrase file (the demo's by default) is named with the options that replace it.
+     */
     void requirePassphraseFile() {
       if (passphraseEnv == null && !Files.exists(passphraseFile())) {
-        throw new IllegalArgumentException("passphrase file " + passphraseFile()
-            + " does not exist (create it and a keystore with 'keys init', or pass --passphrase-env <var>"
-            + " or --passphrase-file <file>)");
+        throw new IllegalArgumentException(
+            "passphrase file "
+                + passphraseFile()
+                + " does not exist (create it and a keystore with 'keys init', or pass --passphrase-env <var>"
+                + " or --passphrase-file <file>)");
       }
     }
 
@@ -86,25 +91,39 @@ final class KeyBackendOptions {
     @Option(
         names = "--pkcs11-library",
         paramLabel = "<file>",
-        description = "PKCS#11 library of an HSM token (instead of a keystore), e.g. /usr/lib/softhsm/libsofthsm2.so.")
+        description =
+            "PKCS#11 library of an HSM token (instead of a keystore), e.g. /usr/lib/softhsm/libsofthsm2.so.")
     Path library;
 
-    @Option(names = "--token-label", paramLabel = "<label>", description = "PKCS#11: the token's label.")
+    @Option(
+        names = "--token-label",
+        paramLabel = "<label>",
+        description = "PKCS#11: the token's label.")
     String tokenLabel;
 
-    @Option(names = "--slot", paramLabel = "<id>", description = "PKCS#11: the token's slot id (instead of --token-label).")
+    @Option(
+        names = "--slot",
+        paramLabel = "<id>",
+        description = "PKCS#11: the token's slot id (instead of --token-label).")
     Long slot;
 
     @Option(
         names = "--slot-list-index",
         paramLabel = "<n>",
-        description = "PKCS#11: the token's index among the slots with a token (instead of --token-label).")
+        description =
+            "PKCS#11: the token's index among the slots with a token (instead of --token-label).")
     Integer slotListIndex;
 
-    @Option(names = "--pin-env", paramLabel = "<var>", description = "PKCS#11: environment variable holding the user PIN.")
+    @Option(
+        names = "--pin-env",
+        paramLabel = "<var>",
+        description = "PKCS#11: environment variable holding the user PIN.")
     String pinEnv;
 
-    @Option(names = "--pin-file", paramLabel = "<file>", description = "PKCS#11: file holding the user PIN.")
+    @Option(
+        names = "--pin-file",
+        paramLabel = "<file>",
+        description = "PKCS#11: file holding the user PIN.")
     Path pinFile;
 
     boolean given() {
@@ -112,7 +131,11 @@ final class KeyBackendOptions {
     }
 
     boolean anyTokenOption() {
-      return tokenLabel != null || slot != null || slotListIndex != null || pinEnv != null || pinFile != null;
+      return tokenLabel != null
+          || slot != null
+          || slotListIndex != null
+          || pinEnv != null
+          || pinFile != null;
     }
 
     void addTo(Map<String, String> options) {
@@ -126,8 +149,10 @@ final class KeyBackendOptions {
     }
 
     String describe() {
-      String token = tokenLabel != null ? "'" + tokenLabel + "'"
-          : slot != null ? "in slot " + slot : "at slot list index " + slotListIndex;
+      String token =
+          tokenLabel != null
+              ? "'" + tokenLabel + "'"
+              : slot != null ? "in slot " + slot : "at slot list index " + slotListIndex;
       return "PKCS#11 token " + token + " of " + library;
     }
   }
@@ -143,7 +168,10 @@ final class KeyBackendOptions {
     @Option(
         names = "--token-env",
         paramLabel = "<var>",
-        description = "Environment variable holding the server token (default: " + KmsSettings.DEFAULT_TOKEN_ENV + ").")
+        description =
+            "Environment variable holding the server token (default: "
+                + KmsSettings.DEFAULT_TOKEN_ENV
+                + ").")
     String tokenEnv;
 
     @Option(
@@ -155,13 +183,15 @@ final class KeyBackendOptions {
     @Option(
         names = "--trust-cert",
         paramLabel = "<pem>",
-        description = "Trust exactly this certificate (.pem, .crt, .cer or .der), e.g. the server's self-signed one.")
+        description =
+            "Trust exactly this certificate (.pem, .crt, .cer or .der), e.g. the server's self-signed one.")
     Path trustCert;
 
     @Option(
         names = "--allow-insecure-http",
-        description = "Allow plain http:// to a key server that is not on loopback (the token crosses "
-            + "the network in clear; a warning is logged). Loopback needs no option.")
+        description =
+            "Allow plain http:// to a key server that is not on loopback (the token crosses "
+                + "the network in clear; a warning is logged). Loopback needs no option.")
     boolean allowInsecureHttp;
 
     boolean given() {
@@ -176,8 +206,10 @@ final class KeyBackendOptions {
       options.put(KmsSettings.TYPE, "remote");
       options.put(KmsSettings.URL, url);
       putIfSet(options, KmsSettings.TOKEN_ENV, tokenEnv);
-      putIfSet(options, KmsSettings.TOKEN_FILE, tokenFile == null ? null : tokenFile.toAbsolutePath());
-      putIfSet(options, KmsSettings.TRUST_STORE, trustCert == null ? null : trustCert.toAbsolutePath());
+      putIfSet(
+          options, KmsSettings.TOKEN_FILE, tokenFile == null ? null : tokenFile.toAbsolutePath());
+      putIfSet(
+          options, KmsSettings.TRUST_STORE, trustCert == null ? null : trustCert.toAbsolutePath());
       options.put(KmsSettings.ALLOW_INSECURE_HTTP, Boolean.toString(allowInsecureHttp));
     }
 
@@ -188,8 +220,10 @@ final class KeyBackendOptions {
     /** A usage error if key-server options are given without --url. */
     void requireOnlyWithUrl(CommandSpec spec) {
       if (!given() && anyServerOption()) {
-        throw usage(spec, "--token-env, --token-file, --trust-cert and --allow-insecure-http need --url"
-            + " (they configure the key server)");
+        throw usage(
+            spec,
+            "--token-env, --token-file, --trust-cert and --allow-insecure-http need --url"
+                + " (they configure the key server)");
       }
     }
   }
@@ -205,18 +239,25 @@ final class KeyBackendOptions {
       throw usage(spec, "--url (key server) cannot be combined with --keystore or --passphrase-*");
     }
     if (server != null && server.given() && (pkcs11.given() || pkcs11.anyTokenOption())) {
-      throw usage(spec, "--url (key server) cannot be combined with --pkcs11-library or its token options");
+      throw usage(
+          spec, "--url (key server) cannot be combined with --pkcs11-library or its token options");
     }
     if (pkcs11.given() && keystore.given()) {
-      throw usage(spec, "--pkcs11-library (PKCS#11 token) cannot be combined with --keystore or --passphrase-*");
+      throw usage(
+          spec,
+          "--pkcs11-library (PKCS#11 token) cannot be combined with --keystore or --passphrase-*");
     }
     if (server != null && !server.given() && server.anyServerOption()) {
-      throw usage(spec, "--token-env, --token-file, --trust-cert and --allow-insecure-http need --url"
-          + " (they configure the key server)");
+      throw usage(
+          spec,
+          "--token-env, --token-file, --trust-cert and --allow-insecure-http need --url"
+              + " (they configure the key server)");
     }
     if (!pkcs11.given() && pkcs11.anyTokenOption()) {
-      throw usage(spec, "--token-label, --slot, --slot-list-index, --pin-env and --pin-file need"
-          + " --pkcs11-library (they configure the PKCS#11 token)");
+      throw usage(
+          spec,
+          "--token-label, --slot, --slot-list-index, --pin-env and --pin-file need"
+              + " --pkcs11-library (they configure the PKCS#11 token)");
     }
   }
 

@@ -13,8 +13,10 @@ import org.apache.spark.sql.SparkSession;
  */
 final class LocalSpark {
   static final String CATALOG = "demo";
-  static final String ICEBERG_EXTENSIONS = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions";
-  static final String PROTECTOR_EXTENSIONS = "io.icebergprotector.spark.ProtectorSparkSessionExtensions";
+  static final String ICEBERG_EXTENSIONS =
+      "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions";
+  static final String PROTECTOR_EXTENSIONS =
+      "io.icebergprotector.spark.ProtectorSparkSessionExtensions";
   static final String CATALOG_CLASS = "io.icebergprotector.spark.ProtectingSparkCatalog";
 
   private LocalSpark() {}
@@ -28,14 +30,18 @@ final class LocalSpark {
     conf.put("spark.sql.shuffle.partitions", "4");
     conf.put("spark.driver.host", "127.0.0.1");
     conf.put("spark.driver.bindAddress", "127.0.0.1");
-    conf.put("spark.sql.warehouse.dir", absolute(ws.keystore.getParent().resolve("spark-warehouse")).toUri().toString());
+    conf.put(
+        "spark.sql.warehouse.dir",
+        absolute(ws.keystore.getParent().resolve("spark-warehouse")).toUri().toString());
     conf.put("spark.sql.extensions", ICEBERG_EXTENSIONS + "," + PROTECTOR_EXTENSIONS);
     conf.put(prefix, CATALOG_CLASS);
     conf.put(prefix + ".type", "hadoop");
     conf.put(prefix + ".warehouse", absolute(ws.warehouse).toUri().toString());
     conf.put(prefix + "." + ProtectorContext.POLICY, absolute(ws.policy).toString());
     conf.put(prefix + "." + ProtectorContext.KMS_KEYSTORE, absolute(ws.keystore).toString());
-    conf.put(prefix + "." + ProtectorContext.KMS_PASSPHRASE_FILE, absolute(ws.passphraseFile).toString());
+    conf.put(
+        prefix + "." + ProtectorContext.KMS_PASSPHRASE_FILE,
+        absolute(ws.passphraseFile).toString());
     conf.put(prefix + "." + ProtectorContext.USER, user);
     if (groups != null && !groups.isBlank()) {
       conf.put(prefix + "." + ProtectorContext.GROUPS, groups);
@@ -49,7 +55,8 @@ final class LocalSpark {
    * unless the user's settings define another catalog; the key server if {@code server} names one;
    * then the user's settings, which win, except the principal.
    */
-  static Map<String, String> settings(Workspace ws, String user, String groups, CatalogOptions catalog) {
+  static Map<String, String> settings(
+      Workspace ws, String user, String groups, CatalogOptions catalog) {
     Map<String, String> conf = settings(ws, user, groups);
     String prefix = "spark.sql.catalog." + catalog.catalog;
     if (!catalog.demoCatalog()) {
@@ -83,7 +90,9 @@ final class LocalSpark {
     return spark;
   }
 
-  /** Switches the principal of catalog {@value #CATALOG} for the following queries of this session. */
+  /**
+   * Switches the principal of catalog {@value #CATALOG} for the following queries of this session.
+   */
   static void actAs(SparkSession spark, String user, String groups) {
     String prefix = "spark.sql.catalog." + CATALOG + ".";
     spark.conf().set(prefix + ProtectorContext.USER, user);

@@ -9,7 +9,10 @@ import picocli.CommandLine.Option;
  * Vault's {@code -format=json}). The JSON writer is the key-service client's, already in the CLI.
  */
 final class OutputFormat {
-  enum Format { text, json }
+  enum Format {
+    text,
+    json
+  }
 
   @Option(
       names = "--format",

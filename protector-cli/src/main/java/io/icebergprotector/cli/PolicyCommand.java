@@ -17,8 +17,8 @@ import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code protector policy ...}: work with policy files. */
@@ -34,7 +34,8 @@ public final class PolicyCommand implements Runnable {
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "missing subcommand, e.g. 'policy validate <file>'");
+    throw new ParameterException(
+        spec.commandLine(), "missing subcommand, e.g. 'policy validate <file>'");
   }
 
   @Command(
@@ -43,19 +44,23 @@ public final class PolicyCommand implements Runnable {
       footerHeading = "%nA --table-schema file:%n",
       footer = "  \"db.customers\" { ssn = string, salary = decimal, address { zip = string } }",
       mixinStandardHelpOptions = true,
-      description = "Checks syntax, references (roles, keys), masks, and every rule the runtime enforces, "
-          + "and reports every error found, each with file:line. With --table-schema, also checks that "
-          + "protected columns exist and masks fit their column types. Risky but valid settings (e.g. "
-          + "AES_GCM_CTR_V1, whose data pages are not authenticated) are printed as warnings; they do not fail.")
+      description =
+          "Checks syntax, references (roles, keys), masks, and every rule the runtime enforces, "
+              + "and reports every error found, each with file:line. With --table-schema, also checks that "
+              + "protected columns exist and masks fit their column types. Risky but valid settings (e.g. "
+              + "AES_GCM_CTR_V1, whose data pages are not authenticated) are printed as warnings; they do not fail.")
   int validate(
-      @Parameters(paramLabel = "<file>", description = "Policy file (or file:, http(s):, classpath: URL).")
+      @Parameters(
+              paramLabel = "<file>",
+              description = "Policy file (or file:, http(s):, classpath: URL).")
           String file,
       @Option(
               names = "--table-schema",
               paramLabel = "<file>",
-              description = "HOCON file mapping table -> column -> type (example below). Nested objects "
-                  + "are struct fields. Types: string, binary, boolean, int, long, float, double, decimal, "
-                  + "date, timestamp, struct, list, map (and SQL aliases).")
+              description =
+                  "HOCON file mapping table -> column -> type (example below). Nested objects "
+                      + "are struct fields. Types: string, binary, boolean, int, long, float, double, decimal, "
+                      + "date, timestamp, struct, list, map (and SQL aliases).")
           Path tableSchema,
       @picocli.CommandLine.Mixin OutputFormat format) {
     PrintWriter out = spec.commandLine().getOut();
@@ -67,7 +72,8 @@ public final class PolicyCommand implements Runnable {
     } catch (PolicyException e) {
       errors.addAll(e.all());
     }
-    Map<String, Map<String, ColumnType>> schemas = tableSchema == null ? null : TableSchemas.load(tableSchema);
+    Map<String, Map<String, ColumnType>> schemas =
+        tableSchema == null ? null : TableSchemas.load(tableSchema);
     if (policy == null) {
       return format.json() ? validationJson(file, null, errors, 0, out) : failed(errors, err);
     }
@@ -84,7 +90,11 @@ public final class PolicyCommand implements Runnable {
     if (schemas != null) {
       for (Map.Entry<String, Map<String, ColumnType>> e : schemas.entrySet()) {
         if (policy.table(e.getKey()).isEmpty()) {
-          notes.append("  note: ").append(e.getKey()).append(" in ").append(tableSchema)
+          notes
+              .append("  note: ")
+              .append(e.getKey())
+              .append(" in ")
+              .append(tableSchema)
               .append(" is not in the policy (unprotected)\n");
         } else {
           try {
@@ -96,7 +106,11 @@ public final class PolicyCommand implements Runnable {
       }
       for (String t : policy.tables().keySet()) {
         if (!TableSchemas.containsTable(schemas, t)) {
-          notes.append("  note: no schema for ").append(t).append(" in ").append(tableSchema)
+          notes
+              .append("  note: no schema for ")
+              .append(t)
+              .append(" in ")
+              .append(tableSchema)
               .append(" (not checked)\n");
         }
       }
@@ -127,12 +141,22 @@ public final class PolicyCommand implements Runnable {
     return ProtectorCli.OK;
   }
 
-  private static int validationJson(String file, Policy policy, List<PolicyException> errors, int columns,
-      PrintWriter out) {
+  private static int validationJson(
+      String file, Policy policy, List<PolicyException> errors, int columns, PrintWriter out) {
     List<Object> errorList = new ArrayList<>();
     for (PolicyException e : errors) {
-      errorList.add(Json.object("file", e.origin(), "line", e.line() > 0 ? e.line() : null,
-          "key", e.key().isEmpty() ? null : e.key(), "problem", e.problem(), "message", e.getMessage()));
+      errorList.add(
+          Json.object(
+              "file",
+              e.origin(),
+              "line",
+              e.line() > 0 ? e.line() : null,
+              "key",
+              e.key().isEmpty() ? null : e.key(),
+              "problem",
+              e.problem(),
+              "message",
+              e.getMessage()));
     }
     List<Object> warnings = new ArrayList<>();
     List<Object> entries = new ArrayList<>();
@@ -145,42 +169,66 @@ public final class PolicyCommand implements Runnable {
         entries.add(entryJson("location", t));
       }
     }
-    OutputFormat.print(out, Json.object(
-        "file", file,
-        "valid", errors.isEmpty(),
-        "errors", errorList,
-        "warnings", warnings,
-        "tables", policy == null ? 0 : policy.tables().size(),
-        "locations", policy == null ? 0 : policy.paths().size(),
-        "protected_columns", columns,
-        "keys", policy == null ? List.of() : new ArrayList<>(policy.keyIds()),
-        "entries", entries));
+    OutputFormat.print(
+        out,
+        Json.object(
+            "file", file,
+            "valid", errors.isEmpty(),
+            "errors", errorList,
+            "warnings", warnings,
+            "tables", policy == null ? 0 : policy.tables().size(),
+            "locations", policy == null ? 0 : policy.paths().size(),
+            "protected_columns", columns,
+            "keys", policy == null ? List.of() : new ArrayList<>(policy.keyIds()),
+            "entries", entries));
     return errors.isEmpty() ? ProtectorCli.OK : ProtectorCli.FAILED;
   }
 
   private static Map<String, Object> entryJson(String kind, TablePolicy t) {
-    return Json.object(kind, t.name(),
-        "columns", t.columns().stream().map(c -> Json.object("column", c.path(), "key", c.keyId())).toList(),
-        "footer_key", t.footerKeyId(),
-        "footer_mode", t.footerMode().spec(),
-        "algorithm", t.algorithm().toString(),
-        "writers", new ArrayList<>(t.writers()));
+    return Json.object(
+        kind,
+        t.name(),
+        "columns",
+        t.columns().stream().map(c -> Json.object("column", c.path(), "key", c.keyId())).toList(),
+        "footer_key",
+        t.footerKeyId(),
+        "footer_mode",
+        t.footerMode().spec(),
+        "algorithm",
+        t.algorithm().toString(),
+        "writers",
+        new ArrayList<>(t.writers()));
   }
 
   @Command(
       name = "explain",
-      header = "Show what a policy grants a user: per table and column, clear, masked or denied, and the key.",
+      header =
+          "Show what a policy grants a user: per table and column, clear, masked or denied, and the key.",
       mixinStandardHelpOptions = true,
-      description = "Decides as the runtime does: the user's roles come from the policy's roles (users and "
-          + "groups). Columns the policy does not list are clear.")
+      description =
+          "Decides as the runtime does: the user's roles come from the policy's roles (users and "
+              + "groups). Columns the policy does not list are clear.")
   int explain(
-      @Parameters(paramLabel = "<file>", arity = "0..1", description = "Policy file (default: "
-          + Workspace.DEFAULT_POLICY + ").") String file,
-      @Option(names = {"-u", "--user"}, required = true, paramLabel = "<user>", description = "The principal.")
+      @Parameters(
+              paramLabel = "<file>",
+              arity = "0..1",
+              description = "Policy file (default: " + Workspace.DEFAULT_POLICY + ").")
+          String file,
+      @Option(
+              names = {"-u", "--user"},
+              required = true,
+              paramLabel = "<user>",
+              description = "The principal.")
           String user,
-      @Option(names = {"-g", "--groups"}, paramLabel = "<g1,g2>", description = "The principal's groups, comma separated.")
+      @Option(
+              names = {"-g", "--groups"},
+              paramLabel = "<g1,g2>",
+              description = "The principal's groups, comma separated.")
           String groups,
-      @Option(names = {"-t", "--table"}, paramLabel = "<db.table>", description = "Only this table (or location).")
+      @Option(
+              names = {"-t", "--table"},
+              paramLabel = "<db.table>",
+              description = "Only this table (or location).")
           String table,
       @picocli.CommandLine.Mixin OutputFormat format) {
     Policy policy = Policy.load(file != null ? file : Workspace.defaultPolicy().toString());
@@ -197,9 +245,13 @@ public final class PolicyCommand implements Runnable {
   }
 
   static Principal principal(String user, String groups) {
-    List<String> g = groups == null || groups.isBlank()
-        ? List.of()
-        : java.util.Arrays.stream(groups.split(",")).map(String::strip).filter(x -> !x.isEmpty()).toList();
+    List<String> g =
+        groups == null || groups.isBlank()
+            ? List.of()
+            : java.util.Arrays.stream(groups.split(","))
+                .map(String::strip)
+                .filter(x -> !x.isEmpty())
+                .toList();
     return Principal.of(user, g);
   }
 
@@ -236,13 +288,26 @@ public final class PolicyCommand implements Runnable {
   }
 
   private static String summary(TablePolicy t) {
-    String cols = t.columns().isEmpty()
-        ? "no protected columns"
-        : t.columns().size() + (t.columns().size() == 1 ? " column (" : " columns (")
-            + t.columns().stream().map(ColumnPolicy::path).collect(Collectors.joining(", ")) + ")";
+    String cols =
+        t.columns().isEmpty()
+            ? "no protected columns"
+            : t.columns().size()
+                + (t.columns().size() == 1 ? " column (" : " columns (")
+                + t.columns().stream().map(ColumnPolicy::path).collect(Collectors.joining(", "))
+                + ")";
     String keys = t.columnKeyIds().isEmpty() ? "" : ", keys " + String.join(", ", t.columnKeyIds());
     String writers = t.writers().isEmpty() ? "nobody" : String.join(", ", t.writers());
-    return t.name() + ": " + cols + keys + ", footer " + t.footerKeyId() + " ("
-        + t.footerMode().spec() + "), " + t.algorithm() + ", writers: " + writers;
+    return t.name()
+        + ": "
+        + cols
+        + keys
+        + ", footer "
+        + t.footerKeyId()
+        + " ("
+        + t.footerMode().spec()
+        + "), "
+        + t.algorithm()
+        + ", writers: "
+        + writers;
   }
 }

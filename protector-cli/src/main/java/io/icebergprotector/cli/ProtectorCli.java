@@ -14,8 +14,8 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * The {@code protector} command. One class per subcommand group ({@link PolicyCommand},
- * {@link KeysCommand}, ...); register new groups in {@code subcommands} below.
+ * The {@code protector} command. One class per subcommand group ({@link PolicyCommand}, {@link
+ * KeysCommand}, ...); register new groups in {@code subcommands} below.
  *
  * <p>Exit codes: 0 success, 1 failure (invalid policy, key service error, ...), 2 usage error.
  * Failures print one line, {@code error: <what>}, to stderr, and for causes the user can fix a
@@ -121,7 +121,8 @@ public final class ProtectorCli implements Runnable {
     @Override
     public int handleExecutionException(Exception ex, CommandLine cmd, ParseResult parseResult) {
       PrintWriter err = cmd.getErr();
-      String msg = ex.getMessage() == null || ex.getMessage().isBlank() ? ex.toString() : ex.getMessage();
+      String msg =
+          ex.getMessage() == null || ex.getMessage().isBlank() ? ex.toString() : ex.getMessage();
       err.println("error: " + msg.strip().replaceAll("\\s*\\R\\s*", " "));
       String hint = ErrorHints.hintFor(ex);
       if (hint != null) {
@@ -153,7 +154,8 @@ public final class ProtectorCli implements Runnable {
       err.println("error: " + ex.getMessage());
       UnmatchedArgumentException.printSuggestions(ex, err);
       err.println(cmd.getHelp().fullSynopsis().trim());
-      err.println("Try '" + cmd.getCommandSpec().qualifiedName() + " --help' for more information.");
+      err.println(
+          "Try '" + cmd.getCommandSpec().qualifiedName() + " --help' for more information.");
       err.flush();
       return USAGE;
     }

@@ -14,16 +14,17 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code protector server}: runs the key server (its own jar, its own process). bin/protector
- * execs the server jar directly, except for help, which this command prints so that {@code server
- * --help} and {@code help server} are the same text.
+ * {@code protector server}: runs the key server (its own jar, its own process). bin/protector execs
+ * the server jar directly, except for help, which this command prints so that {@code server --help}
+ * and {@code help server} are the same text.
  */
 @Command(
     name = "server",
     header = "Run the key server (its own jar and process).",
     mixinStandardHelpOptions = true,
-    description = "Serves the keys of the policy to Spark over HTTPS; see conf/server.conf. "
-        + "'server new-token' prints a new token and its sha256 for auth.tokens.",
+    description =
+        "Serves the keys of the policy to Spark over HTTPS; see conf/server.conf. "
+            + "'server new-token' prints a new token and its sha256 for auth.tokens.",
     footerHeading = "%nExample:%n",
     footer = "  bin/protector server --config conf/server.conf",
     subcommands = ServerCommand.NewToken.class)
@@ -32,10 +33,16 @@ public final class ServerCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--config", paramLabel = "<server.conf>", description = "Server configuration (see conf/server.conf).")
+  @Option(
+      names = "--config",
+      paramLabel = "<server.conf>",
+      description = "Server configuration (see conf/server.conf).")
   Path config;
 
-  @Option(names = "--jar", paramLabel = "<file>", description = "The server jar (default: <protector home>/" + JAR + ").")
+  @Option(
+      names = "--jar",
+      paramLabel = "<file>",
+      description = "The server jar (default: <protector home>/" + JAR + ").")
   Path jar;
 
   @Override
@@ -53,8 +60,9 @@ public final class ServerCommand implements Callable<Integer> {
       name = "new-token",
       mixinStandardHelpOptions = true,
       header = "Print a new server token and its sha256.",
-      description = "Give the token to the client (e.g. in a file for --token-file); put the sha256, "
-          + "never the token, into auth.tokens of the server configuration.")
+      description =
+          "Give the token to the client (e.g. in a file for --token-file); put the sha256, "
+              + "never the token, into auth.tokens of the server configuration.")
   static final class NewToken implements Callable<Integer> {
     @ParentCommand ServerCommand server;
 
@@ -65,10 +73,14 @@ public final class ServerCommand implements Callable<Integer> {
   }
 
   static int runServerJar(Path jar, List<String> args) throws InterruptedException {
-    Path serverJar = jar != null ? jar : Path.of(System.getProperty(Workspace.HOME_PROPERTY, "."), JAR);
+    Path serverJar =
+        jar != null ? jar : Path.of(System.getProperty(Workspace.HOME_PROPERTY, "."), JAR);
     if (!Files.isRegularFile(serverJar)) {
-      throw new IllegalArgumentException("key server jar " + serverJar + " not found; build it with"
-          + " 'mvn -pl protector-server -am package -DskipTests' (bin/protector server builds it for you)");
+      throw new IllegalArgumentException(
+          "key server jar "
+              + serverJar
+              + " not found; build it with"
+              + " 'mvn -pl protector-server -am package -DskipTests' (bin/protector server builds it for you)");
     }
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());

@@ -3,8 +3,8 @@ package io.icebergprotector.cli;
 import org.apache.spark.sql.AnalysisException;
 
 /**
- * One line for a Spark failure. Spark wraps task failures in "Job aborted due to stage failure"
- * and appends query plans to analysis errors; the user needs the cause, e.g. the protector's
+ * One line for a Spark failure. Spark wraps task failures in "Job aborted due to stage failure" and
+ * appends query plans to analysis errors; the user needs the cause, e.g. the protector's
  * access-denied message.
  */
 final class SparkErrors {
@@ -19,7 +19,8 @@ final class SparkErrors {
     Throwable deepest = e;
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
       String name = t.getClass().getName();
-      if (own == null && (name.startsWith("io.icebergprotector.") || name.contains(".parquet.crypto."))) {
+      if (own == null
+          && (name.startsWith("io.icebergprotector.") || name.contains(".parquet.crypto."))) {
         own = t;
       }
       if (t.getMessage() != null && !t.getMessage().isBlank()) {
@@ -32,7 +33,8 @@ final class SparkErrors {
     if (e instanceof AnalysisException) {
       return firstLine(((AnalysisException) e).getSimpleMessage());
     }
-    Throwable chosen = e.getMessage() != null && e.getMessage().startsWith("Job aborted") ? deepest : e;
+    Throwable chosen =
+        e.getMessage() != null && e.getMessage().startsWith("Job aborted") ? deepest : e;
     String msg = chosen.getMessage();
     return msg == null || msg.isBlank() ? chosen.toString() : firstLine(msg);
   }

@@ -21,10 +21,11 @@ import picocli.CommandLine.Spec;
     name = "sql",
     header = "Run SQL on local Spark as a given user, with the protector configured.",
     mixinStandardHelpOptions = true,
-    description = "The default catalog is 'demo': a protecting Hadoop catalog over ./warehouse, "
-        + "conf/policy.conf and the local keystore ./.protector/keys.p12 (run 'bin/protector demo' "
-        + "first to create keys and a table). --url uses the key server instead of the keystore; "
-        + "--conf and --properties-file take any catalog's Spark settings, --catalog picks it.",
+    description =
+        "The default catalog is 'demo': a protecting Hadoop catalog over ./warehouse, "
+            + "conf/policy.conf and the local keystore ./.protector/keys.p12 (run 'bin/protector demo' "
+            + "first to create keys and a table). --url uses the key server instead of the keystore; "
+            + "--conf and --properties-file take any catalog's Spark settings, --catalog picks it.",
     footerHeading = "%nExamples:%n",
     footer = {
       "  bin/protector sql --user bob -e \"SELECT * FROM db.customers LIMIT 5\"",
@@ -34,24 +35,41 @@ import picocli.CommandLine.Spec;
 public final class SqlCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = {"-u", "--user"}, required = true, paramLabel = "<user>", description = "The principal to query as.")
+  @Option(
+      names = {"-u", "--user"},
+      required = true,
+      paramLabel = "<user>",
+      description = "The principal to query as.")
   String user;
 
-  @Option(names = {"-g", "--groups"}, paramLabel = "<g1,g2>", description = "The principal's groups, comma separated.")
+  @Option(
+      names = {"-g", "--groups"},
+      paramLabel = "<g1,g2>",
+      description = "The principal's groups, comma separated.")
   String groups;
 
   static final class Source {
-    @Option(names = {"-e", "--execute"}, paramLabel = "<sql>", description = "SQL statements, separated by ';'.")
+    @Option(
+        names = {"-e", "--execute"},
+        paramLabel = "<sql>",
+        description = "SQL statements, separated by ';'.")
     String sql;
 
-    @Option(names = {"-f", "--file"}, paramLabel = "<file.sql>", description = "A file of SQL statements.")
+    @Option(
+        names = {"-f", "--file"},
+        paramLabel = "<file.sql>",
+        description = "A file of SQL statements.")
     Path file;
   }
 
   @ArgGroup(exclusive = true, multiplicity = "1")
   Source source;
 
-  @Option(names = "--max-rows", defaultValue = "100", paramLabel = "<n>", description = "Rows printed per query (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--max-rows",
+      defaultValue = "100",
+      paramLabel = "<n>",
+      description = "Rows printed per query (default: ${DEFAULT-VALUE}).")
   int maxRows;
 
   @Mixin WorkspaceOptions workspace;
@@ -67,10 +85,19 @@ public final class SqlCommand implements Callable<Integer> {
     if (statements.isEmpty()) {
       throw new ParameterException(spec.commandLine(), "no SQL statement given");
     }
-    HeavyClasspath.require("sql", HeavyClasspath.SPARK, HeavyClasspath.ICEBERG, HeavyClasspath.EXTENSION);
+    HeavyClasspath.require(
+        "sql", HeavyClasspath.SPARK, HeavyClasspath.ICEBERG, HeavyClasspath.EXTENSION);
     Workspace ws = workspace.workspace();
     catalog.server.requireOnlyWithUrl(spec);
-    return SqlRunner.run(ws, catalog, user, groups, statements, maxRows, spec.commandLine().getOut(), spec.commandLine().getErr());
+    return SqlRunner.run(
+        ws,
+        catalog,
+        user,
+        groups,
+        statements,
+        maxRows,
+        spec.commandLine().getOut(),
+        spec.commandLine().getErr());
   }
 
   private static String read(Path file) {

@@ -13,21 +13,45 @@ import org.apache.spark.sql.SparkSession;
 final class SqlRunner {
   private SqlRunner() {}
 
-  static int run(Workspace ws, CatalogOptions catalog, String user, String groups, List<String> statements,
-      int maxRows, PrintWriter out, PrintWriter err) {
-    if (catalog.localKeystore() && (!Files.exists(ws.passphraseFile) || !Files.exists(ws.keystore))) {
-      throw new IllegalArgumentException("no local keystore at " + ws.keystore
-          + " (with its passphrase in " + ws.passphraseFile + "); create them with 'bin/protector keys init --keystore " + ws.keystore + " --passphrase-file "
-          + ws.passphraseFile + " --policy " + ws.policy + "', or run 'bin/protector demo' for the demo's");
+  static int run(
+      Workspace ws,
+      CatalogOptions catalog,
+      String user,
+      String groups,
+      List<String> statements,
+      int maxRows,
+      PrintWriter out,
+      PrintWriter err) {
+    if (catalog.localKeystore()
+        && (!Files.exists(ws.passphraseFile) || !Files.exists(ws.keystore))) {
+      throw new IllegalArgumentException(
+          "no local keystore at "
+              + ws.keystore
+              + " (with its passphrase in "
+              + ws.passphraseFile
+              + "); create them with 'bin/protector keys init --keystore "
+              + ws.keystore
+              + " --passphrase-file "
+              + ws.passphraseFile
+              + " --policy "
+              + ws.policy
+              + "', or run 'bin/protector demo' for the demo's");
     }
     String warning = catalog.localKeystore() ? ws.passphrasePermissionWarning() : null;
     if (warning != null) {
       err.println(warning);
     }
-    err.println("starting local Spark as " + user + (groups == null || groups.isBlank() ? "" : " [" + groups + "]")
-        + ", catalog " + catalog.catalog + (catalog.server.given() ? ", " + catalog.server.describe() : "") + "...");
+    err.println(
+        "starting local Spark as "
+            + user
+            + (groups == null || groups.isBlank() ? "" : " [" + groups + "]")
+            + ", catalog "
+            + catalog.catalog
+            + (catalog.server.given() ? ", " + catalog.server.describe() : "")
+            + "...");
     err.flush();
-    SparkSession spark = LocalSpark.start(LocalSpark.settings(ws, user, groups, catalog), "iceberg-protector sql");
+    SparkSession spark =
+        LocalSpark.start(LocalSpark.settings(ws, user, groups, catalog), "iceberg-protector sql");
     try {
       for (String statement : statements) {
         if (statements.size() > 1) {

@@ -1,7 +1,7 @@
 package io.icebergprotector.cli;
 
-import io.icebergprotector.kms.remote.Json;
 import io.icebergprotector.kms.KmsSettings;
+import io.icebergprotector.kms.remote.Json;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
@@ -29,33 +29,46 @@ import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * {@code inspect --table}: the footers of every live data file of a table, read through the
- * table's own FileIO (any storage the catalog reaches), grouped by footer mode, algorithm and
- * master-key versions. Plaintext files in a table the policy protects fail the check (exit 1);
- * they are told apart by the protector's binding boundary: committed before it (written before
- * protection) or after (added without the protector).
- * With the catalog's keys (the demo's keystore or the key server) encrypted footers are decrypted
- * to show the column keys; otherwise the group shows only the footer key.
+ * {@code inspect --table}: the footers of every live data file of a table, read through the table's
+ * own FileIO (any storage the catalog reaches), grouped by footer mode, algorithm and master-key
+ * versions. Plaintext files in a table the policy protects fail the check (exit 1); they are told
+ * apart by the protector's binding boundary: committed before it (written before protection) or
+ * after (added without the protector). With the catalog's keys (the demo's keystore or the key
+ * server) encrypted footers are decrypted to show the column keys; otherwise the group shows only
+ * the footer key.
  */
 final class TableInspector {
   private TableInspector() {}
 
-  static int run(Workspace ws, CatalogOptions catalog, String user, String tableName, boolean json,
-      PrintWriter out, PrintWriter err) {
+  static int run(
+      Workspace ws,
+      CatalogOptions catalog,
+      String user,
+      String tableName,
+      boolean json,
+      PrintWriter out,
+      PrintWriter err) {
     Map<String, String> settings = LocalSpark.settings(ws, user, null, catalog);
-    String policyFile = settings.get("spark.sql.catalog." + catalog.catalog + "." + ProtectorContext.POLICY);
+    String policyFile =
+        settings.get("spark.sql.catalog." + catalog.catalog + "." + ProtectorContext.POLICY);
     Policy policy = policyFile == null ? null : Policy.load(policyFile);
     TablePolicy entry = policy == null ? null : policy.table(tableName).orElse(null);
     boolean protectedTable = entry != null;
     // With the catalog's keys (the demo's keystore or --url), encrypted footers are decrypted so
     // the column keys' versions show; a footer key is released to every reader of the table.
-    KmsSettings kms = !protectedTable ? null
-        : catalog.server.given() ? KeyBackendOptions.settings(catalog.server)
-        : catalog.localKeystore() ? ws.kms()
-        : null;
-    ProtectionSpec spec = kms == null ? null
-        : ProtectionSpec.resolve(ProtectorContext.of(policy, kms), entry, new Schema(), Principal.user(user));
-    err.println("starting local Spark to read the files of " + catalog.catalog + "." + tableName + "...");
+    KmsSettings kms =
+        !protectedTable
+            ? null
+            : catalog.server.given()
+                ? KeyBackendOptions.settings(catalog.server)
+                : catalog.localKeystore() ? ws.kms() : null;
+    ProtectionSpec spec =
+        kms == null
+            ? null
+            : ProtectionSpec.resolve(
+                ProtectorContext.of(policy, kms), entry, new Schema(), Principal.user(user));
+    err.println(
+        "starting local Spark to read the files of " + catalog.catalog + "." + tableName + "...");
     err.flush();
     SparkSession spark = LocalSpark.start(settings, "iceberg-protector inspect");
     Map<String, List<String>> groups = new TreeMap<>();
@@ -87,46 +100,79 @@ final class TableInspector {
     boolean failed = protectedTable && !(plaintext.isEmpty() && beforeProtection.isEmpty());
     if (json) {
       List<Object> groupList = new ArrayList<>();
-      groups.forEach((g, locations) -> groupList.add(Json.object("group", g, "files", locations.size(), "locations", locations)));
-      OutputFormat.print(out, Json.object("table", catalog.catalog + "." + tableName, "protected", protectedTable,
-          "files", files, "groups", groupList, "plaintext_files", plaintext,
-          "written_before_protection", beforeProtection, "ok", !failed));
+      groups.forEach(
+          (g, locations) ->
+              groupList.add(
+                  Json.object("group", g, "files", locations.size(), "locations", locations)));
+      OutputFormat.print(
+          out,
+          Json.object(
+              "table",
+              catalog.catalog + "." + tableName,
+              "protected",
+              protectedTable,
+              "files",
+              files,
+              "groups",
+              groupList,
+              "plaintext_files",
+              plaintext,
+              "written_before_protection",
+              beforeProtection,
+              "ok",
+              !failed));
       return failed ? ProtectorCli.FAILED : ProtectorCli.OK;
     }
-    out.println("table " + catalog.catalog + "." + tableName + ": " + files + (files == 1 ? " data file" : " data files")
-        + (protectedTable ? " (protected by " + policyFile + ")" : " (not in the policy)"));
+    out.println(
+        "table "
+            + catalog.catalog
+            + "."
+            + tableName
+            + ": "
+            + files
+            + (files == 1 ? " data file" : " data files")
+            + (protectedTable ? " (protected by " + policyFile + ")" : " (not in the policy)"));
     List<List<String>> rows = new ArrayList<>();
     groups.forEach((g, locations) -> rows.add(List.of(String.valueOf(locations.size()), g)));
     if (!rows.isEmpty()) {
-      out.print(TextTable.plain(List.of("FILES", "FOOTER, ALGORITHM, MASTER KEYS"), rows).indent(2));
+      out.print(
+          TextTable.plain(List.of("FILES", "FOOTER, ALGORITHM, MASTER KEYS"), rows).indent(2));
     }
     if (!beforeProtection.isEmpty()) {
       out.println("plaintext files written before protection (" + beforeProtection.size() + "):");
       beforeProtection.forEach(p -> out.println("  " + p));
     }
     if (!plaintext.isEmpty()) {
-      out.println((protectedTable ? "PLAINTEXT files in a protected table" : "plaintext files") + ", added"
-          + " without the protector (" + plaintext.size() + "):");
+      out.println(
+          (protectedTable ? "PLAINTEXT files in a protected table" : "plaintext files")
+              + ", added"
+              + " without the protector ("
+              + plaintext.size()
+              + "):");
       plaintext.forEach(p -> out.println("  " + p));
     }
     if (failed) {
-      out.println("fix: bin/protector rewrite --user <writer> --table " + tableName
-          + " (rewrites plaintext files encrypted)");
+      out.println(
+          "fix: bin/protector rewrite --user <writer> --table "
+              + tableName
+              + " (rewrites plaintext files encrypted)");
     }
     out.flush();
     return failed ? ProtectorCli.FAILED : ProtectorCli.OK;
   }
 
   /**
-   * The footer of one file of a table, read through the table's FileIO; with a spec (the catalog's keys) an
-   * encrypted footer is decrypted so that the column keys show.
+   * The footer of one file of a table, read through the table's FileIO; with a spec (the catalog's
+   * keys) an encrypted footer is decrypted so that the column keys show.
    */
   static FooterReport footer(Table table, String location, ProtectionSpec spec) {
     InputFile input = table.io().newInputFile(location);
     FooterReport report = ParquetFooterInspector.inspect(input);
     if (spec != null && report.footerMode() == FooterReport.FooterMode.ENCRYPTED) {
       FileBinding binding = report.aadPrefixRequired() ? FileBinding.of(table.uuid()) : null;
-      report = ParquetFooterInspector.inspect(input, ProtectorCrypto.fileDecryption(spec, location, binding));
+      report =
+          ParquetFooterInspector.inspect(
+              input, ProtectorCrypto.fileDecryption(spec, location, binding));
     }
     return report;
   }
@@ -136,8 +182,11 @@ final class TableInspector {
     if (report.footerMode() == FooterReport.FooterMode.PLAINTEXT) {
       return "plaintext (not encrypted)";
     }
-    StringBuilder sb = new StringBuilder(report.footerMode() == FooterReport.FooterMode.ENCRYPTED
-        ? "encrypted footer" : "signed plaintext footer");
+    StringBuilder sb =
+        new StringBuilder(
+            report.footerMode() == FooterReport.FooterMode.ENCRYPTED
+                ? "encrypted footer"
+                : "signed plaintext footer");
     sb.append(", ").append(report.algorithm());
     report.footerKey().ifPresent(k -> sb.append(", footer ").append(version(k)));
     if (report.columnsVisible()) {
@@ -156,6 +205,7 @@ final class TableInspector {
 
   /** "pii v2" (or "pii" when the wrapped key does not say its version). */
   static String version(KeyMaterial k) {
-    return k.masterKeyId() + (k.masterKeyVersion().isPresent() ? " v" + k.masterKeyVersion().getAsInt() : "");
+    return k.masterKeyId()
+        + (k.masterKeyVersion().isPresent() ? " v" + k.masterKeyVersion().getAsInt() : "");
   }
 }

@@ -55,22 +55,34 @@ final class TableSchemas {
   static Map<String, Map<String, ColumnType>> parse(String text, String origin) {
     ConfigObject root;
     try {
-      root = ConfigFactory.parseString(text,
-          ConfigParseOptions.defaults().setOriginDescription(origin).setSyntax(ConfigSyntax.CONF)).root();
+      root =
+          ConfigFactory.parseString(
+                  text,
+                  ConfigParseOptions.defaults()
+                      .setOriginDescription(origin)
+                      .setSyntax(ConfigSyntax.CONF))
+              .root();
     } catch (ConfigException e) {
       String msg = e.getMessage();
       if (e.origin() != null && msg.startsWith(e.origin().description() + ": ")) {
         msg = msg.substring(e.origin().description().length() + 2);
       }
-      throw new PolicyException(origin, e.origin() == null ? -1 : e.origin().lineNumber(), "",
-          "HOCON syntax error: " + msg, e);
+      throw new PolicyException(
+          origin,
+          e.origin() == null ? -1 : e.origin().lineNumber(),
+          "",
+          "HOCON syntax error: " + msg,
+          e);
     }
     Map<String, Map<String, ColumnType>> out = new LinkedHashMap<>();
     for (Map.Entry<String, ConfigValue> t : root.entrySet()) {
       String table = t.getKey();
       ConfigValue v = t.getValue();
       if (!table.contains(".") || v.valueType() != ConfigValueType.OBJECT) {
-        throw new PolicyException(origin, v.origin().lineNumber(), ConfigUtil.joinPath(table),
+        throw new PolicyException(
+            origin,
+            v.origin().lineNumber(),
+            ConfigUtil.joinPath(table),
             "expected a table \"namespace.table\" { column = type, ... }; quote table names");
       }
       Map<String, ColumnType> columns = new LinkedHashMap<>();
@@ -84,8 +96,12 @@ final class TableSchemas {
     return schemas.containsKey(table.toLowerCase(Locale.ROOT));
   }
 
-  private static void walk(ConfigObject obj, List<String> cfgPath, String prefix,
-      Map<String, ColumnType> out, String origin) {
+  private static void walk(
+      ConfigObject obj,
+      List<String> cfgPath,
+      String prefix,
+      Map<String, ColumnType> out,
+      String origin) {
     for (Map.Entry<String, ConfigValue> e : obj.entrySet()) {
       String name = prefix.isEmpty() ? e.getKey() : prefix + "." + e.getKey();
       ConfigValue v = e.getValue();
@@ -98,11 +114,16 @@ final class TableSchemas {
         try {
           out.put(name, ColumnType.fromName((String) v.unwrapped()));
         } catch (IllegalArgumentException ex) {
-          throw new PolicyException(origin, v.origin().lineNumber(), ConfigUtil.joinPath(path), ex.getMessage());
+          throw new PolicyException(
+              origin, v.origin().lineNumber(), ConfigUtil.joinPath(path), ex.getMessage());
         }
       } else {
-        throw new PolicyException(origin, v.origin().lineNumber(), ConfigUtil.joinPath(path),
-            "expected a column type such as string, long or date, but got " + v.valueType().name().toLowerCase(Locale.ROOT));
+        throw new PolicyException(
+            origin,
+            v.origin().lineNumber(),
+            ConfigUtil.joinPath(path),
+            "expected a column type such as string, long or date, but got "
+                + v.valueType().name().toLowerCase(Locale.ROOT));
       }
     }
   }

@@ -44,7 +44,8 @@ final class TextTable {
     return widths;
   }
 
-  private static void line(StringBuilder sb, List<String> cells, int[] widths, String left, String sep, String right) {
+  private static void line(
+      StringBuilder sb, List<String> cells, int[] widths, String left, String sep, String right) {
     StringBuilder line = new StringBuilder(left);
     for (int i = 0; i < widths.length; i++) {
       String cell = i < cells.size() ? cells.get(i) : "";

@@ -31,11 +31,14 @@ final class Values {
     }
     if (value instanceof byte[]) {
       byte[] b = (byte[]) value;
-      return "0x" + HexFormat.of().formatHex(b, 0, Math.min(b.length, 16)) + (b.length > 16 ? "..." : "");
+      return "0x"
+          + HexFormat.of().formatHex(b, 0, Math.min(b.length, 16))
+          + (b.length > 16 ? "..." : "");
     }
     if (value instanceof scala.collection.Map) {
       List<String> parts = new ArrayList<>();
-      for (java.util.Map.Entry<?, ?> e : CollectionConverters.asJava((scala.collection.Map<?, ?>) value).entrySet()) {
+      for (java.util.Map.Entry<?, ?> e :
+          CollectionConverters.asJava((scala.collection.Map<?, ?>) value).entrySet()) {
         parts.add(render(e.getKey()) + " -> " + render(e.getValue()));
       }
       return "{" + String.join(", ", parts) + "}";

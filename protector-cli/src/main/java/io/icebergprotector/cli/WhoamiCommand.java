@@ -21,26 +21,39 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code protector whoami}: who the key server (or a local policy) takes you for, and what you may use. */
+/**
+ * {@code protector whoami}: who the key server (or a local policy) takes you for, and what you may
+ * use.
+ */
 @Command(
     name = "whoami",
     header = "Show your principal, groups, roles and usable keys (key server or local policy).",
     mixinStandardHelpOptions = true,
-    description = "With --url, asks the key server (GET /v1/protector/whoami) who its token belongs to. "
-        + "Without, reads the local policy as --user (default: the OS user).")
+    description =
+        "With --url, asks the key server (GET /v1/protector/whoami) who its token belongs to. "
+            + "Without, reads the local policy as --user (default: the OS user).")
 public final class WhoamiCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Mixin KeyBackendOptions.Server server;
   @Mixin OutputFormat format;
 
-  @Option(names = "--policy", paramLabel = "<file>", description = "Local: the policy (default: " + Workspace.DEFAULT_POLICY + ").")
+  @Option(
+      names = "--policy",
+      paramLabel = "<file>",
+      description = "Local: the policy (default: " + Workspace.DEFAULT_POLICY + ").")
   Path policy;
 
-  @Option(names = {"-u", "--user"}, paramLabel = "<user>", description = "Local: the principal (default: the OS user).")
+  @Option(
+      names = {"-u", "--user"},
+      paramLabel = "<user>",
+      description = "Local: the principal (default: the OS user).")
   String user;
 
-  @Option(names = {"-g", "--groups"}, paramLabel = "<g1,g2>", description = "Local: the principal's groups, comma separated.")
+  @Option(
+      names = {"-g", "--groups"},
+      paramLabel = "<g1,g2>",
+      description = "Local: the principal's groups, comma separated.")
   String groups;
 
   @Override
@@ -48,14 +61,18 @@ public final class WhoamiCommand implements Callable<Integer> {
     Map<String, Object> doc;
     if (server.given()) {
       if (policy != null || user != null || groups != null) {
-        throw new ParameterException(spec.commandLine(), "--policy, --user and --groups are for the local"
-            + " policy; with --url the key server decides who the token belongs to");
+        throw new ParameterException(
+            spec.commandLine(),
+            "--policy, --user and --groups are for the local"
+                + " policy; with --url the key server decides who the token belongs to");
       }
       doc = remote();
     } else {
       if (server.anyServerOption()) {
-        throw new ParameterException(spec.commandLine(), "--token-env, --token-file, --trust-cert and"
-            + " --allow-insecure-http need --url (they configure the key server)");
+        throw new ParameterException(
+            spec.commandLine(),
+            "--token-env, --token-file, --trust-cert and"
+                + " --allow-insecure-http need --url (they configure the key server)");
       }
       doc = local();
     }
@@ -68,10 +85,15 @@ public final class WhoamiCommand implements Callable<Integer> {
     out.println("groups:    " + joined(doc.get("groups")));
     out.println("roles:     " + joined(doc.get("roles")));
     if (doc.get("admin") != null) {
-      out.println("admin:     " + ((Boolean) doc.get("admin") ? "yes (may administer keys)" : "no"));
+      out.println(
+          "admin:     " + ((Boolean) doc.get("admin") ? "yes (may administer keys)" : "no"));
     }
-    out.println("wraps:     " + joined(doc.get("wrappable_keys")) + " (keys of the tables it writes)");
-    out.println("unwraps:   " + joined(doc.get("unwrappable_keys")) + " (keys of the columns it reads, footer keys)");
+    out.println(
+        "wraps:     " + joined(doc.get("wrappable_keys")) + " (keys of the tables it writes)");
+    out.println(
+        "unwraps:   "
+            + joined(doc.get("unwrappable_keys"))
+            + " (keys of the columns it reads, footer keys)");
     out.flush();
     return ProtectorCli.OK;
   }
@@ -83,7 +105,8 @@ public final class WhoamiCommand implements Callable<Integer> {
     try {
       settings = KmsSettings.fromOptions(options, null);
     } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(), e.getMessage().replace("protector.kms.", "--"));
+      throw new ParameterException(
+          spec.commandLine(), e.getMessage().replace("protector.kms.", "--"));
     }
     WhoAmI me;
     try (RemoteKeyService keys = KeyServices.openRemote(settings)) {
@@ -102,7 +125,8 @@ public final class WhoamiCommand implements Callable<Integer> {
   private Map<String, Object> local() {
     Path file = policy != null ? policy : Workspace.defaultPolicy();
     Policy p = Policy.load(file.toString());
-    Principal who = PolicyCommand.principal(user != null ? user : System.getProperty("user.name"), groups);
+    Principal who =
+        PolicyCommand.principal(user != null ? user : System.getProperty("user.name"), groups);
     return Json.object(
         "source", "policy " + file,
         "principal", who.user(),

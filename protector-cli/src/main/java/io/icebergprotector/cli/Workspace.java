@@ -35,13 +35,17 @@ final class Workspace {
   static final String DEFAULT_PASSPHRASE = DEFAULT_STATE_DIR + "/passphrase";
   static final String DEFAULT_WAREHOUSE = "warehouse";
   static final String DEFAULT_POLICY = "conf/policy.conf";
+
   /** Set by bin/protector to the repository root, so the sample policy is found from anywhere. */
   static final String HOME_PROPERTY = "protector.home";
 
   private static final Set<PosixFilePermission> OWNER_ONLY_FILE =
       EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
   private static final Set<PosixFilePermission> OWNER_ONLY_DIR =
-      EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE);
+      EnumSet.of(
+          PosixFilePermission.OWNER_READ,
+          PosixFilePermission.OWNER_WRITE,
+          PosixFilePermission.OWNER_EXECUTE);
 
   final Path warehouse;
   final Path keystore;
@@ -70,8 +74,8 @@ final class Workspace {
   }
 
   /**
-   * Creates the passphrase file on first use: 32 random bytes (base64url), mode 0600 from the
-   * start so the secret is never readable by others, not even briefly.
+   * Creates the passphrase file on first use: 32 random bytes (base64url), mode 0600 from the start
+   * so the secret is never readable by others, not even briefly.
    *
    * @return true if it was created now
    */
@@ -99,7 +103,8 @@ final class Workspace {
     } catch (FileAlreadyExistsException e) {
       return false; // another process won the race; use its passphrase
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot create passphrase file " + passphraseFile + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "cannot create passphrase file " + passphraseFile + ": " + e.getMessage(), e);
     } finally {
       Arrays.fill(secret, (byte) 0);
       Arrays.fill(text, (byte) 0);
@@ -109,14 +114,19 @@ final class Workspace {
   /** A warning if the passphrase file is readable by group or others, else null. */
   String passphrasePermissionWarning() {
     try {
-      PosixFileAttributeView view = Files.getFileAttributeView(passphraseFile, PosixFileAttributeView.class);
+      PosixFileAttributeView view =
+          Files.getFileAttributeView(passphraseFile, PosixFileAttributeView.class);
       if (view == null || !Files.exists(passphraseFile)) {
         return null;
       }
       Set<PosixFilePermission> perms = view.readAttributes().permissions();
       if (!OWNER_ONLY_FILE.containsAll(perms)) {
-        return "warning: " + passphraseFile + " has mode " + PosixFilePermissions.toString(perms)
-            + "; it holds the keystore passphrase, make it private: chmod 600 " + passphraseFile;
+        return "warning: "
+            + passphraseFile
+            + " has mode "
+            + PosixFilePermissions.toString(perms)
+            + "; it holds the keystore passphrase, make it private: chmod 600 "
+            + passphraseFile;
       }
       return null;
     } catch (IOException e) {
@@ -127,8 +137,11 @@ final class Workspace {
   /** Mode of the passphrase file as {@code rw-------}, or null on non-POSIX file systems. */
   String passphraseMode() {
     try {
-      PosixFileAttributeView view = Files.getFileAttributeView(passphraseFile, PosixFileAttributeView.class);
-      return view == null ? null : PosixFilePermissions.toString(view.readAttributes().permissions());
+      PosixFileAttributeView view =
+          Files.getFileAttributeView(passphraseFile, PosixFileAttributeView.class);
+      return view == null
+          ? null
+          : PosixFilePermissions.toString(view.readAttributes().permissions());
     } catch (IOException e) {
       return null;
     }
@@ -149,19 +162,28 @@ final class Workspace {
   KeySetup ensureKeys(Policy policy) {
     boolean existed = Files.exists(keystore);
     try (KeyService keys = KeyServices.open(kms(), true)) {
-      Set<String> present = keys.listKeys().stream()
-          .filter(k -> !k.destroyed())
-          .map(KeyInfo::id)
-          .collect(Collectors.toCollection(TreeSet::new));
-      Set<String> destroyed = keys.listKeys().stream()
-          .filter(KeyInfo::destroyed)
-          .map(KeyInfo::id)
-          .collect(Collectors.toSet());
+      Set<String> present =
+          keys.listKeys().stream()
+              .filter(k -> !k.destroyed())
+              .map(KeyInfo::id)
+              .collect(Collectors.toCollection(TreeSet::new));
+      Set<String> destroyed =
+          keys.listKeys().stream()
+              .filter(KeyInfo::destroyed)
+              .map(KeyInfo::id)
+              .collect(Collectors.toSet());
       List<String> created = new ArrayList<>();
       for (String id : new TreeSet<>(policy.keyIds())) {
         if (destroyed.contains(id)) {
-          throw new IllegalStateException("key '" + id + "' in " + keystore + " was destroyed (crypto-shredded);"
-              + " the demo cannot write with it. Delete " + keystore + " and the warehouse to start over");
+          throw new IllegalStateException(
+              "key '"
+                  + id
+                  + "' in "
+                  + keystore
+                  + " was destroyed (crypto-shredded);"
+                  + " the demo cannot write with it. Delete "
+                  + keystore
+                  + " and the warehouse to start over");
         }
         if (!present.contains(id)) {
           keys.createKey(id);

@@ -5,13 +5,24 @@ import picocli.CommandLine.Option;
 
 /** The local-Spark workspace options shared by {@code demo}, {@code sql} and {@code rewrite}. */
 final class WorkspaceOptions {
-  @Option(names = "--warehouse", defaultValue = Workspace.DEFAULT_WAREHOUSE, paramLabel = "<dir>", description = "Warehouse of catalog 'demo' (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--warehouse",
+      defaultValue = Workspace.DEFAULT_WAREHOUSE,
+      paramLabel = "<dir>",
+      description = "Warehouse of catalog 'demo' (default: ${DEFAULT-VALUE}).")
   Path warehouse;
 
-  @Option(names = "--state-dir", defaultValue = Workspace.DEFAULT_STATE_DIR, paramLabel = "<dir>", description = "Keystore + passphrase dir (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--state-dir",
+      defaultValue = Workspace.DEFAULT_STATE_DIR,
+      paramLabel = "<dir>",
+      description = "Keystore + passphrase dir (default: ${DEFAULT-VALUE}).")
   Path stateDir;
 
-  @Option(names = "--policy", paramLabel = "<file>", description = "Policy (default: " + Workspace.DEFAULT_POLICY + ").")
+  @Option(
+      names = "--policy",
+      paramLabel = "<file>",
+      description = "Policy (default: " + Workspace.DEFAULT_POLICY + ").")
   Path policy;
 
   Workspace workspace() {

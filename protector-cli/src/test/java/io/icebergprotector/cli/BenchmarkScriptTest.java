@@ -22,8 +22,10 @@ class BenchmarkScriptTest {
     Path mvn = Files.writeString(bin.resolve("mvn"), "#!/bin/sh\ntouch '" + marker + "'\nexit 1\n");
     Files.setPosixFilePermissions(mvn, PosixFilePermissions.fromString("rwxr-xr-x"));
 
-    ProcessBuilder pb = new ProcessBuilder("bash", Path.of("../bin/benchmark").toAbsolutePath().toString(), "--help")
-        .redirectErrorStream(true);
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                "bash", Path.of("../bin/benchmark").toAbsolutePath().toString(), "--help")
+            .redirectErrorStream(true);
     pb.environment().put("PATH", bin + ":" + System.getenv("PATH"));
     Process p = pb.start();
     String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

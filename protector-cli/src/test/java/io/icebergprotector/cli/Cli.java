@@ -25,12 +25,13 @@ final class Cli {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     List<String> prompts = new ArrayList<>();
-    ProtectorCli.Terminal terminal = answers == null
-        ? null
-        : prompt -> {
-          prompts.add(prompt);
-          return prompts.size() <= answers.size() ? answers.get(prompts.size() - 1) : null;
-        };
+    ProtectorCli.Terminal terminal =
+        answers == null
+            ? null
+            : prompt -> {
+              prompts.add(prompt);
+              return prompts.size() <= answers.size() ? answers.get(prompts.size() - 1) : null;
+            };
     CommandLine cmd = ProtectorCli.newCommandLine(terminal);
     cmd.setOut(new PrintWriter(out, true));
     cmd.setErr(new PrintWriter(err, true));

@@ -27,27 +27,42 @@ class DemoTest {
 
     StringWriter out = new StringWriter();
     StringWriter progress = new StringWriter();
-    Demo.Result result = Demo.run(ws, 2_000, new PrintWriter(out, true), new PrintWriter(progress, true));
+    Demo.Result result =
+        Demo.run(ws, 2_000, new PrintWriter(out, true), new PrintWriter(progress, true));
     String text = out.toString();
 
     // First run: passphrase file (0600) and keystore with the policy's keys.
     assertThat(Files.readString(ws.passphraseFile)).hasSize(43);
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(ws.passphraseFile))).isEqualTo("rw-------");
-    assertThat(text).contains("passphrase  " + ws.passphraseFile + " (generated now, mode rw-------)")
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(ws.passphraseFile)))
+        .isEqualTo("rw-------");
+    assertThat(text)
+        .contains("passphrase  " + ws.passphraseFile + " (generated now, mode rw-------)")
         .contains("(created now), created keys fin, footer, hr-footer, pii");
-    assertThat(progress.toString()).contains("starting local Spark").contains("writing 2,000 rows as etl");
+    assertThat(progress.toString())
+        .contains("starting local Spark")
+        .contains("writing 2,000 rows as etl");
 
     // One query, three principals.
-    assertThat(result.queryColumns()).containsExactly("id", "name", "ssn", "email", "salary", "zip", "city");
+    assertThat(result.queryColumns())
+        .containsExactly("id", "name", "ssn", "email", "salary", "zip", "city");
     assertThat(result.valuesByReader().get("alice"))
-        .containsSequence("42", Demo.CONTROL_NAME, Demo.CANARY_SSN, Demo.CANARY_EMAIL, "4242424.42", Demo.CANARY_ZIP);
+        .containsSequence(
+            "42",
+            Demo.CONTROL_NAME,
+            Demo.CANARY_SSN,
+            Demo.CANARY_EMAIL,
+            "4242424.42",
+            Demo.CANARY_ZIP);
     List<String> bob = result.valuesByReader().get("bob");
     assertThat(bob.get(2)).isEqualTo("*******4242");
     assertThat(bob.get(3)).matches("[0-9a-f]{64}");
     assertThat(bob.subList(4, 6)).containsOnly("NULL");
     assertThat(bob.get(1)).isEqualTo(Demo.CONTROL_NAME);
     assertThat(result.valuesByReader().get("carol").subList(2, 6)).containsOnly("NULL");
-    assertThat(text).contains("alice (admin)").contains("bob (analyst)").contains("carol (no role)")
+    assertThat(text)
+        .contains("alice (admin)")
+        .contains("bob (analyst)")
+        .contains("carol (no role)")
         .contains("masked ssn (partial(keep_last=4)), email (hash); denied salary, address.zip");
 
     // At rest: the footer names the key of every protected column; no canary in any file.
@@ -61,16 +76,33 @@ class DemoTest {
 
     // Re-run: the table is replaced, the keys are kept.
     StringWriter again = new StringWriter();
-    Demo.Result second = Demo.run(ws, 1_000, new PrintWriter(again, true), new PrintWriter(new StringWriter(), true));
+    Demo.Result second =
+        Demo.run(
+            ws, 1_000, new PrintWriter(again, true), new PrintWriter(new StringWriter(), true));
     assertThat(again.toString()).contains("(exists)").contains("keys fin, footer, hr-footer, pii");
     assertThat(second.protectedHits()).isZero();
 
     // sql as two users on what the demo wrote.
-    String[] common = {"--warehouse", ws.warehouse.toString(), "--state-dir", dir.resolve(".protector").toString(),
-        "--policy", policy.toString()};
-    Cli.Result bobSql = Cli.run(concat(new String[] {"sql", "--user", "bob", "-e",
-        "SELECT count(*) AS n, count(salary) AS salaries, max(ssn) LIKE '%*%' AS masked FROM db.customers;"
-            + " SELECT ssn FROM db.customers WHERE id = 42"}, common));
+    String[] common = {
+      "--warehouse",
+      ws.warehouse.toString(),
+      "--state-dir",
+      dir.resolve(".protector").toString(),
+      "--policy",
+      policy.toString()
+    };
+    Cli.Result bobSql =
+        Cli.run(
+            concat(
+                new String[] {
+                  "sql",
+                  "--user",
+                  "bob",
+                  "-e",
+                  "SELECT count(*) AS n, count(salary) AS salaries, max(ssn) LIKE '%*%' AS masked FROM db.customers;"
+                      + " SELECT ssn FROM db.customers WHERE id = 42"
+                },
+                common));
     assertThat(bobSql.code()).as(bobSql.err()).isZero();
     assertThat(bobSql.out())
         .contains("> SELECT count(*)")
@@ -80,25 +112,44 @@ class DemoTest {
         .contains("(1 row)");
 
     Path script = dir.resolve("q.sql");
-    Files.writeString(script, "-- as alice\nSELECT count(salary) AS salaries FROM demo.db.customers;\n");
-    Cli.Result aliceSql = Cli.run(concat(new String[] {"sql", "--user", "alice", "-f", script.toString()}, common));
+    Files.writeString(
+        script, "-- as alice\nSELECT count(salary) AS salaries FROM demo.db.customers;\n");
+    Cli.Result aliceSql =
+        Cli.run(concat(new String[] {"sql", "--user", "alice", "-f", script.toString()}, common));
     assertThat(aliceSql.code()).as(aliceSql.err()).isZero();
     assertThat(aliceSql.out()).containsPattern("\\| 1000 +\\|");
 
-    Cli.Result missing = Cli.run(concat(new String[] {"sql", "--user", "alice", "-e", "SELECT * FROM db.nope"}, common));
+    Cli.Result missing =
+        Cli.run(
+            concat(new String[] {"sql", "--user", "alice", "-e", "SELECT * FROM db.nope"}, common));
     assertThat(missing.code()).isEqualTo(1);
     assertThat(missing.err()).contains("error: ").contains("nope");
     assertThat(missing.err().lines().filter(l -> l.startsWith("error: "))).hasSize(1);
-    assertThat(missing.err().lines().filter(l -> l.contains("Project") || l.contains("+-"))).isEmpty();
+    assertThat(missing.err().lines().filter(l -> l.contains("Project") || l.contains("+-")))
+        .isEmpty();
 
     // inspect on one of the demo's data files, footer key unwrapped from the keystore.
-    Path data = Demo.files(ws.warehouse.resolve("db/customers/data")).stream()
-        .filter(p -> p.getFileName().toString().endsWith(".parquet"))
-        .findFirst().orElseThrow();
-    Cli.Result inspect = Cli.run("inspect", data.toString(), "--keystore", ws.keystore.toString(),
-        "--passphrase-file", ws.passphraseFile.toString(), "--policy", policy.toString(), "--user", "carol");
+    Path data =
+        Demo.files(ws.warehouse.resolve("db/customers/data")).stream()
+            .filter(p -> p.getFileName().toString().endsWith(".parquet"))
+            .findFirst()
+            .orElseThrow();
+    Cli.Result inspect =
+        Cli.run(
+            "inspect",
+            data.toString(),
+            "--keystore",
+            ws.keystore.toString(),
+            "--passphrase-file",
+            ws.passphraseFile.toString(),
+            "--policy",
+            policy.toString(),
+            "--user",
+            "carol");
     assertThat(inspect.code()).as(inspect.err()).isZero();
-    assertThat(inspect.out()).contains("Columns:    8 (4 encrypted)").containsPattern("salary: encrypted .*masterKeyID=fin");
+    assertThat(inspect.out())
+        .contains("Columns:    8 (4 encrypted)")
+        .containsPattern("salary: encrypted .*masterKeyID=fin");
     List<String> lines = inspect.out().lines().collect(Collectors.toList());
     assertThat(lines).noneMatch(l -> l.contains(Demo.CANARY_SSN));
   }
@@ -108,7 +159,8 @@ class DemoTest {
     assertThat(Cli.run("demo", "--rows", "5").code()).isEqualTo(2);
     assertThat(Cli.run("sql", "-e", "SELECT 1").code()).isEqualTo(2); // --user is required
     assertThat(Cli.run("sql", "--user", "bob").code()).isEqualTo(2); // -e or -f
-    assertThat(Cli.run("sql", "--user", "bob", "-e", "SELECT 1", "-f", "x.sql").code()).isEqualTo(2);
+    assertThat(Cli.run("sql", "--user", "bob", "-e", "SELECT 1", "-f", "x.sql").code())
+        .isEqualTo(2);
     assertThat(Cli.run("sql", "--user", "bob", "-e", " ; ").code()).isEqualTo(2);
   }
 

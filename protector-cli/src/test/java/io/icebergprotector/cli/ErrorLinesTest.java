@@ -13,7 +13,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Failures are one line (plus a hint where the user can fix the cause); traces only with --verbose. */
+/**
+ * Failures are one line (plus a hint where the user can fix the cause); traces only with --verbose.
+ */
 class ErrorLinesTest {
   @TempDir static Path dir;
   static KeyServer server;
@@ -36,15 +38,24 @@ class ErrorLinesTest {
 
   @Test
   void untrustedCertificateNamesTheOptionToPass() {
-    List<String> args = new ArrayList<>(List.of("keys", "list", "--url", server.url(),
-        "--token-file", server.tokenFile("ops").toString()));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "keys",
+                "list",
+                "--url",
+                server.url(),
+                "--token-file",
+                server.tokenFile("ops").toString()));
     Cli.Result r = run(args);
     assertThat(r.code()).isEqualTo(1);
     List<String> lines = r.err().lines().toList();
     assertThat(lines).hasSize(2);
     assertThat(lines.get(0)).startsWith("error: TLS connection to key service at " + server.url());
-    assertThat(lines.get(1)).startsWith("hint: the key server's TLS certificate is not trusted by this JVM;"
-        + " pass --trust-cert <server.pem>");
+    assertThat(lines.get(1))
+        .startsWith(
+            "hint: the key server's TLS certificate is not trusted by this JVM;"
+                + " pass --trust-cert <server.pem>");
 
     args.add("--verbose");
     Cli.Result verbose = run(args);
@@ -59,10 +70,13 @@ class ErrorLinesTest {
     assertThat(r.code()).isEqualTo(1);
     List<String> lines = r.err().lines().toList();
     assertThat(lines).hasSize(2);
-    assertThat(lines.get(0)).isEqualTo("error: principal 'bob' is not allowed to list with key '(none)'");
-    assertThat(lines.get(1)).isEqualTo("hint: 'keys list' on the key server needs a role listed in the"
-        + " server's admin-roles (conf/server.conf); principal 'bob' holds none of them ('protector whoami'"
-        + " with the same --url and token shows its roles)");
+    assertThat(lines.get(0))
+        .isEqualTo("error: principal 'bob' is not allowed to list with key '(none)'");
+    assertThat(lines.get(1))
+        .isEqualTo(
+            "hint: 'keys list' on the key server needs a role listed in the"
+                + " server's admin-roles (conf/server.conf); principal 'bob' holds none of them ('protector whoami'"
+                + " with the same --url and token shows its roles)");
 
     List<String> admin = new ArrayList<>(List.of("keys", "list"));
     admin.addAll(server.as("ops"));
@@ -73,13 +87,16 @@ class ErrorLinesTest {
 
   @Test
   void librariesAreSilentUnlessVerbose() throws IOException {
-    assertThat(ProtectorCli.logConfiguration(new String[] {"sql", "--user", "bob", "-e", "SELECT 1"}))
+    assertThat(
+            ProtectorCli.logConfiguration(new String[] {"sql", "--user", "bob", "-e", "SELECT 1"}))
         .isEqualTo("log4j2-cli.properties");
     assertThat(ProtectorCli.logConfiguration(new String[] {"sql", "--verbose", "--user", "bob"}))
         .isEqualTo("log4j2-cli-verbose.properties");
-    assertThat(ProtectorCli.logConfiguration(new String[] {"-v", "demo"})).isEqualTo("log4j2-cli-verbose.properties");
+    assertThat(ProtectorCli.logConfiguration(new String[] {"-v", "demo"}))
+        .isEqualTo("log4j2-cli-verbose.properties");
     assertThat(load("log4j2-cli.properties").getProperty("rootLogger.level")).isEqualTo("off");
-    assertThat(load("log4j2-cli-verbose.properties").getProperty("rootLogger.level")).isEqualTo("warn");
+    assertThat(load("log4j2-cli-verbose.properties").getProperty("rootLogger.level"))
+        .isEqualTo("warn");
   }
 
   private static Properties load(String resource) throws IOException {

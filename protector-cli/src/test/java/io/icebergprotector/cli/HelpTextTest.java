@@ -58,13 +58,18 @@ class HelpTextTest {
       texts.addAll(List.of(cmd.getCommandSpec().usageMessage().description()));
       texts.addAll(List.of(cmd.getCommandSpec().usageMessage().header()));
       cmd.getCommandSpec().options().forEach(o -> texts.addAll(List.of(o.description())));
-      cmd.getCommandSpec().positionalParameters().forEach(p -> texts.addAll(List.of(p.description())));
+      cmd.getCommandSpec()
+          .positionalParameters()
+          .forEach(p -> texts.addAll(List.of(p.description())));
       String help = usage(cmd);
       for (String text : texts) {
         for (String word : text.split("\\s+")) {
           // e.g. ".protector/keys.p12" or "db.customers": picocli used to cut them after a dot
           if (word.length() <= 40 && !word.contains("${") && word.matches(".*\\w[./]\\w.*")) {
-            assertThat(help).as("help of '%s' keeps '%s' on one line", cmd.getCommandSpec().qualifiedName(), word)
+            assertThat(help)
+                .as(
+                    "help of '%s' keeps '%s' on one line",
+                    cmd.getCommandSpec().qualifiedName(), word)
                 .contains(word);
           }
         }
@@ -82,7 +87,8 @@ class HelpTextTest {
       String first = header[0];
       String summaryStart = first.substring(0, Math.min(first.length(), 30));
       String help = usage(cmd);
-      assertThat(help.indexOf(summaryStart)).as("summary of '%s'", cmd.getCommandSpec().qualifiedName())
+      assertThat(help.indexOf(summaryStart))
+          .as("summary of '%s'", cmd.getCommandSpec().qualifiedName())
           .isEqualTo(help.lastIndexOf(summaryStart));
     }
   }
@@ -117,14 +123,18 @@ class HelpTextTest {
     Cli.Result option = Cli.run("server", "--help");
     Cli.Result command = Cli.run("help", "server");
     assertThat(option.code()).isZero();
-    assertThat(option.out()).contains("Usage: protector server").contains("new-token").isEqualTo(command.out());
+    assertThat(option.out())
+        .contains("Usage: protector server")
+        .contains("new-token")
+        .isEqualTo(command.out());
   }
 
   @Test
   void newTokenHelpPrintsHelpNotAToken() {
     Cli.Result r = Cli.run("server", "--jar", "/nonexistent/server.jar", "new-token", "--help");
     assertThat(r.code()).isZero();
-    assertThat(r.out()).startsWith("Print a new server token and its sha256.")
+    assertThat(r.out())
+        .startsWith("Print a new server token and its sha256.")
         .contains("Usage: protector server new-token");
     assertThat(r.err()).isEmpty();
   }

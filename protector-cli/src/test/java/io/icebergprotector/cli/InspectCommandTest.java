@@ -4,14 +4,14 @@ import static org.apache.iceberg.types.Types.NestedField.optional;
 import static org.apache.iceberg.types.Types.NestedField.required;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.kms.LocalKeyService;
 import io.icebergprotector.kms.Passphrase;
+import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorContext;
-import io.icebergprotector.kms.KmsSettings;
-import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import java.io.IOException;
@@ -33,9 +33,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code inspect} without Spark: files written with parquet-mr directly, encrypted by our crypto. */
+/**
+ * {@code inspect} without Spark: files written with parquet-mr directly, encrypted by our crypto.
+ */
 class InspectCommandTest {
-  static final String POLICY = """
+  static final String POLICY =
+      """
       protector {
         roles { admin { users = [alice] }, etl { users = [etl] } }
         keys { pii {}, fin {}, footer {} }
@@ -51,21 +54,26 @@ class InspectCommandTest {
         }
       }
       """;
-  static final MessageType PARQUET = MessageTypeParser.parseMessageType(
-      "message customers {\n"
-          + "  required int64 id = 1;\n"
-          + "  optional binary ssn (UTF8) = 2;\n"
-          + "  optional group address = 3 {\n"
-          + "    optional binary street (UTF8) = 4;\n"
-          + "    optional binary zip (UTF8) = 5;\n"
-          + "  }\n"
-          + "}");
-  static final Schema SCHEMA = new Schema(
-      required(1, "id", Types.LongType.get()),
-      optional(2, "ssn", Types.StringType.get()),
-      optional(3, "address", Types.StructType.of(
-          optional(4, "street", Types.StringType.get()),
-          optional(5, "zip", Types.StringType.get()))));
+  static final MessageType PARQUET =
+      MessageTypeParser.parseMessageType(
+          "message customers {\n"
+              + "  required int64 id = 1;\n"
+              + "  optional binary ssn (UTF8) = 2;\n"
+              + "  optional group address = 3 {\n"
+              + "    optional binary street (UTF8) = 4;\n"
+              + "    optional binary zip (UTF8) = 5;\n"
+              + "  }\n"
+              + "}");
+  static final Schema SCHEMA =
+      new Schema(
+          required(1, "id", Types.LongType.get()),
+          optional(2, "ssn", Types.StringType.get()),
+          optional(
+              3,
+              "address",
+              Types.StructType.of(
+                  optional(4, "street", Types.StringType.get()),
+                  optional(5, "zip", Types.StringType.get()))));
 
   @TempDir Path dir;
   Path keystore;
@@ -90,11 +98,12 @@ class InspectCommandTest {
   private Path write(String name, FileEncryptionProperties encryption) throws IOException {
     Path file = dir.resolve(name);
     SimpleGroupFactory groups = new SimpleGroupFactory(PARQUET);
-    try (ParquetWriter<Group> writer = ExampleParquetWriter.builder(new LocalOutputFile(file))
-        .withType(PARQUET)
-        .withConf(new Configuration(false))
-        .withEncryption(encryption)
-        .build()) {
+    try (ParquetWriter<Group> writer =
+        ExampleParquetWriter.builder(new LocalOutputFile(file))
+            .withType(PARQUET)
+            .withConf(new Configuration(false))
+            .withEncryption(encryption)
+            .build()) {
       for (int i = 0; i < 3; i++) {
         Group row = groups.newGroup().append("id", (long) i).append("ssn", "123-45-000" + i);
         row.addGroup("address").append("street", i + " Main St").append("zip", "9410" + i);
@@ -112,16 +121,24 @@ class InspectCommandTest {
   private Path writeEncrypted(String name, UUID tableUuid) throws IOException {
     String text = Files.readString(policy);
     Policy p = Policy.parse(text, policy.toString());
-    KmsSettings kms = KmsSettings.builder(KmsSettings.Type.LOCAL)
-        .keystore(keystore.toString())
-        .passphrase(SecretRef.ofFile(passphrase.toString()))
-        .build();
-    ProtectionSpec spec = ProtectionSpec.resolve(
-        ProtectorContext.of(p, kms), p.table("db.customers").orElseThrow(), SCHEMA, Principal.user("etl"));
+    KmsSettings kms =
+        KmsSettings.builder(KmsSettings.Type.LOCAL)
+            .keystore(keystore.toString())
+            .passphrase(SecretRef.ofFile(passphrase.toString()))
+            .build();
+    ProtectionSpec spec =
+        ProtectionSpec.resolve(
+            ProtectorContext.of(p, kms),
+            p.table("db.customers").orElseThrow(),
+            SCHEMA,
+            Principal.user("etl"));
     Path file = dir.resolve(name);
-    return write(name, tableUuid == null
-        ? ProtectorCrypto.unboundFileEncryption(spec, PARQUET, file.toString())
-        : ProtectorCrypto.fileEncryption(spec, PARQUET, file.toString(), FileBinding.of(tableUuid)));
+    return write(
+        name,
+        tableUuid == null
+            ? ProtectorCrypto.unboundFileEncryption(spec, PARQUET, file.toString())
+            : ProtectorCrypto.fileEncryption(
+                spec, PARQUET, file.toString(), FileBinding.of(tableUuid)));
   }
 
   @Test
@@ -153,9 +170,19 @@ class InspectCommandTest {
   void encryptedFooterWithKeystoreListsColumnKeys() throws IOException {
     Path file = writeEncrypted("enc.parquet");
     Path plain = write("plain.parquet", null);
-    Cli.Result r = Cli.run("inspect", file.toString(), plain.toString(),
-        "--keystore", keystore.toString(), "--passphrase-file", passphrase.toString(),
-        "--policy", policy.toString(), "--user", "nobody");
+    Cli.Result r =
+        Cli.run(
+            "inspect",
+            file.toString(),
+            plain.toString(),
+            "--keystore",
+            keystore.toString(),
+            "--passphrase-file",
+            passphrase.toString(),
+            "--policy",
+            policy.toString(),
+            "--user",
+            "nobody");
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out())
         .contains("Footer:     ENCRYPTED (decrypted)")
@@ -173,17 +200,38 @@ class InspectCommandTest {
   @SuppressWarnings("unchecked")
   void jsonReportsNameKeysWithoutKeyMaterial() throws IOException {
     Path file = writeEncrypted("enc.parquet");
-    Cli.Result r = Cli.run("inspect", file.toString(), "--format", "json",
-        "--keystore", keystore.toString(), "--passphrase-file", passphrase.toString(),
-        "--policy", policy.toString(), "--user", "nobody");
+    Cli.Result r =
+        Cli.run(
+            "inspect",
+            file.toString(),
+            "--format",
+            "json",
+            "--keystore",
+            keystore.toString(),
+            "--passphrase-file",
+            passphrase.toString(),
+            "--policy",
+            policy.toString(),
+            "--user",
+            "nobody");
     assertThat(r.code()).as(r.err()).isZero();
-    java.util.Map<String, Object> doc = io.icebergprotector.kms.remote.Json.parseObject(r.out().strip());
-    java.util.Map<String, Object> report = (java.util.Map<String, Object>) ((java.util.List<Object>) doc.get("files")).get(0);
-    assertThat(report).containsEntry("file", file.toString()).containsEntry("footer_mode", "encrypted")
+    java.util.Map<String, Object> doc =
+        io.icebergprotector.kms.remote.Json.parseObject(r.out().strip());
+    java.util.Map<String, Object> report =
+        (java.util.Map<String, Object>) ((java.util.List<Object>) doc.get("files")).get(0);
+    assertThat(report)
+        .containsEntry("file", file.toString())
+        .containsEntry("footer_mode", "encrypted")
         .containsEntry("columns_visible", true);
-    assertThat((java.util.List<Object>) report.get("columns")).anySatisfy(c -> assertThat((java.util.Map<String, Object>) c)
-        .containsEntry("column", "ssn").containsEntry("encrypted", true).containsEntry("master_key", "pii")
-        .containsEntry("key", "pii v1").containsEntry("master_key_version", 1L));
+    assertThat((java.util.List<Object>) report.get("columns"))
+        .anySatisfy(
+            c ->
+                assertThat((java.util.Map<String, Object>) c)
+                    .containsEntry("column", "ssn")
+                    .containsEntry("encrypted", true)
+                    .containsEntry("master_key", "pii")
+                    .containsEntry("key", "pii v1")
+                    .containsEntry("master_key_version", 1L));
     assertThat(r.out()).doesNotContain("wrappedDEK").doesNotContain("123-45-");
   }
 
@@ -191,8 +239,16 @@ class InspectCommandTest {
   void aBoundFileNeedsItsTablesUuid() throws IOException {
     UUID table = UUID.randomUUID();
     Path file = writeEncrypted("bound.parquet", table);
-    String[] keys = {"--keystore", keystore.toString(), "--passphrase-file", passphrase.toString(),
-        "--policy", policy.toString(), "--user", "nobody"};
+    String[] keys = {
+      "--keystore",
+      keystore.toString(),
+      "--passphrase-file",
+      passphrase.toString(),
+      "--policy",
+      policy.toString(),
+      "--user",
+      "nobody"
+    };
 
     Cli.Result noKeys = Cli.run("inspect", file.toString());
     assertThat(noKeys.code()).as(noKeys.err()).isZero();
@@ -205,13 +261,22 @@ class InspectCommandTest {
         .contains("is bound to its table")
         .contains("--table-uuid");
 
-    Cli.Result wrongUuid = Cli.run(concat(
-        new String[] {"inspect", file.toString(), "--table-uuid", UUID.randomUUID().toString()}, keys));
+    Cli.Result wrongUuid =
+        Cli.run(
+            concat(
+                new String[] {
+                  "inspect", file.toString(), "--table-uuid", UUID.randomUUID().toString()
+                },
+                keys));
     assertThat(wrongUuid.code()).isEqualTo(1);
-    assertThat(wrongUuid.err()).contains("Cannot decrypt the footer of").contains("authentication failed");
+    assertThat(wrongUuid.err())
+        .contains("Cannot decrypt the footer of")
+        .contains("authentication failed");
 
-    Cli.Result withUuid = Cli.run(concat(
-        new String[] {"inspect", file.toString(), "--table-uuid", table.toString()}, keys));
+    Cli.Result withUuid =
+        Cli.run(
+            concat(
+                new String[] {"inspect", file.toString(), "--table-uuid", table.toString()}, keys));
     assertThat(withUuid.code()).as(withUuid.err()).isZero();
     assertThat(withUuid.out())
         .contains("Footer:     ENCRYPTED (decrypted)")

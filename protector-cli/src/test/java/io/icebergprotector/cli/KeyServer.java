@@ -13,12 +13,13 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real protector key server on loopback with a self-signed certificate (keytool), a keystore
- * with keys pii and footer, the {@link #POLICY}, and a token file per user: alice (admin of the
- * policy), ops (the server's admin role keyadmin) and bob (analyst).
+ * A real protector key server on loopback with a self-signed certificate (keytool), a keystore with
+ * keys pii and footer, the {@link #POLICY}, and a token file per user: alice (admin of the policy),
+ * ops (the server's admin role keyadmin) and bob (analyst).
  */
 final class KeyServer implements AutoCloseable {
-  static final String POLICY = """
+  static final String POLICY =
+      """
       protector {
         roles { admin { users = [alice] }, analyst { users = [bob] }, keyadmin { users = [ops] } }
         keys { pii {}, footer {} }
@@ -44,12 +45,40 @@ final class KeyServer implements AutoCloseable {
   KeyServer(Path dir) throws Exception {
     this.dir = dir;
     Path p12 = dir.resolve("tls.p12");
-    keytool("-genkeypair", "-alias", "server", "-keyalg", "EC", "-groupname", "secp256r1", "-validity", "2",
-        "-dname", "CN=localhost", "-ext", "san=ip:127.0.0.1,dns:localhost", "-storetype", "PKCS12",
-        "-keystore", p12.toString(), "-storepass", TLS_PASSWORD, "-keypass", TLS_PASSWORD);
+    keytool(
+        "-genkeypair",
+        "-alias",
+        "server",
+        "-keyalg",
+        "EC",
+        "-groupname",
+        "secp256r1",
+        "-validity",
+        "2",
+        "-dname",
+        "CN=localhost",
+        "-ext",
+        "san=ip:127.0.0.1,dns:localhost",
+        "-storetype",
+        "PKCS12",
+        "-keystore",
+        p12.toString(),
+        "-storepass",
+        TLS_PASSWORD,
+        "-keypass",
+        TLS_PASSWORD);
     this.certificate = dir.resolve("server.pem");
-    keytool("-exportcert", "-rfc", "-alias", "server", "-keystore", p12.toString(), "-storepass", TLS_PASSWORD,
-        "-file", certificate.toString());
+    keytool(
+        "-exportcert",
+        "-rfc",
+        "-alias",
+        "server",
+        "-keystore",
+        p12.toString(),
+        "-storepass",
+        TLS_PASSWORD,
+        "-file",
+        certificate.toString());
     Files.writeString(dir.resolve("tls-password"), TLS_PASSWORD);
     Files.writeString(dir.resolve("passphrase"), PASSPHRASE);
     Files.writeString(dir.resolve("policy.conf"), POLICY);
@@ -62,35 +91,50 @@ final class KeyServer implements AutoCloseable {
     for (String user : List.of("alice", "ops", "bob")) {
       String token = UUID.randomUUID() + "-" + UUID.randomUUID();
       Files.writeString(tokenFile(user), token + "\n");
-      tokens.append("    { name = \"").append(user).append("\", sha256 = \"").append(Digests.sha256Hex(token))
-          .append("\", principal = \"").append(user).append("\" }\n");
+      tokens
+          .append("    { name = \"")
+          .append(user)
+          .append("\", sha256 = \"")
+          .append(Digests.sha256Hex(token))
+          .append("\", principal = \"")
+          .append(user)
+          .append("\" }\n");
     }
     Path config = dir.resolve("server.conf");
-    Files.writeString(config, String.join("\n",
-        "protector-server {",
-        "  bind { host = \"127.0.0.1\", port = 0 }",
-        "  tls { keystore = \"tls.p12\", password-file = \"tls-password\" }",
-        "  keys { keystore = \"keys.p12\", passphrase-file = \"passphrase\" }",
-        "  policy = \"policy.conf\"",
-        "  admin-roles = [keyadmin]",
-        "  auth { tokens = [", tokens.toString(), "  ] }",
-        "  audit { file = \"audit.log\" }",
-        "}", ""));
+    Files.writeString(
+        config,
+        String.join(
+            "\n",
+            "protector-server {",
+            "  bind { host = \"127.0.0.1\", port = 0 }",
+            "  tls { keystore = \"tls.p12\", password-file = \"tls-password\" }",
+            "  keys { keystore = \"keys.p12\", passphrase-file = \"passphrase\" }",
+            "  policy = \"policy.conf\"",
+            "  admin-roles = [keyadmin]",
+            "  auth { tokens = [",
+            tokens.toString(),
+            "  ] }",
+            "  audit { file = \"audit.log\" }",
+            "}",
+            ""));
     this.server = ProtectorServer.start(config);
   }
 
   /**
-   * Writes {@link #POLICY} and the Spark settings of a hadoop catalog 'prod' over {@code warehouse} protected by it
-   * (a properties file, as spark-submit's --properties-file); returns that file.
+   * Writes {@link #POLICY} and the Spark settings of a hadoop catalog 'prod' over {@code warehouse}
+   * protected by it (a properties file, as spark-submit's --properties-file); returns that file.
    */
   static Path prodCatalog(Path dir, Path warehouse) throws IOException {
     Path policy = Files.writeString(dir.resolve("policy.conf"), POLICY);
-    return Files.writeString(dir.resolve("prod.properties"), String.join("\n",
-        "spark.sql.catalog.prod = " + LocalSpark.CATALOG_CLASS,
-        "spark.sql.catalog.prod.type = hadoop",
-        "spark.sql.catalog.prod.warehouse = " + warehouse.toUri(),
-        "spark.sql.catalog.prod.protector.policy = " + policy,
-        ""));
+    return Files.writeString(
+        dir.resolve("prod.properties"),
+        String.join(
+            "\n",
+            "spark.sql.catalog.prod = " + LocalSpark.CATALOG_CLASS,
+            "spark.sql.catalog.prod.type = hadoop",
+            "spark.sql.catalog.prod.warehouse = " + warehouse.toUri(),
+            "spark.sql.catalog.prod.protector.policy = " + policy,
+            ""));
   }
 
   String url() {
@@ -103,8 +147,14 @@ final class KeyServer implements AutoCloseable {
 
   /** The options that reach this server as {@code user}. */
   List<String> as(String user) {
-    return new ArrayList<>(List.of("--url", url(), "--token-file", tokenFile(user).toString(),
-        "--trust-cert", certificate.toString()));
+    return new ArrayList<>(
+        List.of(
+            "--url",
+            url(),
+            "--token-file",
+            tokenFile(user).toString(),
+            "--trust-cert",
+            certificate.toString()));
   }
 
   @Override

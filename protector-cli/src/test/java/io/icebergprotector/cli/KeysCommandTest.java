@@ -65,22 +65,32 @@ class KeysCommandTest {
     assertThat(list.code()).as(list.err()).isZero();
     List<String> lines = list.out().lines().collect(Collectors.toList());
     assertThat(lines.get(0)).isEqualTo("keystore " + dir.resolve("keys.p12") + ": 2 keys");
-    assertThat(lines.get(1)).startsWith("KEY").contains("LATEST").contains("VERSIONS").contains("STATUS");
+    assertThat(lines.get(1))
+        .startsWith("KEY")
+        .contains("LATEST")
+        .contains("VERSIONS")
+        .contains("STATUS");
     assertThat(lines.get(2)).startsWith("fin ").contains("v1").endsWith("active");
     assertThat(lines.get(3)).startsWith("pii ").contains("v2").contains("v1,v2").endsWith("active");
 
     // Wrong confirmation: nothing happens, exit 1.
     Cli.Result wrong = Cli.run(List.of("pi"), local("keys", "destroy", "pii"));
     assertThat(wrong.code()).isEqualTo(1);
-    assertThat(wrong.prompts()).singleElement().asString()
-        .contains("Destroying key 'pii' (2 version(s))").endsWith("Type the key id to confirm: ");
-    assertThat(wrong.err()).isEqualTo("error: aborted: the confirmation did not match key id 'pii'; nothing was destroyed\n");
+    assertThat(wrong.prompts())
+        .singleElement()
+        .asString()
+        .contains("Destroying key 'pii' (2 version(s))")
+        .endsWith("Type the key id to confirm: ");
+    assertThat(wrong.err())
+        .isEqualTo(
+            "error: aborted: the confirmation did not match key id 'pii'; nothing was destroyed\n");
     assertThat(describe("pii").destroyed()).isFalse();
 
     // No terminal and no --yes: refused as a usage error, exit 2, nothing asked.
     Cli.Result noTty = Cli.run(local("keys", "destroy", "pii"));
     assertThat(noTty.code()).isEqualTo(2);
-    assertThat(noTty.err()).startsWith("error: refusing to destroy key 'pii' without confirmation: no terminal");
+    assertThat(noTty.err())
+        .startsWith("error: refusing to destroy key 'pii' without confirmation: no terminal");
     assertThat(describe("pii").destroyed()).isFalse();
 
     // A typo in the key id fails before anyone is asked.
@@ -100,7 +110,9 @@ class KeysCommandTest {
     assertThat(describe("fin").destroyed()).isTrue();
 
     Cli.Result after = Cli.run(local("keys", "list"));
-    assertThat(after.out()).containsPattern("pii +- +- +.*destroyed").containsPattern("fin .*destroyed");
+    assertThat(after.out())
+        .containsPattern("pii +- +- +.*destroyed")
+        .containsPattern("fin .*destroyed");
   }
 
   private KeyInfo describe(String id) {
@@ -114,14 +126,20 @@ class KeysCommandTest {
   void localErrorsAreOneLine() throws IOException {
     Cli.Result noKeystore = Cli.run(local("keys", "list"));
     assertThat(noKeystore.code()).isEqualTo(1);
-    assertThat(noKeystore.err()).isEqualTo("error: keystore " + dir.resolve("keys.p12")
-        + " does not exist (create it with 'keys init', or run 'bin/protector demo')\n");
+    assertThat(noKeystore.err())
+        .isEqualTo(
+            "error: keystore "
+                + dir.resolve("keys.p12")
+                + " does not exist (create it with 'keys init', or run 'bin/protector demo')\n");
 
     Cli.Result noPassphrase = Cli.run(local("keys", "create", "pii"));
     assertThat(noPassphrase.code()).isEqualTo(1);
-    assertThat(noPassphrase.err()).isEqualTo("error: passphrase file " + dir.resolve("passphrase")
-        + " does not exist (create it and a keystore with 'keys init', or pass --passphrase-env <var>"
-        + " or --passphrase-file <file>)\n");
+    assertThat(noPassphrase.err())
+        .isEqualTo(
+            "error: passphrase file "
+                + dir.resolve("passphrase")
+                + " does not exist (create it and a keystore with 'keys init', or pass --passphrase-env <var>"
+                + " or --passphrase-file <file>)\n");
 
     passphrase();
     Cli.Result ok = Cli.run(local("keys", "create", "pii"));
@@ -140,13 +158,16 @@ class KeysCommandTest {
     assertThat(Cli.run("keys").code()).isEqualTo(2);
     assertThat(Cli.run("keys", "create").code()).isEqualTo(2);
     assertThat(Cli.run("keys", "shred", "pii").code()).isEqualTo(2);
-    Cli.Result both = Cli.run("keys", "list", "--url", "https://127.0.0.1:8200", "--keystore", "k.p12");
+    Cli.Result both =
+        Cli.run("keys", "list", "--url", "https://127.0.0.1:8200", "--keystore", "k.p12");
     assertThat(both.code()).isEqualTo(2);
-    assertThat(both.err()).startsWith("error: --url (key server) cannot be combined with --keystore");
+    assertThat(both.err())
+        .startsWith("error: --url (key server) cannot be combined with --keystore");
     Cli.Result tokenLocal = Cli.run("keys", "list", "--token-file", "t");
     assertThat(tokenLocal.code()).isEqualTo(2);
     assertThat(tokenLocal.err()).contains("need --url");
-    Cli.Result twoPassphrases = Cli.run("keys", "list", "--passphrase-env", "X", "--passphrase-file", "f");
+    Cli.Result twoPassphrases =
+        Cli.run("keys", "list", "--passphrase-env", "X", "--passphrase-file", "f");
     assertThat(twoPassphrases.code()).isEqualTo(2);
   }
 
@@ -169,7 +190,10 @@ class KeysCommandTest {
     }
 
     String url() {
-      return "http://" + http.getAddress().getAddress().getHostAddress() + ":" + http.getAddress().getPort();
+      return "http://"
+          + http.getAddress().getAddress().getHostAddress()
+          + ":"
+          + http.getAddress().getPort();
     }
 
     private synchronized void handle(HttpExchange ex) throws IOException {
@@ -181,7 +205,8 @@ class KeysCommandTest {
         String path = ex.getRequestURI().getPath().substring("/v1/transit/keys".length());
         String method = ex.getRequestMethod();
         if (path.isEmpty() || path.equals("/")) {
-          String names = versions.keySet().stream().map(k -> "\"" + k + "\"").collect(Collectors.joining(","));
+          String names =
+              versions.keySet().stream().map(k -> "\"" + k + "\"").collect(Collectors.joining(","));
           send(ex, 200, "{\"data\":{\"keys\":[" + names + "]}}");
           return;
         }
@@ -209,8 +234,18 @@ class KeysCommandTest {
         for (int v = 1; v <= versions.get(id); v++) {
           keys.append(v > 1 ? "," : "").append("\"").append(v).append("\":1700000000");
         }
-        send(ex, 200, "{\"data\":{\"name\":\"" + id + "\",\"latest_version\":" + versions.get(id)
-            + ",\"keys\":{" + (destroyed.get(id) ? "" : keys) + "},\"destroyed\":" + destroyed.get(id) + "}}");
+        send(
+            ex,
+            200,
+            "{\"data\":{\"name\":\""
+                + id
+                + "\",\"latest_version\":"
+                + versions.get(id)
+                + ",\"keys\":{"
+                + (destroyed.get(id) ? "" : keys)
+                + "},\"destroyed\":"
+                + destroyed.get(id)
+                + "}}");
       }
     }
 
@@ -240,7 +275,8 @@ class KeysCommandTest {
 
       Cli.Result created = Cli.run(concat(new String[] {"keys", "create", "pii"}, remote));
       assertThat(created.code()).as(created.err()).isZero();
-      assertThat(created.out()).isEqualTo("created key pii (v1) in key server " + server.url() + "\n");
+      assertThat(created.out())
+          .isEqualTo("created key pii (v1) in key server " + server.url() + "\n");
 
       Cli.Result rotated = Cli.run(concat(new String[] {"keys", "rotate", "pii"}, remote));
       assertThat(rotated.code()).as(rotated.err()).isZero();
@@ -248,21 +284,28 @@ class KeysCommandTest {
 
       Cli.Result list = Cli.run(concat(new String[] {"keys", "list"}, remote));
       assertThat(list.code()).as(list.err()).isZero();
-      assertThat(list.out()).startsWith("key server " + server.url() + ": 1 key\n").containsPattern("pii +v2 +v1,v2 ");
+      assertThat(list.out())
+          .startsWith("key server " + server.url() + ": 1 key\n")
+          .containsPattern("pii +v2 +v1,v2 ");
 
       Cli.Result noTty = Cli.run(concat(new String[] {"keys", "destroy", "pii"}, remote));
       assertThat(noTty.code()).isEqualTo(2);
-      Cli.Result destroyed = Cli.run(List.of("pii"), concat(new String[] {"keys", "destroy", "pii"}, remote));
+      Cli.Result destroyed =
+          Cli.run(List.of("pii"), concat(new String[] {"keys", "destroy", "pii"}, remote));
       assertThat(destroyed.code()).as(destroyed.err()).isZero();
       assertThat(server.destroyed.get("pii")).isTrue();
 
       Files.writeString(tokenFile, "ipt_wrong-token");
       Cli.Result badToken = Cli.run(concat(new String[] {"keys", "list"}, remote));
       assertThat(badToken.code()).isEqualTo(1);
-      assertThat(badToken.err()).isEqualTo("error: authentication failed: unknown token (key service at "
-          + server.url() + ")\n");
+      assertThat(badToken.err())
+          .isEqualTo(
+              "error: authentication failed: unknown token (key service at "
+                  + server.url()
+                  + ")\n");
 
-      Cli.Result noEnv = Cli.run("keys", "list", "--url", server.url(), "--token-env", "PROTECTOR_TEST_UNSET_VAR");
+      Cli.Result noEnv =
+          Cli.run("keys", "list", "--url", server.url(), "--token-env", "PROTECTOR_TEST_UNSET_VAR");
       assertThat(noEnv.code()).isEqualTo(1);
       assertThat(noEnv.err()).contains("PROTECTOR_TEST_UNSET_VAR");
     }
@@ -276,13 +319,23 @@ class KeysCommandTest {
       Path tokenFile = dir.resolve("token");
       Files.writeString(tokenFile, server.token + "\n");
 
-      Cli.Result refused = Cli.run("keys", "list", "--url", server.url(), "--token-file", tokenFile.toString());
+      Cli.Result refused =
+          Cli.run("keys", "list", "--url", server.url(), "--token-file", tokenFile.toString());
       assertThat(refused.code()).isEqualTo(1);
-      assertThat(refused.err()).startsWith("error: refusing plain http:// to key service at " + server.url() + ":")
-          .contains("--allow-insecure-http").doesNotContain(server.token);
+      assertThat(refused.err())
+          .startsWith("error: refusing plain http:// to key service at " + server.url() + ":")
+          .contains("--allow-insecure-http")
+          .doesNotContain(server.token);
 
-      Cli.Result allowed = Cli.run("keys", "list", "--url", server.url(), "--token-file", tokenFile.toString(),
-          "--allow-insecure-http");
+      Cli.Result allowed =
+          Cli.run(
+              "keys",
+              "list",
+              "--url",
+              server.url(),
+              "--token-file",
+              tokenFile.toString(),
+              "--allow-insecure-http");
       assertThat(allowed.code()).as(allowed.err()).isZero();
       assertThat(allowed.out()).startsWith("key server " + server.url() + ": 0 keys");
     }

@@ -29,8 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * --repositories file://...} resolves it (offline, from that repository only) in a child JVM that
  * has only Spark and iceberg-spark-runtime on its classpath, and a protected write and read works.
  *
- * <p>Runs in the {@code integration-test} phase, after {@code package} copied the runtime jar and its
- * dependency-reduced pom to {@code target/packages-it}.
+ * <p>Runs in the {@code integration-test} phase, after {@code package} copied the runtime jar and
+ * its dependency-reduced pom to {@code target/packages-it}.
  */
 class PackagesIT {
   static final String GROUP = "io.icebergprotector";
@@ -57,7 +57,8 @@ class PackagesIT {
   @Test
   void pomHasNoDependenciesAndNoParent() throws IOException {
     String text = Files.readString(pom);
-    assertThat(text).contains("<artifactId>" + ARTIFACT + "</artifactId>")
+    assertThat(text)
+        .contains("<artifactId>" + ARTIFACT + "</artifactId>")
         .doesNotContain("<dependency>")
         .doesNotContain("<parent>");
   }
@@ -75,11 +76,14 @@ class PackagesIT {
       assertThat(jf.getEntry("io/icebergprotector/policy/Policy.class")).isNotNull();
       assertThat(jf.getEntry("io/icebergprotector/kms/LocalKeyService.class")).isNotNull();
       assertThat(jf.getEntry(RELOCATED + "com/typesafe/config/ConfigFactory.class")).isNotNull();
-      assertThat(jf.getEntry(RELOCATED + "com/github/benmanes/caffeine/cache/Caffeine.class")).isNotNull();
+      assertThat(jf.getEntry(RELOCATED + "com/github/benmanes/caffeine/cache/Caffeine.class"))
+          .isNotNull();
       for (Enumeration<JarEntry> e = jf.entries(); e.hasMoreElements(); ) {
         JarEntry entry = e.nextElement();
         String name = entry.getName();
-        if (!name.startsWith("io/icebergprotector/") && !name.startsWith("META-INF/") && !name.equals("io/")) {
+        if (!name.startsWith("io/icebergprotector/")
+            && !name.startsWith("META-INF/")
+            && !name.equals("io/")) {
           outside.add(name);
         }
         if (name.endsWith(".class")) {
@@ -101,7 +105,9 @@ class PackagesIT {
     for (String pkg : bundled) {
       assertThat(refs.get(pkg)).as("references to %s", pkg).isPositive();
     }
-    assertThat(refs).as("references to bundled packages (all of them relocated)").isEqualTo(relocatedRefs);
+    assertThat(refs)
+        .as("references to bundled packages (all of them relocated)")
+        .isEqualTo(relocatedRefs);
   }
 
   @Test
@@ -117,26 +123,31 @@ class PackagesIT {
     // Ivy settings whose default resolver finds nothing: only --repositories can resolve, and
     // nothing is fetched from the network or from ~/.m2.
     Path ivySettings = tmp.resolve("ivysettings.xml");
-    Files.writeString(ivySettings, "<ivysettings>\n"
-        + "  <settings defaultResolver=\"nothing\"/>\n"
-        + "  <resolvers><chain name=\"nothing\"/></resolvers>\n"
-        + "</ivysettings>\n");
+    Files.writeString(
+        ivySettings,
+        "<ivysettings>\n"
+            + "  <settings defaultResolver=\"nothing\"/>\n"
+            + "  <resolvers><chain name=\"nothing\"/></resolvers>\n"
+            + "</ivysettings>\n");
 
     Path work = tmp.resolve("work");
     Files.createDirectories(work);
     Files.writeString(work.resolve("passphrase"), "packages-it passphrase");
-    Files.writeString(work.resolve("policy.conf"), String.join("\n",
-        "protector {",
-        "  roles { admin { users = [alice] }, analyst { users = [bob] }, etl { users = [etl] } }",
-        "  keys { pii {}, footer {} }",
-        "  tables {",
-        "    \"db.people\" {",
-        "      footer-key = footer",
-        "      writers = [etl]",
-        "      columns { ssn { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } } }",
-        "    }",
-        "  }",
-        "}"));
+    Files.writeString(
+        work.resolve("policy.conf"),
+        String.join(
+            "\n",
+            "protector {",
+            "  roles { admin { users = [alice] }, analyst { users = [bob] }, etl { users = [etl] } }",
+            "  keys { pii {}, footer {} }",
+            "  tables {",
+            "    \"db.people\" {",
+            "      footer-key = footer",
+            "      writers = [etl]",
+            "      columns { ssn { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } } }",
+            "    }",
+            "  }",
+            "}"));
     Path app = tmp.resolve("packages-smoke.jar");
     appJar(app, PackagesSmokeMain.class);
 
@@ -148,27 +159,46 @@ class PackagesIT {
     cmd.add(sparkClasspath());
     cmd.add("org.apache.spark.deploy.SparkSubmit");
     String p = "spark.sql.catalog.prot";
-    cmd.addAll(List.of(
-        "--master", "local[2]",
-        "--packages", GROUP + ":" + ARTIFACT + ":" + version,
-        "--repositories", repo.toUri().toString(),
-        "--conf", "spark.jars.ivy=" + tmp.resolve("ivy"),
-        "--conf", "spark.jars.ivySettings=" + ivySettings,
-        "--conf", "spark.ui.enabled=false",
-        "--conf", "spark.driver.host=127.0.0.1",
-        "--conf", "spark.driver.bindAddress=127.0.0.1",
-        "--conf", "spark.sql.extensions=org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions,"
-            + "io.icebergprotector.spark.ProtectorSparkSessionExtensions",
-        "--conf", p + "=io.icebergprotector.spark.ProtectingSparkCatalog",
-        "--conf", p + ".type=hadoop",
-        "--conf", p + ".warehouse=" + work.resolve("warehouse").toUri(),
-        "--conf", p + ".protector.policy=" + work.resolve("policy.conf"),
-        "--conf", p + ".protector.kms.keystore=" + work.resolve("keys.p12"),
-        "--conf", p + ".protector.kms.passphrase-file=" + work.resolve("passphrase"),
-        "--conf", p + ".protector.kms.create-missing-keys=true",
-        "--conf", p + ".protector.user=etl",
-        "--class", PackagesSmokeMain.class.getName(),
-        app.toString()));
+    cmd.addAll(
+        List.of(
+            "--master",
+            "local[2]",
+            "--packages",
+            GROUP + ":" + ARTIFACT + ":" + version,
+            "--repositories",
+            repo.toUri().toString(),
+            "--conf",
+            "spark.jars.ivy=" + tmp.resolve("ivy"),
+            "--conf",
+            "spark.jars.ivySettings=" + ivySettings,
+            "--conf",
+            "spark.ui.enabled=false",
+            "--conf",
+            "spark.driver.host=127.0.0.1",
+            "--conf",
+            "spark.driver.bindAddress=127.0.0.1",
+            "--conf",
+            "spark.sql.extensions=org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions,"
+                + "io.icebergprotector.spark.ProtectorSparkSessionExtensions",
+            "--conf",
+            p + "=io.icebergprotector.spark.ProtectingSparkCatalog",
+            "--conf",
+            p + ".type=hadoop",
+            "--conf",
+            p + ".warehouse=" + work.resolve("warehouse").toUri(),
+            "--conf",
+            p + ".protector.policy=" + work.resolve("policy.conf"),
+            "--conf",
+            p + ".protector.kms.keystore=" + work.resolve("keys.p12"),
+            "--conf",
+            p + ".protector.kms.passphrase-file=" + work.resolve("passphrase"),
+            "--conf",
+            p + ".protector.kms.create-missing-keys=true",
+            "--conf",
+            p + ".protector.user=etl",
+            "--class",
+            PackagesSmokeMain.class.getName(),
+            app.toString()));
 
     ChildJvm child = ChildJvm.run(cmd, work, tmp.resolve("spark-submit"));
     String out = child.stdout;
@@ -177,32 +207,38 @@ class PackagesIT {
     assertThat(child.exitCode).as(both).isZero();
 
     // Resolution: exactly our artifact, from the file repository given with --repositories.
-    List<String> found = err.lines().filter(l -> l.strip().startsWith("found ")).collect(Collectors.toList());
-    assertThat(found).as(both).containsExactly(
-        "\tfound " + GROUP + "#" + ARTIFACT + ";" + version + " in repo-1");
+    List<String> found =
+        err.lines().filter(l -> l.strip().startsWith("found ")).collect(Collectors.toList());
+    assertThat(found)
+        .as(both)
+        .containsExactly("\tfound " + GROUP + "#" + ARTIFACT + ";" + version + " in repo-1");
 
     // For the surefire report: what the child printed.
     found.forEach(System.out::println);
     out.lines().filter(l -> l.startsWith("PACKAGES-SMOKE")).forEach(System.out::println);
 
     String expectedJar = GROUP + "_" + ARTIFACT + "-" + version + ".jar";
-    assertThat(out).as(both).contains(
-        "PACKAGES-SMOKE clear=123-45-6789 masked=*******6789 denied=null from=")
+    assertThat(out)
+        .as(both)
+        .contains("PACKAGES-SMOKE clear=123-45-6789 masked=*******6789 denied=null from=")
         .contains(expectedJar);
   }
 
   // Same as spark.java17.opens in the parent pom (surefire passes no properties to the child).
-  static final String OPENS = "--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.invoke=ALL-UNNAMED"
-      + " --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED"
-      + " --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/sun.util.calendar=ALL-UNNAMED"
-      + " --add-opens=java.base/java.util.concurrent=ALL-UNNAMED --add-opens=java.base/java.net=ALL-UNNAMED"
-      + " --add-opens=java.base/java.io=ALL-UNNAMED --add-opens=java.base/sun.nio.cs=ALL-UNNAMED"
-      + " --add-opens=java.base/sun.security.action=ALL-UNNAMED";
+  static final String OPENS =
+      "--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.invoke=ALL-UNNAMED"
+          + " --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED"
+          + " --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/sun.util.calendar=ALL-UNNAMED"
+          + " --add-opens=java.base/java.util.concurrent=ALL-UNNAMED --add-opens=java.base/java.net=ALL-UNNAMED"
+          + " --add-opens=java.base/java.io=ALL-UNNAMED --add-opens=java.base/sun.nio.cs=ALL-UNNAMED"
+          + " --add-opens=java.base/sun.security.action=ALL-UNNAMED";
 
   /** This test's classpath without any protector code (ours must come from --packages). */
   static String sparkClasspath() {
     List<String> kept = classpathWithoutProtector();
-    assertThat(kept).anyMatch(e -> e.contains("spark-core")).anyMatch(e -> e.contains("iceberg-spark-runtime"));
+    assertThat(kept)
+        .anyMatch(e -> e.contains("spark-core"))
+        .anyMatch(e -> e.contains("iceberg-spark-runtime"));
     return String.join(File.pathSeparator, kept);
   }
 
@@ -211,14 +247,17 @@ class PackagesIT {
     List<String> kept = classpathWithoutProtector();
     // nor the unrelocated copy of what the runtime jar bundles (Spark does not ship it either)
     kept.removeIf(e -> fileName(e).startsWith("iceberg-") || fileName(e).startsWith("caffeine-"));
-    assertThat(kept).anyMatch(e -> e.contains("spark-sql_")).anyMatch(e -> e.contains("hadoop-client"))
+    assertThat(kept)
+        .anyMatch(e -> e.contains("spark-sql_"))
+        .anyMatch(e -> e.contains("hadoop-client"))
         .anyMatch(e -> fileName(e).startsWith("parquet-hadoop-"))
         .noneMatch(e -> e.contains("iceberg"));
     return String.join(File.pathSeparator, kept);
   }
 
   private static List<String> classpathWithoutProtector() {
-    String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    String cp =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     List<String> kept = new ArrayList<>();
     for (String entry : cp.split(File.pathSeparator)) {
       String e = entry.replace('\\', '/');
@@ -226,7 +265,8 @@ class PackagesIT {
           || e.contains("icebergprotector")
           // reactor builds put sibling modules' jars on the classpath by file path
           || fileName(e).startsWith("iceberg-protector-")
-          || e.endsWith("/classes") || e.endsWith("/test-classes")
+          || e.endsWith("/classes")
+          || e.endsWith("/test-classes")
           || e.contains("/com/typesafe/config/")
           || e.contains("/info/picocli/")) {
         continue;
@@ -289,30 +329,41 @@ class PackagesIT {
     }
 
     /** Runs {@code cmd} in {@code workDir} and waits at most 5 minutes for it to finish. */
-    static ChildJvm run(List<String> cmd, Path workDir, Path logDir) throws IOException, InterruptedException {
+    static ChildJvm run(List<String> cmd, Path workDir, Path logDir)
+        throws IOException, InterruptedException {
       Files.createDirectories(logDir);
       Path stdout = logDir.resolve("stdout.txt");
       Path stderr = logDir.resolve("stderr.txt");
-      Process process = new ProcessBuilder(cmd)
-          .directory(workDir.toFile())
-          .redirectOutput(stdout.toFile())
-          .redirectError(stderr.toFile())
-          .start();
+      Process process =
+          new ProcessBuilder(cmd)
+              .directory(workDir.toFile())
+              .redirectOutput(stdout.toFile())
+              .redirectError(stderr.toFile())
+              .start();
       boolean finished = process.waitFor(5, TimeUnit.MINUTES);
       if (!finished) {
         process.destroyForcibly();
         process.waitFor(30, TimeUnit.SECONDS);
       }
-      ChildJvm child = new ChildJvm(
-          finished ? process.exitValue() : -1, Files.readString(stdout), Files.readString(stderr));
-      assertThat(finished).as("%s finished within 5 minutes%n%s", cmd.get(cmd.size() - 1), child.describe())
+      ChildJvm child =
+          new ChildJvm(
+              finished ? process.exitValue() : -1,
+              Files.readString(stdout),
+              Files.readString(stderr));
+      assertThat(finished)
+          .as("%s finished within 5 minutes%n%s", cmd.get(cmd.size() - 1), child.describe())
           .isTrue();
       return child;
     }
 
     /** Its stdout and the tail of its stderr, for assertion messages. */
     String describe() {
-      return "--- exit code " + exitCode + "\n--- stdout\n" + stdout + "\n--- stderr (tail)\n" + tail(stderr, 60);
+      return "--- exit code "
+          + exitCode
+          + "\n--- stdout\n"
+          + stdout
+          + "\n--- stderr (tail)\n"
+          + tail(stderr, 60);
     }
   }
 }

@@ -5,8 +5,8 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * The application {@link PackagesIT} submits: only Spark API here, so every protector class it
- * uses must come from the jar that {@code --packages} resolved. Prints one result line.
+ * The application {@link PackagesIT} submits: only Spark API here, so every protector class it uses
+ * must come from the jar that {@code --packages} resolved. Prints one result line.
  */
 public final class PackagesSmokeMain {
   private PackagesSmokeMain() {}
@@ -16,14 +16,29 @@ public final class PackagesSmokeMain {
     try {
       spark.sql("CREATE NAMESPACE IF NOT EXISTS prot.db");
       spark.sql("CREATE TABLE prot.db.people (id BIGINT, name STRING, ssn STRING) USING iceberg");
-      spark.sql("INSERT INTO prot.db.people VALUES (1, 'Ann', '123-45-6789'), (2, 'Bo', '987-65-4321')");
+      spark.sql(
+          "INSERT INTO prot.db.people VALUES (1, 'Ann', '123-45-6789'), (2, 'Bo', '987-65-4321')");
       String clear = ssnAs(spark, "alice");
       String masked = ssnAs(spark, "bob");
       String denied = ssnAs(spark, "carol");
-      String from = Class.forName("io.icebergprotector.spark.ProtectorContext", false,
-              Thread.currentThread().getContextClassLoader())
-          .getProtectionDomain().getCodeSource().getLocation().toString();
-      System.out.println("PACKAGES-SMOKE clear=" + clear + " masked=" + masked + " denied=" + denied + " from=" + from);
+      String from =
+          Class.forName(
+                  "io.icebergprotector.spark.ProtectorContext",
+                  false,
+                  Thread.currentThread().getContextClassLoader())
+              .getProtectionDomain()
+              .getCodeSource()
+              .getLocation()
+              .toString();
+      System.out.println(
+          "PACKAGES-SMOKE clear="
+              + clear
+              + " masked="
+              + masked
+              + " denied="
+              + denied
+              + " from="
+              + from);
     } finally {
       spark.stop();
     }

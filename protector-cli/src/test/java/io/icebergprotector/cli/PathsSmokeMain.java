@@ -35,15 +35,22 @@ public final class PathsSmokeMain {
     SparkSession spark = SparkSession.builder().getOrCreate();
     try {
       List<String> report = new ArrayList<>();
-      report.add("iceberg=" + (present("org.apache.iceberg.spark.SparkCatalog") ? "present" : "absent"));
+      report.add(
+          "iceberg=" + (present("org.apache.iceberg.spark.SparkCatalog") ? "present" : "absent"));
 
       spark.conf().set("spark.protector.user", "etl");
-      spark.sql("SELECT id,"
-              + " format_string('PWI-NAME-%04d', id) AS name,"
-              + " format_string('PWI-SSN-%04d', id) AS ssn,"
-              + " format_string('pwi%04d@canary.test', id) AS email"
-              + " FROM range(1, " + (rows + 1) + ", 1, 2)")
-          .write().option("compression", "none").parquet(dir);
+      spark
+          .sql(
+              "SELECT id,"
+                  + " format_string('PWI-NAME-%04d', id) AS name,"
+                  + " format_string('PWI-SSN-%04d', id) AS ssn,"
+                  + " format_string('pwi%04d@canary.test', id) AS email"
+                  + " FROM range(1, "
+                  + (rows + 1)
+                  + ", 1, 2)")
+          .write()
+          .option("compression", "none")
+          .parquet(dir);
       report.add("etl-wrote=" + spark.read().parquet(dir).count());
 
       for (String user : List.of("alice", "bob", "carol")) {
@@ -58,14 +65,25 @@ public final class PathsSmokeMain {
         spark.range(1).selectExpr("id", "'x' AS ssn").write().mode("append").parquet(dir);
         report.add("carol-write=accepted");
       } catch (RuntimeException e) {
-        report.add("carol-write=refused(" + e.getClass().getSimpleName() + ": "
-            + (e.getMessage() != null && e.getMessage().contains("may not write") ? "may not write" : "?")
-            + ")");
+        report.add(
+            "carol-write=refused("
+                + e.getClass().getSimpleName()
+                + ": "
+                + (e.getMessage() != null && e.getMessage().contains("may not write")
+                    ? "may not write"
+                    : "?")
+                + ")");
       }
 
-      String from = Class.forName("io.icebergprotector.spark.ProtectorContext", false,
-              Thread.currentThread().getContextClassLoader())
-          .getProtectionDomain().getCodeSource().getLocation().toString();
+      String from =
+          Class.forName(
+                  "io.icebergprotector.spark.ProtectorContext",
+                  false,
+                  Thread.currentThread().getContextClassLoader())
+              .getProtectionDomain()
+              .getCodeSource()
+              .getLocation()
+              .toString();
       report.add("from=" + from);
       System.out.println("PATHS-SMOKE " + String.join(" ", report));
     } finally {
@@ -102,7 +120,8 @@ public final class PathsSmokeMain {
       return "hash";
     }
     String last4 = clear.substring(clear.length() - 4);
-    if (value.length() == clear.length() && value.endsWith(last4)
+    if (value.length() == clear.length()
+        && value.endsWith(last4)
         && value.substring(0, value.length() - 4).chars().allMatch(c -> c == '*')) {
       return "partial";
     }

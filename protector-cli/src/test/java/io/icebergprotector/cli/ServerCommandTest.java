@@ -14,8 +14,12 @@ class ServerCommandTest {
     Path jar = dir.resolve("missing.jar");
     Cli.Result r = Cli.run("server", "--jar", jar.toString(), "--config", "conf/server.conf");
     assertThat(r.code()).isEqualTo(1);
-    assertThat(r.err()).isEqualTo("error: key server jar " + jar + " not found; build it with"
-        + " 'mvn -pl protector-server -am package -DskipTests' (bin/protector server builds it for you)\n");
+    assertThat(r.err())
+        .isEqualTo(
+            "error: key server jar "
+                + jar
+                + " not found; build it with"
+                + " 'mvn -pl protector-server -am package -DskipTests' (bin/protector server builds it for you)\n");
   }
 
   @Test

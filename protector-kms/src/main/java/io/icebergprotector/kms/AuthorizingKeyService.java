@@ -7,9 +7,9 @@ import java.util.Set;
 /**
  * Decorator enforcing the policy for one principal with the shared rule of {@link KeyGrants}: wrap,
  * unwrap and deriveKey are checked before the delegate is touched, so a refused key is never read.
- * Admin operations (create, rotate, retire, destroy, list, describe) pass through: key metadata is needed
- * to plan scans, and administration is guarded where the admin API is exposed (the key server's
- * admin roles; the keystore passphrase for a local keystore).
+ * Admin operations (create, rotate, retire, destroy, list, describe) pass through: key metadata is
+ * needed to plan scans, and administration is guarded where the admin API is exposed (the key
+ * server's admin roles; the keystore passphrase for a local keystore).
  */
 public final class AuthorizingKeyService extends ForwardingKeyService {
   private final KeyGrants grants;

@@ -3,8 +3,9 @@ package io.icebergprotector.kms;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Decorator counting key traffic (calls of wrap, unwrap and deriveKey that reached this layer, including the
- * ones that failed). Used for the Spark key-traffic metric and to prove that refused calls never reach a store.
+ * Decorator counting key traffic (calls of wrap, unwrap and deriveKey that reached this layer,
+ * including the ones that failed). Used for the Spark key-traffic metric and to prove that refused
+ * calls never reach a store.
  */
 public final class CountingKeyService extends ForwardingKeyService {
   private final AtomicLong wraps = new AtomicLong();
@@ -32,11 +33,6 @@ public final class CountingKeyService extends ForwardingKeyService {
     return wraps.get() + unwraps.get() + derives.get();
   }
 
-
-
-
-
-
   @Override
   public String wrap(String keyId, byte[] plaintext) {
     wraps.incrementAndGet();
@@ -54,7 +50,6 @@ public final class CountingKeyService extends ForwardingKeyService {
     derives.incrementAndGet();
     return delegate().deriveKey(keyId, context);
   }
-
 
   @Override
   public String toString() {

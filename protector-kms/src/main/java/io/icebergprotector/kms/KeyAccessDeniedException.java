@@ -7,8 +7,9 @@ public class KeyAccessDeniedException extends KeyServiceException {
   private final String operation;
 
   public KeyAccessDeniedException(String principal, String keyId, String operation) {
-    super(String.format(
-        "principal '%s' is not allowed to %s with key '%s'", principal, operation, keyId));
+    super(
+        String.format(
+            "principal '%s' is not allowed to %s with key '%s'", principal, operation, keyId));
     this.principal = principal;
     this.keyId = keyId;
     this.operation = operation;

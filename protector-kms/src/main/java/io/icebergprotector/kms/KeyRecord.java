@@ -10,12 +10,17 @@ import java.util.TreeMap;
 import java.util.stream.IntStream;
 
 /**
- * Metadata of one key as stored in the keystore's metadata entry. Versions are always 1..latestVersion
- * (rotation appends; only destroy removes, and it removes all). destroyedAt != null marks a tombstone.
- * Versions below minDecryptionVersion are retired: their material stays (version 1 keys deriveKey) but they
- * no longer unwrap.
+ * Metadata of one key as stored in the keystore's metadata entry. Versions are always
+ * 1..latestVersion (rotation appends; only destroy removes, and it removes all). destroyedAt !=
+ * null marks a tombstone. Versions below minDecryptionVersion are retired: their material stays
+ * (version 1 keys deriveKey) but they no longer unwrap.
  */
-record KeyRecord(String id, Instant createdAt, int latestVersion, Instant destroyedAt, int minDecryptionVersion) {
+record KeyRecord(
+    String id,
+    Instant createdAt,
+    int latestVersion,
+    Instant destroyedAt,
+    int minDecryptionVersion) {
   KeyRecord(String id, Instant createdAt, int latestVersion, Instant destroyedAt) {
     this(id, createdAt, latestVersion, destroyedAt, 1);
   }
@@ -31,9 +36,8 @@ record KeyRecord(String id, Instant createdAt, int latestVersion, Instant destro
   }
 
   KeyInfo info() {
-    List<Integer> versions = destroyed()
-        ? List.of()
-        : IntStream.rangeClosed(1, latestVersion).boxed().toList();
+    List<Integer> versions =
+        destroyed() ? List.of() : IntStream.rangeClosed(1, latestVersion).boxed().toList();
     return new KeyInfo(id, latestVersion, versions, createdAt, destroyed(), minDecryptionVersion);
   }
 
@@ -42,16 +46,19 @@ record KeyRecord(String id, Instant createdAt, int latestVersion, Instant destro
   }
 
   /**
-   * Line format: {@code <hex id> <created ISO> <latest> <destroyed ISO or -> [<min decryption version>]}. Ids are
-   * hex so no escaping. The last field is written only when some version is retired, so keystores without
-   * retirements stay readable by releases that predate it.
+   * Line format: {@code <hex id> <created ISO> <latest> <destroyed ISO or -> [<min decryption
+   * version>]}. Ids are hex so no escaping. The last field is written only when some version is
+   * retired, so keystores without retirements stay readable by releases that predate it.
    */
   static byte[] encode(Map<String, KeyRecord> keys) {
     StringBuilder sb = new StringBuilder(HEADER).append('\n');
     for (KeyRecord r : keys.values()) {
-      sb.append(KeystoreAliases.hex(r.id)).append(' ')
-          .append(r.createdAt).append(' ')
-          .append(r.latestVersion).append(' ')
+      sb.append(KeystoreAliases.hex(r.id))
+          .append(' ')
+          .append(r.createdAt)
+          .append(' ')
+          .append(r.latestVersion)
+          .append(' ')
           .append(r.destroyedAt == null ? "-" : r.destroyedAt.toString());
       if (r.minDecryptionVersion > 1) {
         sb.append(' ').append(r.minDecryptionVersion);
@@ -61,9 +68,12 @@ record KeyRecord(String id, Instant createdAt, int latestVersion, Instant destro
     return sb.toString().getBytes(StandardCharsets.UTF_8);
   }
 
-  /** @throws IllegalArgumentException if the metadata is not in the expected format */
+  /**
+   * @throws IllegalArgumentException if the metadata is not in the expected format
+   */
   static Map<String, KeyRecord> decode(byte[] bytes) {
-    List<String> lines = new ArrayList<>(List.of(new String(bytes, StandardCharsets.UTF_8).split("\n")));
+    List<String> lines =
+        new ArrayList<>(List.of(new String(bytes, StandardCharsets.UTF_8).split("\n")));
     if (lines.isEmpty() || !HEADER.equals(lines.get(0))) {
       throw new IllegalArgumentException("unknown metadata header");
     }

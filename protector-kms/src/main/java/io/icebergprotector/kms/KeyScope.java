@@ -38,9 +38,9 @@ public final class KeyScope implements Serializable {
     this.identity =
         "ks-"
             + Digests.sha256Hex(
-                String.join(
-                    "\u0000", kms.identity(), user, String.join(",", groups), policyDigest))
-            .substring(0, 32);
+                    String.join(
+                        "\u0000", kms.identity(), user, String.join(",", groups), policyDigest))
+                .substring(0, 32);
     this.handle = handle;
   }
 

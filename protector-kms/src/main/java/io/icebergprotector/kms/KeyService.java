@@ -4,47 +4,70 @@ import java.util.List;
 
 /**
  * Holds master keys and wraps/unwraps data keys under them. The master key material never leaves
- * the implementation; callers only see wrapped blobs in Vault Transit format ({@code vault:v<N>:<base64>}).
+ * the implementation; callers only see wrapped blobs in Vault Transit format ({@code
+ * vault:v<N>:<base64>}).
  *
- * <p>Every failure is a typed {@link KeyServiceException}; a refusal is never answered with a wrong key.
+ * <p>Every failure is a typed {@link KeyServiceException}; a refusal is never answered with a wrong
+ * key.
  */
 public interface KeyService extends AutoCloseable {
 
-  /** Creates version 1 of a new master key. @throws KeyAlreadyExistsException if the id exists (or was destroyed) */
+  /**
+   * Creates version 1 of a new master key. @throws KeyAlreadyExistsException if the id exists (or
+   * was destroyed)
+   */
   KeyInfo createKey(String keyId);
 
-  /** Adds version latest+1, which becomes the version used by {@link #wrap}; old versions still unwrap. */
+  /**
+   * Adds version latest+1, which becomes the version used by {@link #wrap}; old versions still
+   * unwrap.
+   */
   KeyInfo rotateKey(String keyId);
 
-  /** Crypto-shredding: removes all versions' material; later wrap/unwrap throw {@link KeyDestroyedException}. */
+  /**
+   * Crypto-shredding: removes all versions' material; later wrap/unwrap throw {@link
+   * KeyDestroyedException}.
+   */
   void destroyKey(String keyId);
 
   /**
-   * Retires every version below {@code minDecryptionVersion}: from then on {@link #unwrap} of a blob wrapped
-   * under such a version throws {@link KeyVersionRetiredException}. The minimum only moves forward (setting the
-   * current value again is a no-op) and cannot exceed the latest version. {@link #deriveKey} is unaffected.
+   * Retires every version below {@code minDecryptionVersion}: from then on {@link #unwrap} of a
+   * blob wrapped under such a version throws {@link KeyVersionRetiredException}. The minimum only
+   * moves forward (setting the current value again is a no-op) and cannot exceed the latest
+   * version. {@link #deriveKey} is unaffected.
    *
-   * @throws IllegalArgumentException if the minimum is below the current one or above the latest version
+   * @throws IllegalArgumentException if the minimum is below the current one or above the latest
+   *     version
    * @throws KeyNotFoundException if the key does not exist
    */
   KeyInfo setMinDecryptionVersion(String keyId, int minDecryptionVersion);
 
   List<KeyInfo> listKeys();
 
-  /** @throws KeyNotFoundException if the key does not exist */
+  /**
+   * @throws KeyNotFoundException if the key does not exist
+   */
   KeyInfo describeKey(String keyId);
 
-  /** Wraps a data key under the latest version of the master key; returns {@code vault:v<N>:<base64>}. */
+  /**
+   * Wraps a data key under the latest version of the master key; returns {@code
+   * vault:v<N>:<base64>}.
+   */
   String wrap(String keyId, byte[] plaintext);
 
   /**
-   * Unwraps a blob produced by {@link #wrap} for the same key id; the version is read from the blob.
+   * Unwraps a blob produced by {@link #wrap} for the same key id; the version is read from the
+   * blob.
    *
-   * @throws KeyIntegrityException if the tag does not verify or the blob was wrapped under another key id
+   * @throws KeyIntegrityException if the tag does not verify or the blob was wrapped under another
+   *     key id
    */
   byte[] unwrap(String keyId, String wrapped);
 
-  /** HMAC-SHA256(version-1 material of keyId, UTF-8 context): 32 bytes, stable across rotation (hash masks). */
+  /**
+   * HMAC-SHA256(version-1 material of keyId, UTF-8 context): 32 bytes, stable across rotation (hash
+   * masks).
+   */
   byte[] deriveKey(String keyId, String context);
 
   @Override

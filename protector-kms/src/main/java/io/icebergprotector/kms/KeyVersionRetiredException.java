@@ -11,8 +11,15 @@ public class KeyVersionRetiredException extends KeyServiceException {
 
   /** The standard message: names the key, the version asked for and the minimum. */
   public static KeyVersionRetiredException of(String keyId, int version, int minDecryptionVersion) {
-    return new KeyVersionRetiredException("cannot unwrap with key '" + keyId + "' v" + version + ": version "
-        + version + " is retired (minimum decryption version is " + minDecryptionVersion
-        + "; rewrite files wrapped under older versions before retiring them)");
+    return new KeyVersionRetiredException(
+        "cannot unwrap with key '"
+            + keyId
+            + "' v"
+            + version
+            + ": version "
+            + version
+            + " is retired (minimum decryption version is "
+            + minDecryptionVersion
+            + "; rewrite files wrapped under older versions before retiring them)");
   }
 }

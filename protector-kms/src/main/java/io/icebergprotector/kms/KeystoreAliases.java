@@ -8,8 +8,9 @@ final class KeystoreAliases {
   private KeystoreAliases() {}
 
   /**
-   * PKCS12 lower-cases aliases, so ids are hex-encoded (case-sensitive ids "PII" and "pii" get distinct
-   * aliases). Hex never contains '#', so version aliases cannot collide with each other or the metadata entry.
+   * PKCS12 lower-cases aliases, so ids are hex-encoded (case-sensitive ids "PII" and "pii" get
+   * distinct aliases). Hex never contains '#', so version aliases cannot collide with each other or
+   * the metadata entry.
    */
   static String hex(String keyId) {
     return HexFormat.of().formatHex(keyId.getBytes(StandardCharsets.UTF_8));

@@ -8,10 +8,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * How to reach a key service: the local keystore (a PKCS12 file and its passphrase), the key
- * server (URL, token, trusted certificate), or a PKCS#11 token (library, slot or token label, user
- * PIN). Secrets are held as {@link SecretRef}s, so the settings can travel to executors and be
- * shown in messages without carrying a token, a passphrase or a PIN.
+ * How to reach a key service: the local keystore (a PKCS12 file and its passphrase), the key server
+ * (URL, token, trusted certificate), or a PKCS#11 token (library, slot or token label, user PIN).
+ * Secrets are held as {@link SecretRef}s, so the settings can travel to executors and be shown in
+ * messages without carrying a token, a passphrase or a PIN.
  */
 public final class KmsSettings implements Serializable {
   private static final long serialVersionUID = 3L;
@@ -34,6 +34,7 @@ public final class KmsSettings implements Serializable {
   public static final String TOKEN = "protector.token";
   public static final String TOKEN_FILE = "protector.token-file";
   public static final String TOKEN_ENV = "protector.token-env";
+
   /** The token variable when no token option is set. */
   public static final String DEFAULT_TOKEN_ENV = "PROTECTOR_TOKEN";
 
@@ -91,7 +92,8 @@ public final class KmsSettings implements Serializable {
    */
   public static KmsSettings fromOptions(Map<String, String> options, String owner) {
     String type = options.getOrDefault(TYPE, "local").trim().toLowerCase(Locale.ROOT);
-    boolean create = Boolean.parseBoolean(options.getOrDefault(CREATE_MISSING_KEYS, "false").trim());
+    boolean create =
+        Boolean.parseBoolean(options.getOrDefault(CREATE_MISSING_KEYS, "false").trim());
     try {
       switch (type) {
         case "local":
@@ -103,12 +105,21 @@ public final class KmsSettings implements Serializable {
         case "remote":
           refuseCreateMissingKeys(create);
           String trustPasswordEnv = options.get(TRUST_STORE_PASSWORD_ENV);
-          SecretRef token = SecretRef.choose(options, TOKEN, TOKEN_FILE, TOKEN_ENV, DEFAULT_TOKEN_ENV);
+          SecretRef token =
+              SecretRef.choose(options, TOKEN, TOKEN_FILE, TOKEN_ENV, DEFAULT_TOKEN_ENV);
           if (token.source() == SecretRef.Source.VALUE && WARNED_INLINE_TOKEN.add(owner)) {
-            LOG.log(System.Logger.Level.WARNING, owner + ": " + TOKEN + " (an inline token) is"
-                + " deprecated: Spark copies its configuration into every job and task, where any"
-                + " code of the application can read the token. Use " + TOKEN_FILE + " or "
-                + TOKEN_ENV + ", and one principal per JVM");
+            LOG.log(
+                System.Logger.Level.WARNING,
+                owner
+                    + ": "
+                    + TOKEN
+                    + " (an inline token) is"
+                    + " deprecated: Spark copies its configuration into every job and task, where any"
+                    + " code of the application can read the token. Use "
+                    + TOKEN_FILE
+                    + " or "
+                    + TOKEN_ENV
+                    + ", and one principal per JVM");
           }
           return builder(Type.REMOTE)
               .url(options.get(URL))
@@ -227,7 +238,10 @@ public final class KmsSettings implements Serializable {
     return slotListIndex;
   }
 
-  /** PKCS#11: where the token's user PIN comes from; read it with {@link SecretRef#readPassphrase()}. */
+  /**
+   * PKCS#11: where the token's user PIN comes from; read it with {@link
+   * SecretRef#readPassphrase()}.
+   */
   public SecretRef pin() {
     return pin;
   }
@@ -293,8 +307,11 @@ public final class KmsSettings implements Serializable {
 
   @Override
   public String toString() {
-    return "KmsSettings{" + endpoint() + (token != null ? ", token from " + token.describe() : "")
-        + (pin != null ? ", PIN from " + pin.describe() : "") + "}";
+    return "KmsSettings{"
+        + endpoint()
+        + (token != null ? ", token from " + token.describe() : "")
+        + (pin != null ? ", PIN from " + pin.describe() : "")
+        + "}";
   }
 
   public static final class Builder {
@@ -397,8 +414,12 @@ public final class KmsSettings implements Serializable {
         }
         if (passphrase == null) {
           throw new IllegalArgumentException(
-              "set exactly one of " + PASSPHRASE_ENV + " or " + PASSPHRASE_FILE
-                  + " for the local keystore " + keystore);
+              "set exactly one of "
+                  + PASSPHRASE_ENV
+                  + " or "
+                  + PASSPHRASE_FILE
+                  + " for the local keystore "
+                  + keystore);
         }
       } else {
         if (url == null || url.isBlank()) {
@@ -406,8 +427,14 @@ public final class KmsSettings implements Serializable {
         }
         if (token == null) {
           throw new IllegalArgumentException(
-              "a token is required when " + TYPE + " = remote: set " + TOKEN_FILE + ", "
-                  + TOKEN_ENV + " or " + TOKEN);
+              "a token is required when "
+                  + TYPE
+                  + " = remote: set "
+                  + TOKEN_FILE
+                  + ", "
+                  + TOKEN_ENV
+                  + " or "
+                  + TOKEN);
         }
       }
       return new KmsSettings(this);
@@ -416,25 +443,41 @@ public final class KmsSettings implements Serializable {
     private void checkPkcs11() {
       if (pkcs11Library == null) {
         throw new IllegalArgumentException(
-            PKCS11_LIBRARY + " is required when " + TYPE + " = pkcs11 (the token's PKCS#11"
+            PKCS11_LIBRARY
+                + " is required when "
+                + TYPE
+                + " = pkcs11 (the token's PKCS#11"
                 + " library, e.g. /usr/lib/softhsm/libsofthsm2.so)");
       }
       int selections =
           (tokenLabel != null ? 1 : 0) + (slot != null ? 1 : 0) + (slotListIndex != null ? 1 : 0);
       if (selections != 1) {
         throw new IllegalArgumentException(
-            "set exactly one of " + TOKEN_LABEL + ", " + SLOT + " or " + SLOT_LIST_INDEX
-                + " to select the PKCS#11 token of " + pkcs11Library
+            "set exactly one of "
+                + TOKEN_LABEL
+                + ", "
+                + SLOT
+                + " or "
+                + SLOT_LIST_INDEX
+                + " to select the PKCS#11 token of "
+                + pkcs11Library
                 + (selections == 0 ? "" : " (" + selections + " are set)"));
       }
       if (pin == null) {
         throw new IllegalArgumentException(
-            "set exactly one of " + PIN_ENV + " or " + PIN_FILE
-                + " for the user PIN of the PKCS#11 token of " + pkcs11Library);
+            "set exactly one of "
+                + PIN_ENV
+                + " or "
+                + PIN_FILE
+                + " for the user PIN of the PKCS#11 token of "
+                + pkcs11Library);
       }
       if (pin.source() == SecretRef.Source.VALUE) {
         throw new IllegalArgumentException(
-            "the PKCS#11 user PIN comes from " + PIN_ENV + " or " + PIN_FILE
+            "the PKCS#11 user PIN comes from "
+                + PIN_ENV
+                + " or "
+                + PIN_FILE
                 + ", never from an inline value");
       }
     }

@@ -46,13 +46,14 @@ import javax.crypto.spec.SecretKeySpec;
 /**
  * The embedded key service: AES-256 master keys in a local PKCS12 keystore file.
  *
- * <p>Layout of the file: one secret entry per key version under alias {@code hex(utf8(id)) + "#v" + version}
- * (PKCS12 lower-cases aliases, hex keeps "PII" and "pii" apart), plus one metadata entry (created times,
- * versions, tombstones of destroyed keys), so one atomic rename commits everything.
+ * <p>Layout of the file: one secret entry per key version under alias {@code hex(utf8(id)) + "#v" +
+ * version} (PKCS12 lower-cases aliases, hex keeps "PII" and "pii" apart), plus one metadata entry
+ * (created times, versions, tombstones of destroyed keys), so one atomic rename commits everything.
  *
- * <p>Mutations take an exclusive lock on the sibling {@code <keystore>.lock}, re-read the file, apply the
- * change, write a temp file, fsync it and rename it over the keystore. Readers never lock: the rename is atomic,
- * and they reload when the file changed (or once when a key or version is unknown).
+ * <p>Mutations take an exclusive lock on the sibling {@code <keystore>.lock}, re-read the file,
+ * apply the change, write a temp file, fsync it and rename it over the keystore. Readers never
+ * lock: the rename is atomic, and they reload when the file changed (or once when a key or version
+ * is unknown).
  */
 public final class LocalKeyService implements KeyService {
   static final String METADATA_ALIAS = "iceberg-protector-metadata";
@@ -66,7 +67,9 @@ public final class LocalKeyService implements KeyService {
   private static final int KEY_BYTES = 32;
   private static final int LATEST = 0;
 
-  /** FileChannel.lock() is per process; this serializes all instances on one file inside this JVM. */
+  /**
+   * FileChannel.lock() is per process; this serializes all instances on one file inside this JVM.
+   */
   private static final Map<Path, ReentrantLock> PATH_LOCKS = new ConcurrentHashMap<>();
 
   private final Path path;
@@ -74,8 +77,13 @@ public final class LocalKeyService implements KeyService {
   private final char[] passphrase;
   private final SecureRandom random = new SecureRandom();
   private final ReentrantLock pathLock;
-  /** Read lock: a key's material is in use. Write lock: material is being wiped (close, destroy, reload). */
+
+  /**
+   * Read lock: a key's material is in use. Write lock: material is being wiped (close, destroy,
+   * reload).
+   */
   private final ReentrantReadWriteLock useLock = new ReentrantReadWriteLock();
+
   private final Map<VersionRef, byte[]> materialCache = new ConcurrentHashMap<>();
   private volatile Snapshot snapshot;
   private volatile boolean closed;
@@ -105,12 +113,14 @@ public final class LocalKeyService implements KeyService {
   }
 
   /**
-   * Opens (or creates) a keystore. The passphrase is copied; the caller keeps ownership of {@code passphrase}.
+   * Opens (or creates) a keystore. The passphrase is copied; the caller keeps ownership of {@code
+   * passphrase}.
    *
-   * @throws KeyServiceException if the file is missing and {@code createIfMissing} is false, or the passphrase
-   *     is wrong, or the file is not an Iceberg Protector keystore
+   * @throws KeyServiceException if the file is missing and {@code createIfMissing} is false, or the
+   *     passphrase is wrong, or the file is not an Iceberg Protector keystore
    */
-  public static LocalKeyService open(Path keystore, Passphrase passphrase, boolean createIfMissing) {
+  public static LocalKeyService open(
+      Path keystore, Passphrase passphrase, boolean createIfMissing) {
     if (keystore == null) {
       throw new IllegalArgumentException("Invalid keystore path: null");
     }
@@ -124,18 +134,22 @@ public final class LocalKeyService implements KeyService {
     if (!Files.exists(file)) {
       if (!createIfMissing) {
         throw new KeyServiceException(
-            "keystore " + file + " does not exist (open it with createIfMissing=true to create a new one)");
+            "keystore "
+                + file
+                + " does not exist (open it with createIfMissing=true to create a new one)");
       }
       try {
         Files.createDirectories(file.getParent());
       } catch (IOException e) {
-        throw new KeyServiceUnavailableException("cannot create directory for keystore " + file + ": " + e, e);
+        throw new KeyServiceUnavailableException(
+            "cannot create directory for keystore " + file + ": " + e, e);
       }
     }
     try {
       file = file.getParent().toRealPath().resolve(file.getFileName());
     } catch (IOException e) {
-      throw new KeyServiceUnavailableException("cannot resolve keystore directory of " + file + ": " + e, e);
+      throw new KeyServiceUnavailableException(
+          "cannot resolve keystore directory of " + file + ": " + e, e);
     }
     char[] chars = passphrase.chars();
     LocalKeyService service = new LocalKeyService(file, chars);
@@ -156,7 +170,8 @@ public final class LocalKeyService implements KeyService {
   @SuppressWarnings("try") // the FileLock is held for the block, never referenced
   private void init(boolean createIfMissing) {
     pathLock.lock();
-    try (FileChannel lockChannel = openLockChannel(); FileLock ignored = lockChannel.lock()) {
+    try (FileChannel lockChannel = openLockChannel();
+        FileLock ignored = lockChannel.lock()) {
       cleanStaleTempFiles();
       if (!Files.exists(path)) {
         if (!createIfMissing) {
@@ -189,79 +204,102 @@ public final class LocalKeyService implements KeyService {
   @Override
   public KeyInfo createKey(String keyId) {
     KeyIds.check(keyId);
-    return mutate((ks, keys) -> {
-      KeyRecord existing = keys.get(keyId);
-      if (existing != null) {
-        if (existing.destroyed()) {
-          throw destroyed(existing, "create");
-        }
-        throw new KeyAlreadyExistsException("key '" + keyId + "' already exists in keystore " + path);
-      }
-      storeNewVersion(ks, keyId, 1);
-      KeyRecord record = new KeyRecord(keyId, now(), 1, null);
-      keys.put(keyId, record);
-      return record.info();
-    });
+    return mutate(
+        (ks, keys) -> {
+          KeyRecord existing = keys.get(keyId);
+          if (existing != null) {
+            if (existing.destroyed()) {
+              throw destroyed(existing, "create");
+            }
+            throw new KeyAlreadyExistsException(
+                "key '" + keyId + "' already exists in keystore " + path);
+          }
+          storeNewVersion(ks, keyId, 1);
+          KeyRecord record = new KeyRecord(keyId, now(), 1, null);
+          keys.put(keyId, record);
+          return record.info();
+        });
   }
 
   @Override
   public KeyInfo rotateKey(String keyId) {
     KeyIds.check(keyId);
-    return mutate((ks, keys) -> {
-      KeyRecord existing = existing(keys, keyId, "rotate");
-      int next = existing.latestVersion() + 1;
-      storeNewVersion(ks, keyId, next);
-      KeyRecord record = new KeyRecord(keyId, existing.createdAt(), next, null, existing.minDecryptionVersion());
-      keys.put(keyId, record);
-      return record.info();
-    });
+    return mutate(
+        (ks, keys) -> {
+          KeyRecord existing = existing(keys, keyId, "rotate");
+          int next = existing.latestVersion() + 1;
+          storeNewVersion(ks, keyId, next);
+          KeyRecord record =
+              new KeyRecord(
+                  keyId, existing.createdAt(), next, null, existing.minDecryptionVersion());
+          keys.put(keyId, record);
+          return record.info();
+        });
   }
 
-  /** Records the minimum in the metadata entry (one atomic commit, under the file lock like rotation). */
+  /**
+   * Records the minimum in the metadata entry (one atomic commit, under the file lock like
+   * rotation).
+   */
   @Override
   public KeyInfo setMinDecryptionVersion(String keyId, int minDecryptionVersion) {
     KeyIds.check(keyId);
-    return mutate((ks, keys) -> {
-      KeyRecord existing = existing(keys, keyId, "retire versions of");
-      if (!existing.info().checkNewMinDecryptionVersion(minDecryptionVersion)) {
-        return existing.info();
-      }
-      KeyRecord record = new KeyRecord(keyId, existing.createdAt(), existing.latestVersion(), null,
-          minDecryptionVersion);
-      keys.put(keyId, record);
-      return record.info();
-    });
+    return mutate(
+        (ks, keys) -> {
+          KeyRecord existing = existing(keys, keyId, "retire versions of");
+          if (!existing.info().checkNewMinDecryptionVersion(minDecryptionVersion)) {
+            return existing.info();
+          }
+          KeyRecord record =
+              new KeyRecord(
+                  keyId,
+                  existing.createdAt(),
+                  existing.latestVersion(),
+                  null,
+                  minDecryptionVersion);
+          keys.put(keyId, record);
+          return record.info();
+        });
   }
 
   @Override
   public void destroyKey(String keyId) {
     KeyIds.check(keyId);
-    mutate((ks, keys) -> {
-      KeyRecord existing = keys.get(keyId);
-      if (existing == null) {
-        throw notFound(keyId);
-      }
-      if (existing.destroyed()) {
-        return null; // idempotent: nothing left to shred
-      }
-      for (int v = 1; v <= existing.latestVersion(); v++) {
-        String alias = KeystoreAliases.alias(keyId, v);
-        if (ks.containsAlias(alias)) {
-          ks.deleteEntry(alias);
-        }
-      }
-      keys.put(keyId, new KeyRecord(keyId, existing.createdAt(), existing.latestVersion(), now(),
-          existing.minDecryptionVersion()));
-      return null;
-    });
+    mutate(
+        (ks, keys) -> {
+          KeyRecord existing = keys.get(keyId);
+          if (existing == null) {
+            throw notFound(keyId);
+          }
+          if (existing.destroyed()) {
+            return null; // idempotent: nothing left to shred
+          }
+          for (int v = 1; v <= existing.latestVersion(); v++) {
+            String alias = KeystoreAliases.alias(keyId, v);
+            if (ks.containsAlias(alias)) {
+              ks.deleteEntry(alias);
+            }
+          }
+          keys.put(
+              keyId,
+              new KeyRecord(
+                  keyId,
+                  existing.createdAt(),
+                  existing.latestVersion(),
+                  now(),
+                  existing.minDecryptionVersion()));
+          return null;
+        });
   }
 
   @Override
   public List<KeyInfo> listKeys() {
     ensureOpen();
     refreshIfChanged();
-    return snapshot.keys().values().stream().map(KeyRecord::info)
-        .sorted(java.util.Comparator.comparing(KeyInfo::id)).toList();
+    return snapshot.keys().values().stream()
+        .map(KeyRecord::info)
+        .sorted(java.util.Comparator.comparing(KeyInfo::id))
+        .toList();
   }
 
   @Override
@@ -287,19 +325,27 @@ public final class LocalKeyService implements KeyService {
   public String wrap(String keyId, byte[] plaintext) {
     KeyIds.check(keyId);
     if (plaintext == null || plaintext.length == 0) {
-      throw new IllegalArgumentException("Cannot wrap a null or empty data key with key '" + keyId + "'");
+      throw new IllegalArgumentException(
+          "Cannot wrap a null or empty data key with key '" + keyId + "'");
     }
-    return withKey(keyId, LATEST, "wrap", (version, material) -> {
-      byte[] nonce = new byte[NONCE_BYTES];
-      random.nextBytes(nonce);
-      Cipher cipher = Cipher.getInstance(CIPHER);
-      cipher.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(material, "AES"), new GCMParameterSpec(TAG_BITS, nonce));
-      cipher.updateAAD(WrappedKey.associatedData(keyId, version));
-      byte[] blob = new byte[NONCE_BYTES + cipher.getOutputSize(plaintext.length)];
-      System.arraycopy(nonce, 0, blob, 0, NONCE_BYTES);
-      cipher.doFinal(plaintext, 0, plaintext.length, blob, NONCE_BYTES);
-      return WrappedKey.format(version, blob);
-    });
+    return withKey(
+        keyId,
+        LATEST,
+        "wrap",
+        (version, material) -> {
+          byte[] nonce = new byte[NONCE_BYTES];
+          random.nextBytes(nonce);
+          Cipher cipher = Cipher.getInstance(CIPHER);
+          cipher.init(
+              Cipher.ENCRYPT_MODE,
+              new SecretKeySpec(material, "AES"),
+              new GCMParameterSpec(TAG_BITS, nonce));
+          cipher.updateAAD(WrappedKey.associatedData(keyId, version));
+          byte[] blob = new byte[NONCE_BYTES + cipher.getOutputSize(plaintext.length)];
+          System.arraycopy(nonce, 0, blob, 0, NONCE_BYTES);
+          cipher.doFinal(plaintext, 0, plaintext.length, blob, NONCE_BYTES);
+          return WrappedKey.format(version, blob);
+        });
   }
 
   @Override
@@ -309,39 +355,62 @@ public final class LocalKeyService implements KeyService {
     try {
       parsed = WrappedKey.parse(wrapped);
     } catch (IllegalArgumentException e) {
-      throw new KeyIntegrityException("cannot unwrap with key '" + keyId + "': " + e.getMessage(), e);
+      throw new KeyIntegrityException(
+          "cannot unwrap with key '" + keyId + "': " + e.getMessage(), e);
     }
     byte[] blob = parsed.blob();
     if (blob.length < NONCE_BYTES + TAG_BITS / 8) {
-      throw new KeyIntegrityException("cannot unwrap with key '" + keyId + "' v" + parsed.version()
-          + ": blob too short (" + blob.length + " bytes)");
+      throw new KeyIntegrityException(
+          "cannot unwrap with key '"
+              + keyId
+              + "' v"
+              + parsed.version()
+              + ": blob too short ("
+              + blob.length
+              + " bytes)");
     }
-    return withKey(keyId, parsed.version(), "unwrap", (version, material) -> {
-      Cipher cipher = Cipher.getInstance(CIPHER);
-      cipher.init(Cipher.DECRYPT_MODE, new SecretKeySpec(material, "AES"),
-          new GCMParameterSpec(TAG_BITS, blob, 0, NONCE_BYTES));
-      cipher.updateAAD(WrappedKey.associatedData(keyId, version));
-      try {
-        return cipher.doFinal(blob, NONCE_BYTES, blob.length - NONCE_BYTES);
-      } catch (AEADBadTagException e) {
-        throw new KeyIntegrityException("cannot unwrap with key '" + keyId + "' v" + version
-            + ": authentication failed (blob tampered, truncated, or wrapped under another key)", e);
-      }
-    });
+    return withKey(
+        keyId,
+        parsed.version(),
+        "unwrap",
+        (version, material) -> {
+          Cipher cipher = Cipher.getInstance(CIPHER);
+          cipher.init(
+              Cipher.DECRYPT_MODE,
+              new SecretKeySpec(material, "AES"),
+              new GCMParameterSpec(TAG_BITS, blob, 0, NONCE_BYTES));
+          cipher.updateAAD(WrappedKey.associatedData(keyId, version));
+          try {
+            return cipher.doFinal(blob, NONCE_BYTES, blob.length - NONCE_BYTES);
+          } catch (AEADBadTagException e) {
+            throw new KeyIntegrityException(
+                "cannot unwrap with key '"
+                    + keyId
+                    + "' v"
+                    + version
+                    + ": authentication failed (blob tampered, truncated, or wrapped under another key)",
+                e);
+          }
+        });
   }
 
   @Override
   public byte[] deriveKey(String keyId, String context) {
     KeyIds.check(keyId);
     if (context == null) {
-      throw new IllegalArgumentException("Cannot derive a key from key '" + keyId + "' with a null context");
+      throw new IllegalArgumentException(
+          "Cannot derive a key from key '" + keyId + "' with a null context");
     }
     // Version 1 on purpose: derived values (hash masks) must not change when the key rotates.
-    return withKey(keyId, 1, "deriveKey", (version, material) -> {
-      Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(material, "HmacSHA256"));
-      return mac.doFinal(context.getBytes(StandardCharsets.UTF_8));
-    });
+    return withKey(
+        keyId,
+        1,
+        "deriveKey",
+        (version, material) -> {
+          Mac mac = Mac.getInstance("HmacSHA256");
+          mac.init(new SecretKeySpec(material, "HmacSHA256"));
+          return mac.doFinal(context.getBytes(StandardCharsets.UTF_8));
+        });
   }
 
   @Override
@@ -371,7 +440,10 @@ public final class LocalKeyService implements KeyService {
 
   // ---------------------------------------------------------------- key use
 
-  /** Runs {@code use} with the material of a live key version; reloads once if the key or version is unknown. */
+  /**
+   * Runs {@code use} with the material of a live key version; reloads once if the key or version is
+   * unknown.
+   */
   private <T> T withKey(String keyId, int requestedVersion, String operation, KeyUse<T> use) {
     ensureOpen();
     refreshIfChanged();
@@ -385,10 +457,14 @@ public final class LocalKeyService implements KeyService {
         if (record != null && record.destroyed()) {
           throw destroyed(record, operation);
         }
-        int version = requestedVersion == LATEST && record != null ? record.latestVersion() : requestedVersion;
+        int version =
+            requestedVersion == LATEST && record != null
+                ? record.latestVersion()
+                : requestedVersion;
         if (record != null && record.hasVersion(version)) {
           if (retiredFor(operation) && record.retired(version)) {
-            // No reload needed: the minimum only moves forward, so a newer snapshot cannot un-retire it.
+            // No reload needed: the minimum only moves forward, so a newer snapshot cannot
+            // un-retire it.
             throw KeyVersionRetiredException.of(keyId, version, record.minDecryptionVersion());
           }
           byte[] material = material(s, keyId, version);
@@ -396,15 +472,30 @@ public final class LocalKeyService implements KeyService {
             return use.apply(version, material);
           } catch (GeneralSecurityException e) {
             throw new KeyServiceException(
-                "cannot " + operation + " with key '" + keyId + "' v" + version + ": " + e.getMessage(), e);
+                "cannot "
+                    + operation
+                    + " with key '"
+                    + keyId
+                    + "' v"
+                    + version
+                    + ": "
+                    + e.getMessage(),
+                e);
           }
         }
         if (attempt > 0) {
           if (record == null) {
             throw notFound(keyId);
           }
-          throw new KeyNotFoundException("key '" + keyId + "' has no version " + version
-              + " (latest is " + record.latestVersion() + ") in keystore " + path);
+          throw new KeyNotFoundException(
+              "key '"
+                  + keyId
+                  + "' has no version "
+                  + version
+                  + " (latest is "
+                  + record.latestVersion()
+                  + ") in keystore "
+                  + path);
         }
       } finally {
         useLock.readLock().unlock();
@@ -413,38 +504,64 @@ public final class LocalKeyService implements KeyService {
     }
   }
 
-  /** Retirement blocks unwrap only: wrap uses the latest version, and deriveKey keeps using version 1. */
+  /**
+   * Retirement blocks unwrap only: wrap uses the latest version, and deriveKey keeps using version
+   * 1.
+   */
   private static boolean retiredFor(String operation) {
     return operation.equals("unwrap");
   }
 
-  /** Cached decrypted material (decrypting a PKCS12 entry runs PBKDF2). Callers hold the read lock. */
+  /**
+   * Cached decrypted material (decrypting a PKCS12 entry runs PBKDF2). Callers hold the read lock.
+   */
   private byte[] material(Snapshot s, String keyId, int version) {
-    return materialCache.computeIfAbsent(new VersionRef(keyId, version), ref -> {
-      String alias = KeystoreAliases.alias(keyId, version);
-      KeyStore.PasswordProtection protection = new KeyStore.PasswordProtection(passphrase);
-      try {
-        KeyStore.Entry entry;
-        synchronized (s.keyStore()) {
-          entry = s.keyStore().getEntry(alias, protection);
-        }
-        if (!(entry instanceof KeyStore.SecretKeyEntry secret)) {
-          throw new KeyServiceException(
-              "keystore " + path + " is corrupted: no material for key '" + keyId + "' v" + version);
-        }
-        byte[] encoded = secret.getSecretKey().getEncoded();
-        if (encoded == null || encoded.length != KEY_BYTES) {
-          throw new KeyServiceException(
-              "keystore " + path + " is corrupted: key '" + keyId + "' v" + version + " is not an AES-256 key");
-        }
-        return encoded;
-      } catch (GeneralSecurityException e) {
-        throw new KeyServiceException(
-            "cannot read key '" + keyId + "' v" + version + " from keystore " + path + ": " + e.getMessage(), e);
-      } finally {
-        destroyQuietly(protection);
-      }
-    });
+    return materialCache.computeIfAbsent(
+        new VersionRef(keyId, version),
+        ref -> {
+          String alias = KeystoreAliases.alias(keyId, version);
+          KeyStore.PasswordProtection protection = new KeyStore.PasswordProtection(passphrase);
+          try {
+            KeyStore.Entry entry;
+            synchronized (s.keyStore()) {
+              entry = s.keyStore().getEntry(alias, protection);
+            }
+            if (!(entry instanceof KeyStore.SecretKeyEntry secret)) {
+              throw new KeyServiceException(
+                  "keystore "
+                      + path
+                      + " is corrupted: no material for key '"
+                      + keyId
+                      + "' v"
+                      + version);
+            }
+            byte[] encoded = secret.getSecretKey().getEncoded();
+            if (encoded == null || encoded.length != KEY_BYTES) {
+              throw new KeyServiceException(
+                  "keystore "
+                      + path
+                      + " is corrupted: key '"
+                      + keyId
+                      + "' v"
+                      + version
+                      + " is not an AES-256 key");
+            }
+            return encoded;
+          } catch (GeneralSecurityException e) {
+            throw new KeyServiceException(
+                "cannot read key '"
+                    + keyId
+                    + "' v"
+                    + version
+                    + " from keystore "
+                    + path
+                    + ": "
+                    + e.getMessage(),
+                e);
+          } finally {
+            destroyQuietly(protection);
+          }
+        });
   }
 
   // ---------------------------------------------------------------- mutations and file handling
@@ -453,7 +570,8 @@ public final class LocalKeyService implements KeyService {
   private <T> T mutate(Mutation<T> mutation) {
     ensureOpen();
     pathLock.lock();
-    try (FileChannel lockChannel = openLockChannel(); FileLock ignored = lockChannel.lock()) {
+    try (FileChannel lockChannel = openLockChannel();
+        FileLock ignored = lockChannel.lock()) {
       ensureOpen();
       cleanStaleTempFiles();
       Snapshot fresh = readFromDisk(); // under the lock: never overwrite another process's commit
@@ -476,29 +594,34 @@ public final class LocalKeyService implements KeyService {
     }
   }
 
-  private void storeNewVersion(KeyStore ks, String keyId, int version) throws GeneralSecurityException {
+  private void storeNewVersion(KeyStore ks, String keyId, int version)
+      throws GeneralSecurityException {
     String alias = KeystoreAliases.alias(keyId, version);
     if (ks.containsAlias(alias)) {
-      throw new KeyServiceException("keystore " + path + " is corrupted: stray entry for key '" + keyId + "' v"
-          + version);
+      throw new KeyServiceException(
+          "keystore " + path + " is corrupted: stray entry for key '" + keyId + "' v" + version);
     }
     byte[] material = new byte[KEY_BYTES];
     random.nextBytes(material);
     KeyStore.PasswordProtection protection = protection();
     try {
       // SecretKeySpec keeps its own copy (JCE offers no way to wipe it); ours is wiped below.
-      ks.setEntry(alias, new KeyStore.SecretKeyEntry(new SecretKeySpec(material, "AES")), protection);
+      ks.setEntry(
+          alias, new KeyStore.SecretKeyEntry(new SecretKeySpec(material, "AES")), protection);
     } finally {
       Arrays.fill(material, (byte) 0);
       destroyQuietly(protection);
     }
   }
 
-  private void putMetadata(KeyStore ks, Map<String, KeyRecord> keys) throws GeneralSecurityException {
+  private void putMetadata(KeyStore ks, Map<String, KeyRecord> keys)
+      throws GeneralSecurityException {
     KeyStore.PasswordProtection protection = protection();
     try {
-      ks.setEntry(METADATA_ALIAS,
-          new KeyStore.SecretKeyEntry(new SecretKeySpec(KeyRecord.encode(keys), "HmacSHA256")), protection);
+      ks.setEntry(
+          METADATA_ALIAS,
+          new KeyStore.SecretKeyEntry(new SecretKeySpec(KeyRecord.encode(keys), "HmacSHA256")),
+          protection);
     } finally {
       destroyQuietly(protection);
     }
@@ -515,7 +638,8 @@ public final class LocalKeyService implements KeyService {
     FileStamp stamp;
     byte[] bytes;
     try {
-      stamp = stamp(path); // before reading: if the file changes in between we only reload once more
+      stamp =
+          stamp(path); // before reading: if the file changes in between we only reload once more
       bytes = Files.readAllBytes(path);
     } catch (NoSuchFileException e) {
       throw new KeyServiceException("keystore " + path + " does not exist", e);
@@ -527,43 +651,57 @@ public final class LocalKeyService implements KeyService {
       ks = KeyStore.getInstance(KEYSTORE_TYPE);
       ks.load(new ByteArrayInputStream(bytes), passphrase);
     } catch (IOException | GeneralSecurityException | RuntimeException e) {
-      throw new KeyServiceException("cannot open keystore " + path + ": wrong passphrase or corrupted file", e);
+      throw new KeyServiceException(
+          "cannot open keystore " + path + ": wrong passphrase or corrupted file", e);
     }
     Map<String, KeyRecord> keys;
     KeyStore.PasswordProtection protection = new KeyStore.PasswordProtection(passphrase);
     try {
       if (!ks.containsAlias(METADATA_ALIAS)) {
         throw new KeyServiceException(
-            "cannot open keystore " + path + ": not an Iceberg Protector keystore (no metadata entry)");
+            "cannot open keystore "
+                + path
+                + ": not an Iceberg Protector keystore (no metadata entry)");
       }
       KeyStore.Entry entry = ks.getEntry(METADATA_ALIAS, protection);
       if (!(entry instanceof KeyStore.SecretKeyEntry secret)) {
-        throw new KeyServiceException("cannot open keystore " + path + ": metadata entry has the wrong type");
+        throw new KeyServiceException(
+            "cannot open keystore " + path + ": metadata entry has the wrong type");
       }
       keys = KeyRecord.decode(secret.getSecretKey().getEncoded());
       for (KeyRecord record : keys.values()) {
         for (int v = 1; !record.destroyed() && v <= record.latestVersion(); v++) {
           if (!ks.containsAlias(KeystoreAliases.alias(record.id(), v))) {
-            throw new KeyServiceException("cannot open keystore " + path + ": corrupted, key '" + record.id()
-                + "' v" + v + " has no material");
+            throw new KeyServiceException(
+                "cannot open keystore "
+                    + path
+                    + ": corrupted, key '"
+                    + record.id()
+                    + "' v"
+                    + v
+                    + " has no material");
           }
         }
       }
     } catch (GeneralSecurityException | IllegalArgumentException e) {
-      throw new KeyServiceException("cannot open keystore " + path + ": corrupted metadata (" + e.getMessage()
-          + ")", e);
+      throw new KeyServiceException(
+          "cannot open keystore " + path + ": corrupted metadata (" + e.getMessage() + ")", e);
     } finally {
       destroyQuietly(protection);
     }
     return new Snapshot(ks, keys, stamp);
   }
 
-  /** Temp file in the same directory, fsync, atomic rename, fsync the directory. Returns the new stamp. */
+  /**
+   * Temp file in the same directory, fsync, atomic rename, fsync the directory. Returns the new
+   * stamp.
+   */
   private FileStamp writeAtomically(byte[] bytes) throws IOException {
     Path dir = path.getParent();
     byte[] suffix = new byte[8];
     random.nextBytes(suffix);
-    Path temp = dir.resolve("." + path.getFileName() + TEMP_MARKER + HexFormat.of().formatHex(suffix));
+    Path temp =
+        dir.resolve("." + path.getFileName() + TEMP_MARKER + HexFormat.of().formatHex(suffix));
     boolean moved = false;
     try {
       Set<OpenOption> options = Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
@@ -611,12 +749,15 @@ public final class LocalKeyService implements KeyService {
   }
 
   private FileChannel openLockChannel() throws IOException {
-    return FileChannel.open(lockPath, EnumSet.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), ownerOnly());
+    return FileChannel.open(
+        lockPath, EnumSet.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), ownerOnly());
   }
 
   private static FileAttribute<?>[] ownerOnly() {
     if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
-      return new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))};
+      return new FileAttribute<?>[] {
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))
+      };
     }
     return new FileAttribute<?>[0];
   }
@@ -656,8 +797,8 @@ public final class LocalKeyService implements KeyService {
   }
 
   /**
-   * Publishes a snapshot and wipes cached material of keys that are no longer live in it, and of retired
-   * versions (version 1 is read again if deriveKey needs it).
+   * Publishes a snapshot and wipes cached material of keys that are no longer live in it, and of
+   * retired versions (version 1 is read again if deriveKey needs it).
    */
   private void install(Snapshot s) {
     useLock.writeLock().lock();
@@ -665,10 +806,13 @@ public final class LocalKeyService implements KeyService {
       if (closed) {
         return;
       }
-      wipeCache(ref -> {
-        KeyRecord record = s.keys().get(ref.keyId());
-        return record == null || !record.hasVersion(ref.version()) || record.retired(ref.version());
-      });
+      wipeCache(
+          ref -> {
+            KeyRecord record = s.keys().get(ref.keyId());
+            return record == null
+                || !record.hasVersion(ref.version())
+                || record.retired(ref.version());
+          });
       snapshot = s;
     } finally {
       useLock.writeLock().unlock();
@@ -676,13 +820,16 @@ public final class LocalKeyService implements KeyService {
   }
 
   private void wipeCache(java.util.function.Predicate<VersionRef> which) {
-    materialCache.entrySet().removeIf(e -> {
-      if (which.test(e.getKey())) {
-        Arrays.fill(e.getValue(), (byte) 0);
-        return true;
-      }
-      return false;
-    });
+    materialCache
+        .entrySet()
+        .removeIf(
+            e -> {
+              if (which.test(e.getKey())) {
+                Arrays.fill(e.getValue(), (byte) 0);
+                return true;
+              }
+              return false;
+            });
   }
 
   // ---------------------------------------------------------------- helpers
@@ -703,8 +850,14 @@ public final class LocalKeyService implements KeyService {
   }
 
   private static KeyDestroyedException destroyed(KeyRecord record, String operation) {
-    return new KeyDestroyedException("key '" + record.id() + "' was destroyed at " + record.destroyedAt()
-        + "; cannot " + operation + " (key ids are never reused)");
+    return new KeyDestroyedException(
+        "key '"
+            + record.id()
+            + "' was destroyed at "
+            + record.destroyedAt()
+            + "; cannot "
+            + operation
+            + " (key ids are never reused)");
   }
 
   private KeyStore.PasswordProtection protection() {

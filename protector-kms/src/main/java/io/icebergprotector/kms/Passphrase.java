@@ -32,7 +32,9 @@ public final class Passphrase implements AutoCloseable {
     return checked(c.clone(), "the given passphrase");
   }
 
-  /** Reads the passphrase from environment variable {@code var} (one trailing newline is trimmed). */
+  /**
+   * Reads the passphrase from environment variable {@code var} (one trailing newline is trimmed).
+   */
   public static Passphrase fromEnv(String var) {
     return fromEnv(var, System.getenv());
   }
@@ -44,7 +46,8 @@ public final class Passphrase implements AutoCloseable {
     }
     String value = env.get(var);
     if (value == null) {
-      throw new IllegalArgumentException("Cannot read secret: environment variable " + var + " is not set");
+      throw new IllegalArgumentException(
+          "Cannot read secret: environment variable " + var + " is not set");
     }
     return checked(trimNewline(value.toCharArray()), "environment variable " + var);
   }
@@ -58,23 +61,29 @@ public final class Passphrase implements AutoCloseable {
       throw new IllegalArgumentException("Cannot read secret: file " + file + " does not exist");
     }
     if (!Files.isRegularFile(file)) {
-      throw new IllegalArgumentException("Cannot read secret: file " + file + " is not a regular file");
+      throw new IllegalArgumentException(
+          "Cannot read secret: file " + file + " is not a regular file");
     }
     byte[] bytes = null;
     CharBuffer decoded = null;
     try {
       bytes = Files.readAllBytes(file);
-      decoded = StandardCharsets.UTF_8.newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(bytes));
-      char[] chars = Arrays.copyOfRange(decoded.array(), decoded.arrayOffset(),
-          decoded.arrayOffset() + decoded.remaining());
+      decoded =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(bytes));
+      char[] chars =
+          Arrays.copyOfRange(
+              decoded.array(), decoded.arrayOffset(), decoded.arrayOffset() + decoded.remaining());
       return checked(trimNewline(chars), "file " + file);
     } catch (CharacterCodingException e) {
-      throw new IllegalArgumentException("Cannot read secret: file " + file + " is not valid UTF-8", e);
+      throw new IllegalArgumentException(
+          "Cannot read secret: file " + file + " is not valid UTF-8", e);
     } catch (IOException e) {
-      throw new KeyServiceUnavailableException("Cannot read secret file " + file + ": " + e.getMessage(), e);
+      throw new KeyServiceUnavailableException(
+          "Cannot read secret file " + file + ": " + e.getMessage(), e);
     } finally {
       if (bytes != null) {
         Arrays.fill(bytes, (byte) 0);
@@ -111,7 +120,9 @@ public final class Passphrase implements AutoCloseable {
     return new Passphrase(chars);
   }
 
-  /** Trims one trailing "\n" or "\r\n" (as left by echo or an editor); wipes the input if it copies. */
+  /**
+   * Trims one trailing "\n" or "\r\n" (as left by echo or an editor); wipes the input if it copies.
+   */
   private static char[] trimNewline(char[] c) {
     int end = c.length;
     if (end > 0 && c[end - 1] == '\n') {

@@ -76,7 +76,10 @@ public final class SecretRef implements Serializable {
    * @param defaultEnv the variable to use when none is set, or null to return null
    */
   public static SecretRef choose(
-      Map<String, String> options, String valueKey, String fileKey, String envKey,
+      Map<String, String> options,
+      String valueKey,
+      String fileKey,
+      String envKey,
       String defaultEnv) {
     String v = valueKey == null ? null : blankToNull(options.get(valueKey));
     String f = fileKey == null ? null : blankToNull(options.get(fileKey));
@@ -167,7 +170,8 @@ public final class SecretRef implements Serializable {
       try {
         bytes = Files.readAllBytes(file);
       } catch (IOException e) {
-        throw new UncheckedIOException("Cannot read secret file " + file + ": " + e.getMessage(), e);
+        throw new UncheckedIOException(
+            "Cannot read secret file " + file + ": " + e.getMessage(), e);
       }
       try {
         int from = 0;

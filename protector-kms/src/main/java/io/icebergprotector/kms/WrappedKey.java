@@ -5,13 +5,16 @@ import java.util.Arrays;
 import java.util.Base64;
 
 /**
- * A wrapped data key in Vault Transit ciphertext format: {@code vault:v<N>:<base64 standard, padded>}.
+ * A wrapped data key in Vault Transit ciphertext format: {@code vault:v<N>:<base64 standard,
+ * padded>}.
  *
- * <p>For keys wrapped by {@link LocalKeyService} the blob is {@code 12-byte nonce || AES-GCM ciphertext+tag}.
- * Parsing is strict (one blob has exactly one text form) so that tampering cannot hide in the encoding.
+ * <p>For keys wrapped by {@link LocalKeyService} the blob is {@code 12-byte nonce || AES-GCM
+ * ciphertext+tag}. Parsing is strict (one blob has exactly one text form) so that tampering cannot
+ * hide in the encoding.
  */
 public final class WrappedKey {
   private static final String PREFIX = "vault:v";
+
   /** Vault versions are positive ints; cap the digits so parsing cannot overflow. */
   private static final int MAX_VERSION_DIGITS = 9;
 
@@ -48,7 +51,8 @@ public final class WrappedKey {
   /**
    * Parses {@code vault:v<N>:<base64>}.
    *
-   * @throws IllegalArgumentException naming what is wrong (the text itself is not echoed in full: it may be long)
+   * @throws IllegalArgumentException naming what is wrong (the text itself is not echoed in full:
+   *     it may be long)
    */
   public static WrappedKey parse(String text) {
     if (text == null) {
@@ -70,11 +74,13 @@ public final class WrappedKey {
     try {
       blob = Base64.getDecoder().decode(b64);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("Invalid wrapped key: bad base64 payload (" + e.getMessage() + ")", e);
+      throw new IllegalArgumentException(
+          "Invalid wrapped key: bad base64 payload (" + e.getMessage() + ")", e);
     }
     // The JDK decoder tolerates missing padding; insist on the canonical (padded) form.
     if (!Base64.getEncoder().encodeToString(blob).equals(b64)) {
-      throw new IllegalArgumentException("Invalid wrapped key: base64 payload is not in canonical padded form");
+      throw new IllegalArgumentException(
+          "Invalid wrapped key: base64 payload is not in canonical padded form");
     }
     if (blob.length == 0) {
       throw new IllegalArgumentException("Invalid wrapped key: empty payload");
@@ -98,7 +104,9 @@ public final class WrappedKey {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof WrappedKey other && version == other.version && Arrays.equals(blob, other.blob);
+    return o instanceof WrappedKey other
+        && version == other.version
+        && Arrays.equals(blob, other.blob);
   }
 
   @Override
@@ -110,13 +118,18 @@ public final class WrappedKey {
     if (digits.isEmpty()) {
       throw new IllegalArgumentException("Invalid wrapped key: missing version after 'vault:v'");
     }
-    if (digits.length() > MAX_VERSION_DIGITS || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
+    if (digits.length() > MAX_VERSION_DIGITS
+        || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
       throw new IllegalArgumentException(
-          "Invalid wrapped key: version must be a positive integer, got '" + abbreviate(digits) + "'");
+          "Invalid wrapped key: version must be a positive integer, got '"
+              + abbreviate(digits)
+              + "'");
     }
     if (digits.charAt(0) == '0') {
       throw new IllegalArgumentException(
-          "Invalid wrapped key: version must be a positive integer without leading zeros, got '" + digits + "'");
+          "Invalid wrapped key: version must be a positive integer without leading zeros, got '"
+              + digits
+              + "'");
     }
     return Integer.parseInt(digits);
   }

@@ -13,7 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class AuthorizingKeyServiceTest {
-  static final Policy POLICY = Policy.parse("""
+  static final Policy POLICY =
+      Policy.parse(
+          """
       protector {
         roles {
           admin   { users = [alice] }
@@ -32,7 +34,8 @@ class AuthorizingKeyServiceTest {
           }
         }
       }
-      """, "authz-test.conf");
+      """,
+          "authz-test.conf");
 
   private static final Principal ALICE = Principal.user("alice");
   private static final Principal DAVE_BI = Principal.of("dave", List.of("bi"));
@@ -86,23 +89,33 @@ class AuthorizingKeyServiceTest {
     long before = counting.totalCount();
 
     assertThatThrownBy(() -> as(DAVE_BI).unwrap("fin", salary))
-        .isInstanceOfSatisfying(KeyAccessDeniedException.class, e -> {
-          assertThat(e.principal()).contains("dave");
-          assertThat(e.keyId()).isEqualTo("fin");
-          assertThat(e.operation()).isEqualTo("unwrap");
-          assertThat(e.getMessage()).contains("dave", "'fin'", "unwrap");
-        });
+        .isInstanceOfSatisfying(
+            KeyAccessDeniedException.class,
+            e -> {
+              assertThat(e.principal()).contains("dave");
+              assertThat(e.keyId()).isEqualTo("fin");
+              assertThat(e.operation()).isEqualTo("unwrap");
+              assertThat(e.getMessage()).contains("dave", "'fin'", "unwrap");
+            });
     assertThatThrownBy(() -> as(DAVE_BI).deriveKey("fin", "ctx"))
-        .isInstanceOf(KeyAccessDeniedException.class).hasMessageContaining("deriveKey");
+        .isInstanceOf(KeyAccessDeniedException.class)
+        .hasMessageContaining("deriveKey");
     // Readers are not writers; admins are not writers either in this policy.
     assertThatThrownBy(() -> as(ALICE).wrap("pii", new byte[] {1}))
-        .isInstanceOf(KeyAccessDeniedException.class).hasMessageContaining("alice").hasMessageContaining("wrap");
-    assertThatThrownBy(() -> as(MALLORY).unwrap("pii", salary)).isInstanceOf(KeyAccessDeniedException.class);
+        .isInstanceOf(KeyAccessDeniedException.class)
+        .hasMessageContaining("alice")
+        .hasMessageContaining("wrap");
+    assertThatThrownBy(() -> as(MALLORY).unwrap("pii", salary))
+        .isInstanceOf(KeyAccessDeniedException.class);
     // A key the policy does not mention at all, even though it exists in the store.
-    assertThatThrownBy(() -> as(ETL).wrap("unlisted", new byte[] {1})).isInstanceOf(KeyAccessDeniedException.class);
-    assertThatThrownBy(() -> as(ALICE).unwrap("unlisted", salary)).isInstanceOf(KeyAccessDeniedException.class);
+    assertThatThrownBy(() -> as(ETL).wrap("unlisted", new byte[] {1}))
+        .isInstanceOf(KeyAccessDeniedException.class);
+    assertThatThrownBy(() -> as(ALICE).unwrap("unlisted", salary))
+        .isInstanceOf(KeyAccessDeniedException.class);
 
-    assertThat(counting.totalCount()).as("refused calls must not reach the delegate").isEqualTo(before);
+    assertThat(counting.totalCount())
+        .as("refused calls must not reach the delegate")
+        .isEqualTo(before);
   }
 
   @Test

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /** The one authorization rule the Spark side and the key server share. */
 class KeyGrantsTest {
-  // admin { users = [alice] }, analyst { groups = [bi] } (masked ssn), etl { users = [etl] } (writer)
+  // admin { users = [alice] }, analyst { groups = [bi] } (masked ssn), etl { users = [etl] }
+  // (writer)
   private static final Policy POLICY = AuthorizingKeyServiceTest.POLICY;
   private static final Set<String> ADMIN_ROLES = Set.of("admin");
 
@@ -22,7 +23,9 @@ class KeyGrantsTest {
     assertThat(etl.allows(Operation.WRAP, "pii")).isTrue();
     assertThat(etl.allows(Operation.WRAP, "footer")).isTrue();
     assertThat(etl.allows(Operation.UNWRAP, "pii")).as("writers are not readers").isFalse();
-    assertThat(etl.allows(Operation.UNWRAP, "footer")).as("every reader gets the footer key").isTrue();
+    assertThat(etl.allows(Operation.UNWRAP, "footer"))
+        .as("every reader gets the footer key")
+        .isTrue();
     assertThat(etl.allows(Operation.ADMIN, null)).isFalse();
 
     KeyGrants analyst = KeyGrants.of(POLICY, Principal.of("dave", List.of("bi")), ADMIN_ROLES);
@@ -35,7 +38,9 @@ class KeyGrantsTest {
     KeyGrants alice = KeyGrants.of(POLICY, Principal.user("alice"), ADMIN_ROLES);
     assertThat(alice.admin()).isTrue();
     assertThat(alice.allows(Operation.ADMIN, "anything")).isTrue();
-    assertThat(alice.allows(Operation.WRAP, "pii")).as("administering keys is not writing").isFalse();
+    assertThat(alice.allows(Operation.WRAP, "pii"))
+        .as("administering keys is not writing")
+        .isFalse();
     assertThat(KeyGrants.of(POLICY, Principal.user("alice"), Set.of()).admin()).isFalse();
     assertThat(etl.admin()).isFalse();
   }
@@ -45,11 +50,13 @@ class KeyGrantsTest {
     KeyGrants mallory = KeyGrants.of(POLICY, Principal.user("mallory"), ADMIN_ROLES);
     for (String key : new String[] {"fin", "no-such-key", null}) {
       assertThatThrownBy(() -> mallory.check(Operation.UNWRAP, key))
-          .isInstanceOfSatisfying(KeyAccessDeniedException.class, e -> {
-            assertThat(e.principal()).contains("mallory");
-            assertThat(e.keyId()).isEqualTo(key);
-            assertThat(e.operation()).isEqualTo("unwrap");
-          });
+          .isInstanceOfSatisfying(
+              KeyAccessDeniedException.class,
+              e -> {
+                assertThat(e.principal()).contains("mallory");
+                assertThat(e.keyId()).isEqualTo(key);
+                assertThat(e.operation()).isEqualTo("unwrap");
+              });
     }
     assertThatThrownBy(() -> mallory.check(Operation.DERIVE, "fin"))
         .isInstanceOf(KeyAccessDeniedException.class)

@@ -4,9 +4,9 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 
 /**
- * Child-JVM main for the multi-process tests: creates keys {@code <prefix>-0, <prefix>-1, ...} against one
- * store and prints "committed <id> end" (flushed) after each create returned. count < 0 loops until killed.
- * The passphrase comes from environment variable KMS_TEST_PASS.
+ * Child-JVM main for the multi-process tests: creates keys {@code <prefix>-0, <prefix>-1, ...}
+ * against one store and prints "committed <id> end" (flushed) after each create returned. count < 0
+ * loops until killed. The passphrase comes from environment variable KMS_TEST_PASS.
  */
 public final class KeystoreWorker {
   private KeystoreWorker() {}

@@ -27,8 +27,10 @@ class KmsSettingsTest {
 
   @Test
   void pkcs11OptionsSelectTheTokenAndNameThePinSource() {
-    KmsSettings byLabel = KmsSettings.fromOptions(
-        pkcs11(KmsSettings.TOKEN_LABEL, "protector", KmsSettings.PIN_FILE, "/run/secrets/pin"), "catalog 'prod'");
+    KmsSettings byLabel =
+        KmsSettings.fromOptions(
+            pkcs11(KmsSettings.TOKEN_LABEL, "protector", KmsSettings.PIN_FILE, "/run/secrets/pin"),
+            "catalog 'prod'");
     assertThat(byLabel.type()).isEqualTo(KmsSettings.Type.PKCS11);
     assertThat(byLabel.pkcs11Library()).isEqualTo(LIBRARY);
     assertThat(byLabel.tokenLabel()).isEqualTo("protector");
@@ -36,16 +38,23 @@ class KmsSettingsTest {
     assertThat(byLabel.endpoint()).isEqualTo("pkcs11:" + LIBRARY + "#token-label=protector");
     assertThat(byLabel.toString()).contains("PIN from file /run/secrets/pin");
 
-    KmsSettings bySlot = KmsSettings.fromOptions(
-        pkcs11(KmsSettings.SLOT, "1234", KmsSettings.PIN_ENV, "HSM_PIN"), "catalog 'prod'");
+    KmsSettings bySlot =
+        KmsSettings.fromOptions(
+            pkcs11(KmsSettings.SLOT, "1234", KmsSettings.PIN_ENV, "HSM_PIN"), "catalog 'prod'");
     assertThat(bySlot.slot()).isEqualTo(1234L);
     assertThat(bySlot.endpoint()).endsWith("#slot=1234");
-    KmsSettings byIndex = KmsSettings.fromOptions(
-        pkcs11(KmsSettings.SLOT_LIST_INDEX, "0", KmsSettings.PIN_ENV, "HSM_PIN"), "catalog 'prod'");
+    KmsSettings byIndex =
+        KmsSettings.fromOptions(
+            pkcs11(KmsSettings.SLOT_LIST_INDEX, "0", KmsSettings.PIN_ENV, "HSM_PIN"),
+            "catalog 'prod'");
     assertThat(byIndex.slotListIndex()).isZero();
     assertThat(byIndex.identity()).isNotEqualTo(bySlot.identity());
-    assertThat(byIndex.identity()).isEqualTo(KmsSettings.fromOptions(
-        pkcs11(KmsSettings.SLOT_LIST_INDEX, "0", KmsSettings.PIN_ENV, "HSM_PIN"), "another owner").identity());
+    assertThat(byIndex.identity())
+        .isEqualTo(
+            KmsSettings.fromOptions(
+                    pkcs11(KmsSettings.SLOT_LIST_INDEX, "0", KmsSettings.PIN_ENV, "HSM_PIN"),
+                    "another owner")
+                .identity());
   }
 
   @Test
@@ -55,45 +64,81 @@ class KmsSettingsTest {
     assertThatThrownBy(() -> KmsSettings.fromOptions(noLibrary, "catalog 'prod'"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("catalog 'prod': ")
-        .hasMessageContaining(KmsSettings.PKCS11_LIBRARY + " is required when protector.kms.type = pkcs11");
-    assertThatThrownBy(() -> KmsSettings.fromOptions(pkcs11(KmsSettings.PIN_ENV, "P"), "catalog 'prod'"))
+        .hasMessageContaining(
+            KmsSettings.PKCS11_LIBRARY + " is required when protector.kms.type = pkcs11");
+    assertThatThrownBy(
+            () -> KmsSettings.fromOptions(pkcs11(KmsSettings.PIN_ENV, "P"), "catalog 'prod'"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("set exactly one of protector.kms.token-label, protector.kms.slot or"
-            + " protector.kms.slot-list-index");
-    assertThatThrownBy(() -> KmsSettings.fromOptions(
-            pkcs11(KmsSettings.TOKEN_LABEL, "t", KmsSettings.SLOT, "0", KmsSettings.PIN_ENV, "P"), "c"))
+        .hasMessageContaining(
+            "set exactly one of protector.kms.token-label, protector.kms.slot or"
+                + " protector.kms.slot-list-index");
+    assertThatThrownBy(
+            () ->
+                KmsSettings.fromOptions(
+                    pkcs11(
+                        KmsSettings.TOKEN_LABEL,
+                        "t",
+                        KmsSettings.SLOT,
+                        "0",
+                        KmsSettings.PIN_ENV,
+                        "P"),
+                    "c"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("(2 are set)");
     assertThatThrownBy(() -> KmsSettings.fromOptions(pkcs11(KmsSettings.TOKEN_LABEL, "t"), "c"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("set exactly one of protector.kms.pin-env or protector.kms.pin-file");
-    assertThatThrownBy(() -> KmsSettings.fromOptions(
-            pkcs11(KmsSettings.TOKEN_LABEL, "t", KmsSettings.PIN_ENV, "P", KmsSettings.PIN_FILE, "/p"), "c"))
+    assertThatThrownBy(
+            () ->
+                KmsSettings.fromOptions(
+                    pkcs11(
+                        KmsSettings.TOKEN_LABEL,
+                        "t",
+                        KmsSettings.PIN_ENV,
+                        "P",
+                        KmsSettings.PIN_FILE,
+                        "/p"),
+                    "c"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("set only one of protector.kms.pin-file, protector.kms.pin-env");
-    assertThatThrownBy(() -> KmsSettings.fromOptions(
-            pkcs11(KmsSettings.SLOT, "first", KmsSettings.PIN_ENV, "P"), "c"))
+    assertThatThrownBy(
+            () ->
+                KmsSettings.fromOptions(
+                    pkcs11(KmsSettings.SLOT, "first", KmsSettings.PIN_ENV, "P"), "c"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("protector.kms.slot must be a whole number, got 'first'");
-    assertThatThrownBy(() -> KmsSettings.fromOptions(pkcs11(KmsSettings.TOKEN_LABEL, "t", KmsSettings.PIN_ENV,
-            "P", KmsSettings.CREATE_MISSING_KEYS, "true"), "c"))
+    assertThatThrownBy(
+            () ->
+                KmsSettings.fromOptions(
+                    pkcs11(
+                        KmsSettings.TOKEN_LABEL,
+                        "t",
+                        KmsSettings.PIN_ENV,
+                        "P",
+                        KmsSettings.CREATE_MISSING_KEYS,
+                        "true"),
+                    "c"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining(KmsSettings.CREATE_MISSING_KEYS + " applies to the local key service only");
+        .hasMessageContaining(
+            KmsSettings.CREATE_MISSING_KEYS + " applies to the local key service only");
     assertThatThrownBy(() -> KmsSettings.fromOptions(Map.of(KmsSettings.TYPE, "hsm"), "c"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("unknown protector.kms.type 'hsm' (expected local, remote or pkcs11)");
+        .hasMessageContaining(
+            "unknown protector.kms.type 'hsm' (expected local, remote or pkcs11)");
   }
 
   @Test
   void settingsTravelWithoutTheirSecrets() throws Exception {
-    KmsSettings settings = KmsSettings.fromOptions(
-        pkcs11(KmsSettings.TOKEN_LABEL, "protector", KmsSettings.PIN_ENV, "HSM_PIN"), "c");
+    KmsSettings settings =
+        KmsSettings.fromOptions(
+            pkcs11(KmsSettings.TOKEN_LABEL, "protector", KmsSettings.PIN_ENV, "HSM_PIN"), "c");
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
       out.writeObject(settings);
     }
     KmsSettings copy;
-    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+    try (ObjectInputStream in =
+        new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
       copy = (KmsSettings) in.readObject();
     }
     assertThat(copy).isEqualTo(settings);

@@ -77,9 +77,11 @@ class LocalKeyServiceTest {
   @Test
   void storeFileIsOwnerOnly() throws Exception {
     if (Files.getFileStore(store).supportsFileAttributeView("posix")) {
-      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(store))).isEqualTo("rw-------");
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(store)))
+          .isEqualTo("rw-------");
       kms.createKey("pii");
-      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(store))).isEqualTo("rw-------");
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(store)))
+          .isEqualTo("rw-------");
     }
   }
 
@@ -100,12 +102,14 @@ class LocalKeyServiceTest {
 
     // Relabel a v1 blob as v2: the AAD binds the version, so this fails.
     String relabeled = "vault:v2:" + w1.substring("vault:v1:".length());
-    assertThatThrownBy(() -> kms.unwrap("pii", relabeled)).isInstanceOf(KeyIntegrityException.class);
+    assertThatThrownBy(() -> kms.unwrap("pii", relabeled))
+        .isInstanceOf(KeyIntegrityException.class);
     // Unknown version names id and version.
     String future = "vault:v9:" + w1.substring("vault:v1:".length());
     assertThatThrownBy(() -> kms.unwrap("pii", future))
         .isInstanceOf(KeyNotFoundException.class)
-        .hasMessageContaining("'pii'").hasMessageContaining("version 9");
+        .hasMessageContaining("'pii'")
+        .hasMessageContaining("version 9");
   }
 
   @Test
@@ -118,11 +122,13 @@ class LocalKeyServiceTest {
     assertThat(b.latestVersion()).isEqualTo(2);
     assertThat(b.versions()).containsExactly(1, 2);
     assertThatThrownBy(() -> kms.describeKey("nope"))
-        .isInstanceOf(KeyNotFoundException.class).hasMessageContaining("'nope'");
+        .isInstanceOf(KeyNotFoundException.class)
+        .hasMessageContaining("'nope'");
     assertThatThrownBy(() -> kms.rotateKey("nope")).isInstanceOf(KeyNotFoundException.class);
     assertThatThrownBy(() -> kms.wrap("nope", dek())).isInstanceOf(KeyNotFoundException.class);
     assertThatThrownBy(() -> kms.createKey("a.key"))
-        .isInstanceOf(KeyAlreadyExistsException.class).hasMessageContaining("'a.key'");
+        .isInstanceOf(KeyAlreadyExistsException.class)
+        .hasMessageContaining("'a.key'");
   }
 
   @Test
@@ -132,7 +138,8 @@ class LocalKeyServiceTest {
     kms.createKey("other");
     byte[] dek = dek();
     String wrapped = kms.wrap("pii", dek);
-    assertThat(rawAliases()).contains(KeystoreAliases.alias("pii", 1), KeystoreAliases.alias("pii", 2));
+    assertThat(rawAliases())
+        .contains(KeystoreAliases.alias("pii", 1), KeystoreAliases.alias("pii", 2));
 
     kms.destroyKey("pii");
 
@@ -143,7 +150,8 @@ class LocalKeyServiceTest {
     assertThatThrownBy(() -> kms.deriveKey("pii", "ctx")).isInstanceOf(KeyDestroyedException.class);
     assertThatThrownBy(() -> kms.rotateKey("pii")).isInstanceOf(KeyDestroyedException.class);
     assertThatThrownBy(() -> kms.createKey("pii"))
-        .isInstanceOf(KeyDestroyedException.class).hasMessageContaining("never reused");
+        .isInstanceOf(KeyDestroyedException.class)
+        .hasMessageContaining("never reused");
     kms.destroyKey("pii"); // idempotent
 
     KeyInfo info = kms.describeKey("pii");
@@ -152,12 +160,14 @@ class LocalKeyServiceTest {
 
     // The material is gone from the file itself, not just hidden.
     List<String> aliases = rawAliases();
-    assertThat(aliases).doesNotContain(KeystoreAliases.alias("pii", 1), KeystoreAliases.alias("pii", 2));
+    assertThat(aliases)
+        .doesNotContain(KeystoreAliases.alias("pii", 1), KeystoreAliases.alias("pii", 2));
     assertThat(aliases).contains(KeystoreAliases.alias("other", 1), LocalKeyService.METADATA_ALIAS);
 
     // Also after reopening.
     try (LocalKeyService reopened = open(store)) {
-      assertThatThrownBy(() -> reopened.unwrap("pii", wrapped)).isInstanceOf(KeyDestroyedException.class);
+      assertThatThrownBy(() -> reopened.unwrap("pii", wrapped))
+          .isInstanceOf(KeyDestroyedException.class);
       assertThat(reopened.describeKey("pii").destroyed()).isTrue();
     }
   }
@@ -194,13 +204,15 @@ class LocalKeyServiceTest {
     }
     byte[] truncated = java.util.Arrays.copyOf(blob, 20);
     assertThatThrownBy(() -> kms.unwrap("pii", WrappedKey.format(1, truncated)))
-        .isInstanceOf(KeyIntegrityException.class).hasMessageContaining("too short");
+        .isInstanceOf(KeyIntegrityException.class)
+        .hasMessageContaining("too short");
   }
 
   @Test
   void malformedWrappedStringsAreIntegrityErrors() {
     kms.createKey("pii");
-    for (String bad : new String[] {"", "garbage", "vault:v0:AAAA", "vault:vX:AAAA", "vault:v1:%%%", null}) {
+    for (String bad :
+        new String[] {"", "garbage", "vault:v0:AAAA", "vault:vX:AAAA", "vault:v1:%%%", null}) {
       assertThatThrownBy(() -> kms.unwrap("pii", bad))
           .as("input %s", bad)
           .isInstanceOf(KeyIntegrityException.class)
@@ -214,8 +226,10 @@ class LocalKeyServiceTest {
     try (Passphrase wrong = Passphrase.of("nope".toCharArray())) {
       assertThatThrownBy(() -> LocalKeyService.open(store, wrong, false))
           .isInstanceOf(KeyServiceException.class)
-          .hasMessage("cannot open keystore " + store.toAbsolutePath()
-              + ": wrong passphrase or corrupted file");
+          .hasMessage(
+              "cannot open keystore "
+                  + store.toAbsolutePath()
+                  + ": wrong passphrase or corrupted file");
     }
   }
 
@@ -246,7 +260,8 @@ class LocalKeyServiceTest {
   void passphraseFromEnvAndFile() throws Exception {
     kms.createKey("pii");
     String wrapped = kms.wrap("pii", new byte[] {1, 2, 3});
-    try (Passphrase env = Passphrase.fromEnv("KMS_PASS", java.util.Map.of("KMS_PASS", new String(PASS) + "\n"));
+    try (Passphrase env =
+            Passphrase.fromEnv("KMS_PASS", java.util.Map.of("KMS_PASS", new String(PASS) + "\n"));
         LocalKeyService viaEnv = LocalKeyService.open(store, env, false)) {
       assertThat(viaEnv.unwrap("pii", wrapped)).containsExactly(1, 2, 3);
     }
@@ -259,13 +274,15 @@ class LocalKeyServiceTest {
 
   @Test
   void keyIdValidation() {
-    for (String bad : new String[] {"", "has space", "slash/no", "ümlaut", "x".repeat(129), "a#v1", null}) {
+    for (String bad :
+        new String[] {"", "has space", "slash/no", "ümlaut", "x".repeat(129), "a#v1", null}) {
       assertThatThrownBy(() -> kms.createKey(bad))
           .as("id %s", bad)
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("Invalid key id '" + bad + "'");
     }
-    assertThatThrownBy(() -> kms.wrap("bad id", dek())).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> kms.wrap("bad id", dek()))
+        .isInstanceOf(IllegalArgumentException.class);
     kms.createKey("x".repeat(128));
     kms.createKey("A-z_0.9");
   }
@@ -284,7 +301,9 @@ class LocalKeyServiceTest {
       assertThat(reopened.describeKey("pii").destroyed()).isTrue();
       assertThat(reopened.describeKey("PII").destroyed()).isFalse();
     }
-    assertThat(rawAliases()).contains(KeystoreAliases.alias("PII", 1)).doesNotContain(KeystoreAliases.alias("pii", 1));
+    assertThat(rawAliases())
+        .contains(KeystoreAliases.alias("PII", 1))
+        .doesNotContain(KeystoreAliases.alias("pii", 1));
   }
 
   @Test
@@ -321,7 +340,8 @@ class LocalKeyServiceTest {
     byte[] material = raw.getKey(KeystoreAliases.alias("pii", 1), PASS).getEncoded();
     Mac mac = Mac.getInstance("HmacSHA256");
     mac.init(new SecretKeySpec(material, "HmacSHA256"));
-    assertThat(mac.doFinal("db.customers.ssn".getBytes(StandardCharsets.UTF_8))).containsExactly(before);
+    assertThat(mac.doFinal("db.customers.ssn".getBytes(StandardCharsets.UTF_8)))
+        .containsExactly(before);
   }
 
   @Test
@@ -336,7 +356,8 @@ class LocalKeyServiceTest {
       // Wraps on the other instance use the rotated version.
       assertThat(other.wrap("pii", new byte[] {9})).startsWith("vault:v2:");
       other.destroyKey("late");
-      assertThatThrownBy(() -> kms.wrap("late", new byte[] {1})).isInstanceOf(KeyDestroyedException.class);
+      assertThatThrownBy(() -> kms.wrap("late", new byte[] {1}))
+          .isInstanceOf(KeyDestroyedException.class);
     }
   }
 
@@ -356,7 +377,8 @@ class LocalKeyServiceTest {
   void closedServiceRefusesWork() {
     kms.createKey("pii");
     kms.close();
-    assertThatThrownBy(() -> kms.wrap("pii", new byte[] {1})).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> kms.wrap("pii", new byte[] {1}))
+        .isInstanceOf(IllegalStateException.class);
     assertThatThrownBy(() -> kms.createKey("x")).isInstanceOf(IllegalStateException.class);
     kms.close(); // idempotent
   }
@@ -369,15 +391,17 @@ class LocalKeyServiceTest {
       for (int t = 0; t < 4; t++) {
         int thread = t;
         LocalKeyService target = thread % 2 == 0 ? kms : second; // two instances on one file, too
-        futures.add(pool.submit(() -> {
-          for (int i = 0; i < 5; i++) {
-            String id = "t" + thread + "-" + i;
-            target.createKey(id);
-            byte[] dek = dek();
-            assertThat(target.unwrap(id, target.wrap(id, dek))).containsExactly(dek);
-          }
-          return null;
-        }));
+        futures.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < 5; i++) {
+                    String id = "t" + thread + "-" + i;
+                    target.createKey(id);
+                    byte[] dek = dek();
+                    assertThat(target.unwrap(id, target.wrap(id, dek))).containsExactly(dek);
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : futures) {
         f.get(60, TimeUnit.SECONDS);
@@ -394,14 +418,17 @@ class LocalKeyServiceTest {
     String wrapped = kms.wrap("pii", new byte[] {1});
     KeyStore raw = KeyStore.getInstance("PKCS12");
     raw.load(new ByteArrayInputStream(Files.readAllBytes(store)), PASS);
-    String b64 = Base64.getEncoder().encodeToString(raw.getKey(KeystoreAliases.alias("pii", 1), PASS).getEncoded());
+    String b64 =
+        Base64.getEncoder()
+            .encodeToString(raw.getKey(KeystoreAliases.alias("pii", 1), PASS).getEncoded());
     kms.createKey("finance");
     assertThatThrownBy(() -> kms.unwrap("finance", wrapped))
         .satisfies(e -> assertThat(String.valueOf(e.getMessage())).doesNotContain(b64));
     assertThat(kms.toString()).doesNotContain(new String(PASS));
   }
 
-  // ---------------------------------------------------------------- minimum decryption version (keys retire)
+  // ---------------------------------------------------------------- minimum decryption version
+  // (keys retire)
 
   @Test
   void retiredVersionsNoLongerUnwrapAndTheErrorNamesKeyVersionAndMinimum() {
@@ -454,8 +481,10 @@ class LocalKeyServiceTest {
     kms.setMinDecryptionVersion("pii", 3);
     assertThatThrownBy(() -> kms.setMinDecryptionVersion("pii", 2))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("Cannot lower the minimum decryption version of key 'pii' from 3 to 2");
-    assertThat(kms.setMinDecryptionVersion("pii", 3).minDecryptionVersion()).isEqualTo(3); // idempotent
+        .hasMessageContaining(
+            "Cannot lower the minimum decryption version of key 'pii' from 3 to 2");
+    assertThat(kms.setMinDecryptionVersion("pii", 3).minDecryptionVersion())
+        .isEqualTo(3); // idempotent
     assertThatThrownBy(() -> kms.setMinDecryptionVersion("nope", 1))
         .isInstanceOf(KeyNotFoundException.class)
         .hasMessageContaining("key 'nope'");
@@ -507,20 +536,24 @@ class LocalKeyServiceTest {
     try (LocalKeyService second = open(store)) {
       CountDownLatch start = new CountDownLatch(1);
       List<Future<?>> futures = new ArrayList<>();
-      futures.add(pool.submit(() -> {
-        start.await();
-        for (int min = 2; min <= 5; min++) {
-          kms.setMinDecryptionVersion("pii", min);
-        }
-        return null;
-      }));
-      futures.add(pool.submit(() -> {
-        start.await();
-        for (int i = 0; i < 4; i++) {
-          second.rotateKey("pii");
-        }
-        return null;
-      }));
+      futures.add(
+          pool.submit(
+              () -> {
+                start.await();
+                for (int min = 2; min <= 5; min++) {
+                  kms.setMinDecryptionVersion("pii", min);
+                }
+                return null;
+              }));
+      futures.add(
+          pool.submit(
+              () -> {
+                start.await();
+                for (int i = 0; i < 4; i++) {
+                  second.rotateKey("pii");
+                }
+                return null;
+              }));
       start.countDown();
       for (Future<?> f : futures) {
         f.get(60, TimeUnit.SECONDS);

@@ -23,9 +23,16 @@ class MultiProcessTest {
 
   private Process spawn(Path store, String prefix, int count, Path output) throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder pb = new ProcessBuilder(java, "-Xmx128m",
-        "-cp", System.getProperty("java.class.path"), KeystoreWorker.class.getName(),
-        store.toString(), prefix, Integer.toString(count));
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            java,
+            "-Xmx128m",
+            "-cp",
+            System.getProperty("java.class.path"),
+            KeystoreWorker.class.getName(),
+            store.toString(),
+            prefix,
+            Integer.toString(count));
     pb.environment().put("KMS_TEST_PASS", PASS);
     pb.redirectError(ProcessBuilder.Redirect.INHERIT);
     pb.redirectOutput(output.toFile());
@@ -65,10 +72,14 @@ class MultiProcessTest {
     }
     assertThat(allCommitted).hasSize(processes * perProcess);
     try (LocalKeyService kms = open(store)) {
-      Set<String> expected = IntStream.range(0, processes).boxed()
-          .flatMap(p -> IntStream.range(0, perProcess).mapToObj(i -> "p" + p + "-" + i))
-          .collect(Collectors.toSet());
-      assertThat(kms.listKeys()).extracting(KeyInfo::id).containsExactlyInAnyOrderElementsOf(expected);
+      Set<String> expected =
+          IntStream.range(0, processes)
+              .boxed()
+              .flatMap(p -> IntStream.range(0, perProcess).mapToObj(i -> "p" + p + "-" + i))
+              .collect(Collectors.toSet());
+      assertThat(kms.listKeys())
+          .extracting(KeyInfo::id)
+          .containsExactlyInAnyOrderElementsOf(expected);
       assertThat(kms.describeKey("p0-0").latestVersion()).isEqualTo(2);
       for (String id : expected) {
         assertThat(kms.unwrap(id, kms.wrap(id, new byte[] {42}))).containsExactly(42);

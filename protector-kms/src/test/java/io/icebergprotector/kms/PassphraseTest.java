@@ -23,9 +23,12 @@ class PassphraseTest {
   @Test
   void fromEnvRefusesMissingOrEmpty() {
     assertThatThrownBy(() -> Passphrase.fromEnv("IP_PASS", Map.of()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("IP_PASS").hasMessageContaining("not set");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("IP_PASS")
+        .hasMessageContaining("not set");
     assertThatThrownBy(() -> Passphrase.fromEnv("IP_PASS", Map.of("IP_PASS", "\n")))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("IP_PASS")
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("IP_PASS")
         .hasMessageContaining("is empty");
   }
 
@@ -50,11 +53,13 @@ class PassphraseTest {
   void fromFileRefusesMissingOrEmpty() throws Exception {
     Path missing = dir.resolve("nope");
     assertThatThrownBy(() -> Passphrase.fromFile(missing))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(missing.toString())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(missing.toString())
         .hasMessageContaining("does not exist");
     Path empty = Files.writeString(dir.resolve("empty"), "\n");
     assertThatThrownBy(() -> Passphrase.fromFile(empty))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(empty + " is empty");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(empty + " is empty");
   }
 
   @Test

@@ -23,7 +23,8 @@ class SecretRefTest {
   @Test
   void tokenFileIsTheWholeFileTrimmedOnOneLine() throws Exception {
     Path file = dir.resolve("token");
-    for (String content : new String[] {TOKEN, TOKEN + "\n", "  " + TOKEN + "\r\n", "\n" + TOKEN + "\n\n"}) {
+    for (String content :
+        new String[] {TOKEN, TOKEN + "\n", "  " + TOKEN + "\r\n", "\n" + TOKEN + "\n\n"}) {
       Files.writeString(file, content);
       assertThat(SecretRef.ofFile(file.toString()).read()).as(content).isEqualTo(TOKEN);
     }
@@ -57,8 +58,10 @@ class SecretRefTest {
 
   @Test
   void environmentVariablesFollowTheSameRule() {
-    assertThat(SecretRef.ofEnv("IP_TOKEN").read(Map.of("IP_TOKEN", TOKEN + "\n")::get)).isEqualTo(TOKEN);
-    assertThatThrownBy(() -> SecretRef.ofEnv("IP_TOKEN").read(Map.of("IP_TOKEN", TOKEN + "\nx")::get))
+    assertThat(SecretRef.ofEnv("IP_TOKEN").read(Map.of("IP_TOKEN", TOKEN + "\n")::get))
+        .isEqualTo(TOKEN);
+    assertThatThrownBy(
+            () -> SecretRef.ofEnv("IP_TOKEN").read(Map.of("IP_TOKEN", TOKEN + "\nx")::get))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("environment variable IP_TOKEN holds more than one line")
         .hasMessageNotContaining(TOKEN);
@@ -86,11 +89,15 @@ class SecretRefTest {
     assertThatThrownBy(() -> SecretRef.choose(both, "x.token", "x.token-file", "x.token-env", null))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("set only one of x.token-file, x.token-env");
-    assertThat(SecretRef.choose(Map.of("x.token-env", "T"), "x.token", "x.token-file", "x.token-env", null))
+    assertThat(
+            SecretRef.choose(
+                Map.of("x.token-env", "T"), "x.token", "x.token-file", "x.token-env", null))
         .isEqualTo(SecretRef.ofEnv("T"));
     assertThat(SecretRef.choose(Map.of(), "x.token", "x.token-file", "x.token-env", "DEFAULT"))
         .isEqualTo(SecretRef.ofEnv("DEFAULT"));
-    assertThat(SecretRef.choose(Map.of("x.token-file", " "), null, "x.token-file", "x.token-env", null))
+    assertThat(
+            SecretRef.choose(
+                Map.of("x.token-file", " "), null, "x.token-file", "x.token-env", null))
         .as("blank options count as unset")
         .isNull();
   }
@@ -108,7 +115,8 @@ class SecretRefTest {
     try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
       out.writeObject(SecretRef.ofFile("/etc/token"));
     }
-    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+    try (ObjectInputStream in =
+        new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
       assertThat(in.readObject()).isEqualTo(SecretRef.ofFile("/etc/token"));
     }
   }

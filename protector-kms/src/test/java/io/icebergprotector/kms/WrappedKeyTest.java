@@ -29,22 +29,24 @@ class WrappedKeyTest {
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', value = {
-      "AQID|expected prefix 'vault:v'",
-      "vault:AQID|expected prefix 'vault:v'",
-      "Vault:v1:AQID|expected prefix 'vault:v'",
-      "vault:v1AQID|missing ':'",
-      "vault:v:AQID|missing version",
-      "vault:vx:AQID|positive integer",
-      "vault:v-1:AQID|positive integer",
-      "vault:v0:AQID|positive integer",
-      "vault:v01:AQID|leading zeros",
-      "vault:v99999999999:AQID|positive integer",
-      "vault:v1:AQ*D|bad base64",
-      "vault:v1:AQI|canonical padded form",
-      "vault:v1:A Q I D|bad base64",
-      "vault:v1:|empty payload",
-  })
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "AQID|expected prefix 'vault:v'",
+        "vault:AQID|expected prefix 'vault:v'",
+        "Vault:v1:AQID|expected prefix 'vault:v'",
+        "vault:v1AQID|missing ':'",
+        "vault:v:AQID|missing version",
+        "vault:vx:AQID|positive integer",
+        "vault:v-1:AQID|positive integer",
+        "vault:v0:AQID|positive integer",
+        "vault:v01:AQID|leading zeros",
+        "vault:v99999999999:AQID|positive integer",
+        "vault:v1:AQ*D|bad base64",
+        "vault:v1:AQI|canonical padded form",
+        "vault:v1:A Q I D|bad base64",
+        "vault:v1:|empty payload",
+      })
   void rejectsMalformedText(String text, String expected) {
     assertThatThrownBy(() -> WrappedKey.parse(text))
         .isInstanceOf(IllegalArgumentException.class)
@@ -56,7 +58,9 @@ class WrappedKeyTest {
   void rejectsNullAndBadArguments() {
     assertThatThrownBy(() -> WrappedKey.parse(null)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> WrappedKey.format(0, new byte[] {1}))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("0");
-    assertThatThrownBy(() -> WrappedKey.format(1, new byte[0])).isInstanceOf(IllegalArgumentException.class);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("0");
+    assertThatThrownBy(() -> WrappedKey.format(1, new byte[0]))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -69,8 +69,15 @@ final class ApiHandler implements HttpHandler {
   private final boolean autoCreateKeys;
   private final boolean metricsRequireAuth;
 
-  ApiHandler(KeyService keys, Policy policy, String policyText, TokenAuthenticator authenticator,
-      Authorizer authorizer, AuditLog audit, Metrics metrics, ServerConfig config) {
+  ApiHandler(
+      KeyService keys,
+      Policy policy,
+      String policyText,
+      TokenAuthenticator authenticator,
+      Authorizer authorizer,
+      AuditLog audit,
+      Metrics metrics,
+      ServerConfig config) {
     this.keys = keys;
     this.policy = policy;
     this.policyText = policyText;
@@ -97,16 +104,22 @@ final class ApiHandler implements HttpHandler {
     Caller caller;
     int status = 500;
     boolean bodyRead;
-    Instant time;                 // when set, the time of the audit line (and of a receipt)
-    Map<String, Object> details;  // extra audit members of the operation
+    Instant time; // when set, the time of the audit line (and of a receipt)
+    Map<String, Object> details; // extra audit members of the operation
 
     Request(HttpExchange exchange) {
       this.exchange = exchange;
       this.method = exchange.getRequestMethod().toUpperCase(Locale.ROOT);
-      this.path = exchange.getRequestURI().getRawPath() == null ? "" : exchange.getRequestURI().getRawPath();
+      this.path =
+          exchange.getRequestURI().getRawPath() == null
+              ? ""
+              : exchange.getRequestURI().getRawPath();
       this.query = exchange.getRequestURI().getRawQuery();
       InetSocketAddress remote = exchange.getRemoteAddress();
-      this.client = remote == null || remote.getAddress() == null ? "-" : remote.getAddress().getHostAddress();
+      this.client =
+          remote == null || remote.getAddress() == null
+              ? "-"
+              : remote.getAddress().getHostAddress();
     }
 
     String principalName() {
@@ -146,7 +159,11 @@ final class ApiHandler implements HttpHandler {
         r.op = "metrics";
         authenticate(r);
       }
-      send(r, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.render().getBytes(StandardCharsets.UTF_8));
+      send(
+          r,
+          200,
+          "text/plain; version=0.0.4; charset=utf-8",
+          metrics.render().getBytes(StandardCharsets.UTF_8));
     } else if (p.equals("/v1/protector/policy")) {
       r.route = p;
       r.op = "read-policy";
@@ -177,27 +194,28 @@ final class ApiHandler implements HttpHandler {
     switch (action) {
       case "encrypt":
       case "decrypt":
-      case "hmac": {
-        r.route = TRANSIT + action + "/{key}";
-        r.op = action.equals("encrypt") ? "wrap" : action.equals("decrypt") ? "unwrap" : "hmac";
-        requireMethod(r, "POST");
-        r.rawKey = parts.length > 1 ? parts[1] : "";
-        String algorithm = null;
-        boolean shapeOk = parts.length == 2 || (action.equals("hmac") && parts.length == 3);
-        if (action.equals("hmac") && parts.length == 3) {
-          algorithm = parts[2];
+      case "hmac":
+        {
+          r.route = TRANSIT + action + "/{key}";
+          r.op = action.equals("encrypt") ? "wrap" : action.equals("decrypt") ? "unwrap" : "hmac";
+          requireMethod(r, "POST");
+          r.rawKey = parts.length > 1 ? parts[1] : "";
+          String algorithm = null;
+          boolean shapeOk = parts.length == 2 || (action.equals("hmac") && parts.length == 3);
+          if (action.equals("hmac") && parts.length == 3) {
+            algorithm = parts[2];
+          }
+          authenticate(r);
+          String key = keyName(r, shapeOk);
+          if (action.equals("encrypt")) {
+            encrypt(r, key);
+          } else if (action.equals("decrypt")) {
+            decrypt(r, key);
+          } else {
+            hmac(r, key, algorithm);
+          }
+          return;
         }
-        authenticate(r);
-        String key = keyName(r, shapeOk);
-        if (action.equals("encrypt")) {
-          encrypt(r, key);
-        } else if (action.equals("decrypt")) {
-          decrypt(r, key);
-        } else {
-          hmac(r, key, algorithm);
-        }
-        return;
-      }
       case "keys":
         keysRoute(r, parts);
         return;
@@ -210,7 +228,8 @@ final class ApiHandler implements HttpHandler {
     if (parts.length == 1 || (parts.length == 2 && parts[1].isEmpty())) {
       r.route = TRANSIT + "keys";
       r.op = "list";
-      boolean list = r.method.equals("LIST") || (r.method.equals("GET") && "list=true".equals(r.query));
+      boolean list =
+          r.method.equals("LIST") || (r.method.equals("GET") && "list=true".equals(r.query));
       if (!list) {
         throw methodNotAllowed(r, "LIST, GET ?list=true");
       }
@@ -238,10 +257,17 @@ final class ApiHandler implements HttpHandler {
     } else {
       r.route = TRANSIT + "keys/{key}";
       switch (r.method) {
-        case "GET": r.op = "read"; break;
-        case "POST": r.op = "create"; break;
-        case "DELETE": r.op = "destroy"; break;
-        default: throw methodNotAllowed(r, "GET, POST, DELETE");
+        case "GET":
+          r.op = "read";
+          break;
+        case "POST":
+          r.op = "create";
+          break;
+        case "DELETE":
+          r.op = "destroy";
+          break;
+        default:
+          throw methodNotAllowed(r, "GET, POST, DELETE");
       }
     }
     authenticate(r);
@@ -249,48 +275,55 @@ final class ApiHandler implements HttpHandler {
     requireAdmin(r, key);
     try {
       switch (r.op) {
-        case "create": {
-          Map<String, Object> body = readJson(r, true);
-          String type = Json.string(body, "type");
-          if (type != null && !type.equals(KEY_TYPE)) {
-            throw badRequest(r, key, null, "unsupported key type '" + clip(type) + "': only " + KEY_TYPE);
+        case "create":
+          {
+            Map<String, Object> body = readJson(r, true);
+            String type = Json.string(body, "type");
+            if (type != null && !type.equals(KEY_TYPE)) {
+              throw badRequest(
+                  r, key, null, "unsupported key type '" + clip(type) + "': only " + KEY_TYPE);
+            }
+            KeyInfo info = keys.createKey(key);
+            auditOk(r, key, info.latestVersion());
+            sendJson(r, 200, Json.object("data", keyInfoJson(info)));
+            return;
           }
-          KeyInfo info = keys.createKey(key);
-          auditOk(r, key, info.latestVersion());
-          sendJson(r, 200, Json.object("data", keyInfoJson(info)));
-          return;
-        }
-        case "rotate": {
-          KeyInfo info = keys.rotateKey(key);
-          auditOk(r, key, info.latestVersion());
-          sendJson(r, 200, Json.object("data", keyInfoJson(info)));
-          return;
-        }
-        case "retire": {
-          int minimum = minDecryptionVersion(r, key, readJson(r, false));
-          KeyInfo info;
-          try {
-            info = keys.setMinDecryptionVersion(key, minimum);
-          } catch (IllegalArgumentException e) {
-            // The store's message names the key and versions only; the client needs it to fix the request.
-            throw badRequest(r, key, minimum, e.getMessage());
+        case "rotate":
+          {
+            KeyInfo info = keys.rotateKey(key);
+            auditOk(r, key, info.latestVersion());
+            sendJson(r, 200, Json.object("data", keyInfoJson(info)));
+            return;
           }
-          auditOk(r, key, info.minDecryptionVersion());
-          sendJson(r, 200, Json.object("data", keyInfoJson(info)));
-          return;
-        }
-        case "read": {
-          KeyInfo info = keys.describeKey(key);
-          auditOk(r, key, null);
-          sendJson(r, 200, Json.object("data", keyInfoJson(info)));
-          return;
-        }
-        default: { // destroy
-          keys.destroyKey(key);
-          auditOk(r, key, null);
-          r.status = 204;
-          sendEmpty(r, 204);
-        }
+        case "retire":
+          {
+            int minimum = minDecryptionVersion(r, key, readJson(r, false));
+            KeyInfo info;
+            try {
+              info = keys.setMinDecryptionVersion(key, minimum);
+            } catch (IllegalArgumentException e) {
+              // The store's message names the key and versions only; the client needs it to fix the
+              // request.
+              throw badRequest(r, key, minimum, e.getMessage());
+            }
+            auditOk(r, key, info.minDecryptionVersion());
+            sendJson(r, 200, Json.object("data", keyInfoJson(info)));
+            return;
+          }
+        case "read":
+          {
+            KeyInfo info = keys.describeKey(key);
+            auditOk(r, key, null);
+            sendJson(r, 200, Json.object("data", keyInfoJson(info)));
+            return;
+          }
+        default:
+          { // destroy
+            keys.destroyKey(key);
+            auditOk(r, key, null);
+            r.status = 204;
+            sendEmpty(r, 204);
+          }
       }
     } catch (KeyServiceException | IllegalArgumentException e) {
       throw keyFailure(r, key, null, e);
@@ -300,8 +333,11 @@ final class ApiHandler implements HttpHandler {
   private int minDecryptionVersion(Request r, String key, Map<String, Object> body) {
     for (String field : body.keySet()) {
       if (!field.equals("min_decryption_version")) {
-        throw badRequest(r, key, null, "unsupported key config field '" + clip(field)
-            + "': only min_decryption_version");
+        throw badRequest(
+            r,
+            key,
+            null,
+            "unsupported key config field '" + clip(field) + "': only min_decryption_version");
       }
     }
     Long value;
@@ -311,8 +347,15 @@ final class ApiHandler implements HttpHandler {
       throw badRequest(r, key, null, e.getMessage());
     }
     if (value == null || value < 1 || value > Integer.MAX_VALUE) {
-      throw badRequest(r, key, null, "field 'min_decryption_version' must be a version number of key '" + key
-          + "' (got " + value + ")");
+      throw badRequest(
+          r,
+          key,
+          null,
+          "field 'min_decryption_version' must be a version number of key '"
+              + key
+              + "' (got "
+              + value
+              + ")");
     }
     return Math.toIntExact(value);
   }
@@ -340,7 +383,10 @@ final class ApiHandler implements HttpHandler {
       }
       int version = WrappedKey.parse(ciphertext).version();
       auditOk(r, key, version);
-      sendJson(r, 200, Json.object("data", Json.object("ciphertext", ciphertext, "key_version", version)));
+      sendJson(
+          r,
+          200,
+          Json.object("data", Json.object("ciphertext", ciphertext, "key_version", version)));
     } catch (KeyServiceException | IllegalArgumentException e) {
       throw keyFailure(r, key, null, e);
     } finally {
@@ -389,7 +435,8 @@ final class ApiHandler implements HttpHandler {
     rejectBatch(r, key, body);
     String algo = algorithm != null ? algorithm : Json.string(body, "algorithm");
     if (algo != null && !algo.equals("sha2-256")) {
-      throw badRequest(r, key, null, "unsupported hmac algorithm '" + clip(algo) + "': only sha2-256");
+      throw badRequest(
+          r, key, null, "unsupported hmac algorithm '" + clip(algo) + "': only sha2-256");
     }
     Long requested;
     try {
@@ -399,15 +446,22 @@ final class ApiHandler implements HttpHandler {
     }
     if (requested != null && requested != 0 && requested != 1) {
       // derived keys are always from version 1 so that hash masks survive rotation
-      throw badRequest(r, key, null, "unknown key version " + requested + " for hmac: only version 1 is supported");
+      throw badRequest(
+          r,
+          key,
+          null,
+          "unknown key version " + requested + " for hmac: only version 1 is supported");
     }
     byte[] input = base64Field(r, key, body, "input");
     String context;
     try {
-      context = StandardCharsets.UTF_8.newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(input)).toString();
+      context =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(input))
+              .toString();
     } catch (CharacterCodingException e) {
       throw badRequest(r, key, 1, "input must be base64 of UTF-8 text");
     } finally {
@@ -448,8 +502,8 @@ final class ApiHandler implements HttpHandler {
   }
 
   /**
-   * Authorizes and audits one write of clear values of protected columns to a destination that
-   * does not protect them. The body names the source entry; its {@code declassify} roles decide.
+   * Authorizes and audits one write of clear values of protected columns to a destination that does
+   * not protect them. The body names the source entry; its {@code declassify} roles decide.
    */
   private void declassify(Request r) {
     Map<String, Object> body = readJson(r, false);
@@ -523,7 +577,9 @@ final class ApiHandler implements HttpHandler {
     authorize(r, KeyGrants.Operation.ADMIN, key);
   }
 
-  /** The shared rule decides; a refusal is audited with its reason and answered with the one 403. */
+  /**
+   * The shared rule decides; a refusal is audited with its reason and answered with the one 403.
+   */
   private void authorize(Request r, KeyGrants.Operation operation, String key) {
     if (!authorizer.grants(r.caller.principal()).allows(operation, key)) {
       throw deny(r, key, operation.refusal());
@@ -557,7 +613,10 @@ final class ApiHandler implements HttpHandler {
     return new HttpError(400, message);
   }
 
-  /** Maps a key-store failure to a client-safe error. Store messages (which name files) never reach clients. */
+  /**
+   * Maps a key-store failure to a client-safe error. Store messages (which name files) never reach
+   * clients.
+   */
   private HttpError keyFailure(Request r, String key, Integer version, RuntimeException e) {
     int status;
     String message;
@@ -565,7 +624,8 @@ final class ApiHandler implements HttpHandler {
       return (HttpError) e;
     } else if (e instanceof KeyIntegrityException) {
       status = 400;
-      message = "ciphertext failed the integrity check (tampered, truncated, or wrapped under another key)";
+      message =
+          "ciphertext failed the integrity check (tampered, truncated, or wrapped under another key)";
     } else if (e instanceof KeyVersionRetiredException) {
       // Names key and versions only; a client must learn why an old file no longer decrypts.
       status = 400;
@@ -585,14 +645,20 @@ final class ApiHandler implements HttpHandler {
         message = "key '" + key + "' not found";
       }
     } else if (e instanceof KeyServiceUnavailableException) {
-      LOG.log(System.Logger.Level.ERROR, "key store unavailable during " + r.op + " of key '" + key + "'", e);
+      LOG.log(
+          System.Logger.Level.ERROR,
+          "key store unavailable during " + r.op + " of key '" + key + "'",
+          e);
       status = 503;
       message = "key store unavailable";
     } else if (e instanceof IllegalArgumentException) {
       status = 400;
       message = "invalid request";
     } else {
-      LOG.log(System.Logger.Level.ERROR, "key store failure during " + r.op + " of key '" + key + "'", e);
+      LOG.log(
+          System.Logger.Level.ERROR,
+          "key store failure during " + r.op + " of key '" + key + "'",
+          e);
       status = 500;
       message = "internal error";
     }
@@ -620,10 +686,13 @@ final class ApiHandler implements HttpHandler {
     }
     String text;
     try {
-      text = StandardCharsets.UTF_8.newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(bytes)).toString();
+      text =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(bytes))
+              .toString();
     } catch (CharacterCodingException e) {
       throw badRequest(r, null, null, "request body is not valid UTF-8");
     }
@@ -710,7 +779,8 @@ final class ApiHandler implements HttpHandler {
   private String stringField(Request r, String key, Map<String, Object> body, String field) {
     Object value = body.get(field);
     if (!(value instanceof String) || ((String) value).isEmpty()) {
-      throw badRequest(r, key, null, "field '" + field + "' is required and must be a non-empty string");
+      throw badRequest(
+          r, key, null, "field '" + field + "' is required and must be a non-empty string");
     }
     return (String) value;
   }
@@ -728,8 +798,19 @@ final class ApiHandler implements HttpHandler {
 
   private void auditOk(Request r, String key, Integer version) {
     try {
-      audit.record(new AuditLog.Event(r.principalName(), authOf(r), r.op, key, version, "allow", null, 200,
-          r.client, r.time, r.details));
+      audit.record(
+          new AuditLog.Event(
+              r.principalName(),
+              authOf(r),
+              r.op,
+              key,
+              version,
+              "allow",
+              null,
+              200,
+              r.client,
+              r.time,
+              r.details));
       metrics.operation(r.op, "allow");
     } catch (UncheckedIOException e) {
       metrics.auditError();
@@ -739,12 +820,32 @@ final class ApiHandler implements HttpHandler {
     }
   }
 
-  /** Records a refusal or error; a failing audit write does not turn a refusal into anything else. */
-  private void record(Request r, String key, Integer version, String op, String decision, String reason, int status) {
+  /**
+   * Records a refusal or error; a failing audit write does not turn a refusal into anything else.
+   */
+  private void record(
+      Request r,
+      String key,
+      Integer version,
+      String op,
+      String decision,
+      String reason,
+      int status) {
     metrics.operation(op == null ? "unknown" : op, decision);
     try {
-      audit.record(new AuditLog.Event(r.principalName(), authOf(r), op == null ? "unknown" : op, key, version,
-          decision, reason, status, r.client, null, r.details));
+      audit.record(
+          new AuditLog.Event(
+              r.principalName(),
+              authOf(r),
+              op == null ? "unknown" : op,
+              key,
+              version,
+              decision,
+              reason,
+              status,
+              r.client,
+              null,
+              r.details));
     } catch (UncheckedIOException e) {
       metrics.auditError();
       LOG.log(System.Logger.Level.ERROR, "audit write failed", e);
@@ -757,9 +858,11 @@ final class ApiHandler implements HttpHandler {
 
   private static Map<String, Object> keyInfoJson(KeyInfo info) {
     long created = info.createdAt().getEpochSecond();
-    Map<String, Object> versions = new TreeMap<>((a, b) -> Integer.compare(Integer.parseInt(a), Integer.parseInt(b)));
+    Map<String, Object> versions =
+        new TreeMap<>((a, b) -> Integer.compare(Integer.parseInt(a), Integer.parseInt(b)));
     for (int v : info.versions()) {
-      versions.put(Integer.toString(v), created); // per-version times are not tracked: the key's creation
+      versions.put(
+          Integer.toString(v), created); // per-version times are not tracked: the key's creation
     }
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("name", info.id());

@@ -19,23 +19,41 @@ import java.util.Map;
  * Append-only JSON-lines audit log, one line per key operation, refusal or error.
  *
  * <p>Durability follows {@code audit.sync}: {@code none} buffers in memory (flushed when the buffer
- * fills, every second by the server, and on close); {@code flush} writes every line to the OS before
- * the response is sent (survives a process crash); {@code fsync} also forces it to disk, with group
- * commit: one force covers every line written before it, so concurrent requests share the cost.
+ * fills, every second by the server, and on close); {@code flush} writes every line to the OS
+ * before the response is sent (survives a process crash); {@code fsync} also forces it to disk,
+ * with group commit: one force covers every line written before it, so concurrent requests share
+ * the cost.
  *
  * <p>Callers pass only names, versions and decisions. This class never sees key material or tokens.
  */
 final class AuditLog implements AutoCloseable {
   /**
    * One audit event; null fields are left out of the line. {@code time} null means now; {@code
-   * details} are extra members of the operation (e.g. the source and columns of a declassification),
-   * written after the key.
+   * details} are extra members of the operation (e.g. the source and columns of a
+   * declassification), written after the key.
    */
   record Event(
-      String principal, String auth, String op, String key, Integer version,
-      String decision, String reason, int status, String client, Instant time, Map<String, Object> details) {
-    Event(String principal, String auth, String op, String key, Integer version,
-        String decision, String reason, int status, String client) {
+      String principal,
+      String auth,
+      String op,
+      String key,
+      Integer version,
+      String decision,
+      String reason,
+      int status,
+      String client,
+      Instant time,
+      Map<String, Object> details) {
+    Event(
+        String principal,
+        String auth,
+        String op,
+        String key,
+        Integer version,
+        String decision,
+        String reason,
+        int status,
+        String client) {
       this(principal, auth, op, key, version, decision, reason, status, client, null, null);
     }
   }
@@ -48,8 +66,8 @@ final class AuditLog implements AutoCloseable {
   private final Object writeLock = new Object();
   private final Object forceLock = new Object();
   private final ByteBuffer buffer; // only for sync = none
-  private long written;            // guarded by writeLock: lines handed to the OS
-  private volatile long forced;    // lines known to be on disk
+  private long written; // guarded by writeLock: lines handed to the OS
+  private volatile long forced; // lines known to be on disk
   private boolean closed;
 
   AuditLog(Path file, ServerConfig.AuditSync sync) {
@@ -59,10 +77,12 @@ final class AuditLog implements AutoCloseable {
       if (file.getParent() != null) {
         Files.createDirectories(file.getParent());
       }
-      this.channel = FileChannel.open(file,
-          StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+      this.channel =
+          FileChannel.open(
+              file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
     } catch (IOException e) {
-      throw new IllegalArgumentException("cannot open audit file " + file + ": " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "cannot open audit file " + file + ": " + e.getMessage(), e);
     }
     this.buffer = sync == ServerConfig.AuditSync.NONE ? ByteBuffer.allocate(BUFFER_BYTES) : null;
   }
@@ -74,7 +94,8 @@ final class AuditLog implements AutoCloseable {
   /**
    * Appends one line and returns once it is as durable as configured.
    *
-   * @throws UncheckedIOException if the line could not be written; callers must then refuse the request
+   * @throws UncheckedIOException if the line could not be written; callers must then refuse the
+   *     request
    */
   void record(Event e) {
     byte[] line = format(e);

@@ -16,20 +16,24 @@ import java.util.stream.Collectors;
 /**
  * The body of {@code POST /v1/protector/declassify}, checked against the server's policy:
  *
- * <pre>{"source": "db.customers", "columns": ["ssn"], "destination": "db.export", "query-id": "q-17"}</pre>
+ * <pre>
+ * {"source": "db.customers", "columns": ["ssn"], "destination": "db.export", "query-id": "q-17"}
+ * </pre>
  *
  * {@code source} is a table name or path prefix of the policy (or a location under a prefix);
- * {@code columns} are protected columns of that entry (or structs holding one); {@code
- * destination} and {@code query-id} are free text for the audit. Every problem is an {@link
+ * {@code columns} are protected columns of that entry (or structs holding one); {@code destination}
+ * and {@code query-id} are free text for the audit. Every problem is an {@link
  * IllegalArgumentException} naming the field.
  */
-record DeclassifyRequest(String source, TablePolicy entry, List<String> columns, String destination, String queryId) {
+record DeclassifyRequest(
+    String source, TablePolicy entry, List<String> columns, String destination, String queryId) {
   static final int MAX_SOURCE = 1024;
   static final int MAX_DESTINATION = 1024;
   static final int MAX_QUERY_ID = 256;
   static final int MAX_COLUMN = 256;
   static final int MAX_COLUMNS = 1024;
-  private static final List<String> FIELDS = List.of("source", "columns", "destination", "query-id");
+  private static final List<String> FIELDS =
+      List.of("source", "columns", "destination", "query-id");
 
   DeclassifyRequest {
     columns = List.copyOf(columns);
@@ -38,8 +42,8 @@ record DeclassifyRequest(String source, TablePolicy entry, List<String> columns,
   static DeclassifyRequest parse(Map<String, Object> body, Policy policy) {
     for (String field : body.keySet()) {
       if (!FIELDS.contains(field)) {
-        throw new IllegalArgumentException("unknown field '" + clip(field) + "'; valid fields: "
-            + String.join(", ", FIELDS));
+        throw new IllegalArgumentException(
+            "unknown field '" + clip(field) + "'; valid fields: " + String.join(", ", FIELDS));
       }
     }
     String source = text(body, "source", MAX_SOURCE);
@@ -66,21 +70,26 @@ record DeclassifyRequest(String source, TablePolicy entry, List<String> columns,
     if (entry.isEmpty()) {
       entry = Optional.ofNullable(policy.paths().get(source)).or(() -> policy.pathFor(source));
     }
-    return entry.orElseThrow(() -> new IllegalArgumentException("field 'source': '" + clip(source)
-        + "' is neither a table nor a location protected by the server's policy"));
+    return entry.orElseThrow(
+        () ->
+            new IllegalArgumentException(
+                "field 'source': '"
+                    + clip(source)
+                    + "' is neither a table nor a location protected by the server's policy"));
   }
 
   private static List<String> columns(Object value, TablePolicy entry) {
     if (!(value instanceof List)) {
-      throw new IllegalArgumentException("field 'columns' is required and must be a list of column names");
+      throw new IllegalArgumentException(
+          "field 'columns' is required and must be a list of column names");
     }
     List<?> list = (List<?>) value;
     if (list.isEmpty()) {
       throw new IllegalArgumentException("field 'columns' must name at least one protected column");
     }
     if (list.size() > MAX_COLUMNS) {
-      throw new IllegalArgumentException("field 'columns' lists " + list.size() + " columns; at most "
-          + MAX_COLUMNS);
+      throw new IllegalArgumentException(
+          "field 'columns' lists " + list.size() + " columns; at most " + MAX_COLUMNS);
     }
     List<String> out = new ArrayList<>();
     Set<String> seen = new LinkedHashSet<>();
@@ -92,9 +101,14 @@ record DeclassifyRequest(String source, TablePolicy entry, List<String> columns,
       }
       String column = checked((String) c, where, MAX_COLUMN);
       if (!protects(entry, column)) {
-        throw new IllegalArgumentException("field 'columns': '" + column + "' is not a protected column of "
-            + entry.name() + " (protected: "
-            + entry.columns().stream().map(ColumnPolicy::path).collect(Collectors.joining(", ")) + ")");
+        throw new IllegalArgumentException(
+            "field 'columns': '"
+                + column
+                + "' is not a protected column of "
+                + entry.name()
+                + " (protected: "
+                + entry.columns().stream().map(ColumnPolicy::path).collect(Collectors.joining(", "))
+                + ")");
       }
       if (!seen.add(column.toLowerCase(Locale.ROOT))) {
         throw new IllegalArgumentException("field 'columns': '" + column + "' is listed twice");
@@ -104,26 +118,31 @@ record DeclassifyRequest(String source, TablePolicy entry, List<String> columns,
     return out;
   }
 
-  /** The column is protected, lies in a protected struct, or is a struct holding a protected field. */
+  /**
+   * The column is protected, lies in a protected struct, or is a struct holding a protected field.
+   */
   private static boolean protects(TablePolicy entry, String column) {
     if (entry.covering(column).isPresent()) {
       return true;
     }
     String prefix = column.toLowerCase(Locale.ROOT) + ".";
-    return entry.columns().stream().anyMatch(c -> c.path().toLowerCase(Locale.ROOT).startsWith(prefix));
+    return entry.columns().stream()
+        .anyMatch(c -> c.path().toLowerCase(Locale.ROOT).startsWith(prefix));
   }
 
   private static String text(Map<String, Object> body, String field, int max) {
     Object value = body.get(field);
     if (!(value instanceof String) || ((String) value).isBlank()) {
-      throw new IllegalArgumentException("field '" + field + "' is required and must be a non-empty string");
+      throw new IllegalArgumentException(
+          "field '" + field + "' is required and must be a non-empty string");
     }
     return checked((String) value, "field '" + field + "'", max);
   }
 
   private static String checked(String value, String where, int max) {
     if (value.length() > max) {
-      throw new IllegalArgumentException(where + " is " + value.length() + " characters long; at most " + max);
+      throw new IllegalArgumentException(
+          where + " is " + value.length() + " characters long; at most " + max);
     }
     for (int i = 0; i < value.length(); i++) {
       if (Character.isISOControl(value.charAt(i))) {

@@ -1,6 +1,8 @@
 package io.icebergprotector.server;
 
-/** A request ends with this status and client-safe message (Vault style {@code {"errors":[...]}}). */
+/**
+ * A request ends with this status and client-safe message (Vault style {@code {"errors":[...]}}).
+ */
 final class HttpError extends RuntimeException {
   final int status;
   final boolean closeConnection;

@@ -55,8 +55,11 @@ final class JwtAuthenticator {
       byte[] secret = secretBytes(settings.hs256Secret());
       try {
         if (secret.length < 32) {
-          throw new IllegalArgumentException("the JWT HS256 secret (" + settings.hs256Secret().describe()
-              + ") must be at least 32 bytes, got " + secret.length);
+          throw new IllegalArgumentException(
+              "the JWT HS256 secret ("
+                  + settings.hs256Secret().describe()
+                  + ") must be at least 32 bytes, got "
+                  + secret.length);
         }
         keys.add(new OctetSequenceKey.Builder(secret).build());
         algorithms.add(JWSAlgorithm.HS256);
@@ -69,7 +72,8 @@ final class JwtAuthenticator {
       try {
         set = JWKSet.load(settings.jwksFile().toFile());
       } catch (IOException | ParseException e) {
-        throw new IllegalArgumentException("cannot read JWKS file " + settings.jwksFile() + ": " + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            "cannot read JWKS file " + settings.jwksFile() + ": " + e.getMessage(), e);
       }
       for (JWK key : set.getKeys()) {
         if (key instanceof RSAKey) {
@@ -77,22 +81,29 @@ final class JwtAuthenticator {
         } else if (key instanceof ECKey && Curve.P_256.equals(((ECKey) key).getCurve())) {
           algorithms.add(JWSAlgorithm.ES256);
         } else {
-          throw new IllegalArgumentException("JWKS file " + settings.jwksFile() + ": key '" + key.getKeyID()
-              + "' is neither RSA nor EC P-256 (HS256 secrets belong in hs256-secret-env/-file)");
+          throw new IllegalArgumentException(
+              "JWKS file "
+                  + settings.jwksFile()
+                  + ": key '"
+                  + key.getKeyID()
+                  + "' is neither RSA nor EC P-256 (HS256 secrets belong in hs256-secret-env/-file)");
         }
         keys.add(key.toPublicJWK()); // private parts, if any, are never kept
       }
     }
     if (keys.isEmpty()) {
-      throw new IllegalArgumentException("JWT authentication is enabled but no verification key is configured");
+      throw new IllegalArgumentException(
+          "JWT authentication is enabled but no verification key is configured");
     }
     processor.setJWSTypeVerifier(new DefaultJOSEObjectTypeVerifier<>(JOSEObjectType.JWT, null));
-    processor.setJWSKeySelector(new JWSVerificationKeySelector<>(algorithms, new ImmutableJWKSet<>(new JWKSet(keys))));
-    DefaultJWTClaimsVerifier<SecurityContext> claims = new DefaultJWTClaimsVerifier<>(
-        settings.audiences(),
-        new JWTClaimsSet.Builder().issuer(settings.issuer()).build(),
-        Set.of("exp", principalClaim),
-        null);
+    processor.setJWSKeySelector(
+        new JWSVerificationKeySelector<>(algorithms, new ImmutableJWKSet<>(new JWKSet(keys))));
+    DefaultJWTClaimsVerifier<SecurityContext> claims =
+        new DefaultJWTClaimsVerifier<>(
+            settings.audiences(),
+            new JWTClaimsSet.Builder().issuer(settings.issuer()).build(),
+            Set.of("exp", principalClaim),
+            null);
     claims.setMaxClockSkew(Math.toIntExact(settings.clockSkew().toSeconds()));
     processor.setJWTClaimsSetVerifier(claims);
   }
@@ -111,8 +122,10 @@ final class JwtAuthenticator {
       throw new AuthenticationException(category(e.getMessage()));
     } catch (BadJOSEException e) {
       String m = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
-      throw new AuthenticationException(m.contains("no matching key") || m.contains("another algorithm")
-          ? "invalid token signature" : "token rejected");
+      throw new AuthenticationException(
+          m.contains("no matching key") || m.contains("another algorithm")
+              ? "invalid token signature"
+              : "token rejected");
     } catch (Exception e) {
       throw new AuthenticationException("token rejected");
     }

@@ -11,7 +11,8 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class Metrics {
   private static final double[] BUCKETS = {
-      0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5
+  };
 
   private record RequestKey(String route, String method, int status) {}
 
@@ -48,7 +49,9 @@ final class Metrics {
   private final LongAdder auditErrors = new LongAdder();
 
   void request(String route, String method, int status, long nanos) {
-    requests.computeIfAbsent(new RequestKey(route, method, status), k -> new LongAdder()).increment();
+    requests
+        .computeIfAbsent(new RequestKey(route, method, status), k -> new LongAdder())
+        .increment();
     latency.computeIfAbsent(route, k -> new Histogram()).observe(nanos);
   }
 
@@ -77,45 +80,91 @@ final class Metrics {
 
   String render() {
     StringBuilder out = new StringBuilder(4096);
-    out.append("# HELP protector_http_requests_total HTTP requests by route template, method and status.\n");
+    out.append(
+        "# HELP protector_http_requests_total HTTP requests by route template, method and status.\n");
     out.append("# TYPE protector_http_requests_total counter\n");
     Map<String, Long> byLabels = new TreeMap<>();
-    requests.forEach((k, v) -> byLabels.put("{route=\"" + k.route() + "\",method=\"" + k.method()
-        + "\",status=\"" + k.status() + "\"}", v.sum()));
-    byLabels.forEach((labels, v) ->
-        out.append("protector_http_requests_total").append(labels).append(' ').append(v).append('\n'));
+    requests.forEach(
+        (k, v) ->
+            byLabels.put(
+                "{route=\""
+                    + k.route()
+                    + "\",method=\""
+                    + k.method()
+                    + "\",status=\""
+                    + k.status()
+                    + "\"}",
+                v.sum()));
+    byLabels.forEach(
+        (labels, v) ->
+            out.append("protector_http_requests_total")
+                .append(labels)
+                .append(' ')
+                .append(v)
+                .append('\n'));
 
-    out.append("# HELP protector_http_request_duration_seconds Request latency by route template.\n");
+    out.append(
+        "# HELP protector_http_request_duration_seconds Request latency by route template.\n");
     out.append("# TYPE protector_http_request_duration_seconds histogram\n");
-    new TreeMap<>(latency).forEach((route, h) -> {
-      long cumulative = 0;
-      for (int i = 0; i < BUCKETS.length; i++) {
-        cumulative += h.counts[i].sum();
-        out.append("protector_http_request_duration_seconds_bucket{route=\"").append(route)
-            .append("\",le=\"").append(BUCKETS[i]).append("\"} ").append(cumulative).append('\n');
-      }
-      long count = h.count.sum();
-      out.append("protector_http_request_duration_seconds_bucket{route=\"").append(route)
-          .append("\",le=\"+Inf\"} ").append(count).append('\n');
-      out.append("protector_http_request_duration_seconds_sum{route=\"").append(route).append("\"} ")
-          .append(h.sumNanos.sum() / 1e9).append('\n');
-      out.append("protector_http_request_duration_seconds_count{route=\"").append(route).append("\"} ")
-          .append(count).append('\n');
-    });
+    new TreeMap<>(latency)
+        .forEach(
+            (route, h) -> {
+              long cumulative = 0;
+              for (int i = 0; i < BUCKETS.length; i++) {
+                cumulative += h.counts[i].sum();
+                out.append("protector_http_request_duration_seconds_bucket{route=\"")
+                    .append(route)
+                    .append("\",le=\"")
+                    .append(BUCKETS[i])
+                    .append("\"} ")
+                    .append(cumulative)
+                    .append('\n');
+              }
+              long count = h.count.sum();
+              out.append("protector_http_request_duration_seconds_bucket{route=\"")
+                  .append(route)
+                  .append("\",le=\"+Inf\"} ")
+                  .append(count)
+                  .append('\n');
+              out.append("protector_http_request_duration_seconds_sum{route=\"")
+                  .append(route)
+                  .append("\"} ")
+                  .append(h.sumNanos.sum() / 1e9)
+                  .append('\n');
+              out.append("protector_http_request_duration_seconds_count{route=\"")
+                  .append(route)
+                  .append("\"} ")
+                  .append(count)
+                  .append('\n');
+            });
 
-    out.append("# HELP protector_key_operations_total Key operations (wrap = encrypt, unwrap = decrypt) by decision.\n");
+    out.append(
+        "# HELP protector_key_operations_total Key operations (wrap = encrypt, unwrap = decrypt) by decision.\n");
     out.append("# TYPE protector_key_operations_total counter\n");
     Map<String, Long> byOp = new TreeMap<>();
-    operations.forEach((k, v) -> byOp.put("{op=\"" + k.op() + "\",decision=\"" + k.decision() + "\"}", v.sum()));
-    byOp.forEach((labels, v) ->
-        out.append("protector_key_operations_total").append(labels).append(' ').append(v).append('\n'));
+    operations.forEach(
+        (k, v) -> byOp.put("{op=\"" + k.op() + "\",decision=\"" + k.decision() + "\"}", v.sum()));
+    byOp.forEach(
+        (labels, v) ->
+            out.append("protector_key_operations_total")
+                .append(labels)
+                .append(' ')
+                .append(v)
+                .append('\n'));
 
     out.append("# HELP protector_auth_failures_total Rejected credentials by cause category.\n");
     out.append("# TYPE protector_auth_failures_total counter\n");
-    new TreeMap<>(authFailures).forEach((reason, v) ->
-        out.append("protector_auth_failures_total{reason=\"").append(reason).append("\"} ").append(v.sum()).append('\n'));
+    new TreeMap<>(authFailures)
+        .forEach(
+            (reason, v) ->
+                out.append("protector_auth_failures_total{reason=\"")
+                    .append(reason)
+                    .append("\"} ")
+                    .append(v.sum())
+                    .append('\n'));
 
-    out.append("# HELP protector_audit_write_errors_total Audit lines that could not be written (request refused).\n");
+    out.append(
+        "# HELP protector_audit_write_errors_total Audit lines that could not be written (request refused).\n");
     out.append("# TYPE protector_audit_write_errors_total counter\n");
     out.append("protector_audit_write_errors_total ").append(auditErrors.sum()).append('\n');
     return out.toString();

@@ -37,8 +37,8 @@ import javax.net.ssl.SSLParameters;
 
 /**
  * The Iceberg Protector key server: a standalone HTTPS service answering a Vault Transit compatible
- * subset (encrypt, decrypt, hmac, key admin) over a local keystore or a PKCS#11 token, with token/JWT authentication,
- * policy-scoped authorization and an audit log.
+ * subset (encrypt, decrypt, hmac, key admin) over a local keystore or a PKCS#11 token, with
+ * token/JWT authentication, policy-scoped authorization and an audit log.
  *
  * <pre>
  *   java -jar iceberg-protector-server.jar --config conf/server.conf
@@ -69,8 +69,14 @@ public final class ProtectorServer implements AutoCloseable {
   private final URI url;
   private volatile boolean closed;
 
-  private ProtectorServer(HttpServer server, ThreadPoolExecutor workers, ScheduledExecutorService housekeeping,
-      KeyService keys, AuditLog audit, Metrics metrics, URI url) {
+  private ProtectorServer(
+      HttpServer server,
+      ThreadPoolExecutor workers,
+      ScheduledExecutorService housekeeping,
+      KeyService keys,
+      AuditLog audit,
+      Metrics metrics,
+      URI url) {
     this.server = server;
     this.workers = workers;
     this.housekeeping = housekeeping;
@@ -96,7 +102,8 @@ public final class ProtectorServer implements AutoCloseable {
       policyText = Files.readString(config.policy(), StandardCharsets.UTF_8);
       policy = Policy.load(config.policy());
     } catch (IOException e) {
-      throw new IllegalArgumentException("cannot read policy " + config.policy() + ": " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "cannot read policy " + config.policy() + ": " + e.getMessage(), e);
     }
     JwtAuthenticator jwt = config.jwt() == null ? null : new JwtAuthenticator(config.jwt());
     TokenAuthenticator authenticator = new TokenAuthenticator(config.tokens(), jwt);
@@ -114,11 +121,19 @@ public final class ProtectorServer implements AutoCloseable {
     }
   }
 
-  private static ProtectorServer start(ServerConfig config, InetAddress bindAddress, SSLContext ssl, Policy policy,
-      String policyText, TokenAuthenticator authenticator, KeyService keys, AuditLog audit) {
+  private static ProtectorServer start(
+      ServerConfig config,
+      InetAddress bindAddress,
+      SSLContext ssl,
+      Policy policy,
+      String policyText,
+      TokenAuthenticator authenticator,
+      KeyService keys,
+      AuditLog audit) {
     Metrics metrics = new Metrics();
     Authorizer authorizer = new Authorizer(policy, config.adminRoles());
-    ApiHandler handler = new ApiHandler(keys, policy, policyText, authenticator, authorizer, audit, metrics, config);
+    ApiHandler handler =
+        new ApiHandler(keys, policy, policyText, authenticator, authorizer, audit, metrics, config);
     InetSocketAddress address = new InetSocketAddress(bindAddress, config.port());
     HttpServer server;
     try {
@@ -127,37 +142,55 @@ public final class ProtectorServer implements AutoCloseable {
       } else {
         HttpsServer https = HttpsServer.create(address, 256);
         String[] protocols = config.tlsProtocols().toArray(new String[0]);
-        https.setHttpsConfigurator(new HttpsConfigurator(ssl) {
-          @Override
-          public void configure(HttpsParameters params) {
-            SSLParameters p = getSSLContext().getDefaultSSLParameters();
-            p.setProtocols(protocols);
-            p.setNeedClientAuth(false);
-            params.setSSLParameters(p);
-          }
-        });
+        https.setHttpsConfigurator(
+            new HttpsConfigurator(ssl) {
+              @Override
+              public void configure(HttpsParameters params) {
+                SSLParameters p = getSSLContext().getDefaultSSLParameters();
+                p.setProtocols(protocols);
+                p.setNeedClientAuth(false);
+                params.setSSLParameters(p);
+              }
+            });
         server = https;
       }
     } catch (IOException e) {
-      throw new IllegalArgumentException("cannot listen on " + bindAddress.getHostAddress() + ":" + config.port()
-          + ": " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "cannot listen on "
+              + bindAddress.getHostAddress()
+              + ":"
+              + config.port()
+              + ": "
+              + e.getMessage(),
+          e);
     }
     // Bounded pool and queue; when both are full the dispatcher runs the exchange itself, which
     // stops it accepting new connections for a moment: back-pressure instead of unbounded memory.
-    ThreadPoolExecutor workers = new ThreadPoolExecutor(config.workerThreads(), config.workerThreads(),
-        60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(config.queueSize()), threads("protector-worker"),
-        new ThreadPoolExecutor.CallerRunsPolicy());
+    ThreadPoolExecutor workers =
+        new ThreadPoolExecutor(
+            config.workerThreads(),
+            config.workerThreads(),
+            60,
+            TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(config.queueSize()),
+            threads("protector-worker"),
+            new ThreadPoolExecutor.CallerRunsPolicy());
     server.setExecutor(workers);
     server.createContext("/", handler);
-    ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(threads("protector-audit"));
+    ScheduledExecutorService housekeeping =
+        Executors.newSingleThreadScheduledExecutor(threads("protector-audit"));
     if (config.auditSync() == ServerConfig.AuditSync.NONE) {
-      housekeeping.scheduleWithFixedDelay(() -> {
-        try {
-          audit.flush();
-        } catch (RuntimeException e) {
-          LOG.log(System.Logger.Level.ERROR, "audit flush failed", e);
-        }
-      }, 1, 1, TimeUnit.SECONDS);
+      housekeeping.scheduleWithFixedDelay(
+          () -> {
+            try {
+              audit.flush();
+            } catch (RuntimeException e) {
+              LOG.log(System.Logger.Level.ERROR, "audit flush failed", e);
+            }
+          },
+          1,
+          1,
+          TimeUnit.SECONDS);
     }
     server.start();
     InetSocketAddress bound = server.getAddress();
@@ -167,7 +200,9 @@ public final class ProtectorServer implements AutoCloseable {
     }
     URI url = URI.create((ssl == null ? "http" : "https") + "://" + host + ":" + bound.getPort());
     if (ssl == null) {
-      LOG.log(System.Logger.Level.WARNING, "serving plain HTTP on loopback (allow-insecure-http = true)");
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "serving plain HTTP on loopback (allow-insecure-http = true)");
     }
     return new ProtectorServer(server, workers, housekeeping, keys, audit, metrics, url);
   }
@@ -185,7 +220,10 @@ public final class ProtectorServer implements AutoCloseable {
     return metrics;
   }
 
-  /** Stops accepting, finishes in-flight requests (up to 1 s), then closes the audit log and key store. */
+  /**
+   * Stops accepting, finishes in-flight requests (up to 1 s), then closes the audit log and key
+   * store.
+   */
   @Override
   public synchronized void close() {
     if (closed) {
@@ -215,8 +253,10 @@ public final class ProtectorServer implements AutoCloseable {
       throw new IllegalArgumentException("cannot resolve bind.host '" + config.host() + "'", e);
     }
     if (config.allowInsecureHttp() && !address.isLoopbackAddress()) {
-      throw new IllegalArgumentException("refusing to serve plain HTTP on " + config.host()
-          + ": allow-insecure-http = true is only permitted with a loopback bind.host (127.0.0.1, ::1)");
+      throw new IllegalArgumentException(
+          "refusing to serve plain HTTP on "
+              + config.host()
+              + ": allow-insecure-http = true is only permitted with a loopback bind.host (127.0.0.1, ::1)");
     }
     return address;
   }
@@ -234,15 +274,18 @@ public final class ProtectorServer implements AutoCloseable {
         hasKey |= ks.isKeyEntry(alias);
       }
       if (!hasKey) {
-        throw new IllegalArgumentException("TLS keystore " + config.tlsKeystore() + " holds no private key");
+        throw new IllegalArgumentException(
+            "TLS keystore " + config.tlsKeystore() + " holds no private key");
       }
-      KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      KeyManagerFactory kmf =
+          KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
       kmf.init(ks, password);
       SSLContext context = SSLContext.getInstance("TLS");
       context.init(kmf.getKeyManagers(), null, null);
       return context;
     } catch (IOException | GeneralSecurityException e) {
-      throw new IllegalArgumentException("cannot load TLS keystore " + config.tlsKeystore() + ": " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "cannot load TLS keystore " + config.tlsKeystore() + ": " + e.getMessage(), e);
     } finally {
       if (password != null) {
         Arrays.fill(password, '\0');
@@ -270,33 +313,42 @@ public final class ProtectorServer implements AutoCloseable {
 
   /** Returns 0 when the server was started (it keeps running) or the subcommand succeeded. */
   static int run(String[] args, InputStream stdin, PrintStream out, PrintStream err) {
-    String[] a = args.length > 0 && args[0].equals("server") ? Arrays.copyOfRange(args, 1, args.length) : args;
+    String[] a =
+        args.length > 0 && args[0].equals("server")
+            ? Arrays.copyOfRange(args, 1, args.length)
+            : args;
     if (a.length == 0 || a[0].equals("--help") || a[0].equals("-h")) {
       out.println(usage());
       return a.length == 0 ? 2 : 0;
     }
     switch (a[0]) {
-      case "new-token": {
-        String token = TokenAuthenticator.newToken();
-        out.println("token:  " + token);
-        out.println("sha256: " + Digests.sha256Hex(token));
-        out.println("# give the token to its owner; put only the sha256 in auth.tokens");
-        return 0;
-      }
-      case "hash-token": {
-        try {
-          // The rule clients read token files by: the whole input, trimmed, on one line.
-          String token = SecretRef.token(new String(stdin.readAllBytes(), StandardCharsets.UTF_8), "standard input");
-          out.println(Digests.sha256Hex(token));
+      case "new-token":
+        {
+          String token = TokenAuthenticator.newToken();
+          out.println("token:  " + token);
+          out.println("sha256: " + Digests.sha256Hex(token));
+          out.println("# give the token to its owner; put only the sha256 in auth.tokens");
           return 0;
-        } catch (IllegalArgumentException e) {
-          err.println("protector-server: hash-token reads one token from standard input: " + e.getMessage());
-          return 2;
-        } catch (IOException e) {
-          err.println("protector-server: cannot read standard input: " + e.getMessage());
-          return 2;
         }
-      }
+      case "hash-token":
+        {
+          try {
+            // The rule clients read token files by: the whole input, trimmed, on one line.
+            String token =
+                SecretRef.token(
+                    new String(stdin.readAllBytes(), StandardCharsets.UTF_8), "standard input");
+            out.println(Digests.sha256Hex(token));
+            return 0;
+          } catch (IllegalArgumentException e) {
+            err.println(
+                "protector-server: hash-token reads one token from standard input: "
+                    + e.getMessage());
+            return 2;
+          } catch (IOException e) {
+            err.println("protector-server: cannot read standard input: " + e.getMessage());
+            return 2;
+          }
+        }
       default:
         break;
     }
@@ -329,7 +381,8 @@ public final class ProtectorServer implements AutoCloseable {
   }
 
   private static String usage() {
-    return String.join("\n",
+    return String.join(
+        "\n",
         "usage: protector-server [server] --config <server.conf>   run the key server",
         "       protector-server new-token                       print a new token and its sha256",
         "       protector-server hash-token < token-file          print the sha256 of a token");

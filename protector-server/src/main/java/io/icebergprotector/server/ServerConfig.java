@@ -19,19 +19,29 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The server's HOCON configuration (see {@code conf/server.conf}), read from the {@code protector-server}
- * block. Relative paths are resolved against the directory of the config file. Validation errors are
- * {@link IllegalArgumentException}s naming the file and the setting.
+ * The server's HOCON configuration (see {@code conf/server.conf}), read from the {@code
+ * protector-server} block. Relative paths are resolved against the directory of the config file.
+ * Validation errors are {@link IllegalArgumentException}s naming the file and the setting.
  */
 public final class ServerConfig {
   static final String ROOT = "protector-server";
 
   // The settings of the `keys` block, named as the catalog's protector.kms.* options.
   private static final String KMS_PREFIX = "protector.kms.";
-  private static final List<String> KEY_SETTINGS = List.of(
-      "type", "keystore", "passphrase-env", "passphrase-file", "pkcs11-library", "token-label", "slot",
-      "slot-list-index", "pin-env", "pin-file");
-  private static final Set<String> KEY_PATHS = Set.of("keystore", "passphrase-file", "pkcs11-library", "pin-file");
+  private static final List<String> KEY_SETTINGS =
+      List.of(
+          "type",
+          "keystore",
+          "passphrase-env",
+          "passphrase-file",
+          "pkcs11-library",
+          "token-label",
+          "slot",
+          "slot-list-index",
+          "pin-env",
+          "pin-file");
+  private static final Set<String> KEY_PATHS =
+      Set.of("keystore", "passphrase-file", "pkcs11-library", "pin-file");
 
   public record TokenEntry(String name, byte[] sha256, String principal, List<String> groups) {
     public TokenEntry {
@@ -59,7 +69,11 @@ public final class ServerConfig {
       String groupsClaim,
       Duration clockSkew) {}
 
-  public enum AuditSync { NONE, FLUSH, FSYNC }
+  public enum AuditSync {
+    NONE,
+    FLUSH,
+    FSYNC
+  }
 
   private final Path origin;
   private final String host;
@@ -85,9 +99,10 @@ public final class ServerConfig {
 
   private ServerConfig(Config root, Path origin) {
     this.origin = origin;
-    Path base = origin == null || origin.toAbsolutePath().getParent() == null
-        ? Path.of("").toAbsolutePath()
-        : origin.toAbsolutePath().getParent();
+    Path base =
+        origin == null || origin.toAbsolutePath().getParent() == null
+            ? Path.of("").toAbsolutePath()
+            : origin.toAbsolutePath().getParent();
     Config c = root.getConfig(ROOT);
 
     host = c.hasPath("bind.host") ? c.getString("bind.host") : "127.0.0.1";
@@ -100,17 +115,24 @@ public final class ServerConfig {
     tlsKeystore = optionalPath(c, "tls.keystore", base);
     tlsKeystoreType = c.hasPath("tls.keystore-type") ? c.getString("tls.keystore-type") : "PKCS12";
     tlsPassword = secret(c, "tls.password", base, tlsKeystore != null && !allowInsecureHttp, "");
-    tlsProtocols = c.hasPath("tls.protocols") ? List.copyOf(c.getStringList("tls.protocols")) : List.of("TLSv1.3", "TLSv1.2");
+    tlsProtocols =
+        c.hasPath("tls.protocols")
+            ? List.copyOf(c.getStringList("tls.protocols"))
+            : List.of("TLSv1.3", "TLSv1.2");
     if (!allowInsecureHttp && tlsKeystore == null) {
-      throw bad("tls.keystore", "is required: the server speaks HTTPS only (plain HTTP needs "
-          + "allow-insecure-http = true and a loopback bind.host)");
+      throw bad(
+          "tls.keystore",
+          "is required: the server speaks HTTPS only (plain HTTP needs "
+              + "allow-insecure-http = true and a loopback bind.host)");
     }
 
     keyService = keyService(c, base);
     createKeystore = c.hasPath("keys.create-if-missing") && c.getBoolean("keys.create-if-missing");
     if (createKeystore && keyService.type() != KmsSettings.Type.LOCAL) {
-      throw bad("keys.create-if-missing", "applies to type = local only (a PKCS#11 token is initialized"
-          + " with its own tools, e.g. softhsm2-util --init-token)");
+      throw bad(
+          "keys.create-if-missing",
+          "applies to type = local only (a PKCS#11 token is initialized"
+              + " with its own tools, e.g. softhsm2-util --init-token)");
     }
     autoCreateKeys = c.hasPath("keys.auto-create") && c.getBoolean("keys.auto-create");
 
@@ -128,7 +150,9 @@ public final class ServerConfig {
           throw bad(where + ".name", "duplicate token name '" + name + "'");
         }
         if (!t.hasPath("sha256")) {
-          throw bad(where + ".sha256", "is required (hex SHA-256 of the token; see `protector-server new-token`)");
+          throw bad(
+              where + ".sha256",
+              "is required (hex SHA-256 of the token; see `protector-server new-token`)");
         }
         String hex = t.getString("sha256").trim().toLowerCase(Locale.ROOT);
         if (!hex.matches("[0-9a-f]{64}")) {
@@ -138,39 +162,45 @@ public final class ServerConfig {
           throw bad(where + ".principal", "is required for token '" + name + "'");
         }
         List<String> groups = t.hasPath("groups") ? t.getStringList("groups") : List.of();
-        entries.add(new TokenEntry(name, HexFormat.of().parseHex(hex), t.getString("principal"), groups));
+        entries.add(
+            new TokenEntry(name, HexFormat.of().parseHex(hex), t.getString("principal"), groups));
       }
     }
     tokens = List.copyOf(entries);
 
-    if (c.hasPath("auth.jwt") && (!c.hasPath("auth.jwt.enabled") || c.getBoolean("auth.jwt.enabled"))) {
+    if (c.hasPath("auth.jwt")
+        && (!c.hasPath("auth.jwt.enabled") || c.getBoolean("auth.jwt.enabled"))) {
       Config j = c.getConfig("auth.jwt");
       if (!j.hasPath("issuer") || j.getString("issuer").isBlank()) {
         throw bad("auth.jwt.issuer", "is required when JWT authentication is enabled");
       }
-      Set<String> audiences = new LinkedHashSet<>(
-          j.hasPath("audience") ? j.getStringList("audience") : List.of());
+      Set<String> audiences =
+          new LinkedHashSet<>(j.hasPath("audience") ? j.getStringList("audience") : List.of());
       if (audiences.isEmpty()) {
-        throw bad("auth.jwt.audience", "must list at least one accepted audience when JWT authentication is enabled");
+        throw bad(
+            "auth.jwt.audience",
+            "must list at least one accepted audience when JWT authentication is enabled");
       }
       SecretRef secret = secret(j, "hs256-secret", base, false, "auth.jwt.");
       Path jwks = optionalPath(j, "jwks-file", base);
       if (secret == null && jwks == null) {
         throw bad("auth.jwt", "needs hs256-secret-env, hs256-secret-file or jwks-file");
       }
-      jwt = new JwtSettings(
-          j.getString("issuer"),
-          Set.copyOf(audiences),
-          secret,
-          jwks,
-          j.hasPath("principal-claim") ? j.getString("principal-claim") : "sub",
-          j.hasPath("groups-claim") ? j.getString("groups-claim") : "groups",
-          j.hasPath("clock-skew") ? j.getDuration("clock-skew") : Duration.ofSeconds(60));
+      jwt =
+          new JwtSettings(
+              j.getString("issuer"),
+              Set.copyOf(audiences),
+              secret,
+              jwks,
+              j.hasPath("principal-claim") ? j.getString("principal-claim") : "sub",
+              j.hasPath("groups-claim") ? j.getString("groups-claim") : "groups",
+              j.hasPath("clock-skew") ? j.getDuration("clock-skew") : Duration.ofSeconds(60));
     } else {
       jwt = null;
     }
     if (tokens.isEmpty() && jwt == null) {
-      throw bad("auth", "configures no tokens and no JWT verification: nobody could use the server");
+      throw bad(
+          "auth", "configures no tokens and no JWT verification: nobody could use the server");
     }
 
     adminRoles = Set.copyOf(c.hasPath("admin-roles") ? c.getStringList("admin-roles") : List.of());
@@ -183,12 +213,16 @@ public final class ServerConfig {
       throw bad("audit.sync", "must be none, flush or fsync, got '" + sync + "'");
     }
 
-    maxBodyBytes = c.hasPath("limits.max-body-size") ? c.getBytes("limits.max-body-size") : 64 * 1024;
+    maxBodyBytes =
+        c.hasPath("limits.max-body-size") ? c.getBytes("limits.max-body-size") : 64 * 1024;
     if (maxBodyBytes < 256 || maxBodyBytes > 64L * 1024 * 1024) {
-      throw bad("limits.max-body-size", "must be between 256 bytes and 64 MiB, got " + maxBodyBytes);
+      throw bad(
+          "limits.max-body-size", "must be between 256 bytes and 64 MiB, got " + maxBodyBytes);
     }
-    workerThreads = c.hasPath("limits.worker-threads") ? c.getInt("limits.worker-threads")
-        : Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
+    workerThreads =
+        c.hasPath("limits.worker-threads")
+            ? c.getInt("limits.worker-threads")
+            : Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
     if (workerThreads < 1 || workerThreads > 1024) {
       throw bad("limits.worker-threads", "must be 1..1024, got " + workerThreads);
     }
@@ -202,11 +236,14 @@ public final class ServerConfig {
   /** Reads and validates a config file; {@code ${?ENV}} substitutions are resolved. */
   public static ServerConfig load(Path file) {
     if (!Files.isRegularFile(file)) {
-      throw new IllegalArgumentException("server config " + file + " does not exist or is not a file");
+      throw new IllegalArgumentException(
+          "server config " + file + " does not exist or is not a file");
     }
     try {
-      Config config = ConfigFactory.parseFile(file.toFile(), ConfigParseOptions.defaults().setAllowMissing(false))
-          .resolve();
+      Config config =
+          ConfigFactory.parseFile(
+                  file.toFile(), ConfigParseOptions.defaults().setAllowMissing(false))
+              .resolve();
       return fromConfig(config, file);
     } catch (ConfigException e) {
       throw new IllegalArgumentException("server config " + file + ": " + e.getMessage(), e);
@@ -224,19 +261,30 @@ public final class ServerConfig {
 
   private static ServerConfig fromConfig(Config config, Path origin) {
     if (!config.hasPath(ROOT)) {
-      throw new IllegalArgumentException("server config " + (origin == null ? "" : origin + " ")
-          + "has no '" + ROOT + " { ... }' block");
+      throw new IllegalArgumentException(
+          "server config "
+              + (origin == null ? "" : origin + " ")
+              + "has no '"
+              + ROOT
+              + " { ... }' block");
     }
     try {
       return new ServerConfig(config, origin);
     } catch (ConfigException e) {
-      throw new IllegalArgumentException("server config " + (origin == null ? "" : origin + ": ") + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "server config " + (origin == null ? "" : origin + ": ") + e.getMessage(), e);
     }
   }
 
   private IllegalArgumentException bad(String key, String problem) {
-    return new IllegalArgumentException("server config " + (origin == null ? "" : origin + ": ")
-        + ROOT + "." + key + " " + problem);
+    return new IllegalArgumentException(
+        "server config "
+            + (origin == null ? "" : origin + ": ")
+            + ROOT
+            + "."
+            + key
+            + " "
+            + problem);
   }
 
   private static Path optionalPath(Config c, String key, Path base) {
@@ -258,11 +306,13 @@ public final class ServerConfig {
    * The secret {@code <prefix>-env} or {@code <prefix>-file} names (a relative file against the
    * config's directory). Inline secrets are refused: they would sit in the config file.
    */
-  private SecretRef secret(Config c, String prefix, Path base, boolean required, String shownPrefix) {
+  private SecretRef secret(
+      Config c, String prefix, Path base, boolean required, String shownPrefix) {
     String envKey = prefix + "-env";
     String fileKey = prefix + "-file";
     if (c.hasPath(prefix)) {
-      throw bad(shownPrefix + prefix, "must not hold a secret inline; use " + envKey + " or " + fileKey);
+      throw bad(
+          shownPrefix + prefix, "must not hold a secret inline; use " + envKey + " or " + fileKey);
     }
     Map<String, String> options = new HashMap<>();
     if (c.hasPath(envKey) && !c.getString(envKey).isBlank()) {
@@ -284,15 +334,16 @@ public final class ServerConfig {
   }
 
   /**
-   * The key backend of the {@code keys} block. Its settings have the names of the catalog's
-   * {@code protector.kms.*} options, so {@link KmsSettings#fromOptions} reads them, and its
-   * messages name them as this file does.
+   * The key backend of the {@code keys} block. Its settings have the names of the catalog's {@code
+   * protector.kms.*} options, so {@link KmsSettings#fromOptions} reads them, and its messages name
+   * them as this file does.
    */
   private KmsSettings keyService(Config c, Path base) {
     for (String inline : List.of("passphrase", "pin")) {
       if (c.hasPath("keys." + inline)) {
-        throw bad("keys." + inline, "must not hold a secret inline; use " + inline + "-env or " + inline
-            + "-file");
+        throw bad(
+            "keys." + inline,
+            "must not hold a secret inline; use " + inline + "-env or " + inline + "-file");
       }
     }
     Map<String, String> options = new HashMap<>();
@@ -300,7 +351,9 @@ public final class ServerConfig {
       String key = "keys." + name;
       if (c.hasPath(key) && !c.getString(key).isBlank()) {
         String value = c.getString(key).trim();
-        options.put(KMS_PREFIX + name, KEY_PATHS.contains(name) ? base.resolve(value).normalize().toString() : value);
+        options.put(
+            KMS_PREFIX + name,
+            KEY_PATHS.contains(name) ? base.resolve(value).normalize().toString() : value);
       }
     }
     String type = options.getOrDefault(KMS_PREFIX + "type", "local").toLowerCase(Locale.ROOT);
@@ -315,27 +368,89 @@ public final class ServerConfig {
     }
   }
 
-  public Path origin() { return origin; }
-  public String host() { return host; }
-  public int port() { return port; }
-  public boolean allowInsecureHttp() { return allowInsecureHttp; }
-  public Path tlsKeystore() { return tlsKeystore; }
-  public String tlsKeystoreType() { return tlsKeystoreType; }
-  public SecretRef tlsPassword() { return tlsPassword; }
-  public List<String> tlsProtocols() { return tlsProtocols; }
+  public Path origin() {
+    return origin;
+  }
+
+  public String host() {
+    return host;
+  }
+
+  public int port() {
+    return port;
+  }
+
+  public boolean allowInsecureHttp() {
+    return allowInsecureHttp;
+  }
+
+  public Path tlsKeystore() {
+    return tlsKeystore;
+  }
+
+  public String tlsKeystoreType() {
+    return tlsKeystoreType;
+  }
+
+  public SecretRef tlsPassword() {
+    return tlsPassword;
+  }
+
+  public List<String> tlsProtocols() {
+    return tlsProtocols;
+  }
+
   /** The key backend: a local keystore or a PKCS#11 token. */
-  public KmsSettings keyService() { return keyService; }
-  public boolean createKeystore() { return createKeystore; }
-  public boolean autoCreateKeys() { return autoCreateKeys; }
-  public Path policy() { return policy; }
-  public List<TokenEntry> tokens() { return tokens; }
+  public KmsSettings keyService() {
+    return keyService;
+  }
+
+  public boolean createKeystore() {
+    return createKeystore;
+  }
+
+  public boolean autoCreateKeys() {
+    return autoCreateKeys;
+  }
+
+  public Path policy() {
+    return policy;
+  }
+
+  public List<TokenEntry> tokens() {
+    return tokens;
+  }
+
   /** Null when JWT authentication is off. */
-  public JwtSettings jwt() { return jwt; }
-  public Set<String> adminRoles() { return adminRoles; }
-  public Path auditFile() { return auditFile; }
-  public AuditSync auditSync() { return auditSync; }
-  public long maxBodyBytes() { return maxBodyBytes; }
-  public int workerThreads() { return workerThreads; }
-  public int queueSize() { return queueSize; }
-  public boolean metricsRequireAuth() { return metricsRequireAuth; }
+  public JwtSettings jwt() {
+    return jwt;
+  }
+
+  public Set<String> adminRoles() {
+    return adminRoles;
+  }
+
+  public Path auditFile() {
+    return auditFile;
+  }
+
+  public AuditSync auditSync() {
+    return auditSync;
+  }
+
+  public long maxBodyBytes() {
+    return maxBodyBytes;
+  }
+
+  public int workerThreads() {
+    return workerThreads;
+  }
+
+  public int queueSize() {
+    return queueSize;
+  }
+
+  public boolean metricsRequireAuth() {
+    return metricsRequireAuth;
+  }
 }

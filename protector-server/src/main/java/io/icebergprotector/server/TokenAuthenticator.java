@@ -10,8 +10,8 @@ import java.util.List;
 
 /**
  * Authenticates a bearer credential: first as a personal access token (only SHA-256 hashes are
- * configured; every entry is compared in constant time, with no early exit), then as a JWT when
- * JWT verification is configured.
+ * configured; every entry is compared in constant time, with no early exit), then as a JWT when JWT
+ * verification is configured.
  */
 final class TokenAuthenticator {
   static final String TOKEN_PREFIX = "ipt_";
@@ -30,7 +30,10 @@ final class TokenAuthenticator {
     this.jwt = jwt;
   }
 
-  /** @param token the raw credential from X-Vault-Token or Authorization: Bearer; null if none was sent */
+  /**
+   * @param token the raw credential from X-Vault-Token or Authorization: Bearer; null if none was
+   *     sent
+   */
   Caller authenticate(String token) throws AuthenticationException {
     if (token == null || token.isEmpty()) {
       throw new AuthenticationException("missing token");

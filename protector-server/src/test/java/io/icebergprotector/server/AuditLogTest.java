@@ -32,12 +32,23 @@ class AuditLogTest {
       List<Future<?>> futures = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         int id = t;
-        futures.add(pool.submit(() -> {
-          for (int i = 0; i < perThread; i++) {
-            audit.record(new AuditLog.Event("user-" + id, "token:t", "unwrap", "key\"\n" + id, i,
-                "allow", "reason with \u2028 odd chars", 200, "127.0.0.1"));
-          }
-        }));
+        futures.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < perThread; i++) {
+                    audit.record(
+                        new AuditLog.Event(
+                            "user-" + id,
+                            "token:t",
+                            "unwrap",
+                            "key\"\n" + id,
+                            i,
+                            "allow",
+                            "reason with \u2028 odd chars",
+                            200,
+                            "127.0.0.1"));
+                  }
+                }));
       }
       for (Future<?> f : futures) {
         f.get();
@@ -59,14 +70,16 @@ class AuditLogTest {
   @EnumSource(ServerConfig.AuditSync.class)
   void appendsAcrossRestartsAndRefusesAfterClose(ServerConfig.AuditSync sync) throws Exception {
     Path file = dir.resolve("audit.log");
-    AuditLog.Event e = new AuditLog.Event(null, null, "unwrap", "k", null, "deny", "no", 401, "::1");
+    AuditLog.Event e =
+        new AuditLog.Event(null, null, "unwrap", "k", null, "deny", "no", 401, "::1");
     try (AuditLog audit = new AuditLog(file, sync)) {
       audit.record(e);
     }
     AuditLog audit = new AuditLog(file, sync);
     audit.record(e);
     audit.close();
-    assertThat(Files.readAllLines(file)).hasSize(2)
+    assertThat(Files.readAllLines(file))
+        .hasSize(2)
         .allSatisfy(l -> assertThat(l).startsWith("{\"time\":").contains("\"principal\":\"-\""));
     assertThatThrownBy(() -> audit.record(e)).isInstanceOf(java.io.UncheckedIOException.class);
   }

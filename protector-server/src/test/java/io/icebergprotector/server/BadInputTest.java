@@ -22,7 +22,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Hostile and broken requests: each gets a 4xx with a Vault-style error, and the server keeps serving. */
+/**
+ * Hostile and broken requests: each gets a 4xx with a Vault-style error, and the server keeps
+ * serving.
+ */
 class BadInputTest {
   @TempDir static Path dir;
   static ServerFixture fx;
@@ -44,7 +47,8 @@ class BadInputTest {
   @AfterEach
   void serverStillServes() throws Exception {
     assertThat(fx.get("/health", null).statusCode()).isEqualTo(200);
-    try (RemoteKeyService e = fx.client("etl"); RemoteKeyService a = fx.client("alice")) {
+    try (RemoteKeyService e = fx.client("etl");
+        RemoteKeyService a = fx.client("alice")) {
       byte[] dek = "0123456789abcdef".getBytes(StandardCharsets.UTF_8);
       assertThat(a.unwrap("pii", e.wrap("pii", dek))).isEqualTo(dek);
     }
@@ -60,15 +64,17 @@ class BadInputTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {
-      "{\"plaintext\":",
-      "{plaintext: \"AAAA\"}",
-      "[\"AAAA\"]",
-      "\"AAAA\"",
-      "{\"plaintext\":\"AAAA\",\"plaintext\":\"BBBB\"}",
-      "{\"plaintext\":\"AAAA\"} trailing",
-      "{\"plaintext\":\"AAAA\\u00\"}",
-      "nul"})
+  @ValueSource(
+      strings = {
+        "{\"plaintext\":",
+        "{plaintext: \"AAAA\"}",
+        "[\"AAAA\"]",
+        "\"AAAA\"",
+        "{\"plaintext\":\"AAAA\",\"plaintext\":\"BBBB\"}",
+        "{\"plaintext\":\"AAAA\"} trailing",
+        "{\"plaintext\":\"AAAA\\u00\"}",
+        "nul"
+      })
   void malformedJson(String body) throws Exception {
     assertVaultError(fx.post("/v1/transit/encrypt/pii", etl, body), 400, "JSON");
   }
@@ -81,10 +87,13 @@ class BadInputTest {
 
   @Test
   void invalidUtf8Body() throws Exception {
-    HttpRequest r = HttpRequest.newBuilder(URI.create(fx.url() + "/v1/transit/encrypt/pii"))
-        .header("X-Vault-Token", etl)
-        .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[] {'{', '"', (byte) 0xC3, (byte) 0x28, '"', '}'}))
-        .build();
+    HttpRequest r =
+        HttpRequest.newBuilder(URI.create(fx.url() + "/v1/transit/encrypt/pii"))
+            .header("X-Vault-Token", etl)
+            .POST(
+                HttpRequest.BodyPublishers.ofByteArray(
+                    new byte[] {'{', '"', (byte) 0xC3, (byte) 0x28, '"', '}'}))
+            .build();
     assertVaultError(fx.http.send(r, HttpResponse.BodyHandlers.ofString()), 400, "UTF-8");
   }
 
@@ -92,10 +101,14 @@ class BadInputTest {
   void emptyBodyAndWrongFieldTypes() throws Exception {
     assertVaultError(fx.post("/v1/transit/encrypt/pii", etl, ""), 400, "empty");
     assertVaultError(fx.post("/v1/transit/encrypt/pii", etl, "{}"), 400, "plaintext");
-    assertVaultError(fx.post("/v1/transit/encrypt/pii", etl, "{\"plaintext\":5}"), 400, "plaintext");
-    assertVaultError(fx.post("/v1/transit/encrypt/pii", etl, "{\"plaintext\":\"\"}"), 400, "plaintext");
-    assertVaultError(fx.post("/v1/transit/decrypt/pii", alice, "{\"ciphertext\":null}"), 400, "ciphertext");
-    assertVaultError(fx.post("/v1/transit/encrypt/pii", etl, "{\"batch_input\":[]}"), 400, "batch_input");
+    assertVaultError(
+        fx.post("/v1/transit/encrypt/pii", etl, "{\"plaintext\":5}"), 400, "plaintext");
+    assertVaultError(
+        fx.post("/v1/transit/encrypt/pii", etl, "{\"plaintext\":\"\"}"), 400, "plaintext");
+    assertVaultError(
+        fx.post("/v1/transit/decrypt/pii", alice, "{\"ciphertext\":null}"), 400, "ciphertext");
+    assertVaultError(
+        fx.post("/v1/transit/encrypt/pii", etl, "{\"batch_input\":[]}"), 400, "batch_input");
   }
 
   @Test
@@ -103,15 +116,21 @@ class BadInputTest {
     String big = "{\"plaintext\":\"" + "A".repeat(5000) + "\"}";
     assertVaultError(fx.post("/v1/transit/encrypt/pii", etl, big), 413, "larger than");
     // chunked (no Content-Length): the limit applies while reading
-    HttpRequest chunked = HttpRequest.newBuilder(URI.create(fx.url() + "/v1/transit/encrypt/pii"))
-        .header("X-Vault-Token", etl)
-        .POST(HttpRequest.BodyPublishers.ofInputStream(
-            () -> new java.io.ByteArrayInputStream(big.getBytes(StandardCharsets.UTF_8))))
-        .build();
-    assertVaultError(fx.http.send(chunked, HttpResponse.BodyHandlers.ofString()), 413, "larger than");
-    // a huge declared body: refused before reading; the client may see the connection close mid-send
+    HttpRequest chunked =
+        HttpRequest.newBuilder(URI.create(fx.url() + "/v1/transit/encrypt/pii"))
+            .header("X-Vault-Token", etl)
+            .POST(
+                HttpRequest.BodyPublishers.ofInputStream(
+                    () -> new java.io.ByteArrayInputStream(big.getBytes(StandardCharsets.UTF_8))))
+            .build();
+    assertVaultError(
+        fx.http.send(chunked, HttpResponse.BodyHandlers.ofString()), 413, "larger than");
+    // a huge declared body: refused before reading; the client may see the connection close
+    // mid-send
     try {
-      HttpResponse<String> r = fx.post("/v1/transit/encrypt/pii", etl, "{\"plaintext\":\"" + "A".repeat(2_000_000) + "\"}");
+      HttpResponse<String> r =
+          fx.post(
+              "/v1/transit/encrypt/pii", etl, "{\"plaintext\":\"" + "A".repeat(2_000_000) + "\"}");
       assertThat(r.statusCode()).isEqualTo(413);
     } catch (java.io.IOException acceptable) {
       // broken pipe while still sending is a correct outcome of an early 413
@@ -120,50 +139,72 @@ class BadInputTest {
 
   @Test
   void badBase64() throws Exception {
-    assertVaultError(fx.post("/v1/transit/encrypt/pii", etl, "{\"plaintext\":\"not base64!\"}"), 400, "base64");
+    assertVaultError(
+        fx.post("/v1/transit/encrypt/pii", etl, "{\"plaintext\":\"not base64!\"}"), 400, "base64");
     assertVaultError(fx.post("/v1/transit/hmac/pii", alice, "{\"input\":\"%%%\"}"), 400, "base64");
-    assertVaultError(fx.post("/v1/transit/decrypt/pii", alice, "{\"ciphertext\":\"vault:v1:not base64\"}"),
-        400, "invalid ciphertext");
-    assertVaultError(fx.post("/v1/transit/decrypt/pii", alice, "{\"ciphertext\":\"vault:v1:QUFB\"}"),
-        400, "integrity");
-    assertVaultError(fx.post("/v1/transit/decrypt/pii", alice, "{\"ciphertext\":\"plain text\"}"),
-        400, "invalid ciphertext");
+    assertVaultError(
+        fx.post("/v1/transit/decrypt/pii", alice, "{\"ciphertext\":\"vault:v1:not base64\"}"),
+        400,
+        "invalid ciphertext");
+    assertVaultError(
+        fx.post("/v1/transit/decrypt/pii", alice, "{\"ciphertext\":\"vault:v1:QUFB\"}"),
+        400,
+        "integrity");
+    assertVaultError(
+        fx.post("/v1/transit/decrypt/pii", alice, "{\"ciphertext\":\"plain text\"}"),
+        400,
+        "invalid ciphertext");
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {
-      "..%2f..%2fetc%2fpasswd",
-      "..%2F",
-      "%2e%2e",
-      "..",
-      ".",
-      "../keys/pii",
-      "pii%00",
-      "p%C3%AFi",
-      "%E2%80%AE",
-      "",
-      "a/b",
-      "pii;x",
-      "pii%20"})
+  @ValueSource(
+      strings = {
+        "..%2f..%2fetc%2fpasswd",
+        "..%2F",
+        "%2e%2e",
+        "..",
+        ".",
+        "../keys/pii",
+        "pii%00",
+        "p%C3%AFi",
+        "%E2%80%AE",
+        "",
+        "a/b",
+        "pii;x",
+        "pii%20"
+      })
   void oddKeyNames(String name) throws Exception {
-    HttpResponse<String> r = fx.post("/v1/transit/encrypt/" + name, etl, "{\"plaintext\":\"AAAA\"}");
+    HttpResponse<String> r =
+        fx.post("/v1/transit/encrypt/" + name, etl, "{\"plaintext\":\"AAAA\"}");
     assertThat(r.statusCode()).as(name + " -> " + r.body()).isBetween(400, 499);
     assertThat(Json.parseObject(r.body())).containsKey("errors");
   }
 
   @Test
   void overlongKeyName() throws Exception {
-    assertVaultError(fx.post("/v1/transit/decrypt/" + "k".repeat(129), alice, "{\"ciphertext\":\"vault:v1:AAAA\"}"),
-        400, "invalid key name");
+    assertVaultError(
+        fx.post(
+            "/v1/transit/decrypt/" + "k".repeat(129), alice, "{\"ciphertext\":\"vault:v1:AAAA\"}"),
+        400,
+        "invalid key name");
   }
 
   @Test
   void rawUnicodeAndTraversalOnTheWire() throws Exception {
     // Bytes the HTTP client would refuse or normalise: write the request line by hand.
-    for (String target : List.of("/v1/transit/encrypt/p\u00efi", "/v1/transit/encrypt/../../etc/passwd",
-        "/v1/transit/encrypt/%", "/v1/transit/encrypt/\u202epii")) {
-      String status = rawRequest("POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Vault-Token: " + etl
-          + "\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
+    for (String target :
+        List.of(
+            "/v1/transit/encrypt/p\u00efi",
+            "/v1/transit/encrypt/../../etc/passwd",
+            "/v1/transit/encrypt/%",
+            "/v1/transit/encrypt/\u202epii")) {
+      String status =
+          rawRequest(
+              "POST "
+                  + target
+                  + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Vault-Token: "
+                  + etl
+                  + "\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
       assertThat(status).as(target).matches("HTTP/1\\.1 4\\d\\d .*");
     }
   }
@@ -175,18 +216,28 @@ class BadInputTest {
       wrapped = e.wrap("pii", "0123456789abcdef".getBytes(StandardCharsets.UTF_8));
     }
     String v99 = wrapped.replaceFirst("^vault:v1:", "vault:v99:");
-    assertVaultError(fx.post("/v1/transit/decrypt/pii", alice, Json.write(Json.object("ciphertext", v99))),
-        400, "unknown key version 99");
-    assertVaultError(fx.post("/v1/transit/decrypt/pii", alice, "{\"ciphertext\":\"vault:v0:AAAA\"}"),
-        400, "invalid ciphertext");
-    assertVaultError(fx.post("/v1/transit/decrypt/pii", alice, "{\"ciphertext\":\"vault:v99999999999:AAAA\"}"),
-        400, "invalid ciphertext");
-    assertVaultError(fx.post("/v1/transit/hmac/pii", alice, "{\"input\":\"AAAA\",\"key_version\":7}"),
-        400, "unknown key version 7");
-    assertVaultError(fx.post("/v1/transit/hmac/pii", alice, "{\"input\":\"AAAA\",\"key_version\":\"x\"}"),
-        400, "key_version");
-    assertVaultError(fx.post("/v1/transit/hmac/pii/sha2-512", alice, "{\"input\":\"AAAA\"}"),
-        400, "sha2-256");
+    assertVaultError(
+        fx.post("/v1/transit/decrypt/pii", alice, Json.write(Json.object("ciphertext", v99))),
+        400,
+        "unknown key version 99");
+    assertVaultError(
+        fx.post("/v1/transit/decrypt/pii", alice, "{\"ciphertext\":\"vault:v0:AAAA\"}"),
+        400,
+        "invalid ciphertext");
+    assertVaultError(
+        fx.post("/v1/transit/decrypt/pii", alice, "{\"ciphertext\":\"vault:v99999999999:AAAA\"}"),
+        400,
+        "invalid ciphertext");
+    assertVaultError(
+        fx.post("/v1/transit/hmac/pii", alice, "{\"input\":\"AAAA\",\"key_version\":7}"),
+        400,
+        "unknown key version 7");
+    assertVaultError(
+        fx.post("/v1/transit/hmac/pii", alice, "{\"input\":\"AAAA\",\"key_version\":\"x\"}"),
+        400,
+        "key_version");
+    assertVaultError(
+        fx.post("/v1/transit/hmac/pii/sha2-512", alice, "{\"input\":\"AAAA\"}"), 400, "sha2-256");
   }
 
   @Test
@@ -197,15 +248,18 @@ class BadInputTest {
       pii = e.wrap("pii", dek);
     }
     // alice may unwrap both keys; a pii blob presented as fin must not decrypt
-    HttpResponse<String> r = fx.post("/v1/transit/decrypt/fin", alice, Json.write(Json.object("ciphertext", pii)));
+    HttpResponse<String> r =
+        fx.post("/v1/transit/decrypt/fin", alice, Json.write(Json.object("ciphertext", pii)));
     assertVaultError(r, 400, "integrity");
     assertThat(r.body()).doesNotContain(Base64.getEncoder().encodeToString(dek));
     // tampering with one byte of the blob
     byte[] blob = Base64.getDecoder().decode(pii.substring("vault:v1:".length()));
     blob[blob.length - 1] ^= 1;
     String tampered = "vault:v1:" + Base64.getEncoder().encodeToString(blob);
-    assertVaultError(fx.post("/v1/transit/decrypt/pii", alice, Json.write(Json.object("ciphertext", tampered))),
-        400, "integrity");
+    assertVaultError(
+        fx.post("/v1/transit/decrypt/pii", alice, Json.write(Json.object("ciphertext", tampered))),
+        400,
+        "integrity");
   }
 
   @Test
@@ -220,15 +274,21 @@ class BadInputTest {
 
   @Test
   void badKeyTypeOnCreate() throws Exception {
-    assertVaultError(fx.post("/v1/transit/keys/newrsa", fx.token("ops"), "{\"type\":\"rsa-4096\"}"),
-        400, "unsupported key type");
+    assertVaultError(
+        fx.post("/v1/transit/keys/newrsa", fx.token("ops"), "{\"type\":\"rsa-4096\"}"),
+        400,
+        "unsupported key type");
   }
 
   @Test
   void garbageTokens() throws Exception {
-    for (String token : List.of("a.b.c", "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.", "x".repeat(9000), "ipt_")) {
-      HttpResponse<String> r = fx.post("/v1/transit/decrypt/pii", token, "{\"ciphertext\":\"vault:v1:AAAA\"}");
-      assertThat(r.statusCode()).as(token.substring(0, Math.min(20, token.length()))).isEqualTo(401);
+    for (String token :
+        List.of("a.b.c", "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.", "x".repeat(9000), "ipt_")) {
+      HttpResponse<String> r =
+          fx.post("/v1/transit/decrypt/pii", token, "{\"ciphertext\":\"vault:v1:AAAA\"}");
+      assertThat(r.statusCode())
+          .as(token.substring(0, Math.min(20, token.length())))
+          .isEqualTo(401);
       assertThat(r.body()).doesNotContain(token);
     }
   }
@@ -238,9 +298,12 @@ class BadInputTest {
     // Refused before the body is read (403, 400 on the name, 405): the next request on the same
     // pooled connection must still be answered promptly.
     for (int i = 0; i < 40; i++) {
-      assertThat(fx.post("/v1/transit/encrypt/other", etl, "{\"plaintext\":\"AAAA\"}").statusCode()).isEqualTo(403);
-      assertThat(fx.post("/v1/transit/encrypt/a%2Fb", etl, "{\"plaintext\":\"AAAA\"}").statusCode()).isEqualTo(400);
-      assertThat(fx.request("PUT", "/v1/transit/encrypt/pii", etl, "{}").statusCode()).isEqualTo(405);
+      assertThat(fx.post("/v1/transit/encrypt/other", etl, "{\"plaintext\":\"AAAA\"}").statusCode())
+          .isEqualTo(403);
+      assertThat(fx.post("/v1/transit/encrypt/a%2Fb", etl, "{\"plaintext\":\"AAAA\"}").statusCode())
+          .isEqualTo(400);
+      assertThat(fx.request("PUT", "/v1/transit/encrypt/pii", etl, "{}").statusCode())
+          .isEqualTo(405);
       assertThat(fx.post("/v1/transit/keys/pii/rotate", etl, "{}").statusCode()).isEqualTo(403);
       assertThat(fx.get("/health", null).statusCode()).isEqualTo(200);
     }
@@ -248,7 +311,8 @@ class BadInputTest {
 
   private static String rawRequest(String request) throws Exception {
     javax.net.ssl.SSLContext ctx = ServerFixture.trusting(fx.certificate);
-    try (SSLSocket socket = (SSLSocket) ctx.getSocketFactory().createSocket("127.0.0.1", fx.url().getPort())) {
+    try (SSLSocket socket =
+        (SSLSocket) ctx.getSocketFactory().createSocket("127.0.0.1", fx.url().getPort())) {
       socket.setSoTimeout(5000);
       OutputStream out = socket.getOutputStream();
       out.write(request.getBytes(StandardCharsets.UTF_8));

@@ -46,11 +46,12 @@ class DeclassifyTest {
 
   /** The audit line of the given query id (each test uses its own). */
   private static Map<String, Object> auditOf(String queryId) throws Exception {
-    List<Map<String, Object>> lines = fx.auditLines().stream()
-        .filter(l -> !l.isBlank())
-        .map(Json::parseObject)
-        .filter(e -> queryId.equals(e.get("query_id")))
-        .toList();
+    List<Map<String, Object>> lines =
+        fx.auditLines().stream()
+            .filter(l -> !l.isBlank())
+            .map(Json::parseObject)
+            .filter(e -> queryId.equals(e.get("query_id")))
+            .toList();
     assertThat(lines).as("audit lines of %s", queryId).hasSize(1);
     return lines.get(0);
   }
@@ -61,8 +62,9 @@ class DeclassifyTest {
     Instant before = Instant.now();
     DeclassifyReceipt receipt;
     try (RemoteKeyService alice = fx.client("alice")) {
-      receipt = alice.authorizeDeclassification("DB.Customers", List.of("ssn", "salary"),
-          "parquet file:/tmp/export", q);
+      receipt =
+          alice.authorizeDeclassification(
+              "DB.Customers", List.of("ssn", "salary"), "parquet file:/tmp/export", q);
     }
     assertThat(receipt.principal()).isEqualTo("alice");
     assertThat(receipt.entry()).isEqualTo("db.customers");
@@ -89,24 +91,35 @@ class DeclassifyTest {
   @Test
   void aPathPrefixOrALocationUnderItIsASource() throws Exception {
     String q = queryId();
-    try (RemoteKeyService bob = fx.client("bob")) { // analyst declassifies the prefix, not the table
-      DeclassifyReceipt receipt = bob.authorizeDeclassification("s3a://bucket/pii/2024/part-0.parquet",
-          List.of("ssn"), "s3a://bucket/public/", q);
+    try (RemoteKeyService bob =
+        fx.client("bob")) { // analyst declassifies the prefix, not the table
+      DeclassifyReceipt receipt =
+          bob.authorizeDeclassification(
+              "s3a://bucket/pii/2024/part-0.parquet", List.of("ssn"), "s3a://bucket/public/", q);
       assertThat(receipt.entry()).isEqualTo("s3a://bucket/pii/");
-      assertThat(bob.authorizeDeclassification("s3a://bucket/pii/", List.of("SSN"), "x", queryId()).entry())
+      assertThat(
+              bob.authorizeDeclassification("s3a://bucket/pii/", List.of("SSN"), "x", queryId())
+                  .entry())
           .isEqualTo("s3a://bucket/pii/");
     }
-    assertThat(auditOf(q)).containsEntry("entry", "s3a://bucket/pii/").containsEntry("decision", "allow");
+    assertThat(auditOf(q))
+        .containsEntry("entry", "s3a://bucket/pii/")
+        .containsEntry("decision", "allow");
   }
 
   @Test
   void aPrincipalWithoutTheRoleGets403AndADenyLine() throws Exception {
     String q = queryId();
-    try (RemoteKeyService bob = fx.client("bob")) { // analyst: masked ssn, but no declassify on db.customers
-      assertThatThrownBy(() -> bob.authorizeDeclassification("db.customers", List.of("ssn"), "db.export", q))
+    try (RemoteKeyService bob =
+        fx.client("bob")) { // analyst: masked ssn, but no declassify on db.customers
+      assertThatThrownBy(
+              () -> bob.authorizeDeclassification("db.customers", List.of("ssn"), "db.export", q))
           .isInstanceOf(DeclassificationDeniedException.class)
-          .hasMessage("principal 'bob' is not allowed to declassify columns [ssn] of db.customers: none of its"
-              + " roles is in that entry's declassify list (key service at " + fx.url() + ")")
+          .hasMessage(
+              "principal 'bob' is not allowed to declassify columns [ssn] of db.customers: none of its"
+                  + " roles is in that entry's declassify list (key service at "
+                  + fx.url()
+                  + ")")
           .hasMessageNotContaining(fx.token("bob"));
     }
     assertThat(auditOf(q))
@@ -121,12 +134,23 @@ class DeclassifyTest {
     assertThat((String) auditOf(q).get("reason")).contains("declassify list of db.customers");
 
     // the same shape as every other 403: nothing about the entry or the roles
-    String body = Json.write(Map.of("source", "db.customers", "columns", List.of("ssn"), "destination", "d",
-        "query-id", queryId()));
+    String body =
+        Json.write(
+            Map.of(
+                "source",
+                "db.customers",
+                "columns",
+                List.of("ssn"),
+                "destination",
+                "d",
+                "query-id",
+                queryId()));
     HttpResponse<String> raw = fx.post(PATH, fx.token("carol"), body);
-    HttpResponse<String> key = fx.post("/v1/transit/decrypt/fin", fx.token("carol"), "{\"ciphertext\":\"vault:v1:AAAA\"}");
+    HttpResponse<String> key =
+        fx.post("/v1/transit/decrypt/fin", fx.token("carol"), "{\"ciphertext\":\"vault:v1:AAAA\"}");
     assertThat(raw.statusCode()).isEqualTo(403);
-    assertThat(raw.body()).isEqualTo("{\"errors\":[\"permission denied\"],\"principal\":\"carol\"}")
+    assertThat(raw.body())
+        .isEqualTo("{\"errors\":[\"permission denied\"],\"principal\":\"carol\"}")
         .isEqualTo(key.body());
     assertThat(raw.headers().map().keySet()).isEqualTo(key.headers().map().keySet());
   }
@@ -137,53 +161,89 @@ class DeclassifyTest {
     String longText = "x".repeat(DeclassifyRequest.MAX_DESTINATION + 1);
     Map<String, String> cases = new java.util.LinkedHashMap<>();
     cases.put("{}", "field 'source' is required and must be a non-empty string");
-    cases.put(body("db.nope", "[\"ssn\"]", "d", "q"),
+    cases.put(
+        body("db.nope", "[\"ssn\"]", "d", "q"),
         "field 'source': 'db.nope' is neither a table nor a location protected by the server's policy");
-    cases.put(body("db.customers", "[]", "d", "q"), "field 'columns' must name at least one protected column");
-    cases.put(body("db.customers", "\"ssn\"", "d", "q"),
+    cases.put(
+        body("db.customers", "[]", "d", "q"),
+        "field 'columns' must name at least one protected column");
+    cases.put(
+        body("db.customers", "\"ssn\"", "d", "q"),
         "field 'columns' is required and must be a list of column names");
-    cases.put(body("db.customers", "[\"ssn\", 7]", "d", "q"), "field 'columns' element 2 must be a non-empty string");
-    cases.put(body("db.customers", "[\"name\"]", "d", "q"),
+    cases.put(
+        body("db.customers", "[\"ssn\", 7]", "d", "q"),
+        "field 'columns' element 2 must be a non-empty string");
+    cases.put(
+        body("db.customers", "[\"name\"]", "d", "q"),
         "field 'columns': 'name' is not a protected column of db.customers (protected: ssn, salary)");
-    cases.put(body("db.customers", "[\"ssn\", \"SSN\"]", "d", "q"), "field 'columns': 'SSN' is listed twice");
-    cases.put(body("db.customers", "[\"ssn\"]", "", "q"),
+    cases.put(
+        body("db.customers", "[\"ssn\", \"SSN\"]", "d", "q"),
+        "field 'columns': 'SSN' is listed twice");
+    cases.put(
+        body("db.customers", "[\"ssn\"]", "", "q"),
         "field 'destination' is required and must be a non-empty string");
-    cases.put(body("db.customers", "[\"ssn\"]", longText, "q"),
+    cases.put(
+        body("db.customers", "[\"ssn\"]", longText, "q"),
         "field 'destination' is 1025 characters long; at most 1024");
-    cases.put(body("db.customers", "[\"ssn\"]", "d", "q".repeat(DeclassifyRequest.MAX_QUERY_ID + 1)),
+    cases.put(
+        body("db.customers", "[\"ssn\"]", "d", "q".repeat(DeclassifyRequest.MAX_QUERY_ID + 1)),
         "field 'query-id' is 257 characters long; at most 256");
-    cases.put(body("db.customers", "[\"ssn\"]", "line\\nbreak", "q"), "field 'destination' contains a control character");
-    cases.put("{\"source\":\"db.customers\",\"columns\":[\"ssn\"],\"destination\":\"d\",\"query_id\":\"q\"}",
+    cases.put(
+        body("db.customers", "[\"ssn\"]", "line\\nbreak", "q"),
+        "field 'destination' contains a control character");
+    cases.put(
+        "{\"source\":\"db.customers\",\"columns\":[\"ssn\"],\"destination\":\"d\",\"query_id\":\"q\"}",
         "unknown field 'query_id'; valid fields: source, columns, destination, query-id");
     cases.put("[1,2]", "malformed JSON: invalid JSON: expected an object");
     for (Map.Entry<String, String> c : cases.entrySet()) {
       HttpResponse<String> r = fx.post(PATH, alice, c.getKey());
       assertThat(r.statusCode()).as(c.getKey()).isEqualTo(400);
-      assertThat(r.body()).as(c.getKey()).isEqualTo(Json.write(Map.of("errors", List.of(c.getValue()))));
+      assertThat(r.body())
+          .as(c.getKey())
+          .isEqualTo(Json.write(Map.of("errors", List.of(c.getValue()))));
     }
     // an unauthorized caller learns the same: the body is checked first
     assertThat(fx.post(PATH, fx.token("carol"), "{}").statusCode()).isEqualTo(400);
 
     // oversized bodies, missing tokens and other methods keep the usual answers
-    assertThat(fx.post(PATH, alice, "{\"source\":\"" + "x".repeat(5000) + "\"}").statusCode()).isEqualTo(413);
-    assertThat(fx.post(PATH, null, body("db.customers", "[\"ssn\"]", "d", "q")).statusCode()).isEqualTo(401);
+    assertThat(fx.post(PATH, alice, "{\"source\":\"" + "x".repeat(5000) + "\"}").statusCode())
+        .isEqualTo(413);
+    assertThat(fx.post(PATH, null, body("db.customers", "[\"ssn\"]", "d", "q")).statusCode())
+        .isEqualTo(401);
     assertThat(fx.get(PATH, alice).statusCode()).isEqualTo(405);
 
     // the client names the field too, and 400s are audited as errors
-    try (RemoteKeyService client = fx.clientBuilder(fx.url(), alice).requestTimeout(Duration.ofSeconds(5)).build()) {
-      assertThatThrownBy(() -> client.authorizeDeclassification("db.customers", List.of(), "d", "q"))
+    try (RemoteKeyService client =
+        fx.clientBuilder(fx.url(), alice).requestTimeout(Duration.ofSeconds(5)).build()) {
+      assertThatThrownBy(
+              () -> client.authorizeDeclassification("db.customers", List.of(), "d", "q"))
           .isInstanceOf(KeyServiceException.class)
-          .hasMessage("declassify rejected: field 'columns' must name at least one protected column");
+          .hasMessage(
+              "declassify rejected: field 'columns' must name at least one protected column");
     }
-    assertThat(fx.auditLines()).anySatisfy(l -> assertThat(Json.parseObject(l))
-        .containsEntry("op", "declassify").containsEntry("decision", "error").containsEntry("status", 400L)
-        .containsEntry("reason", "field 'columns': 'name' is not a protected column of db.customers"
-            + " (protected: ssn, salary)"));
+    assertThat(fx.auditLines())
+        .anySatisfy(
+            l ->
+                assertThat(Json.parseObject(l))
+                    .containsEntry("op", "declassify")
+                    .containsEntry("decision", "error")
+                    .containsEntry("status", 400L)
+                    .containsEntry(
+                        "reason",
+                        "field 'columns': 'name' is not a protected column of db.customers"
+                            + " (protected: ssn, salary)"));
   }
 
-  private static String body(String source, String columnsJson, String destination, String queryId) {
-    return "{\"source\":" + Json.write(source) + ",\"columns\":" + columnsJson + ",\"destination\":"
+  private static String body(
+      String source, String columnsJson, String destination, String queryId) {
+    return "{\"source\":"
+        + Json.write(source)
+        + ",\"columns\":"
+        + columnsJson
+        + ",\"destination\":"
         + (destination.contains("\\") ? "\"" + destination + "\"" : Json.write(destination))
-        + ",\"query-id\":" + Json.write(queryId) + "}";
+        + ",\"query-id\":"
+        + Json.write(queryId)
+        + "}";
   }
 }

@@ -59,27 +59,39 @@ class JwtAuthTest {
   @SuppressWarnings("unchecked")
   void acceptsHs256Rs256AndEs256() throws Exception {
     assertThat(whoami(fx.jwt(JWSAlgorithm.HS256, "alice", null)))
-        .containsEntry("principal", "alice").containsEntry("auth", "jwt");
-    Map<String, Object> viaGroup = whoami(fx.jwt(JWSAlgorithm.RS256, "erin", List.of("secops", "staff")));
+        .containsEntry("principal", "alice")
+        .containsEntry("auth", "jwt");
+    Map<String, Object> viaGroup =
+        whoami(fx.jwt(JWSAlgorithm.RS256, "erin", List.of("secops", "staff")));
     assertThat(viaGroup).containsEntry("principal", "erin");
     assertThat((List<Object>) viaGroup.get("roles")).containsExactly("admin");
     assertThat((List<Object>) viaGroup.get("unwrappable_keys")).contains("fin");
-    assertThat(whoami(fx.jwt(JWSAlgorithm.ES256, "bob", List.of()))).containsEntry("principal", "bob");
+    assertThat(whoami(fx.jwt(JWSAlgorithm.ES256, "bob", List.of())))
+        .containsEntry("principal", "bob");
   }
 
   @Test
   void jwtWorksEndToEndWithTheClient() throws Exception {
     byte[] dek = "0123456789abcdef".getBytes(StandardCharsets.UTF_8);
-    try (RemoteKeyService etl = fx.clientBuilder(fx.url(), fx.jwt(JWSAlgorithm.ES256, "etl", null)).build();
-        RemoteKeyService alice = fx.clientBuilder(fx.url(), fx.jwt(JWSAlgorithm.RS256, "alice", null)).build()) {
+    try (RemoteKeyService etl =
+            fx.clientBuilder(fx.url(), fx.jwt(JWSAlgorithm.ES256, "etl", null)).build();
+        RemoteKeyService alice =
+            fx.clientBuilder(fx.url(), fx.jwt(JWSAlgorithm.RS256, "alice", null)).build()) {
       assertThat(alice.unwrap("fin", etl.wrap("fin", dek))).isEqualTo(dek);
     }
   }
 
   @Test
   void expiredTokenNamesTheCause() throws Exception {
-    String expired = fx.jwt(JWSAlgorithm.HS256, "alice", null, Instant.now().minusSeconds(120), null,
-        ServerFixture.ISSUER, ServerFixture.AUDIENCE);
+    String expired =
+        fx.jwt(
+            JWSAlgorithm.HS256,
+            "alice",
+            null,
+            Instant.now().minusSeconds(120),
+            null,
+            ServerFixture.ISSUER,
+            ServerFixture.AUDIENCE);
     assertRejected(expired, "token expired");
     try (RemoteKeyService client = fx.clientBuilder(fx.url(), expired).build()) {
       assertThatThrownBy(() -> client.unwrap("pii", "vault:v1:AAAA"))
@@ -91,64 +103,118 @@ class JwtAuthTest {
 
   @Test
   void notYetValid() throws Exception {
-    assertRejected(fx.jwt(JWSAlgorithm.RS256, "alice", null, Instant.now().plusSeconds(600),
-        Instant.now().plusSeconds(300), ServerFixture.ISSUER, ServerFixture.AUDIENCE), "token not yet valid");
+    assertRejected(
+        fx.jwt(
+            JWSAlgorithm.RS256,
+            "alice",
+            null,
+            Instant.now().plusSeconds(600),
+            Instant.now().plusSeconds(300),
+            ServerFixture.ISSUER,
+            ServerFixture.AUDIENCE),
+        "token not yet valid");
   }
 
   @Test
   void wrongIssuerOrAudience() throws Exception {
-    assertRejected(fx.jwt(JWSAlgorithm.HS256, "alice", null, Instant.now().plusSeconds(60), null,
-        "https://evil.test/", ServerFixture.AUDIENCE), "token issuer rejected");
-    assertRejected(fx.jwt(JWSAlgorithm.HS256, "alice", null, Instant.now().plusSeconds(60), null,
-        ServerFixture.ISSUER, "some-other-service"), "token audience rejected");
+    assertRejected(
+        fx.jwt(
+            JWSAlgorithm.HS256,
+            "alice",
+            null,
+            Instant.now().plusSeconds(60),
+            null,
+            "https://evil.test/",
+            ServerFixture.AUDIENCE),
+        "token issuer rejected");
+    assertRejected(
+        fx.jwt(
+            JWSAlgorithm.HS256,
+            "alice",
+            null,
+            Instant.now().plusSeconds(60),
+            null,
+            ServerFixture.ISSUER,
+            "some-other-service"),
+        "token audience rejected");
   }
 
   @Test
   void wrongSignatures() throws Exception {
-    JWTClaimsSet claims = new JWTClaimsSet.Builder().subject("alice").issuer(ServerFixture.ISSUER)
-        .audience(ServerFixture.AUDIENCE).expirationTime(Date.from(Instant.now().plusSeconds(60))).build();
+    JWTClaimsSet claims =
+        new JWTClaimsSet.Builder()
+            .subject("alice")
+            .issuer(ServerFixture.ISSUER)
+            .audience(ServerFixture.AUDIENCE)
+            .expirationTime(Date.from(Instant.now().plusSeconds(60)))
+            .build();
 
-    SignedJWT otherSecret = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.HS256).type(JOSEObjectType.JWT).build(),
-        claims);
+    SignedJWT otherSecret =
+        new SignedJWT(
+            new JWSHeader.Builder(JWSAlgorithm.HS256).type(JOSEObjectType.JWT).build(), claims);
     otherSecret.sign(new MACSigner("a-completely-different-secret-of-32-bytes!!"));
     assertRejected(otherSecret.serialize(), "invalid token signature");
 
     RSAKey impostor = new RSAKeyGenerator(2048).keyID(fx.rsa.getKeyID()).generate();
-    SignedJWT forged = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(impostor.getKeyID())
-        .type(JOSEObjectType.JWT).build(), claims);
+    SignedJWT forged =
+        new SignedJWT(
+            new JWSHeader.Builder(JWSAlgorithm.RS256)
+                .keyID(impostor.getKeyID())
+                .type(JOSEObjectType.JWT)
+                .build(),
+            claims);
     forged.sign(new RSASSASigner(impostor));
     assertRejected(forged.serialize(), "invalid token signature");
 
     // a valid token with one payload character changed
     String good = fx.jwt(JWSAlgorithm.ES256, "bob", null);
     String[] parts = good.split("\\.");
-    String payload = new String(java.util.Base64.getUrlDecoder().decode(parts[1]), StandardCharsets.UTF_8)
-        .replace("\"bob\"", "\"ali\"");
-    String tampered = parts[0] + "." + java.util.Base64.getUrlEncoder().withoutPadding()
-        .encodeToString(payload.getBytes(StandardCharsets.UTF_8)) + "." + parts[2];
+    String payload =
+        new String(java.util.Base64.getUrlDecoder().decode(parts[1]), StandardCharsets.UTF_8)
+            .replace("\"bob\"", "\"ali\"");
+    String tampered =
+        parts[0]
+            + "."
+            + java.util.Base64.getUrlEncoder()
+                .withoutPadding()
+                .encodeToString(payload.getBytes(StandardCharsets.UTF_8))
+            + "."
+            + parts[2];
     assertRejected(tampered, "invalid token signature");
   }
 
   @Test
   void unsignedAndAlgorithmConfusionRejected() throws Exception {
-    JWTClaimsSet claims = new JWTClaimsSet.Builder().subject("alice").issuer(ServerFixture.ISSUER)
-        .audience(ServerFixture.AUDIENCE).expirationTime(Date.from(Instant.now().plusSeconds(60))).build();
+    JWTClaimsSet claims =
+        new JWTClaimsSet.Builder()
+            .subject("alice")
+            .issuer(ServerFixture.ISSUER)
+            .audience(ServerFixture.AUDIENCE)
+            .expirationTime(Date.from(Instant.now().plusSeconds(60)))
+            .build();
     HttpResponse<String> none = fx.get("/v1/protector/whoami", new PlainJWT(claims).serialize());
     assertThat(none.statusCode()).isEqualTo(401);
 
     // HS256 "signed" with the RSA public key bytes: must not be accepted as an RS256 key
     byte[] publicKeyBytes = fx.rsa.toRSAPublicKey().getEncoded();
-    SignedJWT confused = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.HS256).type(JOSEObjectType.JWT).build(),
-        claims);
+    SignedJWT confused =
+        new SignedJWT(
+            new JWSHeader.Builder(JWSAlgorithm.HS256).type(JOSEObjectType.JWT).build(), claims);
     confused.sign(new MACSigner(publicKeyBytes));
     assertRejected(confused.serialize(), "invalid token signature");
   }
 
   @Test
   void missingExpirationIsRejected() throws Exception {
-    JWTClaimsSet claims = new JWTClaimsSet.Builder().subject("alice").issuer(ServerFixture.ISSUER)
-        .audience(ServerFixture.AUDIENCE).build();
-    SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.HS256).type(JOSEObjectType.JWT).build(), claims);
+    JWTClaimsSet claims =
+        new JWTClaimsSet.Builder()
+            .subject("alice")
+            .issuer(ServerFixture.ISSUER)
+            .audience(ServerFixture.AUDIENCE)
+            .build();
+    SignedJWT jwt =
+        new SignedJWT(
+            new JWSHeader.Builder(JWSAlgorithm.HS256).type(JOSEObjectType.JWT).build(), claims);
     jwt.sign(new MACSigner(fx.hs256Secret));
     assertRejected(jwt.serialize(), "token missing required claims");
   }

@@ -28,9 +28,14 @@ class Pkcs11ServerTest {
     ServerFixture fx = ServerFixture.prepare(dir);
     Files.writeString(dir.resolve("hsm-pin"), SoftHsm.PIN + "\n");
     // No keystore at all: every key the server uses lives in the token.
-    Files.writeString(fx.configFile, Files.readString(fx.configFile) + "\nprotector-server.keys {"
-        + " keystore = null, passphrase-file = null, type = pkcs11,"
-        + " pkcs11-library = \"" + hsm.library() + "\", token-label = protector, pin-file = hsm-pin }\n");
+    Files.writeString(
+        fx.configFile,
+        Files.readString(fx.configFile)
+            + "\nprotector-server.keys {"
+            + " keystore = null, passphrase-file = null, type = pkcs11,"
+            + " pkcs11-library = \""
+            + hsm.library()
+            + "\", token-label = protector, pin-file = hsm-pin }\n");
     assertThat(ServerConfig.load(fx.configFile).keyService().endpoint())
         .isEqualTo("pkcs11:" + hsm.library() + "#token-label=protector");
 
@@ -48,17 +53,21 @@ class Pkcs11ServerTest {
       }
       wrapped = etl.wrap("pii", dek);
       assertThat(alice.unwrap("pii", wrapped)).isEqualTo(dek);
-      assertThatThrownBy(() -> carol.unwrap("pii", wrapped)).isInstanceOf(KeyAccessDeniedException.class);
+      assertThatThrownBy(() -> carol.unwrap("pii", wrapped))
+          .isInstanceOf(KeyAccessDeniedException.class);
       assertThatThrownBy(() -> etl.createKey("other")).isInstanceOf(KeyAccessDeniedException.class);
       assertThat(ops.rotateKey("pii").latestVersion()).isEqualTo(2);
       assertThat(etl.wrap("pii", dek)).startsWith("vault:v2:");
     }
 
-    // A second server process finds the keys in the token: they never lived in the first one's memory.
+    // A second server process finds the keys in the token: they never lived in the first one's
+    // memory.
     try (ServerProcess server = start(hsm, fx, "second");
         RemoteKeyService ops = fx.clientBuilder(server.url(), fx.token("ops")).build();
         RemoteKeyService alice = fx.clientBuilder(server.url(), fx.token("alice")).build()) {
-      assertThat(ops.listKeys()).extracting(KeyInfo::id).containsExactlyInAnyOrder("pii", "fin", "footer");
+      assertThat(ops.listKeys())
+          .extracting(KeyInfo::id)
+          .containsExactlyInAnyOrder("pii", "fin", "footer");
       assertThat(ops.describeKey("pii").versions()).containsExactly(1, 2);
       assertThat(alice.unwrap("pii", wrapped)).isEqualTo(dek);
     }

@@ -17,15 +17,30 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** GET /v1/protector/policy: the whole file for admin roles, each caller's own part for everyone else. */
+/**
+ * GET /v1/protector/policy: the whole file for admin roles, each caller's own part for everyone
+ * else.
+ */
 class PolicyViewTest {
   @TempDir static Path dir;
   static ServerFixture fx;
   static final Policy FULL = Policy.parse(ServerFixture.POLICY, "server policy");
 
   // every user, group and role name of the server's policy and tokens
-  static final List<String> NAMES = List.of("\"alice\"", "\"bob\"", "\"etl\"", "\"ops\"", "\"carol\"",
-      "\"dave\"", "\"secops\"", "\"bi\"", "\"nobody\"", "\"admin\"", "\"analyst\"", "\"keyadmin\"");
+  static final List<String> NAMES =
+      List.of(
+          "\"alice\"",
+          "\"bob\"",
+          "\"etl\"",
+          "\"ops\"",
+          "\"carol\"",
+          "\"dave\"",
+          "\"secops\"",
+          "\"bi\"",
+          "\"nobody\"",
+          "\"admin\"",
+          "\"analyst\"",
+          "\"keyadmin\"");
 
   @BeforeAll
   static void start() throws Exception {
@@ -44,7 +59,9 @@ class PolicyViewTest {
   private static HttpResponse<String> read(String user) throws Exception {
     HttpResponse<String> r = fx.get("/v1/protector/policy", fx.token(user));
     assertThat(r.statusCode()).as("policy read by %s", user).isEqualTo(200);
-    assertThat(r.headers().firstValue("ETag")).as("ETag of what %s got", user).hasValue(etagOf(r.body()));
+    assertThat(r.headers().firstValue("ETag"))
+        .as("ETag of what %s got", user)
+        .hasValue(etagOf(r.body()));
     return r;
   }
 
@@ -87,8 +104,13 @@ class PolicyViewTest {
     assertThat(view.roles().keySet()).containsExactly("admin");
     assertThat(view.roles().get("admin").users()).isEmpty();
     assertThat(view.roles().get("admin").groups()).containsExactly("secops");
-    assertThat(text).doesNotContain("alice").doesNotContain("\"bob\"").doesNotContain("\"bi\"")
-        .doesNotContain("analyst").doesNotContain("keyadmin").doesNotContain("\"etl\"");
+    assertThat(text)
+        .doesNotContain("alice")
+        .doesNotContain("\"bob\"")
+        .doesNotContain("\"bi\"")
+        .doesNotContain("analyst")
+        .doesNotContain("keyadmin")
+        .doesNotContain("\"etl\"");
     assertSameDecisions(dave, view);
     assertThat(view.canDeclassify(view.table("db.customers").orElseThrow(), dave)).isTrue();
   }
@@ -105,7 +127,8 @@ class PolicyViewTest {
     assertThat(view.tables().keySet()).containsExactlyElementsOf(FULL.tables().keySet());
     assertThat(view.paths().keySet()).containsExactlyElementsOf(FULL.paths().keySet());
     assertThat(view.table("db.customers").orElseThrow().writers()).isEmpty();
-    assertThat(view.table("db.customers").orElseThrow().column("ssn").orElseThrow().maskedRoles()).isEmpty();
+    assertThat(view.table("db.customers").orElseThrow().column("ssn").orElseThrow().maskedRoles())
+        .isEmpty();
     assertSameDecisions(carol, view);
   }
 
@@ -113,29 +136,39 @@ class PolicyViewTest {
   void everyTokenHoldersViewDecidesAsTheFullPolicy() throws Exception {
     for (String user : List.of("etl", "alice", "bob", "carol", "dave")) {
       Policy view = Policy.parse(read(user).body(), user + "'s view");
-      List<String> groups = user.equals("carol") ? List.of("nobody") : user.equals("dave") ? List.of("secops") : List.of();
+      List<String> groups =
+          user.equals("carol")
+              ? List.of("nobody")
+              : user.equals("dave") ? List.of("secops") : List.of();
       assertSameDecisions(Principal.of(user, groups), view);
     }
   }
 
   private static void assertSameDecisions(Principal p, Policy view) {
     assertThat(view.rolesOf(p)).as("roles of %s", p).containsExactlyElementsOf(FULL.rolesOf(p));
-    assertThat(view.wrappableKeys(p)).as("wrappable keys of %s", p).isEqualTo(FULL.wrappableKeys(p));
-    assertThat(view.unwrappableKeys(p)).as("unwrappable keys of %s", p).isEqualTo(FULL.unwrappableKeys(p));
+    assertThat(view.wrappableKeys(p))
+        .as("wrappable keys of %s", p)
+        .isEqualTo(FULL.wrappableKeys(p));
+    assertThat(view.unwrappableKeys(p))
+        .as("unwrappable keys of %s", p)
+        .isEqualTo(FULL.unwrappableKeys(p));
     List<TablePolicy> entries = new ArrayList<>(FULL.tables().values());
     entries.addAll(FULL.paths().values());
     for (TablePolicy entry : entries) {
       TablePolicy same = view.table(entry.name()).orElseGet(() -> view.paths().get(entry.name()));
       assertThat(same).as("entry %s in the view", entry.name()).isNotNull();
-      assertThat(view.canDeclassify(same, p)).as("%s declassifies %s", p, entry.name())
+      assertThat(view.canDeclassify(same, p))
+          .as("%s declassifies %s", p, entry.name())
           .isEqualTo(FULL.canDeclassify(entry, p));
       for (ColumnPolicy c : entry.columns()) {
         assertThat(same.column(c.path()).orElseThrow().accessFor(view.rolesOf(p)))
-            .as("%s reads %s.%s", p, entry.name(), c.path()).isEqualTo(c.accessFor(FULL.rolesOf(p)));
+            .as("%s reads %s.%s", p, entry.name(), c.path())
+            .isEqualTo(c.accessFor(FULL.rolesOf(p)));
       }
       if (FULL.table(entry.name()).isPresent()) {
         for (ColumnPolicy c : entry.columns()) {
-          assertThat(view.decide(entry.name(), c.path(), p)).isEqualTo(FULL.decide(entry.name(), c.path(), p));
+          assertThat(view.decide(entry.name(), c.path(), p))
+              .isEqualTo(FULL.decide(entry.name(), c.path(), p));
         }
       }
     }

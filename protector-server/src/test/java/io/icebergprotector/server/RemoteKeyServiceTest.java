@@ -58,31 +58,36 @@ class RemoteKeyServiceTest {
     }
   }
 
-  /** Plain-HTTP stub on loopback: the first {@code failures} requests get {@code failStatus}, the rest are forwarded. */
+  /**
+   * Plain-HTTP stub on loopback: the first {@code failures} requests get {@code failStatus}, the
+   * rest are forwarded.
+   */
   private URI stub(int failures, int failStatus, long delayMillis) throws IOException {
     stub = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
-    stub.createContext("/", exchange -> {
-      int n = requests.incrementAndGet();
-      if (exchange.getRequestURI().getPath().contains("/decrypt/")) {
-        decrypts.incrementAndGet();
-      }
-      try {
-        if (delayMillis > 0) {
-          Thread.sleep(delayMillis);
-        }
-        if (n <= failures) {
-          byte[] body = "{\"errors\":[\"try later\"]}".getBytes(StandardCharsets.UTF_8);
-          exchange.sendResponseHeaders(failStatus, body.length);
-          exchange.getResponseBody().write(body);
-        } else {
-          forward(exchange);
-        }
-      } catch (Exception e) {
-        exchange.sendResponseHeaders(502, -1);
-      } finally {
-        exchange.close();
-      }
-    });
+    stub.createContext(
+        "/",
+        exchange -> {
+          int n = requests.incrementAndGet();
+          if (exchange.getRequestURI().getPath().contains("/decrypt/")) {
+            decrypts.incrementAndGet();
+          }
+          try {
+            if (delayMillis > 0) {
+              Thread.sleep(delayMillis);
+            }
+            if (n <= failures) {
+              byte[] body = "{\"errors\":[\"try later\"]}".getBytes(StandardCharsets.UTF_8);
+              exchange.sendResponseHeaders(failStatus, body.length);
+              exchange.getResponseBody().write(body);
+            } else {
+              forward(exchange);
+            }
+          } catch (Exception e) {
+            exchange.sendResponseHeaders(502, -1);
+          } finally {
+            exchange.close();
+          }
+        });
     stub.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
     stub.start();
     return URI.create("http://127.0.0.1:" + stub.getAddress().getPort());
@@ -93,8 +98,9 @@ class RemoteKeyServiceTest {
     try (InputStream in = exchange.getRequestBody()) {
       body = in.readAllBytes();
     }
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(fx.url() + exchange.getRequestURI().toString()))
-        .method(exchange.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(body));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(fx.url() + exchange.getRequestURI().toString()))
+            .method(exchange.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(body));
     String token = exchange.getRequestHeaders().getFirst("X-Vault-Token");
     if (token != null) {
       b.header("X-Vault-Token", token);
@@ -138,11 +144,13 @@ class RemoteKeyServiceTest {
   void doesNotRetryClientErrors() throws Exception {
     URI url = stub(0, 0, 0);
     try (RemoteKeyService bob = via(url, "bob").maxAttempts(5).build()) {
-      assertThatThrownBy(() -> bob.unwrap("fin", "vault:v1:AAAA")).isInstanceOf(KeyAccessDeniedException.class);
+      assertThatThrownBy(() -> bob.unwrap("fin", "vault:v1:AAAA"))
+          .isInstanceOf(KeyAccessDeniedException.class);
     }
     assertThat(requests.get()).isEqualTo(1);
     try (RemoteKeyService alice = via(url, "alice").maxAttempts(5).build()) {
-      assertThatThrownBy(() -> alice.unwrap("pii", "vault:v1:QUFB")).isInstanceOf(KeyIntegrityException.class);
+      assertThatThrownBy(() -> alice.unwrap("pii", "vault:v1:QUFB"))
+          .isInstanceOf(KeyIntegrityException.class);
     }
     assertThat(requests.get()).isEqualTo(2);
   }
@@ -151,7 +159,8 @@ class RemoteKeyServiceTest {
   void rotateIsNotRetriedOnServerErrors() throws Exception {
     URI url = stub(1, 500, 0);
     try (RemoteKeyService ops = via(url, "ops").maxAttempts(5).build()) {
-      assertThatThrownBy(() -> ops.rotateKey("other")).isInstanceOf(KeyServiceUnavailableException.class);
+      assertThatThrownBy(() -> ops.rotateKey("other"))
+          .isInstanceOf(KeyServiceUnavailableException.class);
     }
     assertThat(requests.get()).isEqualTo(1); // a lost answer must not rotate twice
   }
@@ -160,7 +169,8 @@ class RemoteKeyServiceTest {
   void requestTimeoutsAreRetriedAndReported() throws Exception {
     URI url = stub(0, 0, 1500);
     long start = System.nanoTime();
-    try (RemoteKeyService alice = via(url, "alice").maxAttempts(2).requestTimeout(Duration.ofMillis(200)).build()) {
+    try (RemoteKeyService alice =
+        via(url, "alice").maxAttempts(2).requestTimeout(Duration.ofMillis(200)).build()) {
       assertThatThrownBy(() -> alice.unwrap("pii", "vault:v1:AAAA"))
           .isInstanceOf(KeyServiceUnavailableException.class)
           .hasMessageContaining(url.toString())
@@ -207,8 +217,12 @@ class RemoteKeyServiceTest {
 
   @Test
   void untrustedServerCertificateFailsFastWithTlsMessage() {
-    try (RemoteKeyService alice = RemoteKeyService.builder().url(fx.url()).token(fx.token("alice"))
-        .maxAttempts(4).build()) { // JDK default trust: the self-signed cert is unknown
+    try (RemoteKeyService alice =
+        RemoteKeyService.builder()
+            .url(fx.url())
+            .token(fx.token("alice"))
+            .maxAttempts(4)
+            .build()) { // JDK default trust: the self-signed cert is unknown
       long start = System.nanoTime();
       assertThatThrownBy(() -> alice.unwrap("pii", "vault:v1:AAAA"))
           .isInstanceOf(KeyServiceUnavailableException.class)
@@ -223,13 +237,18 @@ class RemoteKeyServiceTest {
     KeyStore ks = KeyStore.getInstance("PKCS12");
     ks.load(null, null);
     try (InputStream in = Files.newInputStream(fx.certificate)) {
-      ks.setCertificateEntry("server", CertificateFactory.getInstance("X.509").generateCertificate(in));
+      ks.setCertificateEntry(
+          "server", CertificateFactory.getInstance("X.509").generateCertificate(in));
     }
     try (var out = Files.newOutputStream(trust)) {
       ks.store(out, "trustpass".toCharArray());
     }
-    try (RemoteKeyService etl = RemoteKeyService.builder().url(fx.url().toString()).token(fx.token("etl"))
-        .trustStore(trust, "trustpass".toCharArray()).build()) {
+    try (RemoteKeyService etl =
+        RemoteKeyService.builder()
+            .url(fx.url().toString())
+            .token(fx.token("etl"))
+            .trustStore(trust, "trustpass".toCharArray())
+            .build()) {
       assertThat(etl.wrap("pii", DEK)).startsWith("vault:v1:");
     }
   }
@@ -238,9 +257,12 @@ class RemoteKeyServiceTest {
   void tokenNeverAppearsInToStringOrMessages() throws Exception {
     Path tokenFile = dir.resolve("token");
     Files.writeString(tokenFile, fx.token("bob") + "\n");
-    try (RemoteKeyService bob = RemoteKeyService.builder().url(fx.url())
-        .token(SecretRef.ofFile(tokenFile.toString()).read())
-        .trustedCertificate(fx.certificate).build()) {
+    try (RemoteKeyService bob =
+        RemoteKeyService.builder()
+            .url(fx.url())
+            .token(SecretRef.ofFile(tokenFile.toString()).read())
+            .trustedCertificate(fx.certificate)
+            .build()) {
       assertThat(bob.toString()).isEqualTo("RemoteKeyService{url=" + fx.url() + ", mount=transit}");
       assertThatThrownBy(() -> bob.unwrap("fin", "vault:v1:AAAA"))
           .isInstanceOf(KeyAccessDeniedException.class)
@@ -251,14 +273,17 @@ class RemoteKeyServiceTest {
         .hasMessageNotContaining("spaces");
     assertThatThrownBy(() -> RemoteKeyService.builder().url("ftp://x").token("t").build())
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> RemoteKeyService.builder().url("https://user:pw@host").token("t").build())
-        .isInstanceOf(IllegalArgumentException.class).hasMessageNotContaining("pw");
+    assertThatThrownBy(
+            () -> RemoteKeyService.builder().url("https://user:pw@host").token("t").build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageNotContaining("pw");
   }
 
   @Test
   void closedClientRefusesWork() {
     RemoteKeyService alice = fx.client("alice");
     alice.close();
-    assertThatThrownBy(() -> alice.unwrap("pii", "vault:v1:AAAA")).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> alice.unwrap("pii", "vault:v1:AAAA"))
+        .isInstanceOf(IllegalStateException.class);
   }
 }

@@ -35,7 +35,8 @@ class ServerConfigTest {
 
   @Test
   void plainHttpIsRefusedOffLoopback() throws Exception {
-    Path conf = withOverrides("protector-server { allow-insecure-http = true, bind.host = \"0.0.0.0\" }");
+    Path conf =
+        withOverrides("protector-server { allow-insecure-http = true, bind.host = \"0.0.0.0\" }");
     assertThatThrownBy(() -> ProtectorServer.start(conf))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("refusing to serve plain HTTP on 0.0.0.0")
@@ -47,8 +48,11 @@ class ServerConfigTest {
     Path conf = withOverrides("protector-server { allow-insecure-http = true }");
     try (ProtectorServer server = ProtectorServer.start(conf)) {
       assertThat(server.url().getScheme()).isEqualTo("http");
-      HttpResponse<String> r = HttpClient.newHttpClient().send(
-          HttpRequest.newBuilder(URI.create(server.url() + "/health")).build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> r =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create(server.url() + "/health")).build(),
+                  HttpResponse.BodyHandlers.ofString());
       assertThat(r.body()).isEqualTo("{\"status\":\"ok\"}");
     }
   }
@@ -62,21 +66,33 @@ class ServerConfigTest {
 
   @Test
   void inlineSecretsAndBadValuesAreRefused() throws Exception {
-    assertThatThrownBy(() -> ServerConfig.load(withOverrides("protector-server.tls.password = \"hunter2\"")))
-        .hasMessageContaining("must not hold a secret inline").hasMessageNotContaining("hunter2");
+    assertThatThrownBy(
+            () -> ServerConfig.load(withOverrides("protector-server.tls.password = \"hunter2\"")))
+        .hasMessageContaining("must not hold a secret inline")
+        .hasMessageNotContaining("hunter2");
   }
 
   @Test
   void badValuesNameTheSetting() throws Exception {
     Path conf = prepared();
     String base = Files.readString(conf);
-    for (String[] c : new String[][] {
-        {"protector-server.audit.sync = sometimes", "protector-server.audit.sync must be none, flush or fsync"},
-        {"protector-server.bind.port = 70000", "protector-server.bind.port must be 0..65535"},
-        {"protector-server.auth.tokens = [{ sha256 = \"abc\", principal = x }]", "must be 64 hex characters"},
-        {"protector-server.auth.jwt.issuer = \"\"", "protector-server.auth.jwt.issuer is required"},
-        {"protector-server.limits.max-body-size = 10", "max-body-size must be between"},
-    }) {
+    for (String[] c :
+        new String[][] {
+          {
+            "protector-server.audit.sync = sometimes",
+            "protector-server.audit.sync must be none, flush or fsync"
+          },
+          {"protector-server.bind.port = 70000", "protector-server.bind.port must be 0..65535"},
+          {
+            "protector-server.auth.tokens = [{ sha256 = \"abc\", principal = x }]",
+            "must be 64 hex characters"
+          },
+          {
+            "protector-server.auth.jwt.issuer = \"\"",
+            "protector-server.auth.jwt.issuer is required"
+          },
+          {"protector-server.limits.max-body-size = 10", "max-body-size must be between"},
+        }) {
       Files.writeString(conf, base + "\n" + c[0] + "\n");
       assertThatThrownBy(() -> ServerConfig.load(conf)).as(c[0]).hasMessageContaining(c[1]);
     }
@@ -85,38 +101,63 @@ class ServerConfigTest {
   @Test
   void pkcs11KeySettingsAreNamedAsInThisFile() throws Exception {
     Path conf = prepared();
-    String base = Files.readString(conf) + "\nprotector-server.keys { keystore = null, passphrase-file = null }\n";
-    String pkcs11 = "protector-server.keys { type = pkcs11, pkcs11-library = \"/opt/hsm/libpkcs11.so\" }\n";
-    for (String[] c : new String[][] {
-        {"protector-server.keys.type = hsm", "protector-server.keys.type must be local or pkcs11, got 'hsm'"},
-        {pkcs11, "set exactly one of protector-server.keys.token-label, protector-server.keys.slot or"
-            + " protector-server.keys.slot-list-index to select the PKCS#11 token of /opt/hsm/libpkcs11.so"},
-        {pkcs11 + "protector-server.keys.token-label = t",
-            "set exactly one of protector-server.keys.pin-env or protector-server.keys.pin-file"},
-        {pkcs11 + "protector-server.keys { token-label = t, pin-env = A, pin-file = b }",
-            "set only one of protector-server.keys.pin-file, protector-server.keys.pin-env"},
-        {pkcs11 + "protector-server.keys { token-label = t, pin-env = A, create-if-missing = true }",
-            "protector-server.keys.create-if-missing applies to type = local only"},
-        {"protector-server.keys.type = local", "protector-server.keys.keystore is required when"
-            + " protector-server.keys.type = local"},
-    }) {
+    String base =
+        Files.readString(conf)
+            + "\nprotector-server.keys { keystore = null, passphrase-file = null }\n";
+    String pkcs11 =
+        "protector-server.keys { type = pkcs11, pkcs11-library = \"/opt/hsm/libpkcs11.so\" }\n";
+    for (String[] c :
+        new String[][] {
+          {
+            "protector-server.keys.type = hsm",
+            "protector-server.keys.type must be local or pkcs11, got 'hsm'"
+          },
+          {
+            pkcs11,
+            "set exactly one of protector-server.keys.token-label, protector-server.keys.slot or"
+                + " protector-server.keys.slot-list-index to select the PKCS#11 token of /opt/hsm/libpkcs11.so"
+          },
+          {
+            pkcs11 + "protector-server.keys.token-label = t",
+            "set exactly one of protector-server.keys.pin-env or protector-server.keys.pin-file"
+          },
+          {
+            pkcs11 + "protector-server.keys { token-label = t, pin-env = A, pin-file = b }",
+            "set only one of protector-server.keys.pin-file, protector-server.keys.pin-env"
+          },
+          {
+            pkcs11
+                + "protector-server.keys { token-label = t, pin-env = A, create-if-missing = true }",
+            "protector-server.keys.create-if-missing applies to type = local only"
+          },
+          {
+            "protector-server.keys.type = local",
+            "protector-server.keys.keystore is required when"
+                + " protector-server.keys.type = local"
+          },
+        }) {
       Files.writeString(conf, base + c[0] + "\n");
-      assertThatThrownBy(() -> ServerConfig.load(conf)).as(c[0])
+      assertThatThrownBy(() -> ServerConfig.load(conf))
+          .as(c[0])
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("server config " + conf)
           .hasMessageContaining(c[1]);
     }
-    Files.writeString(conf, base + pkcs11 + "protector-server.keys { token-label = t, pin = \"4321\" }\n");
+    Files.writeString(
+        conf, base + pkcs11 + "protector-server.keys { token-label = t, pin = \"4321\" }\n");
     assertThatThrownBy(() -> ServerConfig.load(conf))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("protector-server.keys.pin must not hold a secret inline; use pin-env or pin-file")
+        .hasMessageContaining(
+            "protector-server.keys.pin must not hold a secret inline; use pin-env or pin-file")
         .hasMessageNotContaining("4321");
 
-    Files.writeString(conf, base + pkcs11 + "protector-server.keys { slot-list-index = 0, pin-file = pin }\n");
+    Files.writeString(
+        conf, base + pkcs11 + "protector-server.keys { slot-list-index = 0, pin-file = pin }\n");
     ServerConfig config = ServerConfig.load(conf);
     assertThat(config.keyService().type()).isEqualTo(KmsSettings.Type.PKCS11);
     assertThat(config.keyService().slotListIndex()).isZero();
-    assertThat(config.keyService().pin()).isEqualTo(SecretRef.ofFile(dir.resolve("pin").toString()));
+    assertThat(config.keyService().pin())
+        .isEqualTo(SecretRef.ofFile(dir.resolve("pin").toString()));
   }
 
   @Test
@@ -128,9 +169,13 @@ class ServerConfigTest {
 
   @Test
   void shippedServerConfParses() throws Exception {
-    Path shipped = Path.of(System.getProperty("user.dir")).resolveSibling("conf").resolve("server.conf");
-    String text = Files.readString(shipped) + "\nprotector-server.auth.tokens = [{ name = t, sha256 = \""
-        + "0".repeat(64) + "\", principal = alice }]\n";
+    Path shipped =
+        Path.of(System.getProperty("user.dir")).resolveSibling("conf").resolve("server.conf");
+    String text =
+        Files.readString(shipped)
+            + "\nprotector-server.auth.tokens = [{ name = t, sha256 = \""
+            + "0".repeat(64)
+            + "\", principal = alice }]\n";
     ServerConfig config = ServerConfig.parse(text, shipped);
     assertThat(config.port()).isEqualTo(8200);
     assertThat(config.host()).isEqualTo("127.0.0.1");
@@ -146,8 +191,12 @@ class ServerConfigTest {
   void commandLineHelpers() {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int rc = ProtectorServer.run(new String[] {"new-token"}, new ByteArrayInputStream(new byte[0]),
-        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    int rc =
+        ProtectorServer.run(
+            new String[] {"new-token"},
+            new ByteArrayInputStream(new byte[0]),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
     assertThat(rc).isZero();
     String[] lines = out.toString(StandardCharsets.UTF_8).split("\n");
     String token = lines[0].replace("token:", "").strip();
@@ -156,25 +205,35 @@ class ServerConfigTest {
     assertThat(hash).isEqualTo(Digests.sha256Hex(token));
 
     out.reset();
-    rc = ProtectorServer.run(new String[] {"hash-token"},
-        new ByteArrayInputStream((token + "\n").getBytes(StandardCharsets.UTF_8)),
-        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    rc =
+        ProtectorServer.run(
+            new String[] {"hash-token"},
+            new ByteArrayInputStream((token + "\n").getBytes(StandardCharsets.UTF_8)),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
     assertThat(rc).isZero();
     assertThat(out.toString(StandardCharsets.UTF_8).strip()).isEqualTo(hash);
 
     // The token-file rule: a second line is refused, not silently dropped.
     out.reset();
-    rc = ProtectorServer.run(new String[] {"hash-token"},
-        new ByteArrayInputStream((token + "\nnot a token\n").getBytes(StandardCharsets.UTF_8)),
-        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    rc =
+        ProtectorServer.run(
+            new String[] {"hash-token"},
+            new ByteArrayInputStream((token + "\nnot a token\n").getBytes(StandardCharsets.UTF_8)),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
     assertThat(rc).isEqualTo(2);
-    assertThat(err.toString(StandardCharsets.UTF_8)).contains("standard input holds more than one line")
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .contains("standard input holds more than one line")
         .doesNotContain(token);
     assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
 
-    rc = ProtectorServer.run(new String[] {"server", "--config", dir.resolve("missing.conf").toString()},
-        new ByteArrayInputStream(new byte[0]), new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
+    rc =
+        ProtectorServer.run(
+            new String[] {"server", "--config", dir.resolve("missing.conf").toString()},
+            new ByteArrayInputStream(new byte[0]),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
     assertThat(rc).isEqualTo(1);
     assertThat(err.toString(StandardCharsets.UTF_8)).contains("does not exist");
   }

@@ -44,8 +44,8 @@ import javax.net.ssl.TrustManagerFactory;
 
 /**
  * A complete key server for tests: self-signed TLS (made with the JDK's keytool), a keystore with
- * keys pii, fin, footer and other, a policy, personal tokens for etl / alice / bob / ops / carol and
- * JWT verification (HS256 secret, RS256 and ES256 JWKS).
+ * keys pii, fin, footer and other, a policy, personal tokens for etl / alice / bob / ops / carol
+ * and JWT verification (HS256 secret, RS256 and ES256 JWKS).
  */
 final class ServerFixture implements AutoCloseable {
   static final String TLS_PASSWORD = "tls-test-password";
@@ -53,40 +53,42 @@ final class ServerFixture implements AutoCloseable {
   static final String ISSUER = "https://idp.test/";
   static final String AUDIENCE = "iceberg-protector";
 
-  static final String POLICY = String.join("\n",
-      "protector {",
-      "  roles {",
-      "    admin    { users = [\"alice\"], groups = [\"secops\"] }",
-      "    analyst  { users = [\"bob\"], groups = [\"bi\"] }",
-      "    etl      { users = [\"etl\"] }",
-      "    keyadmin { users = [\"ops\"] }",
-      "  }",
-      "  keys { pii {}, fin {}, footer {}, scratch {}, scratch-footer {} }",
-      "  tables {",
-      "    \"db.customers\" {",
-      "      footer-key = footer",
-      "      writers = [etl]",
-      "      declassify = [admin]",
-      "      columns {",
-      "        ssn    { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }",
-      "        salary { key = fin, clear = [admin] }",
-      "      }",
-      "    }",
-      "    \"db.scratch\" {",
-      "      footer-key = scratch-footer",
-      "      writers = [etl]",
-      "      columns { x { key = scratch, clear = [admin] } }",
-      "    }",
-      "  }",
-      "  paths {",
-      "    \"s3a://bucket/pii/\" {",
-      "      footer-key = footer",
-      "      declassify = [analyst]",
-      "      columns { ssn { key = pii, clear = [analyst] } }",
-      "    }",
-      "  }",
-      "}",
-      "");
+  static final String POLICY =
+      String.join(
+          "\n",
+          "protector {",
+          "  roles {",
+          "    admin    { users = [\"alice\"], groups = [\"secops\"] }",
+          "    analyst  { users = [\"bob\"], groups = [\"bi\"] }",
+          "    etl      { users = [\"etl\"] }",
+          "    keyadmin { users = [\"ops\"] }",
+          "  }",
+          "  keys { pii {}, fin {}, footer {}, scratch {}, scratch-footer {} }",
+          "  tables {",
+          "    \"db.customers\" {",
+          "      footer-key = footer",
+          "      writers = [etl]",
+          "      declassify = [admin]",
+          "      columns {",
+          "        ssn    { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }",
+          "        salary { key = fin, clear = [admin] }",
+          "      }",
+          "    }",
+          "    \"db.scratch\" {",
+          "      footer-key = scratch-footer",
+          "      writers = [etl]",
+          "      columns { x { key = scratch, clear = [admin] } }",
+          "    }",
+          "  }",
+          "  paths {",
+          "    \"s3a://bucket/pii/\" {",
+          "      footer-key = footer",
+          "      declassify = [analyst]",
+          "      columns { ssn { key = pii, clear = [analyst] } }",
+          "    }",
+          "  }",
+          "}",
+          "");
 
   private static Path tlsDir;
 
@@ -130,7 +132,8 @@ final class ServerFixture implements AutoCloseable {
     this.hs256Secret = secretText.getBytes(StandardCharsets.UTF_8);
     this.rsa = new RSAKeyGenerator(2048).keyID("rsa-1").generate();
     this.ec = new ECKeyGenerator(Curve.P_256).keyID("ec-1").generate();
-    Files.writeString(dir.resolve("jwks.json"),
+    Files.writeString(
+        dir.resolve("jwks.json"),
         new JWKSet(List.of(rsa.toPublicJWK(), ec.toPublicJWK())).toString());
 
     StringBuilder tokenConfig = new StringBuilder();
@@ -144,41 +147,51 @@ final class ServerFixture implements AutoCloseable {
     for (Map.Entry<String, List<String>> u : users.entrySet()) {
       String token = TokenAuthenticator.newToken();
       tokens.put(u.getKey(), token);
-      tokenConfig.append("      { name = \"").append(u.getKey()).append("-token\", sha256 = \"")
-          .append(Digests.sha256Hex(token)).append("\", principal = \"").append(u.getKey())
-          .append("\", groups = ").append(quoted(u.getValue())).append(" }\n");
+      tokenConfig
+          .append("      { name = \"")
+          .append(u.getKey())
+          .append("-token\", sha256 = \"")
+          .append(Digests.sha256Hex(token))
+          .append("\", principal = \"")
+          .append(u.getKey())
+          .append("\", groups = ")
+          .append(quoted(u.getValue()))
+          .append(" }\n");
     }
-    String config = String.join("\n",
-        "protector-server {",
-        "  bind { host = \"127.0.0.1\", port = 0 }",
-        "  tls { keystore = \"" + tlsKeystore + "\", password-file = \"tls-password\" }",
-        "  keys { keystore = \"keys.p12\", passphrase-file = \"keystore-passphrase\" }",
-        "  policy = \"policy.conf\"",
-        "  admin-roles = [keyadmin]",
-        "  auth {",
-        "    tokens = [",
-        tokenConfig.toString(),
-        "    ]",
-        "    jwt {",
-        "      issuer = \"" + ISSUER + "\"",
-        "      audience = [\"" + AUDIENCE + "\"]",
-        "      hs256-secret-file = \"jwt-secret\"",
-        "      jwks-file = \"jwks.json\"",
-        "      clock-skew = 5s",
-        "    }",
-        "  }",
-        "  audit { file = \"audit/audit.log\", sync = flush }",
-        "  limits { max-body-size = 4k, worker-threads = 8 }",
-        "}",
-        extraConfig == null ? "" : extraConfig);
+    String config =
+        String.join(
+            "\n",
+            "protector-server {",
+            "  bind { host = \"127.0.0.1\", port = 0 }",
+            "  tls { keystore = \"" + tlsKeystore + "\", password-file = \"tls-password\" }",
+            "  keys { keystore = \"keys.p12\", passphrase-file = \"keystore-passphrase\" }",
+            "  policy = \"policy.conf\"",
+            "  admin-roles = [keyadmin]",
+            "  auth {",
+            "    tokens = [",
+            tokenConfig.toString(),
+            "    ]",
+            "    jwt {",
+            "      issuer = \"" + ISSUER + "\"",
+            "      audience = [\"" + AUDIENCE + "\"]",
+            "      hs256-secret-file = \"jwt-secret\"",
+            "      jwks-file = \"jwks.json\"",
+            "      clock-skew = 5s",
+            "    }",
+            "  }",
+            "  audit { file = \"audit/audit.log\", sync = flush }",
+            "  limits { max-body-size = 4k, worker-threads = 8 }",
+            "}",
+            extraConfig == null ? "" : extraConfig);
     this.configFile = dir.resolve("server.conf");
     Files.writeString(configFile, config);
     this.server = start ? ProtectorServer.start(configFile) : null;
-    this.http = HttpClient.newBuilder()
-        .version(HttpClient.Version.HTTP_1_1)
-        .sslContext(trusting(certificate))
-        .connectTimeout(Duration.ofSeconds(5))
-        .build();
+    this.http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .sslContext(trusting(certificate))
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
   }
 
   static ServerFixture start(Path dir) throws Exception {
@@ -216,12 +229,18 @@ final class ServerFixture implements AutoCloseable {
         .retryBackoff(Duration.ofMillis(10), Duration.ofMillis(50));
   }
 
-  HttpResponse<String> request(String method, String path, String token, String body) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url() + path)).timeout(Duration.ofSeconds(5));
+  HttpResponse<String> request(String method, String path, String token, String body)
+      throws Exception {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(url() + path)).timeout(Duration.ofSeconds(5));
     if (token != null) {
       b.header("X-Vault-Token", token);
     }
-    b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    b.method(
+        method,
+        body == null
+            ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofString(body));
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
 
@@ -248,7 +267,8 @@ final class ServerFixture implements AutoCloseable {
       ks.load(in, KEYSTORE_PASSPHRASE.toCharArray());
     }
     List<String> out = new ArrayList<>();
-    KeyStore.PasswordProtection protection = new KeyStore.PasswordProtection(KEYSTORE_PASSPHRASE.toCharArray());
+    KeyStore.PasswordProtection protection =
+        new KeyStore.PasswordProtection(KEYSTORE_PASSPHRASE.toCharArray());
     for (String alias : java.util.Collections.list(ks.aliases())) {
       if (alias.contains("#v")) {
         KeyStore.SecretKeyEntry e = (KeyStore.SecretKeyEntry) ks.getEntry(alias, protection);
@@ -258,14 +278,22 @@ final class ServerFixture implements AutoCloseable {
     return out;
   }
 
-  String jwt(JWSAlgorithm alg, String subject, List<String> groups, Instant expires, Instant notBefore,
-      String issuer, String audience) throws Exception {
-    JWTClaimsSet.Builder claims = new JWTClaimsSet.Builder()
-        .subject(subject)
-        .issuer(issuer)
-        .audience(audience)
-        .issueTime(new Date())
-        .expirationTime(Date.from(expires));
+  String jwt(
+      JWSAlgorithm alg,
+      String subject,
+      List<String> groups,
+      Instant expires,
+      Instant notBefore,
+      String issuer,
+      String audience)
+      throws Exception {
+    JWTClaimsSet.Builder claims =
+        new JWTClaimsSet.Builder()
+            .subject(subject)
+            .issuer(issuer)
+            .audience(audience)
+            .issueTime(new Date())
+            .expirationTime(Date.from(expires));
     if (groups != null) {
       claims.claim("groups", groups);
     }
@@ -303,9 +331,11 @@ final class ServerFixture implements AutoCloseable {
     KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
     trust.load(null, null);
     try (InputStream in = Files.newInputStream(pem)) {
-      trust.setCertificateEntry("server", CertificateFactory.getInstance("X.509").generateCertificate(in));
+      trust.setCertificateEntry(
+          "server", CertificateFactory.getInstance("X.509").generateCertificate(in));
     }
-    TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    TrustManagerFactory tmf =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
     tmf.init(trust);
     SSLContext ctx = SSLContext.getInstance("TLS");
     ctx.init(null, tmf.getTrustManagers(), null);
@@ -320,12 +350,39 @@ final class ServerFixture implements AutoCloseable {
     Path d = Files.createTempDirectory("protector-tls");
     d.toFile().deleteOnExit();
     Path p12 = d.resolve("server.p12");
-    keytool("-genkeypair", "-alias", "server", "-keyalg", "EC", "-groupname", "secp256r1",
-        "-validity", "2", "-dname", "CN=localhost", "-ext", "san=ip:127.0.0.1,dns:localhost",
-        "-storetype", "PKCS12", "-keystore", p12.toString(),
-        "-storepass", TLS_PASSWORD, "-keypass", TLS_PASSWORD);
-    keytool("-exportcert", "-rfc", "-alias", "server", "-keystore", p12.toString(),
-        "-storepass", TLS_PASSWORD, "-file", d.resolve("server.pem").toString());
+    keytool(
+        "-genkeypair",
+        "-alias",
+        "server",
+        "-keyalg",
+        "EC",
+        "-groupname",
+        "secp256r1",
+        "-validity",
+        "2",
+        "-dname",
+        "CN=localhost",
+        "-ext",
+        "san=ip:127.0.0.1,dns:localhost",
+        "-storetype",
+        "PKCS12",
+        "-keystore",
+        p12.toString(),
+        "-storepass",
+        TLS_PASSWORD,
+        "-keypass",
+        TLS_PASSWORD);
+    keytool(
+        "-exportcert",
+        "-rfc",
+        "-alias",
+        "server",
+        "-keystore",
+        p12.toString(),
+        "-storepass",
+        TLS_PASSWORD,
+        "-file",
+        d.resolve("server.pem").toString());
     p12.toFile().deleteOnExit();
     d.resolve("server.pem").toFile().deleteOnExit();
     tlsDir = d;

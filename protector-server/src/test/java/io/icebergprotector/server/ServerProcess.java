@@ -26,26 +26,39 @@ final class ServerProcess implements AutoCloseable {
 
   /** The command line of a server JVM on this test's classpath. */
   static List<String> command(Path config) {
-    String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m", "-cp",
-        classpath, ProtectorServer.class.getName(), "--config", config.toString());
+    String classpath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    return List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx128m",
+        "-cp",
+        classpath,
+        ProtectorServer.class.getName(),
+        "--config",
+        config.toString());
   }
 
-  /** Starts {@code pb} (a server JVM) and waits for its listening line; stderr goes to {@code stderr}. */
+  /**
+   * Starts {@code pb} (a server JVM) and waits for its listening line; stderr goes to {@code
+   * stderr}.
+   */
   static ServerProcess start(ProcessBuilder pb, Path stderr) throws Exception {
     Process process = pb.redirectError(stderr.toFile()).start();
     BlockingQueue<String> lines = new ArrayBlockingQueue<>(100);
-    Thread reader = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(
-          new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-        String line;
-        while ((line = r.readLine()) != null) {
-          lines.offer(line);
-        }
-      } catch (IOException ignored) {
-        // process ended
-      }
-    });
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                  lines.offer(line);
+                }
+              } catch (IOException ignored) {
+                // process ended
+              }
+            });
     reader.setDaemon(true);
     reader.start();
     String listening = lines.poll(60, TimeUnit.SECONDS);
@@ -55,14 +68,18 @@ final class ServerProcess implements AutoCloseable {
     assertThat(listening)
         .as("stderr: %s", Files.exists(stderr) ? Files.readString(stderr) : "")
         .matches("protector-server listening on https://127\\.0\\.0\\.1:\\d+");
-    return new ServerProcess(process, URI.create(listening.substring(ProtectorServer.LISTENING.length())));
+    return new ServerProcess(
+        process, URI.create(listening.substring(ProtectorServer.LISTENING.length())));
   }
 
   URI url() {
     return url;
   }
 
-  /** Stops the server the way a service manager does (SIGTERM: the shutdown hook closes audit and keys). */
+  /**
+   * Stops the server the way a service manager does (SIGTERM: the shutdown hook closes audit and
+   * keys).
+   */
   @Override
   public void close() throws InterruptedException {
     process.destroy();

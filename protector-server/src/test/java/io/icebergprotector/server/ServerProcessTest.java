@@ -19,8 +19,10 @@ class ServerProcessTest {
     ServerFixture fx = ServerFixture.prepare(dir);
     // the passphrase from an environment variable this time, as in production
     Path conf = fx.configFile;
-    Files.writeString(conf, Files.readString(conf)
-        + "\nprotector-server.keys { passphrase-file = null, passphrase-env = PROTECTOR_TEST_PASSPHRASE }\n");
+    Files.writeString(
+        conf,
+        Files.readString(conf)
+            + "\nprotector-server.keys { passphrase-file = null, passphrase-env = PROTECTOR_TEST_PASSPHRASE }\n");
 
     ProcessBuilder pb = new ProcessBuilder(ServerProcess.command(conf));
     pb.environment().put("PROTECTOR_TEST_PASSPHRASE", ServerFixture.KEYSTORE_PASSPHRASE);
@@ -36,6 +38,8 @@ class ServerProcessTest {
       }
     }
     // the shutdown hook flushed and closed the audit log
-    assertThat(Files.readString(fx.auditFile)).contains("\"principal\":\"alice\"").contains("\"op\":\"unwrap\"");
+    assertThat(Files.readString(fx.auditFile))
+        .contains("\"principal\":\"alice\"")
+        .contains("\"op\":\"unwrap\"");
   }
 }

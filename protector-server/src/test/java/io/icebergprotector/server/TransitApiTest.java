@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.kms.KeyAccessDeniedException;
+import io.icebergprotector.kms.KeyAlreadyExistsException;
 import io.icebergprotector.kms.KeyDestroyedException;
 import io.icebergprotector.kms.KeyInfo;
 import io.icebergprotector.kms.KeyNotFoundException;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.KeyVersionRetiredException;
-import io.icebergprotector.kms.KeyAlreadyExistsException;
 import io.icebergprotector.kms.remote.Json;
 import io.icebergprotector.kms.remote.KeyAuthenticationException;
 import io.icebergprotector.kms.remote.RemoteKeyService;
@@ -64,19 +64,23 @@ class TransitApiTest {
       assertThat(alice.unwrap("fin", salary)).isEqualTo(dek);
       assertThatThrownBy(() -> bob.unwrap("fin", salary))
           .isInstanceOf(KeyAccessDeniedException.class)
-          .hasMessageContaining("bob").hasMessageContaining("fin").hasMessageContaining("unwrap");
+          .hasMessageContaining("bob")
+          .hasMessageContaining("fin")
+          .hasMessageContaining("unwrap");
       // every reader gets the footer key; only writers wrap
       String footer = etl.wrap("footer", dek);
       assertThat(bob.unwrap("footer", footer)).isEqualTo(dek);
       assertThatThrownBy(() -> alice.wrap("pii", dek)).isInstanceOf(KeyAccessDeniedException.class);
-      assertThatThrownBy(() -> etl.unwrap("pii", wrapped)).isInstanceOf(KeyAccessDeniedException.class);
+      assertThatThrownBy(() -> etl.unwrap("pii", wrapped))
+          .isInstanceOf(KeyAccessDeniedException.class);
     }
   }
 
   @Test
   void unwrappedKeysAreCachedAsCopies() {
     byte[] dek = dataKey();
-    try (RemoteKeyService etl = fx.client("etl"); RemoteKeyService alice = fx.client("alice")) {
+    try (RemoteKeyService etl = fx.client("etl");
+        RemoteKeyService alice = fx.client("alice")) {
       String wrapped = etl.wrap("pii", dek);
       byte[] first = alice.unwrap("pii", wrapped);
       first[0] ^= 1; // a caller wiping or changing its copy must not affect the cache
@@ -86,12 +90,14 @@ class TransitApiTest {
 
   @Test
   void deriveKeyIsHmacWithVersionOneAndSameForAllReaders() {
-    try (RemoteKeyService alice = fx.client("alice"); RemoteKeyService bob = fx.client("bob")) {
+    try (RemoteKeyService alice = fx.client("alice");
+        RemoteKeyService bob = fx.client("bob")) {
       byte[] a = alice.deriveKey("pii", "db.customers.ssn");
       assertThat(a).hasSize(32);
       assertThat(bob.deriveKey("pii", "db.customers.ssn")).isEqualTo(a);
       assertThat(alice.deriveKey("pii", "db.customers.email")).isNotEqualTo(a);
-      assertThatThrownBy(() -> bob.deriveKey("fin", "x")).isInstanceOf(KeyAccessDeniedException.class);
+      assertThatThrownBy(() -> bob.deriveKey("fin", "x"))
+          .isInstanceOf(KeyAccessDeniedException.class);
     }
   }
 
@@ -103,7 +109,8 @@ class TransitApiTest {
         RemoteKeyService ops = fx.client("ops")) {
       // a key of its own so that other tests do not see the rotation
       ops.createKey("rotating");
-      assertThatThrownBy(() -> ops.createKey("rotating")).isInstanceOf(KeyAlreadyExistsException.class);
+      assertThatThrownBy(() -> ops.createKey("rotating"))
+          .isInstanceOf(KeyAlreadyExistsException.class);
       KeyInfo before = ops.describeKey("rotating");
       assertThat(before.latestVersion()).isEqualTo(1);
 
@@ -136,9 +143,11 @@ class TransitApiTest {
       assertThat(ops.describeKey("scratch").destroyed()).isTrue();
       assertThatThrownBy(() -> etl.wrap("scratch", dek)).isInstanceOf(KeyDestroyedException.class);
       try (RemoteKeyService fresh = fx.client("alice")) {
-        assertThatThrownBy(() -> fresh.unwrap("scratch", wrapped)).isInstanceOf(KeyDestroyedException.class);
+        assertThatThrownBy(() -> fresh.unwrap("scratch", wrapped))
+            .isInstanceOf(KeyDestroyedException.class);
       }
-      assertThatThrownBy(() -> ops.describeKey("never-made")).isInstanceOf(KeyNotFoundException.class);
+      assertThatThrownBy(() -> ops.describeKey("never-made"))
+          .isInstanceOf(KeyNotFoundException.class);
     }
   }
 
@@ -148,14 +157,17 @@ class TransitApiTest {
     try (RemoteKeyService etl = fx.client("etl");
         RemoteKeyService alice = fx.client("alice");
         RemoteKeyService ops = fx.client("ops")) {
-      String v1 = etl.wrap("scratch-footer", dek); // a key of its own: other tests keep unwrapping v1 blobs
+      String v1 =
+          etl.wrap("scratch-footer", dek); // a key of its own: other tests keep unwrapping v1 blobs
       assertThat(alice.unwrap("scratch-footer", v1)).isEqualTo(dek); // now in alice's unwrap cache
       ops.rotateKey("scratch-footer");
       String v2 = etl.wrap("scratch-footer", dek);
       assertThatThrownBy(() -> alice.setMinDecryptionVersion("scratch-footer", 2))
-          .isInstanceOf(KeyAccessDeniedException.class).hasMessageContaining("alice");
+          .isInstanceOf(KeyAccessDeniedException.class)
+          .hasMessageContaining("alice");
       assertThatThrownBy(() -> ops.setMinDecryptionVersion("scratch-footer", 3))
-          .isInstanceOf(KeyServiceException.class).hasMessageContaining("key 'scratch-footer'")
+          .isInstanceOf(KeyServiceException.class)
+          .hasMessageContaining("key 'scratch-footer'")
           .hasMessageContaining("latest version is 2");
 
       KeyInfo retired = ops.setMinDecryptionVersion("scratch-footer", 2);
@@ -171,27 +183,45 @@ class TransitApiTest {
       }
       assertThatThrownBy(() -> ops.setMinDecryptionVersion("scratch-footer", 1))
           .isInstanceOf(KeyServiceException.class)
-          .hasMessageContaining("Cannot lower the minimum decryption version of key 'scratch-footer' from 2 to 1");
+          .hasMessageContaining(
+              "Cannot lower the minimum decryption version of key 'scratch-footer' from 2 to 1");
     }
-    HttpResponse<String> otherField = fx.post("/v1/transit/keys/scratch-footer/config", fx.token("ops"),
-        "{\"deletion_allowed\":true}");
+    HttpResponse<String> otherField =
+        fx.post(
+            "/v1/transit/keys/scratch-footer/config",
+            fx.token("ops"),
+            "{\"deletion_allowed\":true}");
     assertThat(otherField.statusCode()).isEqualTo(400);
     assertThat(otherField.body()).contains("unsupported key config field 'deletion_allowed'");
     List<String> lines = fx.auditLines();
-    assertThat(lines).anySatisfy(l -> assertThat(Json.parseObject(l))
-        .containsEntry("principal", "ops").containsEntry("op", "retire").containsEntry("key", "scratch-footer")
-        .containsEntry("decision", "allow").containsEntry("version", 2L));
-    assertThat(lines).anySatisfy(l -> assertThat(Json.parseObject(l))
-        .containsEntry("principal", "alice").containsEntry("op", "retire").containsEntry("decision", "deny"));
+    assertThat(lines)
+        .anySatisfy(
+            l ->
+                assertThat(Json.parseObject(l))
+                    .containsEntry("principal", "ops")
+                    .containsEntry("op", "retire")
+                    .containsEntry("key", "scratch-footer")
+                    .containsEntry("decision", "allow")
+                    .containsEntry("version", 2L));
+    assertThat(lines)
+        .anySatisfy(
+            l ->
+                assertThat(Json.parseObject(l))
+                    .containsEntry("principal", "alice")
+                    .containsEntry("op", "retire")
+                    .containsEntry("decision", "deny"));
   }
 
   @Test
   void keyAdministrationNeedsAnAdminRole() {
-    try (RemoteKeyService alice = fx.client("alice"); RemoteKeyService etl = fx.client("etl")) {
-      assertThatThrownBy(() -> alice.createKey("mine")).isInstanceOf(KeyAccessDeniedException.class);
+    try (RemoteKeyService alice = fx.client("alice");
+        RemoteKeyService etl = fx.client("etl")) {
+      assertThatThrownBy(() -> alice.createKey("mine"))
+          .isInstanceOf(KeyAccessDeniedException.class);
       assertThatThrownBy(() -> etl.rotateKey("pii")).isInstanceOf(KeyAccessDeniedException.class);
       assertThatThrownBy(() -> etl.destroyKey("pii")).isInstanceOf(KeyAccessDeniedException.class);
-      assertThatThrownBy(() -> alice.describeKey("pii")).isInstanceOf(KeyAccessDeniedException.class);
+      assertThatThrownBy(() -> alice.describeKey("pii"))
+          .isInstanceOf(KeyAccessDeniedException.class);
       assertThatThrownBy(alice::listKeys).isInstanceOf(KeyAccessDeniedException.class);
     }
   }
@@ -202,18 +232,21 @@ class TransitApiTest {
     String ct = "{\"ciphertext\":\"vault:v1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\"}";
     HttpResponse<String> existing = fx.post("/v1/transit/decrypt/fin", bob, ct);
     HttpResponse<String> missing = fx.post("/v1/transit/decrypt/no-such-key", bob, ct);
-    HttpResponse<String> unlisted = fx.post("/v1/transit/decrypt/other", bob, ct); // exists, not in policy
+    HttpResponse<String> unlisted =
+        fx.post("/v1/transit/decrypt/other", bob, ct); // exists, not in policy
     assertThat(existing.statusCode()).isEqualTo(403);
     assertThat(missing.statusCode()).isEqualTo(403);
     assertThat(existing.body()).isEqualTo(missing.body()).isEqualTo(unlisted.body());
-    assertThat(existing.body()).isEqualTo("{\"errors\":[\"permission denied\"],\"principal\":\"bob\"}");
+    assertThat(existing.body())
+        .isEqualTo("{\"errors\":[\"permission denied\"],\"principal\":\"bob\"}");
     assertThat(existing.headers().map().keySet()).isEqualTo(missing.headers().map().keySet());
 
     String pt = "{\"plaintext\":\"AAAA\"}";
     String etl = fx.token("etl");
     assertThat(fx.post("/v1/transit/encrypt/other", etl, pt).body())
         .isEqualTo(fx.post("/v1/transit/encrypt/nope", etl, pt).body());
-    assertThat(fx.get("/v1/transit/keys/pii", etl).body()).isEqualTo(fx.get("/v1/transit/keys/nope", etl).body());
+    assertThat(fx.get("/v1/transit/keys/pii", etl).body())
+        .isEqualTo(fx.get("/v1/transit/keys/nope", etl).body());
     assertThat(fx.get("/v1/transit/keys/pii", etl).statusCode()).isEqualTo(403);
   }
 
@@ -241,11 +274,15 @@ class TransitApiTest {
 
   @Test
   void bearerHeaderWorksLikeVaultToken() throws Exception {
-    HttpRequest request = HttpRequest.newBuilder(URI.create(fx.url() + "/v1/protector/whoami"))
-        .header("Authorization", "Bearer " + fx.token("alice")).GET().build();
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(fx.url() + "/v1/protector/whoami"))
+            .header("Authorization", "Bearer " + fx.token("alice"))
+            .GET()
+            .build();
     HttpResponse<String> response = fx.http.send(request, HttpResponse.BodyHandlers.ofString());
     assertThat(response.statusCode()).isEqualTo(200);
-    assertThat(Json.object(Json.parseObject(response.body()), "data")).containsEntry("principal", "alice");
+    assertThat(Json.object(Json.parseObject(response.body()), "data"))
+        .containsEntry("principal", "alice");
   }
 
   @Test
@@ -269,7 +306,8 @@ class TransitApiTest {
 
   @Test
   void policyHealthAndMetrics() throws Exception {
-    try (RemoteKeyService ops = fx.client("ops")) { // an admin role reads the whole file (PolicyViewTest)
+    try (RemoteKeyService ops =
+        fx.client("ops")) { // an admin role reads the whole file (PolicyViewTest)
       assertThat(ops.fetchPolicyText()).isEqualTo(ServerFixture.POLICY);
     }
     HttpResponse<String> health = fx.get("/health", null);
@@ -279,10 +317,12 @@ class TransitApiTest {
     fx.post("/v1/transit/decrypt/fin", fx.token("bob"), "{}");
     HttpResponse<String> metrics = fx.get("/metrics", null);
     assertThat(metrics.statusCode()).isEqualTo(200);
-    assertThat(metrics.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).startsWith("text/plain"));
+    assertThat(metrics.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(v -> assertThat(v).startsWith("text/plain"));
     assertThat(metrics.body())
         .contains("protector_http_requests_total{route=\"/health\",method=\"GET\",status=\"200\"}")
-        .contains("protector_http_requests_total{route=\"/v1/transit/decrypt/{key}\",method=\"POST\",status=\"403\"}")
+        .contains(
+            "protector_http_requests_total{route=\"/v1/transit/decrypt/{key}\",method=\"POST\",status=\"403\"}")
         .contains("protector_key_operations_total{op=\"unwrap\",decision=\"deny\"}")
         .contains("protector_http_request_duration_seconds_bucket{route=\"/health\",le=\"+Inf\"}")
         .doesNotContain("fin"); // no key names in labels
@@ -297,7 +337,8 @@ class TransitApiTest {
         RemoteKeyService bob = fx.client("bob")) {
       wrapped = etl.wrap("fin", dek);
       alice.unwrap("fin", wrapped);
-      assertThatThrownBy(() -> bob.unwrap("fin", wrapped)).isInstanceOf(KeyAccessDeniedException.class);
+      assertThatThrownBy(() -> bob.unwrap("fin", wrapped))
+          .isInstanceOf(KeyAccessDeniedException.class);
       bob.deriveKey("pii", "audit-test");
     }
     List<String> lines = fx.auditLines();
@@ -305,18 +346,46 @@ class TransitApiTest {
       Map<String, Object> event = Json.parseObject(line); // every line is one JSON object
       assertThat(event).containsKeys("time", "principal", "op", "decision", "client");
     }
-    assertThat(lines).anySatisfy(l -> assertThat(Json.parseObject(l))
-        .containsEntry("principal", "bob").containsEntry("op", "unwrap").containsEntry("key", "fin")
-        .containsEntry("decision", "deny").containsEntry("status", 403L).containsEntry("client", "127.0.0.1"));
-    assertThat(lines).noneSatisfy(l -> assertThat(Json.parseObject(l))
-        .containsEntry("principal", "bob").containsEntry("key", "fin").containsEntry("decision", "allow"));
-    assertThat(lines).anySatisfy(l -> assertThat(Json.parseObject(l))
-        .containsEntry("principal", "alice").containsEntry("op", "unwrap").containsEntry("key", "fin")
-        .containsEntry("decision", "allow").containsKey("version"));
-    assertThat(lines).anySatisfy(l -> assertThat(Json.parseObject(l))
-        .containsEntry("principal", "etl").containsEntry("op", "wrap").containsEntry("auth", "token:etl-token"));
-    assertThat(lines).anySatisfy(l -> assertThat(Json.parseObject(l))
-        .containsEntry("principal", "bob").containsEntry("op", "hmac").containsEntry("version", 1L));
+    assertThat(lines)
+        .anySatisfy(
+            l ->
+                assertThat(Json.parseObject(l))
+                    .containsEntry("principal", "bob")
+                    .containsEntry("op", "unwrap")
+                    .containsEntry("key", "fin")
+                    .containsEntry("decision", "deny")
+                    .containsEntry("status", 403L)
+                    .containsEntry("client", "127.0.0.1"));
+    assertThat(lines)
+        .noneSatisfy(
+            l ->
+                assertThat(Json.parseObject(l))
+                    .containsEntry("principal", "bob")
+                    .containsEntry("key", "fin")
+                    .containsEntry("decision", "allow"));
+    assertThat(lines)
+        .anySatisfy(
+            l ->
+                assertThat(Json.parseObject(l))
+                    .containsEntry("principal", "alice")
+                    .containsEntry("op", "unwrap")
+                    .containsEntry("key", "fin")
+                    .containsEntry("decision", "allow")
+                    .containsKey("version"));
+    assertThat(lines)
+        .anySatisfy(
+            l ->
+                assertThat(Json.parseObject(l))
+                    .containsEntry("principal", "etl")
+                    .containsEntry("op", "wrap")
+                    .containsEntry("auth", "token:etl-token"));
+    assertThat(lines)
+        .anySatisfy(
+            l ->
+                assertThat(Json.parseObject(l))
+                    .containsEntry("principal", "bob")
+                    .containsEntry("op", "hmac")
+                    .containsEntry("version", 1L));
 
     String audit = fx.audit();
     for (String token : fx.tokens.values()) {
@@ -325,34 +394,50 @@ class TransitApiTest {
     for (String material : fx.masterKeysBase64()) {
       assertThat(audit).doesNotContain(material);
     }
-    assertThat(audit).doesNotContain(Base64.getEncoder().encodeToString(dek))
+    assertThat(audit)
+        .doesNotContain(Base64.getEncoder().encodeToString(dek))
         .doesNotContain(wrapped.substring("vault:v1:".length()));
-    assertThat(audit).doesNotContain(ServerFixture.KEYSTORE_PASSPHRASE).doesNotContain(ServerFixture.TLS_PASSWORD);
+    assertThat(audit)
+        .doesNotContain(ServerFixture.KEYSTORE_PASSPHRASE)
+        .doesNotContain(ServerFixture.TLS_PASSWORD);
   }
 
   @Test
   void vaultStyleJsonShapes() throws Exception {
     String etl = fx.token("etl");
-    String plaintext = Base64.getEncoder().encodeToString("sixteen byte key".getBytes(StandardCharsets.UTF_8));
-    HttpResponse<String> enc = fx.post("/v1/transit/encrypt/pii", etl, "{\"plaintext\":\"" + plaintext + "\"}");
+    String plaintext =
+        Base64.getEncoder().encodeToString("sixteen byte key".getBytes(StandardCharsets.UTF_8));
+    HttpResponse<String> enc =
+        fx.post("/v1/transit/encrypt/pii", etl, "{\"plaintext\":\"" + plaintext + "\"}");
     assertThat(enc.statusCode()).isEqualTo(200);
     Map<String, Object> data = Json.object(Json.parseObject(enc.body()), "data");
     assertThat((String) data.get("ciphertext")).startsWith("vault:v1:");
     assertThat(data.get("key_version")).isEqualTo(1L);
 
-    HttpResponse<String> dec = fx.post("/v1/transit/decrypt/pii", fx.token("alice"),
-        Json.write(Json.object("ciphertext", data.get("ciphertext"))));
-    assertThat(Json.object(Json.parseObject(dec.body()), "data")).containsEntry("plaintext", plaintext);
+    HttpResponse<String> dec =
+        fx.post(
+            "/v1/transit/decrypt/pii",
+            fx.token("alice"),
+            Json.write(Json.object("ciphertext", data.get("ciphertext"))));
+    assertThat(Json.object(Json.parseObject(dec.body()), "data"))
+        .containsEntry("plaintext", plaintext);
 
-    HttpResponse<String> hmac = fx.post("/v1/transit/hmac/pii", fx.token("alice"),
-        "{\"input\":\"" + plaintext + "\",\"key_version\":1}");
+    HttpResponse<String> hmac =
+        fx.post(
+            "/v1/transit/hmac/pii",
+            fx.token("alice"),
+            "{\"input\":\"" + plaintext + "\",\"key_version\":1}");
     assertThat(hmac.statusCode()).isEqualTo(200);
-    assertThat((String) Json.object(Json.parseObject(hmac.body()), "data").get("hmac")).startsWith("vault:v1:");
+    assertThat((String) Json.object(Json.parseObject(hmac.body()), "data").get("hmac"))
+        .startsWith("vault:v1:");
 
     HttpResponse<String> meta = fx.get("/v1/transit/keys/pii", fx.token("ops"));
     Map<String, Object> key = Json.object(Json.parseObject(meta.body()), "data");
-    assertThat(key).containsEntry("name", "pii").containsEntry("type", "aes256-gcm96")
-        .containsEntry("latest_version", 1L).containsKeys("keys", "deletion_allowed");
+    assertThat(key)
+        .containsEntry("name", "pii")
+        .containsEntry("type", "aes256-gcm96")
+        .containsEntry("latest_version", 1L)
+        .containsKeys("keys", "deletion_allowed");
     assertThat(Json.object(key, "keys")).containsKey("1");
 
     HttpResponse<String> list = fx.request("LIST", "/v1/transit/keys", fx.token("ops"), null);

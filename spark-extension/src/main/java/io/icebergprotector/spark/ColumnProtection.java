@@ -106,7 +106,14 @@ public final class ColumnProtection implements Serializable {
 
   @Override
   public String toString() {
-    return path + "(id=" + fieldId + ", key=" + keyId + ", " + level
-        + (maskSpec != null ? " " + maskSpec : "") + ")";
+    return path
+        + "(id="
+        + fieldId
+        + ", key="
+        + keyId
+        + ", "
+        + level
+        + (maskSpec != null ? " " + maskSpec : "")
+        + ")";
   }
 }

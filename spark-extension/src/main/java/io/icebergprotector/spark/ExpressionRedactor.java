@@ -29,8 +29,8 @@ import org.apache.iceberg.types.Types;
  * Renders Iceberg filters for log lines, exception messages and scan descriptions without the
  * literals compared with protected columns: {@code ref(name="ssn") == <redacted>}. A predicate is
  * redacted when its term references a protected field id, or a column the schema does not know;
- * predicates on other columns keep their literals. The output has the form of Iceberg's own
- * {@code toString}, so messages read the same with and without protection.
+ * predicates on other columns keep their literals. The output has the form of Iceberg's own {@code
+ * toString}, so messages read the same with and without protection.
  *
  * <p>{@link #redact(RuntimeException, Expression)} cleans exceptions that Iceberg builds around
  * such a filter (for example a {@code ValidationException} from a conflicting overwrite).
@@ -54,6 +54,7 @@ public final class ExpressionRedactor {
 
   /** Null means: no column is known, every predicate is redacted. */
   private final Schema schema;
+
   private final Set<Integer> protectedIds;
 
   private ExpressionRedactor(Schema schema, Set<Integer> protectedIds) {
@@ -91,10 +92,10 @@ public final class ExpressionRedactor {
   }
 
   /**
-   * The exception with every message in its cause chain (and its suppressed exceptions) cleaned
-   * of the protected literals of {@code filter}: each is rebuilt as the same exception type with
-   * the redacted message and the original stack trace. Returns {@code e} itself when nothing in
-   * it names such a literal.
+   * The exception with every message in its cause chain (and its suppressed exceptions) cleaned of
+   * the protected literals of {@code filter}: each is rebuilt as the same exception type with the
+   * redacted message and the original stack trace. Returns {@code e} itself when nothing in it
+   * names such a literal.
    */
   public RuntimeException redact(RuntimeException e, Expression filter) {
     if (e == null || filter == null) {
@@ -245,7 +246,8 @@ public final class ExpressionRedactor {
       this.texts =
           replacements.entrySet().stream()
               .filter(entry -> !entry.getKey().equals(entry.getValue()))
-              .sorted(Comparator.comparingInt((Map.Entry<String, String> en) -> -en.getKey().length()))
+              .sorted(
+                  Comparator.comparingInt((Map.Entry<String, String> en) -> -en.getKey().length()))
               .collect(Collectors.toList());
       this.literals = new ArrayList<>();
       literalForms.stream()

@@ -127,8 +127,15 @@ final class GuardedProcedure implements Procedure {
     }
     if (target != null && target.governed.table() instanceof ProtectedTable) {
       return ProtectedProcedures.call(
-          name, delegate, args, spark, catalog.name(), target.catalog, target.ident,
-          (ProtectedTable) target.governed.table(), target.governed.displayName());
+          name,
+          delegate,
+          args,
+          spark,
+          catalog.name(),
+          target.catalog,
+          target.ident,
+          (ProtectedTable) target.governed.table(),
+          target.governed.displayName());
     }
     return delegate.call(args);
   }
@@ -156,7 +163,10 @@ final class GuardedProcedure implements Procedure {
     try {
       resolved =
           Spark3Util.catalogAndIdentifier(
-              "identifier for parameter '" + param + "'", spark, value, defaultCatalog(spark, where));
+              "identifier for parameter '" + param + "'",
+              spark,
+              value,
+              defaultCatalog(spark, where));
       governed = TableAdmin.governed(resolved.catalog(), resolved.identifier());
     } catch (RuntimeException e) {
       if (SOURCE_PARAMETERS.contains(param)) {
@@ -172,8 +182,7 @@ final class GuardedProcedure implements Procedure {
       throw new ProtectorException(refusal(governed.get(), argument));
     }
     boolean ownCheck =
-        governed.get().table() instanceof ProtectedTable
-            && ProtectedProcedures.checksAccess(name);
+        governed.get().table() instanceof ProtectedTable && ProtectedProcedures.checksAccess(name);
     if (!READ_ONLY.contains(name) && !ownCheck) {
       governed.get().requireWriter(procedureName() + " (" + argument + ")");
     }

@@ -39,19 +39,27 @@ final class IcebergCommandCheck {
   static void checkPlan(SparkSession session, LogicalPlan plan) {
     if (plan instanceof AddPartitionField) {
       AddPartitionField add = (AddPartitionField) plan;
-      guarded(session, add.table(), "ALTER TABLE ... ADD PARTITION FIELD " + add.transform().describe())
+      guarded(
+              session,
+              add.table(),
+              "ALTER TABLE ... ADD PARTITION FIELD " + add.transform().describe())
           .ifPresent(t -> checkPartitionSource(t, add.transform()));
     } else if (plan instanceof ReplacePartitionField) {
       ReplacePartitionField replace = (ReplacePartitionField) plan;
       guarded(
               session,
               replace.table(),
-              "ALTER TABLE ... REPLACE PARTITION FIELD " + replace.transformFrom().describe()
-                  + " WITH " + replace.transformTo().describe())
+              "ALTER TABLE ... REPLACE PARTITION FIELD "
+                  + replace.transformFrom().describe()
+                  + " WITH "
+                  + replace.transformTo().describe())
           .ifPresent(t -> checkPartitionSource(t, replace.transformTo()));
     } else if (plan instanceof DropPartitionField) {
       DropPartitionField drop = (DropPartitionField) plan;
-      guarded(session, drop.table(), "ALTER TABLE ... DROP PARTITION FIELD " + drop.transform().describe());
+      guarded(
+          session,
+          drop.table(),
+          "ALTER TABLE ... DROP PARTITION FIELD " + drop.transform().describe());
     } else if (plan instanceof SetWriteDistributionAndOrdering) {
       SetWriteDistributionAndOrdering order = (SetWriteDistributionAndOrdering) plan;
       String what = describe(order);
@@ -60,7 +68,10 @@ final class IcebergCommandCheck {
     } else if (plan instanceof SetIdentifierFields) {
       SetIdentifierFields set = (SetIdentifierFields) plan;
       List<String> fields = CollectionConverters.asJava(set.fields());
-      guarded(session, set.table(), "ALTER TABLE ... SET IDENTIFIER FIELDS " + String.join(", ", fields))
+      guarded(
+              session,
+              set.table(),
+              "ALTER TABLE ... SET IDENTIFIER FIELDS " + String.join(", ", fields))
           .ifPresent(
               t ->
                   ProtectedLayout.checkIdentifierFields(
@@ -70,10 +81,14 @@ final class IcebergCommandCheck {
       guarded(
           session,
           drop.table(),
-          "ALTER TABLE ... DROP IDENTIFIER FIELDS " + String.join(", ", CollectionConverters.asJava(drop.fields())));
+          "ALTER TABLE ... DROP IDENTIFIER FIELDS "
+              + String.join(", ", CollectionConverters.asJava(drop.fields())));
     } else if (plan instanceof CreateOrReplaceBranch) {
       CreateOrReplaceBranch branch = (CreateOrReplaceBranch) plan;
-      guarded(session, branch.table(), verb(branch.create(), branch.replace()) + " BRANCH " + branch.branch());
+      guarded(
+          session,
+          branch.table(),
+          verb(branch.create(), branch.replace()) + " BRANCH " + branch.branch());
     } else if (plan instanceof CreateOrReplaceTag) {
       CreateOrReplaceTag tag = (CreateOrReplaceTag) plan;
       guarded(session, tag.table(), verb(tag.create(), tag.replace()) + " TAG " + tag.tag());
@@ -154,6 +169,7 @@ final class IcebergCommandCheck {
   }
 
   private static String verb(boolean create, boolean replace) {
-    return "ALTER TABLE ... " + (create && replace ? "CREATE OR REPLACE" : create ? "CREATE" : "REPLACE");
+    return "ALTER TABLE ... "
+        + (create && replace ? "CREATE OR REPLACE" : create ? "CREATE" : "REPLACE");
   }
 }

@@ -12,10 +12,10 @@ import org.apache.spark.sql.types.DataTypes;
 
 /**
  * Iceberg types as the masks see them ({@link MaskType}): the Spark type Iceberg reads them as
- * (uuid as string, fixed(L) as binary of L bytes), so the masks, and the policy's check that a
- * mask fits a column, treat an Iceberg column and a plain Parquet column of the same values
- * alike. Types Spark cannot read (time, nanosecond timestamps, variant, ...) fit only the {@code
- * null} mask. Kept out of the mask package, which the plain-Parquet path loads without Iceberg.
+ * (uuid as string, fixed(L) as binary of L bytes), so the masks, and the policy's check that a mask
+ * fits a column, treat an Iceberg column and a plain Parquet column of the same values alike. Types
+ * Spark cannot read (time, nanosecond timestamps, variant, ...) fit only the {@code null} mask.
+ * Kept out of the mask package, which the plain-Parquet path loads without Iceberg.
  */
 public final class IcebergMaskTypes {
   private IcebergMaskTypes() {}

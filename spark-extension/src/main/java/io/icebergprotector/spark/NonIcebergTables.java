@@ -26,8 +26,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * Iceberg tables (and Parquet files under the policy's {@code paths} prefixes); a {@code USING
  * parquet} table under a protected table's name would store and serve its protected columns in
  * plaintext. With {@link ProtectingSessionCatalog} as {@code spark_catalog}, creating, writing and
- * reading such a table is refused, unless its location is under a protected {@code paths} prefix
- * of the session's {@code spark.protector.*} settings (then path protection applies).
+ * reading such a table is refused, unless its location is under a protected {@code paths} prefix of
+ * the session's {@code spark.protector.*} settings (then path protection applies).
  *
  * <p>Spark runs most of these operations as V1 commands that bypass the catalog ({@code
  * CreateDataSourceTableCommand}, {@code CreateDataSourceTableAsSelectCommand}, {@code
@@ -60,8 +60,12 @@ final class NonIcebergTables {
                 + " (location %s), whose protected columns %s would be stored and read in"
                 + " plaintext. Create it USING iceberg (drop it first if it exists), or locate it"
                 + " under a protected `paths` prefix of the spark.protector.* settings",
-            operation, protecting.catalogName(), entry.get().name(),
-            protecting.protectorContext().policy().origin(), shown, location,
+            operation,
+            protecting.catalogName(),
+            entry.get().name(),
+            protecting.protectorContext().policy().origin(),
+            shown,
+            location,
             entry.get().columns().stream().map(c -> c.path()).toList()));
   }
 
@@ -83,14 +87,16 @@ final class NonIcebergTables {
     visit(session, protecting, plan);
   }
 
-  private static void visit(SparkSession session, ProtectingSparkCatalog protecting, LogicalPlan node) {
+  private static void visit(
+      SparkSession session, ProtectingSparkCatalog protecting, LogicalPlan node) {
     String operation = operation(node);
     java.util.Iterator<Object> elements = CollectionConverters.asJava(node.productIterator());
     while (elements.hasNext()) {
       Object element = elements.next();
-      Object value = element instanceof Option && ((Option<?>) element).isDefined()
-          ? ((Option<?>) element).get()
-          : element;
+      Object value =
+          element instanceof Option && ((Option<?>) element).isDefined()
+              ? ((Option<?>) element).get()
+              : element;
       if (value instanceof CatalogTable) {
         check(session, protecting, (CatalogTable) value, operation);
       } else if (value instanceof LogicalRelation && !node.children().contains(value)) {
@@ -99,7 +105,8 @@ final class NonIcebergTables {
     }
     if (node instanceof CreateTableLikeCommand) {
       checkCreateLike(session, protecting, (CreateTableLikeCommand) node);
-    } else if (node instanceof AlterTableRenameCommand && !((AlterTableRenameCommand) node).isView()) {
+    } else if (node instanceof AlterTableRenameCommand
+        && !((AlterTableRenameCommand) node).isView()) {
       checkRename(session, protecting, (AlterTableRenameCommand) node);
     } else if (node instanceof InsertIntoHadoopFsRelationCommand
         && ((InsertIntoHadoopFsRelationCommand) node).catalogTable().isEmpty()) {
@@ -128,9 +135,16 @@ final class NonIcebergTables {
   }
 
   private static void check(
-      SparkSession session, ProtectingSparkCatalog protecting, CatalogTable table, String operation) {
+      SparkSession session,
+      ProtectingSparkCatalog protecting,
+      CatalogTable table,
+      String operation) {
     checkNamed(
-        session, protecting, table.identifier(), table.storage().locationUri(), table.provider(),
+        session,
+        protecting,
+        table.identifier(),
+        table.storage().locationUri(),
+        table.provider(),
         operation);
   }
 
@@ -147,7 +161,11 @@ final class NonIcebergTables {
       }
     }
     checkNamed(
-        session, protecting, create.targetTable(), create.fileFormat().locationUri(), provider,
+        session,
+        protecting,
+        create.targetTable(),
+        create.fileFormat().locationUri(),
+        provider,
         "create");
   }
 
@@ -170,7 +188,9 @@ final class NonIcebergTables {
             : new TableIdentifier(rename.newName().table(), old.identifier().database());
     // a managed table moves to the new name's default path
     Option<URI> location =
-        old.tableType() == CatalogTableType.MANAGED() ? Option.empty() : old.storage().locationUri();
+        old.tableType() == CatalogTableType.MANAGED()
+            ? Option.empty()
+            : old.storage().locationUri();
     checkNamed(session, protecting, target, location, old.provider(), "rename a table to");
   }
 
@@ -190,8 +210,12 @@ final class NonIcebergTables {
             ? location.get()
             : catalog.defaultTablePath(new TableIdentifier(ident.table(), Option.apply(database)));
     check(
-        session, protecting, database + "." + ident.table(),
-        provider.isDefined() ? provider.get() : null, qualified(where.toString()), operation);
+        session,
+        protecting,
+        database + "." + ident.table(),
+        provider.isDefined() ? provider.get() : null,
+        qualified(where.toString()),
+        operation);
   }
 
   /** A path write into the location of a listed non-Iceberg table writes that table. */
@@ -217,8 +241,11 @@ final class NonIcebergTables {
       String location = qualified(table.location().toString());
       if (output.equals(location) || output.startsWith(location + "/")) {
         check(
-            session, protecting, entry.name(),
-            table.provider().isDefined() ? table.provider().get() : null, location,
+            session,
+            protecting,
+            entry.name(),
+            table.provider().isDefined() ? table.provider().get() : null,
+            location,
             "write files (" + output + ") into the location of");
       }
     }

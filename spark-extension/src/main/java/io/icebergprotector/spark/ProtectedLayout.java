@@ -11,12 +11,11 @@ import org.apache.iceberg.types.Types;
 
 /**
  * Layout rules of protected tables, decided on field ids (names change, ids do not): no protected
- * column, nor a field nested in one, may order rows (sort orders, and with them range
- * distribution, z-order), or be an identifier field. Rows sorted by a protected value reveal the
- * rank order of the values through row positions; identifier fields end up in plaintext in
- * equality-delete files. Partition sources are refused by {@link
- * ProtectionSpec#checkPartitioning}; {@link #checkPartitionSources} checks columns named by a
- * partition transform before it is applied.
+ * column, nor a field nested in one, may order rows (sort orders, and with them range distribution,
+ * z-order), or be an identifier field. Rows sorted by a protected value reveal the rank order of
+ * the values through row positions; identifier fields end up in plaintext in equality-delete files.
+ * Partition sources are refused by {@link ProtectionSpec#checkPartitioning}; {@link
+ * #checkPartitionSources} checks columns named by a partition transform before it is applied.
  */
 public final class ProtectedLayout {
   private ProtectedLayout() {}
@@ -26,7 +25,8 @@ public final class ProtectedLayout {
    *
    * @param table the table's name, as the user would write it in {@code ALTER TABLE}
    */
-  public static void checkSortOrder(ProtectionSpec spec, SortOrder order, Schema schema, String table) {
+  public static void checkSortOrder(
+      ProtectionSpec spec, SortOrder order, Schema schema, String table) {
     if (order == null || order.isUnsorted()) {
       return;
     }
@@ -39,7 +39,10 @@ public final class ProtectedLayout {
                     + " rank order of protected values would show through row positions. Remove"
                     + " it with ALTER TABLE %s WRITE UNORDERED, or order by unprotected columns"
                     + " only (ALTER TABLE %s WRITE ORDERED BY <columns>)",
-                table, describe(order, schema), schema.findColumnName(field.sourceId()), table,
+                table,
+                describe(order, schema),
+                schema.findColumnName(field.sourceId()),
+                table,
                 table));
       }
     }
@@ -52,36 +55,53 @@ public final class ProtectedLayout {
   public static void checkOrderingColumns(
       ProtectionSpec spec, Schema schema, Collection<String> columns, String table, String what) {
     refuseProtected(
-        spec, schema, columns,
+        spec,
+        schema,
+        columns,
         "Cannot order protected table %2$s by protected column '%1$s' (%3$s): the rank order of"
             + " protected values would show through row positions. Order by unprotected columns"
             + " only, or use WRITE UNORDERED",
-        table, what);
+        table,
+        what);
   }
 
-  /** Refuses a partition transform whose source is a protected column ({@code what}: the transform). */
+  /**
+   * Refuses a partition transform whose source is a protected column ({@code what}: the transform).
+   */
   public static void checkPartitionSources(
       ProtectionSpec spec, Schema schema, Collection<String> columns, String table, String what) {
     refuseProtected(
-        spec, schema, columns,
+        spec,
+        schema,
+        columns,
         "Cannot partition protected table %2$s by protected column '%1$s' (%3$s): partition values"
             + " are stored in plaintext in Iceberg metadata",
-        table, what);
+        table,
+        what);
   }
 
-  /** Refuses identifier fields on protected columns: equality deletes would hold them in plaintext. */
+  /**
+   * Refuses identifier fields on protected columns: equality deletes would hold them in plaintext.
+   */
   public static void checkIdentifierFields(
       ProtectionSpec spec, Schema schema, Collection<String> columns, String table) {
     refuseProtected(
-        spec, schema, columns,
+        spec,
+        schema,
+        columns,
         "Cannot make protected column '%1$s' an identifier field of %2$s: equality-delete files"
             + " store identifier field values in plaintext",
-        table, null);
+        table,
+        null);
   }
 
   /** Throws {@code format} (1: column, 2: table, 3: what) for the first protected column named. */
   private static void refuseProtected(
-      ProtectionSpec spec, Schema schema, Collection<String> columns, String format, String table,
+      ProtectionSpec spec,
+      Schema schema,
+      Collection<String> columns,
+      String format,
+      String table,
       String what) {
     Set<Integer> protectedIds = spec.protectedFieldIds(schema);
     for (String column : columns) {

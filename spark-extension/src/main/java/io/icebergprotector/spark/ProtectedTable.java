@@ -9,8 +9,8 @@ import io.icebergprotector.spark.read.ProtectedFilters;
 import io.icebergprotector.spark.read.ProtectedScanBuilder;
 import io.icebergprotector.spark.rowlevel.ProtectedRowLevelOperationBuilder;
 import io.icebergprotector.spark.rowlevel.RowLevelAccess;
-import io.icebergprotector.spark.write.RewriteRequest;
 import io.icebergprotector.spark.write.ProtectedWriteBuilder;
+import io.icebergprotector.spark.write.RewriteRequest;
 import java.util.Set;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -119,7 +119,13 @@ public class ProtectedTable extends SparkTable {
       scanSpec = scanSpec.forDecryptRead();
     }
     return new ProtectedScanBuilder(
-        session, table(), snapshotId, branch, snapshotSchema(), options, scanSpec,
+        session,
+        table(),
+        snapshotId,
+        branch,
+        snapshotSchema(),
+        options,
+        scanSpec,
         protection.catalogName(),
         FileAdmission.acceptUnverified(session, protection.catalogName(), options));
   }
@@ -225,13 +231,12 @@ public class ProtectedTable extends SparkTable {
   }
 
   /**
-   * Equal only for the same principal's view: Spark's cache matches plans by their tables, and
-   * data cached for one principal must never answer another's query.
+   * Equal only for the same principal's view: Spark's cache matches plans by their tables, and data
+   * cached for one principal must never answer another's query.
    */
   @Override
   public boolean equals(Object other) {
-    return super.equals(other)
-        && spec.keyScope().equals(((ProtectedTable) other).spec.keyScope());
+    return super.equals(other) && spec.keyScope().equals(((ProtectedTable) other).spec.keyScope());
   }
 
   @Override

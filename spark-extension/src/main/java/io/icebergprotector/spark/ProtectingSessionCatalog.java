@@ -28,8 +28,7 @@ import scala.Option;
  */
 public class ProtectingSessionCatalog<
         T extends
-            TableCatalog
-                & org.apache.spark.sql.connector.catalog.FunctionCatalog
+            TableCatalog & org.apache.spark.sql.connector.catalog.FunctionCatalog
                 & org.apache.spark.sql.connector.catalog.SupportsNamespaces
                 & org.apache.spark.sql.connector.catalog.ViewCatalog>
     extends SparkSessionCatalog<T> {
@@ -108,8 +107,11 @@ public class ProtectingSessionCatalog<
     if (!(table instanceof SparkTable)) {
       Map<String, String> properties = table.properties();
       NonIcebergTables.check(
-          SparkSession.active(), protecting, TableAdmin.policyName(ident),
-          properties.get(TableCatalog.PROP_PROVIDER), properties.get(TableCatalog.PROP_LOCATION),
+          SparkSession.active(),
+          protecting,
+          TableAdmin.policyName(ident),
+          properties.get(TableCatalog.PROP_PROVIDER),
+          properties.get(TableCatalog.PROP_LOCATION),
           "read or write");
     }
     return table;
@@ -124,13 +126,20 @@ public class ProtectingSessionCatalog<
     SparkSession session = SparkSession.active();
     if (location == null && ident.namespace().length == 1) {
       location =
-          session.sessionState().catalog()
-              .defaultTablePath(new TableIdentifier(ident.name(), Option.apply(ident.namespace()[0])))
+          session
+              .sessionState()
+              .catalog()
+              .defaultTablePath(
+                  new TableIdentifier(ident.name(), Option.apply(ident.namespace()[0])))
               .toString();
     }
     NonIcebergTables.check(
-        session, protecting, TableAdmin.policyName(ident), provider,
-        location == null ? null : NonIcebergTables.qualified(location), operation);
+        session,
+        protecting,
+        TableAdmin.policyName(ident),
+        provider,
+        location == null ? null : NonIcebergTables.qualified(location),
+        operation);
   }
 
   /** Mirrors SparkSessionCatalog's choice of catalog for a provider. */

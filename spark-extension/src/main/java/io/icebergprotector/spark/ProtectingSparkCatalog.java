@@ -7,7 +7,6 @@ import io.icebergprotector.spark.metadata.ProtectedMetadataTable;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import org.apache.iceberg.BaseMetadataTable;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.PartitionSpec;
@@ -124,7 +123,7 @@ public class ProtectingSparkCatalog extends SparkCatalog {
                                 + " the running session does not list it",
                             table.name(), context.policy().origin(), catalogName)));
     return ProtectionSpec.resolve(
-        context, policy, schema, principal(session), RecordedColumns.of(table))
+            context, policy, schema, principal(session), RecordedColumns.of(table))
         .withBinding(binding(session, table.name()));
   }
 
@@ -227,8 +226,8 @@ public class ProtectingSparkCatalog extends SparkCatalog {
 
   /**
    * A table that one of Iceberg's actions put into its {@code SparkTableCache} for a rewrite
-   * ({@link ProtectingCachedTableCatalog}): protected like a loaded table, but never refreshed, since
-   * the action pinned the snapshot it rewrites.
+   * ({@link ProtectingCachedTableCatalog}): protected like a loaded table, but never refreshed,
+   * since the action pinned the snapshot it rewrites.
    */
   Table protectCached(SparkTable table) {
     return protect(table, false);
@@ -257,7 +256,9 @@ public class ProtectingSparkCatalog extends SparkCatalog {
                     + " Restore its policy entry; to remove protection, keep the entry, drop its"
                     + " columns and run CALL %s.system.rewrite_protected(table => '<table>',"
                     + " decrypt => true)",
-                iceberg.name(), recorded.entries().keySet(), context.policy().origin(),
+                iceberg.name(),
+                recorded.entries().keySet(),
+                context.policy().origin(),
                 catalogName));
       }
       return table;
@@ -300,8 +301,8 @@ public class ProtectingSparkCatalog extends SparkCatalog {
   }
 
   /**
-   * Records the protected columns' field ids in the table, so protection survives renames, and
-   * puts a new table under file binding from its first file on.
+   * Records the protected columns' field ids in the table, so protection survives renames, and puts
+   * a new table under file binding from its first file on.
    */
   private static Table recordProtection(Table table) {
     if (table instanceof ProtectedTable) {
@@ -344,6 +345,8 @@ public class ProtectingSparkCatalog extends SparkCatalog {
   private static SparkSession activeSession() {
     return SparkSession.getActiveSession().isDefined()
         ? SparkSession.getActiveSession().get()
-        : SparkSession.getDefaultSession().isDefined() ? SparkSession.getDefaultSession().get() : null;
+        : SparkSession.getDefaultSession().isDefined()
+            ? SparkSession.getDefaultSession().get()
+            : null;
   }
 }

@@ -1,5 +1,7 @@
 package io.icebergprotector.spark;
 
+import io.icebergprotector.kms.KeyScope;
+import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.policy.Access;
 import io.icebergprotector.policy.AccessLevel;
 import io.icebergprotector.policy.ColumnPolicy;
@@ -7,8 +9,6 @@ import io.icebergprotector.policy.FooterMode;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
-import io.icebergprotector.kms.KeyScope;
-import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.spark.crypto.KeyTools;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -25,9 +25,9 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Types;
 
 /**
- * Everything a task needs to protect one table for one principal: the protected columns resolved
- * to Iceberg field ids, the footer settings, the key-service settings and the principal. It is
- * built on the driver and shipped inside each scan or write.
+ * Everything a task needs to protect one table for one principal: the protected columns resolved to
+ * Iceberg field ids, the footer settings, the key-service settings and the principal. It is built
+ * on the driver and shipped inside each scan or write.
  */
 public final class ProtectionSpec implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -72,13 +72,20 @@ public final class ProtectionSpec implements Serializable {
     this.writeGeneration = writeGeneration;
   }
 
-  private ProtectionSpec(ProtectionSpec base, Map<Integer, ColumnProtection> columns,
-      Set<Integer> retiredFieldIds, String writeGeneration) {
+  private ProtectionSpec(
+      ProtectionSpec base,
+      Map<Integer, ColumnProtection> columns,
+      Set<Integer> retiredFieldIds,
+      String writeGeneration) {
     this(base, columns, retiredFieldIds, writeGeneration, base.binding);
   }
 
-  private ProtectionSpec(ProtectionSpec base, Map<Integer, ColumnProtection> columns,
-      Set<Integer> retiredFieldIds, String writeGeneration, PrincipalBinding binding) {
+  private ProtectionSpec(
+      ProtectionSpec base,
+      Map<Integer, ColumnProtection> columns,
+      Set<Integer> retiredFieldIds,
+      String writeGeneration,
+      PrincipalBinding binding) {
     this.binding = binding;
     this.tableName = base.tableName;
     this.keyScope = base.keyScope;
@@ -140,7 +147,12 @@ public final class ProtectionSpec implements Serializable {
       resolved.put(
           field.fieldId(),
           new ColumnProtection(
-              field.fieldId(), currentPath, column.path(), column.keyId(), access.level(), mask,
+              field.fieldId(),
+              currentPath,
+              column.path(),
+              column.keyId(),
+              access.level(),
+              mask,
               column.onDenied()));
     }
     Set<Integer> retired = new LinkedHashSet<>();
@@ -151,8 +163,13 @@ public final class ProtectionSpec implements Serializable {
         resolved.put(
             id,
             new ColumnProtection(
-                id, schema.findColumnName(id), entry.getKey(), entry.getValue().keyId(),
-                AccessLevel.DENIED, null, io.icebergprotector.policy.OnDenied.NULL));
+                id,
+                schema.findColumnName(id),
+                entry.getKey(),
+                entry.getValue().keyId(),
+                AccessLevel.DENIED,
+                null,
+                io.icebergprotector.policy.OnDenied.NULL));
       }
     }
     return new ProtectionSpec(
@@ -343,7 +360,8 @@ public final class ProtectionSpec implements Serializable {
     return ids;
   }
 
-  private static void addDescendants(org.apache.iceberg.types.Type.NestedType type, Set<Integer> ids) {
+  private static void addDescendants(
+      org.apache.iceberg.types.Type.NestedType type, Set<Integer> ids) {
     for (Types.NestedField child : type.fields()) {
       ids.add(child.fieldId());
       if (child.type().isNestedType()) {
@@ -352,7 +370,9 @@ public final class ProtectionSpec implements Serializable {
     }
   }
 
-  /** Refuses a write whose policy columns are missing from the table: they would go out in clear. */
+  /**
+   * Refuses a write whose policy columns are missing from the table: they would go out in clear.
+   */
   public void checkWritable(Schema schema) {
     if (!retiredFieldIds.isEmpty()) {
       throw new ProtectorException(
@@ -362,15 +382,20 @@ public final class ProtectionSpec implements Serializable {
                   + " for good with a forced decrypt-rewrite:"
                   + " CALL <catalog>.system.rewrite_protected(table => '%s', decrypt => true)",
               tableName,
-              retiredFieldIds.stream().map(id -> columns.get(id).path()).collect(Collectors.toList()),
-              policyOrigin(), tableName));
+              retiredFieldIds.stream()
+                  .map(id -> columns.get(id).path())
+                  .collect(Collectors.toList()),
+              policyOrigin(),
+              tableName));
     }
     if (!unresolvedColumns.isEmpty()) {
       throw new ProtectorException(
           String.format(
               "Cannot write to %s: the policy %s protects column(s) %s that the table does not have"
                   + " (table columns: %s). Fix the policy or the table before writing.",
-              tableName, policyOrigin(), unresolvedColumns,
+              tableName,
+              policyOrigin(),
+              unresolvedColumns,
               schema.columns().stream().map(Types.NestedField::name).collect(Collectors.toList())));
     }
   }
@@ -413,7 +438,12 @@ public final class ProtectionSpec implements Serializable {
 
   @Override
   public String toString() {
-    return "ProtectionSpec{table=" + tableName + ", principal=" + principal() + ", columns="
-        + columns.values() + "}";
+    return "ProtectionSpec{table="
+        + tableName
+        + ", principal="
+        + principal()
+        + ", columns="
+        + columns.values()
+        + "}";
   }
 }

@@ -53,11 +53,27 @@ public final class ProtectorContext {
   /** Every option this catalog understands, for documentation checks. */
   public static final List<String> OPTIONS =
       List.of(
-          POLICY, KMS_TYPE, KMS_KEYSTORE, KMS_PASSPHRASE_ENV, KMS_PASSPHRASE_FILE,
-          KMS_CREATE_MISSING_KEYS, KMS_URL, KMS_TRUST_STORE, KMS_TRUST_STORE_PASSWORD_ENV,
-          KMS_ALLOW_INSECURE_HTTP, TOKEN, TOKEN_FILE, TOKEN_ENV, KmsSettings.PKCS11_LIBRARY,
-          KmsSettings.TOKEN_LABEL, KmsSettings.SLOT, KmsSettings.SLOT_LIST_INDEX,
-          KmsSettings.PIN_ENV, KmsSettings.PIN_FILE, USER, GROUPS);
+          POLICY,
+          KMS_TYPE,
+          KMS_KEYSTORE,
+          KMS_PASSPHRASE_ENV,
+          KMS_PASSPHRASE_FILE,
+          KMS_CREATE_MISSING_KEYS,
+          KMS_URL,
+          KMS_TRUST_STORE,
+          KMS_TRUST_STORE_PASSWORD_ENV,
+          KMS_ALLOW_INSECURE_HTTP,
+          TOKEN,
+          TOKEN_FILE,
+          TOKEN_ENV,
+          KmsSettings.PKCS11_LIBRARY,
+          KmsSettings.TOKEN_LABEL,
+          KmsSettings.SLOT,
+          KmsSettings.SLOT_LIST_INDEX,
+          KmsSettings.PIN_ENV,
+          KmsSettings.PIN_FILE,
+          USER,
+          GROUPS);
 
   private static final int MAX_SCOPES = 256;
 
@@ -152,15 +168,16 @@ public final class ProtectorContext {
     }
     Function<String, String> sessionConf =
         spark == null ? key -> null : key -> spark.conf().get(key, null);
-    String fallback = spark != null ? spark.sparkContext().sparkUser() : System.getProperty("user.name");
+    String fallback =
+        spark != null ? spark.sparkContext().sparkUser() : System.getProperty("user.name");
     return localPrincipal(sessionConf, catalogName, fallback);
   }
 
   /**
    * The local-mode principal as a session with these settings names it: the session's {@code
-   * spark.sql.catalog.<name>.protector.user}/{@code .groups}, else the catalog options, else
-   * {@code fallbackUser} (Spark's user). Executors evaluate it on the settings Spark propagates to
-   * each task.
+   * spark.sql.catalog.<name>.protector.user}/{@code .groups}, else the catalog options, else {@code
+   * fallbackUser} (Spark's user). Executors evaluate it on the settings Spark propagates to each
+   * task.
    */
   public Principal localPrincipal(
       Function<String, String> sessionConf, String catalogName, String fallbackUser) {

@@ -1,6 +1,8 @@
 package io.icebergprotector.spark;
 
-/** A protection rule was violated or protection could not be applied; the message names the cause. */
+/**
+ * A protection rule was violated or protection could not be applied; the message names the cause.
+ */
 public class ProtectorException extends RuntimeException {
   public ProtectorException(String message) {
     super(message);

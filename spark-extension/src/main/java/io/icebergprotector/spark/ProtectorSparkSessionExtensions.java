@@ -24,7 +24,8 @@ import scala.runtime.BoxedUnit;
  * A new rule that references Iceberg classes (or the catalogs and protected tables, which do)
  * belongs in {@link IcebergRules#accept}; one that needs Spark only may go here.
  */
-public class ProtectorSparkSessionExtensions implements Function1<SparkSessionExtensions, BoxedUnit> {
+public class ProtectorSparkSessionExtensions
+    implements Function1<SparkSessionExtensions, BoxedUnit> {
   /** A class of iceberg-spark-runtime whose presence enables the Iceberg rules. */
   static final String ICEBERG_PROBE = "org.apache.iceberg.spark.SparkCatalog";
 

@@ -26,7 +26,9 @@ import scala.jdk.javaapi.CollectionConverters;
 final class ProtectorSqlParser implements ParserInterface {
   private static final Pattern OUR_CALL =
       Pattern.compile(
-          "(?is)^\\s*call\\s+(.*?)\\bsystem\\s*\\.\\s*`?" + RewriteProtectedProcedure.NAME + "`?\\s*\\(");
+          "(?is)^\\s*call\\s+(.*?)\\bsystem\\s*\\.\\s*`?"
+              + RewriteProtectedProcedure.NAME
+              + "`?\\s*\\(");
   // any name Iceberg's parser accepts for CALL; only used while parsing
   private static final String STAND_IN = "rewrite_data_files";
 
@@ -42,8 +44,8 @@ final class ProtectorSqlParser implements ParserInterface {
     if (!matcher.find()) {
       return delegate.parsePlan(sqlText);
     }
-    int nameStart = sqlText.toLowerCase(Locale.ROOT).indexOf(
-        RewriteProtectedProcedure.NAME, matcher.start(1));
+    int nameStart =
+        sqlText.toLowerCase(Locale.ROOT).indexOf(RewriteProtectedProcedure.NAME, matcher.start(1));
     String standIn =
         sqlText.substring(0, nameStart)
             + STAND_IN

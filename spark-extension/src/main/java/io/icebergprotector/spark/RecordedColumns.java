@@ -37,7 +37,9 @@ public final class RecordedColumns {
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof Entry && ((Entry) o).fieldId == fieldId && ((Entry) o).keyId.equals(keyId);
+      return o instanceof Entry
+          && ((Entry) o).fieldId == fieldId
+          && ((Entry) o).keyId.equals(keyId);
     }
 
     @Override

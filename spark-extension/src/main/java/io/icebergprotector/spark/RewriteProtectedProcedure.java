@@ -12,8 +12,8 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * {@code CALL <catalog>.system.rewrite_protected(table => 'db.t', min_key_version => 3,
- * decrypt => false, force => false)}: the {@link RewriteProtected} action as a Spark procedure.
+ * {@code CALL <catalog>.system.rewrite_protected(table => 'db.t', min_key_version => 3, decrypt =>
+ * false, force => false)}: the {@link RewriteProtected} action as a Spark procedure.
  */
 final class RewriteProtectedProcedure implements Procedure {
   static final String NAME = "rewrite_protected";
@@ -28,9 +28,11 @@ final class RewriteProtectedProcedure implements Procedure {
   private static final StructType OUTPUT =
       new StructType(
           new StructField[] {
-            new StructField("rewritten_data_files_count", DataTypes.IntegerType, false, Metadata.empty()),
+            new StructField(
+                "rewritten_data_files_count", DataTypes.IntegerType, false, Metadata.empty()),
             new StructField("rewritten_bytes_count", DataTypes.LongType, false, Metadata.empty()),
-            new StructField("added_data_files_count", DataTypes.IntegerType, false, Metadata.empty()),
+            new StructField(
+                "added_data_files_count", DataTypes.IntegerType, false, Metadata.empty()),
             new StructField("added_bytes_count", DataTypes.LongType, false, Metadata.empty())
           });
 
@@ -59,7 +61,8 @@ final class RewriteProtectedProcedure implements Procedure {
   public InternalRow[] call(InternalRow args) {
     String table = args.getUTF8String(0).toString();
     String qualified =
-        table.toLowerCase(java.util.Locale.ROOT)
+        table
+                .toLowerCase(java.util.Locale.ROOT)
                 .startsWith(catalog.catalogName().toLowerCase(java.util.Locale.ROOT) + ".")
             ? table
             : catalog.catalogName() + "." + table;
@@ -72,7 +75,10 @@ final class RewriteProtectedProcedure implements Procedure {
     return new InternalRow[] {
       new GenericInternalRow(
           new Object[] {
-            result.rewrittenFiles(), result.rewrittenBytes(), result.addedFiles(), result.addedBytes()
+            result.rewrittenFiles(),
+            result.rewrittenBytes(),
+            result.addedFiles(),
+            result.addedBytes()
           })
     };
   }

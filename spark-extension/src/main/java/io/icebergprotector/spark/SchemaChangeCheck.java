@@ -45,8 +45,11 @@ final class SchemaChangeCheck {
       TablePolicy entry = TableAdmin.requireWriter(catalog, table, operation);
       Table iceberg = table.table();
       checkPolicyNames(
-          entry, RecordedColumns.of(iceberg), schemaAfter(iceberg, Arrays.asList(changes)),
-          catalog.catalogName() + "." + entry.name(), operation);
+          entry,
+          RecordedColumns.of(iceberg),
+          schemaAfter(iceberg, Arrays.asList(changes)),
+          catalog.catalogName() + "." + entry.name(),
+          operation);
     }
   }
 
@@ -83,13 +86,24 @@ final class SchemaChangeCheck {
                     + " then be named '%s', take over the policy's protection and leave '%s'"
                     + " unprotected for new writes. Rename '%s' back to '%s' first, or choose"
                     + " another name",
-                operation, table, column.path(), record.fieldId(), current, named.fieldId(),
-                column.path(), current, current, column.path()));
+                operation,
+                table,
+                column.path(),
+                record.fieldId(),
+                current,
+                named.fieldId(),
+                column.path(),
+                current,
+                current,
+                column.path()));
       }
     }
   }
 
-  /** {@code ALTER TABLE (rename column ssn to x, set property k)}: what the changes do, for messages. */
+  /**
+   * {@code ALTER TABLE (rename column ssn to x, set property k)}: what the changes do, for
+   * messages.
+   */
   static String describe(TableChange... changes) {
     List<String> parts = new ArrayList<>();
     for (TableChange change : changes) {

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
 import org.apache.spark.sql.types.ArrayType;
@@ -18,8 +17,8 @@ import org.apache.spark.sql.types.StructType;
 /**
  * The write check of a {@code strict} policy entry: every column written must be protected by the
  * entry or listed in its {@code plain-columns}, so a column nobody decided about is never stored in
- * plaintext by mistake. A field named like one of the entry's protected columns but nested where
- * no policy column covers it (a struct field {@code person.ssn}, a field of a map's value struct
+ * plaintext by mistake. A field named like one of the entry's protected columns but nested where no
+ * policy column covers it (a struct field {@code person.ssn}, a field of a map's value struct
  * {@code m.value.ssn}) is refused even inside a plain column: exact-name matching would store it
  * under the footer key only. Map keys are data and cannot be checked here; names that differ in
  * more than case ({@code SSN_}) are other columns, which strictness refuses unless listed.
@@ -37,7 +36,10 @@ public final class StrictSchema {
    * @param target what is written, for messages (a location or table)
    */
   public static void check(
-      TablePolicy entry, StructType schema, Predicate<String> isProtected, String target,
+      TablePolicy entry,
+      StructType schema,
+      Predicate<String> isProtected,
+      String target,
       String policyOrigin) {
     if (!entry.strict()) {
       return;
@@ -59,13 +61,18 @@ public final class StrictSchema {
   }
 
   /** The check with the entry's own columns (matched by name, as plain Parquet paths are). */
-  public static void check(TablePolicy entry, StructType schema, String target, String policyOrigin) {
+  public static void check(
+      TablePolicy entry, StructType schema, String target, String policyOrigin) {
     check(entry, schema, path -> entry.covering(path).isPresent(), target, policyOrigin);
   }
 
   private static void checkNames(
-      Leaf leaf, TablePolicy entry, Predicate<String> isProtected, Set<String> protectedNames,
-      String target, String policyOrigin) {
+      Leaf leaf,
+      TablePolicy entry,
+      Predicate<String> isProtected,
+      Set<String> protectedNames,
+      String target,
+      String policyOrigin) {
     for (int i = 0; i < leaf.parts.size(); i++) {
       String path = leaf.path(i);
       if (isProtected.test(lower(path))) {
@@ -84,7 +91,11 @@ public final class StrictSchema {
   }
 
   private static void checkDecided(
-      Leaf leaf, TablePolicy entry, Predicate<String> isProtected, String target, String policyOrigin) {
+      Leaf leaf,
+      TablePolicy entry,
+      Predicate<String> isProtected,
+      String target,
+      String policyOrigin) {
     for (int i = 0; i < leaf.parts.size(); i++) {
       if (isProtected.test(lower(leaf.path(i)))) {
         return;
@@ -101,7 +112,8 @@ public final class StrictSchema {
     }
   }
 
-  private static void walk(DataType type, List<String> parts, List<Boolean> mapEntry, List<Leaf> out) {
+  private static void walk(
+      DataType type, List<String> parts, List<Boolean> mapEntry, List<Leaf> out) {
     if (type instanceof StructType && ((StructType) type).fields().length > 0) {
       for (StructField field : ((StructType) type).fields()) {
         walk(field.dataType(), append(parts, field.name()), append(mapEntry, false), out);

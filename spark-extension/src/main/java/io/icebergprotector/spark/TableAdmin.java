@@ -57,7 +57,9 @@ public final class TableAdmin {
       return catalog.catalogName() + "." + entry.name();
     }
 
-    /** The loaded table: a {@link ProtectedTable}, another table, or null when it does not exist. */
+    /**
+     * The loaded table: a {@link ProtectedTable}, another table, or null when it does not exist.
+     */
     public Table table() {
       return table;
     }
@@ -83,10 +85,10 @@ public final class TableAdmin {
   }
 
   /**
-   * Whether the table {@code ident} of {@code catalog} is governed by a protecting catalog's policy:
-   * it loads as a {@link ProtectedTable}, or its name is listed in the policy (a table that does not
-   * exist yet, or a non-Iceberg table of the session catalog). A table whose recorded protection
-   * has no policy entry any more fails to load, and that error is thrown here as well.
+   * Whether the table {@code ident} of {@code catalog} is governed by a protecting catalog's
+   * policy: it loads as a {@link ProtectedTable}, or its name is listed in the policy (a table that
+   * does not exist yet, or a non-Iceberg table of the session catalog). A table whose recorded
+   * protection has no policy entry any more fails to load, and that error is thrown here as well.
    */
   public static Optional<Governed> governed(CatalogPlugin catalog, Identifier ident) {
     ProtectingSparkCatalog protecting = protectingCatalog(catalog);
@@ -129,10 +131,17 @@ public final class TableAdmin {
       ProtectingSparkCatalog catalog, ProtectedTable table, String operation) {
     String policyName = table.protection().tableName();
     TablePolicy entry =
-        catalog.protectorContext().policy().table(policyName)
-            .orElseThrow(() -> new ProtectorException(
-                "Protected table " + policyName + " has no policy entry in "
-                    + catalog.protectorContext().policy().origin()));
+        catalog
+            .protectorContext()
+            .policy()
+            .table(policyName)
+            .orElseThrow(
+                () ->
+                    new ProtectorException(
+                        "Protected table "
+                            + policyName
+                            + " has no policy entry in "
+                            + catalog.protectorContext().policy().origin()));
     requireWriter(catalog, entry, operation);
     return entry;
   }
@@ -164,7 +173,9 @@ public final class TableAdmin {
     }
   }
 
-  /** Refuses {@code operation} on a policy table unless the principal holds one of its writer roles. */
+  /**
+   * Refuses {@code operation} on a policy table unless the principal holds one of its writer roles.
+   */
   static void requireWriter(ProtectingSparkCatalog catalog, TablePolicy entry, String operation) {
     Principal principal = catalog.principal();
     Policy policy = catalog.protectorContext().policy();
@@ -174,12 +185,19 @@ public final class TableAdmin {
           String.format(
               "Principal '%s' (roles %s) may not run %s on protected table %s.%s: only the"
                   + " table's writer roles %s may change its definition or its state (policy %s)",
-              principal.user(), new TreeSet<>(roles), operation, catalog.catalogName(),
-              entry.name(), new TreeSet<>(entry.writers()), policy.origin()));
+              principal.user(),
+              new TreeSet<>(roles),
+              operation,
+              catalog.catalogName(),
+              entry.name(),
+              new TreeSet<>(entry.writers()),
+              policy.origin()));
     }
   }
 
-  /** Whether a table property key belongs to the protector (also as a Spark {@code option.} key). */
+  /**
+   * Whether a table property key belongs to the protector (also as a Spark {@code option.} key).
+   */
   public static boolean isReserved(String key) {
     if (key == null) {
       return false;
@@ -192,8 +210,8 @@ public final class TableAdmin {
   }
 
   /**
-   * Refuses setting or removing a protector property through SQL or a DataFrame writer ({@code
-   * how} says which), on any table.
+   * Refuses setting or removing a protector property through SQL or a DataFrame writer ({@code how}
+   * says which), on any table.
    */
   public static void checkReserved(String key, String table, String how) {
     if (isReserved(key)) {

@@ -5,10 +5,10 @@ import org.apache.iceberg.Table;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * How a protected table resolves its protection: through the protecting catalog of the session
- * that runs the operation, for the principal that session acts as at that moment. A table object
- * (and any plan, view or DataFrame holding it) is therefore never bound to the principal that
- * loaded it: a scan built later, or in another session, gets its own principal's view and keys.
+ * How a protected table resolves its protection: through the protecting catalog of the session that
+ * runs the operation, for the principal that session acts as at that moment. A table object (and
+ * any plan, view or DataFrame holding it) is therefore never bound to the principal that loaded it:
+ * a scan built later, or in another session, gets its own principal's view and keys.
  */
 final class TableProtection {
   private final String catalogName;

@@ -13,8 +13,6 @@ import io.icebergprotector.spark.crypto.FileMarker;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.write.ProtectedParquetAppender;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.net.URI;
@@ -41,7 +39,6 @@ import org.apache.iceberg.shaded.org.apache.parquet.io.LocalOutputFile;
 import org.apache.iceberg.shaded.org.apache.parquet.schema.MessageType;
 import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.types.Decimal;
@@ -82,7 +79,8 @@ class FileBindingTest extends SparkTestBase {
     spark.sql("CREATE TABLE bind." + TABLE + CREATE);
     spark.sql("CREATE TABLE bind2." + TABLE + CREATE);
     DataFile[] pair =
-        equalLengthFiles("bind." + TABLE, n -> insert("bind", 3 * n - 2, 3 * n + 1, "SNAP" + n + "-CANARY"));
+        equalLengthFiles(
+            "bind." + TABLE, n -> insert("bind", 3 * n - 2, 3 * n + 1, "SNAP" + n + "-CANARY"));
     older = pair[0];
     newer = pair[1];
   }
@@ -113,7 +111,8 @@ class FileBindingTest extends SparkTestBase {
     Table table = icebergTable("bind." + TABLE);
     assertThat(table.properties()).containsEntry(BindingBoundary.PROPERTY, "0");
     List<DataFile> files = liveFiles(table);
-    assertThat(files).hasSizeGreaterThanOrEqualTo(2)
+    assertThat(files)
+        .hasSizeGreaterThanOrEqualTo(2)
         .allMatch(f -> FileMarker.kindOf(f) == FileMarker.Kind.BOUND);
     assertThat(as("bind", "alice", "SELECT id FROM bind." + TABLE)).hasSize(3 * files.size());
   }
@@ -121,11 +120,12 @@ class FileBindingTest extends SparkTestBase {
   @Test
   void anOlderFileOfTheSameTableCopiedOverANewerOneFails() {
     assertThat(bytesOf(older)).hasSameSizeAs(bytesOf(newer));
-    String olderNote = as("bind", "alice", "SELECT note, _file FROM bind." + TABLE).stream()
-        .filter(r -> r.getString(1).equals(older.location()))
-        .map(r -> r.getString(0))
-        .findFirst()
-        .orElseThrow();
+    String olderNote =
+        as("bind", "alice", "SELECT note, _file FROM bind." + TABLE).stream()
+            .filter(r -> r.getString(1).equals(older.location()))
+            .map(r -> r.getString(0))
+            .findFirst()
+            .orElseThrow();
     assertSwapFails("bind." + TABLE, newer, bytesOf(older), olderNote);
   }
 
@@ -182,19 +182,26 @@ class FileBindingTest extends SparkTestBase {
 
     spark.sql("CREATE TABLE IF NOT EXISTS legacy_plain.db.plainsource" + CREATE);
     spark.sql("INSERT INTO legacy_plain.db.plainsource VALUES (902, 9.02, 'PLAINTEXT-CANARY')");
-    DataFile plaintext = added(icebergTable("legacy_plain.db.plainsource"),
-        icebergTable("legacy_plain.db.plainsource").currentSnapshot()).get(0);
+    DataFile plaintext =
+        added(
+                icebergTable("legacy_plain.db.plainsource"),
+                icebergTable("legacy_plain.db.plainsource").currentSnapshot())
+            .get(0);
     assertSwapFails("bind." + TABLE, target, bytesOf(plaintext), "PLAINTEXT-CANARY");
   }
 
   @Test
   void plaintextFooterModeDetectsSwapsByTheFooterSignature() {
     // db.plainfooter: footer readable and signed, AES_GCM_CTR_V1
-    spark.sql("CREATE TABLE pf.db.plainfooter (id BIGINT, ssn STRING) USING iceberg"
-        + " TBLPROPERTIES ('write.parquet.compression-codec'='uncompressed')");
+    spark.sql(
+        "CREATE TABLE pf.db.plainfooter (id BIGINT, ssn STRING) USING iceberg"
+            + " TBLPROPERTIES ('write.parquet.compression-codec'='uncompressed')");
     DataFile[] pair =
-        equalLengthFiles("pf.db.plainfooter",
-            n -> spark.sql("INSERT INTO pf.db.plainfooter VALUES (" + n + ", 'PF-" + n + "-CANARY')"));
+        equalLengthFiles(
+            "pf.db.plainfooter",
+            n ->
+                spark.sql(
+                    "INSERT INTO pf.db.plainfooter VALUES (" + n + ", 'PF-" + n + "-CANARY')"));
 
     // Iceberg without the protector reads the unprotected column of the marked files: it logs that
     // key metadata is present without table encryption, and ignores it.
@@ -217,8 +224,9 @@ class FileBindingTest extends SparkTestBase {
     Path unbound = root.resolve("unbound-" + UUID.randomUUID() + ".parquet");
     writeUnbound(table, unbound, 1, "UNBOUND-NOTE");
     String location = unbound.toUri().toString();
-    assertThat(catchThrowable(() ->
-            openFooter(location, ProtectorCrypto.fileDecryption(etl, location, binding))))
+    assertThat(
+            catchThrowable(
+                () -> openFooter(location, ProtectorCrypto.fileDecryption(etl, location, binding))))
         .as("an unbound file read with a prefix")
         .hasStackTraceContaining(
             "AAD Prefix set in decryption properties, but was not used for file encryption");
@@ -226,8 +234,10 @@ class FileBindingTest extends SparkTestBase {
     spark.sql("CREATE TABLE IF NOT EXISTS legacy_plain.db.plainsource" + CREATE);
     spark.sql("INSERT INTO legacy_plain.db.plainsource VALUES (901, 9.01, 'PLAIN-NOTE')");
     String plaintext = liveFiles(icebergTable("legacy_plain.db.plainsource")).get(0).location();
-    assertThat(catchThrowable(() ->
-            openFooter(plaintext, ProtectorCrypto.fileDecryption(etl, plaintext, binding))))
+    assertThat(
+            catchThrowable(
+                () ->
+                    openFooter(plaintext, ProtectorCrypto.fileDecryption(etl, plaintext, binding))))
         .as("a plaintext file read as a bound one")
         .hasStackTraceContaining("Applying decryptor on plaintext file");
     // the legacy properties still accept it
@@ -270,8 +280,14 @@ class FileBindingTest extends SparkTestBase {
     assertThat(stackTrace(refused)).doesNotContain("PLANTED-CANARY");
 
     // Accepted explicitly: per read, or per session.
-    assertThat(ids(spark.read().option(FileAdmission.ACCEPT_UNVERIFIED, "true").table(t)
-            .select("id").collectAsList()))
+    assertThat(
+            ids(
+                spark
+                    .read()
+                    .option(FileAdmission.ACCEPT_UNVERIFIED, "true")
+                    .table(t)
+                    .select("id")
+                    .collectAsList()))
         .containsExactly(1L, 2L, 3L, 4L);
     spark.conf().set(FileAdmission.sessionSetting("legacy"), "true");
     try {
@@ -282,12 +298,14 @@ class FileBindingTest extends SparkTestBase {
 
     // rewrite_protected will not vouch for the planted file unless told to.
     Throwable rewriteRefused =
-        catchThrowable(() -> asUser("legacy", "alice",
-            () -> RewriteProtected.of(spark, t).execute()));
+        catchThrowable(
+            () -> asUser("legacy", "alice", () -> RewriteProtected.of(spark, t).execute()));
     assertThat(causeOf(rewriteRefused, UnverifiedFileException.class).getMessage())
         .contains(planted.location());
     RewriteProtected.Result result =
-        asUser("legacy", "alice",
+        asUser(
+            "legacy",
+            "alice",
             () -> RewriteProtected.of(spark, t).acceptUnverified(true).execute());
     assertThat(result.reasons())
         .containsEntry("plaintext", 1)
@@ -297,19 +315,24 @@ class FileBindingTest extends SparkTestBase {
     table = icebergTable(t);
     assertThat(liveFiles(table)).allMatch(f -> FileMarker.kindOf(f) == FileMarker.Kind.BOUND);
     assertThat(ids(as("legacy", "alice", "SELECT id FROM " + t))).containsExactly(1L, 2L, 3L, 4L);
-    assertThat(asUser("legacy", "alice", () -> RewriteProtected.of(spark, t).execute())
-            .rewrittenFiles())
+    assertThat(
+            asUser("legacy", "alice", () -> RewriteProtected.of(spark, t).execute())
+                .rewrittenFiles())
         .as("nothing left to bind")
         .isZero();
 
     // The former legacy rows are bound now: a replay of another file of the table fails on them.
     DataFile rewritten =
-        liveFiles(table).stream().filter(f -> !f.location().equals(boundInsert.location()))
-            .findFirst().orElseThrow();
+        liveFiles(table).stream()
+            .filter(f -> !f.location().equals(boundInsert.location()))
+            .findFirst()
+            .orElseThrow();
     assertSwapFails(t, rewritten, bytesOf(boundInsert), "BOUND-INSERT-CANARY");
 
-    spark.sql("CALL legacy.system.expire_snapshots(table => '" + TABLE
-        + "', older_than => TIMESTAMP '2999-01-01', retain_last => 1)");
+    spark.sql(
+        "CALL legacy.system.expire_snapshots(table => '"
+            + TABLE
+            + "', older_than => TIMESTAMP '2999-01-01', retain_last => 1)");
     assertThat(ids(as("legacy", "alice", "SELECT id FROM " + t))).containsExactly(1L, 2L, 3L, 4L);
   }
 
@@ -318,15 +341,20 @@ class FileBindingTest extends SparkTestBase {
     spark.sql("CREATE TABLE bind2.db.plainfooter USING iceberg AS SELECT 1L AS id, 'RT-1' AS ssn");
     Table created = icebergTable("bind2.db.plainfooter");
     assertThat(created.properties()).containsEntry(BindingBoundary.PROPERTY, "0");
-    spark.sql("CREATE OR REPLACE TABLE bind2.db.plainfooter USING iceberg AS"
-        + " SELECT 2L AS id, 'RT-2' AS ssn");
+    spark.sql(
+        "CREATE OR REPLACE TABLE bind2.db.plainfooter USING iceberg AS"
+            + " SELECT 2L AS id, 'RT-2' AS ssn");
     Table replaced = icebergTable("bind2.db.plainfooter");
     assertThat(replaced.uuid()).isEqualTo(created.uuid());
     assertThat(as("bind2", "alice", "SELECT id, ssn FROM bind2.db.plainfooter"))
         .singleElement()
         .satisfies(r -> assertThat(r.getString(1)).isEqualTo("RT-2"));
-    assertThat(as("bind2", "alice", "SELECT ssn FROM bind2.db.plainfooter VERSION AS OF "
-            + snapshots(replaced).get(0).snapshotId()))
+    assertThat(
+            as(
+                "bind2",
+                "alice",
+                "SELECT ssn FROM bind2.db.plainfooter VERSION AS OF "
+                    + snapshots(replaced).get(0).snapshotId()))
         .singleElement()
         .satisfies(r -> assertThat(r.getString(0)).isEqualTo("RT-1"));
   }
@@ -358,10 +386,13 @@ class FileBindingTest extends SparkTestBase {
   }
 
   private static void insert(String catalog, int from, int to, String note) {
-    as(catalog, "etl", String.format(
-        "INSERT INTO %s.%s SELECT id, CAST(id * 1.25 AS DECIMAL(10,2)), '%s'"
-            + " FROM range(%d, %d, 1, 1)", // one partition: one file per insert
-        catalog, TABLE, note, from, to));
+    as(
+        catalog,
+        "etl",
+        String.format(
+            "INSERT INTO %s.%s SELECT id, CAST(id * 1.25 AS DECIMAL(10,2)), '%s'"
+                + " FROM range(%d, %d, 1, 1)", // one partition: one file per insert
+            catalog, TABLE, note, from, to));
   }
 
   /**
@@ -381,9 +412,13 @@ class FileBindingTest extends SparkTestBase {
             .build();
     try (ProtectedParquetAppender closing = appender) {
       for (long id = 10; id < 13; id++) {
-        closing.add(new GenericInternalRow(new Object[] {
-            id, Decimal.apply(new BigDecimal(id * 125).movePointLeft(2), 10, 2),
-            UTF8String.fromString(note)}));
+        closing.add(
+            new GenericInternalRow(
+                new Object[] {
+                  id,
+                  Decimal.apply(new BigDecimal(id * 125).movePointLeft(2), 10, 2),
+                  UTF8String.fromString(note)
+                }));
       }
     }
     return Files.readAllBytes(file);
@@ -409,7 +444,8 @@ class FileBindingTest extends SparkTestBase {
     org.apache.iceberg.shaded.org.apache.parquet.ParquetReadOptions options =
         org.apache.iceberg.shaded.org.apache.parquet.ParquetReadOptions.builder()
             .withDecryption(
-                ProtectorCrypto.fileDecryption(etlSpec(table), file.location(), FileBinding.of(table)))
+                ProtectorCrypto.fileDecryption(
+                    etlSpec(table), file.location(), FileBinding.of(table)))
             .build();
     try (org.apache.iceberg.shaded.org.apache.parquet.hadoop.ParquetFileReader reader =
         org.apache.iceberg.shaded.org.apache.parquet.hadoop.ParquetFileReader.open(
@@ -447,7 +483,8 @@ class FileBindingTest extends SparkTestBase {
         Path.of(URI.create(table.location() + "/data/unbound-" + UUID.randomUUID() + ".parquet"));
     Files.createDirectories(file.getParent());
     writeUnbound(table, file, id, note);
-    table.newAppend()
+    table
+        .newAppend()
         .appendFile(
             DataFiles.builder(table.spec())
                 .withPath(file.toUri().toString())
@@ -460,18 +497,24 @@ class FileBindingTest extends SparkTestBase {
 
   /** The writer's protection of the table in the catalog where it is protected. */
   private static ProtectionSpec etlSpec(Table table) {
-    String catalog = table.name().startsWith("legacy_plain.") || table.name().startsWith("legacy.")
-        ? "legacy" : "bind";
-    return asUser(catalog, "etl", () -> {
-      try {
-        ProtectingSparkCatalog protecting =
-            (ProtectingSparkCatalog) spark.sessionState().catalogManager().catalog(catalog);
-        return ((ProtectedTable) protecting.loadTable(Identifier.of(new String[] {"db"}, "strict")))
-            .protection();
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    String catalog =
+        table.name().startsWith("legacy_plain.") || table.name().startsWith("legacy.")
+            ? "legacy"
+            : "bind";
+    return asUser(
+        catalog,
+        "etl",
+        () -> {
+          try {
+            ProtectingSparkCatalog protecting =
+                (ProtectingSparkCatalog) spark.sessionState().catalogManager().catalog(catalog);
+            return ((ProtectedTable)
+                    protecting.loadTable(Identifier.of(new String[] {"db"}, "strict")))
+                .protection();
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
   }
 
   private static List<Row> as(String catalog, String user, String query) {

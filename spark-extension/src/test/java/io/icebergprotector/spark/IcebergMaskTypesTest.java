@@ -37,7 +37,8 @@ class IcebergMaskTypesTest {
   @Test
   void readableTypesMapToTheSparkTypeIcebergReadsThemAs() {
     for (Type type : READABLE) {
-      assertThat(IcebergMaskTypes.of(type).sparkType()).as("%s", type)
+      assertThat(IcebergMaskTypes.of(type).sparkType())
+          .as("%s", type)
           .isEqualTo(SparkSchemaUtil.convert(type));
     }
     assertThat(IcebergMaskTypes.of(Types.FixedType.ofLength(16))).isEqualTo(MaskType.fixed(16));
@@ -47,13 +48,13 @@ class IcebergMaskTypesTest {
   @Test
   void typesSparkCannotReadFitOnlyTheNullMask() {
     for (Type type :
-        List.of(Types.TimeType.get(), Types.TimestampNanoType.withZone(), Types.VariantType.get())) {
+        List.of(
+            Types.TimeType.get(), Types.TimestampNanoType.withZone(), Types.VariantType.get())) {
       MaskType maskType = IcebergMaskTypes.of(type);
       assertThat(maskType.columnType()).as("%s", type).isEqualTo(ColumnType.OTHER);
       assertThat(maskType.sparkType()).isNull();
       assertThat(Mask.nullMask().appliesTo(maskType.columnType())).isTrue();
-      assertThatThrownBy(
-              () -> MaskEngine.checkFits(Mask.redact(), maskType, "t", "in table db.t"))
+      assertThatThrownBy(() -> MaskEngine.checkFits(Mask.redact(), maskType, "t", "in table db.t"))
           .isInstanceOf(ProtectorException.class)
           .hasMessageContaining(
               "Mask 'redact' of column 't' in table db.t cannot be applied to type " + type);

@@ -32,9 +32,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Keys and policies change under live tables: rotation and re-encryption, protecting existing
- * data, policy and schema evolution, and crypto-shredding. Each policy change is picked up by a
- * new session, whose catalogs read the policy again.
+ * Keys and policies change under live tables: rotation and re-encryption, protecting existing data,
+ * policy and schema evolution, and crypto-shredding. Each policy change is picked up by a new
+ * session, whose catalogs read the policy again.
  */
 class KeyLifecycleTest {
   private static final String BASE_POLICY =
@@ -134,7 +134,8 @@ class KeyLifecycleTest {
   }
 
   private static List<Path> dataFiles(String table) throws IOException {
-    try (Stream<Path> files = Files.walk(dir.resolve("warehouse").resolve(table.replace('.', '/')))) {
+    try (Stream<Path> files =
+        Files.walk(dir.resolve("warehouse").resolve(table.replace('.', '/')))) {
       return files.filter(f -> f.toString().endsWith(".parquet")).collect(Collectors.toList());
     }
   }
@@ -173,9 +174,13 @@ class KeyLifecycleTest {
     List<Integer> versions = new ArrayList<>();
     for (Path file : liveDataFiles(table)) {
       FooterReport report =
-          ParquetFooterInspector.inspect(file, ProtectorCrypto.fileDecryption(alice, file.toString(), binding(table)));
+          ParquetFooterInspector.inspect(
+              file, ProtectorCrypto.fileDecryption(alice, file.toString(), binding(table)));
       OptionalInt version =
-          report.column(column).flatMap(ColumnReport::keyMaterial).map(KeyMaterial::masterKeyVersion)
+          report
+              .column(column)
+              .flatMap(ColumnReport::keyMaterial)
+              .map(KeyMaterial::masterKeyVersion)
               .orElse(OptionalInt.empty());
       versions.add(version.orElse(0));
     }
@@ -185,7 +190,8 @@ class KeyLifecycleTest {
 
   private static boolean anyFileContains(String table, String canary) throws IOException {
     byte[] needle = canary.getBytes(StandardCharsets.UTF_8);
-    try (Stream<Path> files = Files.walk(dir.resolve("warehouse").resolve(table.replace('.', '/')))) {
+    try (Stream<Path> files =
+        Files.walk(dir.resolve("warehouse").resolve(table.replace('.', '/')))) {
       for (Path f : files.filter(Files::isRegularFile).collect(Collectors.toList())) {
         if (SparkTestBase.indexOf(Files.readAllBytes(f), needle) >= 0) {
           return true;
@@ -207,11 +213,16 @@ class KeyLifecycleTest {
     }
     spark.sql("INSERT INTO lc.db.rot VALUES (3, 'ROT-SSN-3', 30.00)");
     assertThat(columnKeyVersions("db.rot", "ssn")).containsOnly(1, 2).contains(1, 2);
-    long before = spark.sql("SELECT snapshot_id FROM lc.db.rot.snapshots ORDER BY committed_at DESC LIMIT 1")
-        .first().getLong(0);
+    long before =
+        spark
+            .sql("SELECT snapshot_id FROM lc.db.rot.snapshots ORDER BY committed_at DESC LIMIT 1")
+            .first()
+            .getLong(0);
 
     Row result =
-        spark.sql("CALL lc.system.rewrite_protected(table => 'db.rot', min_key_version => 2)").first();
+        spark
+            .sql("CALL lc.system.rewrite_protected(table => 'db.rot', min_key_version => 2)")
+            .first();
     assertThat(result.getInt(0)).as("files rewritten").isEqualTo(firstFiles);
     assertThat(result.getLong(1)).as("bytes rewritten").isPositive();
     assertThat(result.getInt(2)).as("files added").isGreaterThanOrEqualTo(1);
@@ -219,7 +230,9 @@ class KeyLifecycleTest {
 
     // fin was never rotated: min_key_version 2 does not drag its files along forever
     Row again =
-        spark.sql("CALL lc.system.rewrite_protected(table => 'db.rot', min_key_version => 2)").first();
+        spark
+            .sql("CALL lc.system.rewrite_protected(table => 'db.rot', min_key_version => 2)")
+            .first();
     assertThat(again.getInt(0)).isZero();
 
     assertThat(as("alice", "SELECT id, ssn FROM lc.db.rot ORDER BY id"))
@@ -229,8 +242,12 @@ class KeyLifecycleTest {
     assertThat(as("alice", "SELECT ssn FROM lc.db.rot VERSION AS OF " + before + " ORDER BY id"))
         .extracting(r -> r.getString(0))
         .containsExactly("ROT-SSN-1", "ROT-SSN-2", "ROT-SSN-3");
-    assertThat(spark.sql("SELECT operation FROM lc.db.rot.snapshots ORDER BY committed_at DESC LIMIT 1")
-        .first().getString(0)).isEqualTo("replace");
+    assertThat(
+            spark
+                .sql("SELECT operation FROM lc.db.rot.snapshots ORDER BY committed_at DESC LIMIT 1")
+                .first()
+                .getString(0))
+        .isEqualTo("replace");
 
     // compaction decrypts and re-encrypts under the current key versions as well
     try (LocalKeyService keys = keys()) {
@@ -239,8 +256,11 @@ class KeyLifecycleTest {
     spark.sql("INSERT INTO lc.db.rot VALUES (4, 'ROT-SSN-4', 40.00)");
     assertThat(columnKeyVersions("db.rot", "ssn")).containsOnly(2, 3).contains(2, 3);
     Row compacted =
-        spark.sql("CALL lc.system.rewrite_data_files(table => 'db.rot',"
-                + " options => map('rewrite-all', 'true'))").first();
+        spark
+            .sql(
+                "CALL lc.system.rewrite_data_files(table => 'db.rot',"
+                    + " options => map('rewrite-all', 'true'))")
+            .first();
     assertThat(compacted.getInt(1)).as("files added").isEqualTo(1);
     assertThat(columnKeyVersions("db.rot", "ssn")).containsExactly(3);
     assertThat(as("alice", "SELECT id, ssn FROM lc.db.rot ORDER BY id"))
@@ -251,7 +271,8 @@ class KeyLifecycleTest {
   @Test
   void protectingAnExistingPlainTable() throws Exception {
     spark.sql("CREATE TABLE lc.db.legacy (id BIGINT, ssn STRING, note STRING) USING iceberg");
-    spark.sql("INSERT INTO lc.db.legacy VALUES (1, 'LEGACY-SSN-1', 'n1'), (2, 'LEGACY-SSN-2', 'n2')");
+    spark.sql(
+        "INSERT INTO lc.db.legacy VALUES (1, 'LEGACY-SSN-1', 'n1'), (2, 'LEGACY-SSN-2', 'n2')");
     assertThat(anyFileContains("db.legacy", "LEGACY-SSN-1")).isTrue();
     int plaintextFiles = liveDataFiles("db.legacy").size();
 
@@ -270,8 +291,11 @@ class KeyLifecycleTest {
     RewriteProtected.Result result = RewriteProtected.of(spark, "lc.db.legacy").execute();
     assertThat(result.reasons()).containsKey("plaintext");
     assertThat(result.rewrittenFiles()).isEqualTo(plaintextFiles);
-    spark.sql("CALL lc.system.expire_snapshots(table => 'db.legacy', older_than => TIMESTAMP '2999-01-01', retain_last => 1)");
-    assertThat(anyFileContains("db.legacy", "LEGACY-SSN-1")).as("plaintext gone after expiry").isFalse();
+    spark.sql(
+        "CALL lc.system.expire_snapshots(table => 'db.legacy', older_than => TIMESTAMP '2999-01-01', retain_last => 1)");
+    assertThat(anyFileContains("db.legacy", "LEGACY-SSN-1"))
+        .as("plaintext gone after expiry")
+        .isFalse();
     assertThat(as("alice", "SELECT ssn FROM lc.db.legacy ORDER BY id"))
         .extracting(r -> r.getString(0))
         .containsExactly("LEGACY-SSN-1", "LEGACY-SSN-2", "LEGACY-SSN-3");
@@ -282,7 +306,9 @@ class KeyLifecycleTest {
         (ProtectingSparkCatalog) spark.sessionState().catalogManager().catalog("lc");
     return ((org.apache.iceberg.spark.source.SparkTable)
             catalog.loadTable(Identifier.of(new String[] {"db"}, table)))
-        .table().properties().get(RecordedColumns.PROPERTY);
+        .table()
+        .properties()
+        .get(RecordedColumns.PROPERTY);
   }
 
   private static String refusal(String sql) {
@@ -295,9 +321,13 @@ class KeyLifecycleTest {
   }
 
   private static String recEntry(String table, String salaryOptions) {
-    return "\"db." + table + "\" { footer-key = footer, writers = [etl, admin], columns {"
+    return "\"db."
+        + table
+        + "\" { footer-key = footer, writers = [etl, admin], columns {"
         + " ssn { key = pii, clear = [admin] }"
-        + (salaryOptions == null ? "" : ", salary { key = pii2, clear = [admin]" + salaryOptions + " }")
+        + (salaryOptions == null
+            ? ""
+            : ", salary { key = pii2, clear = [admin]" + salaryOptions + " }")
         + " } }\n";
   }
 
@@ -320,13 +350,17 @@ class KeyLifecycleTest {
     assertThat(recordedColumns("recorded"))
         .isEqualTo(recordedColumns("always"))
         .contains("ssn=", "salary=");
-    // a table encrypted before its columns were recorded gets them from a rewrite with nothing to do
+    // a table encrypted before its columns were recorded gets them from a rewrite with nothing to
+    // do
     String recorded = recordedColumns("always");
     ProtectingSparkCatalog catalog =
         (ProtectingSparkCatalog) spark.sessionState().catalogManager().catalog("lc");
     ((org.apache.iceberg.spark.source.SparkTable)
             catalog.loadTable(Identifier.of(new String[] {"db"}, "always")))
-        .table().updateProperties().remove(RecordedColumns.PROPERTY).commit();
+        .table()
+        .updateProperties()
+        .remove(RecordedColumns.PROPERTY)
+        .commit();
     assertThat(recordedColumns("always")).isNull();
     assertThat(RewriteProtected.of(spark, "lc.db.always").execute().rewrittenFiles()).isZero();
     assertThat(recordedColumns("always")).isEqualTo(recorded);
@@ -344,10 +378,12 @@ class KeyLifecycleTest {
     }
 
     // the policy drops salary: both tables refuse writes the same way...
-    reloadPolicy(BASE_POLICY.replace("%EXTRA%", recEntry("recorded", null) + recEntry("always", null)));
+    reloadPolicy(
+        BASE_POLICY.replace("%EXTRA%", recEntry("recorded", null) + recEntry("always", null)));
     String rewritten = refusal("INSERT INTO lc.db.recorded VALUES (3, 'REC-SSN-3', 103)");
     String always = refusal("INSERT INTO lc.db.always VALUES (3, 'REC-SSN-3', 103)");
-    assertThat(rewritten).contains("Cannot write to db.recorded", "[salary] are no longer protected");
+    assertThat(rewritten)
+        .contains("Cannot write to db.recorded", "[salary] are no longer protected");
     assertThat(rewritten.replace("db.recorded", "db.always")).isEqualTo(always);
     // ...and a reader that cannot get pii2 reads NULL, not a decryption failure in a task
     for (String table : List.of("recorded", "always")) {
@@ -378,7 +414,8 @@ class KeyLifecycleTest {
     // rename: protection follows the field id
     spark.sql("ALTER TABLE lc.db.evolve RENAME COLUMN ssn TO social");
     assertThat(spec("evolve", "bob").renamedColumns()).containsEntry("ssn", "social");
-    assertThat(as("bob", "SELECT social FROM lc.db.evolve").get(0).getString(0)).isEqualTo("*****SN-1");
+    assertThat(as("bob", "SELECT social FROM lc.db.evolve").get(0).getString(0))
+        .isEqualTo("*****SN-1");
     spark.sql("INSERT INTO lc.db.evolve VALUES (2, 'EVO-SSN-2', 'evo2@x.test', 42, 'b')");
     assertThat(anyFileContains("db.evolve", "EVO-SSN-2")).isFalse();
 
@@ -396,10 +433,13 @@ class KeyLifecycleTest {
 
     // removing protection from a column with encrypted files is refused until a decrypt-rewrite
     reloadPolicy(
-        BASE_POLICY.replace("%EXTRA%", "")
+        BASE_POLICY
+            .replace("%EXTRA%", "")
             .replace("      email { key = pii, clear = [admin] }\n", ""));
     assertThatThrownBy(
-            () -> spark.sql("INSERT INTO lc.db.evolve VALUES (5, 'EVO-SSN-5', 'evo5@x.test', 'e', 'z')"))
+            () ->
+                spark.sql(
+                    "INSERT INTO lc.db.evolve VALUES (5, 'EVO-SSN-5', 'evo5@x.test', 'e', 'z')"))
         .hasStackTraceContaining("no longer protected")
         .hasStackTraceContaining("email");
     spark.sql("CALL lc.system.rewrite_protected(table => 'db.evolve', decrypt => true)");
@@ -410,9 +450,11 @@ class KeyLifecycleTest {
 
     // a changed key applies to new writes, and the rewrite moves old files over
     reloadPolicy(
-        BASE_POLICY.replace("%EXTRA%", "")
+        BASE_POLICY
+            .replace("%EXTRA%", "")
             .replace("      email { key = pii, clear = [admin] }\n", "")
-            .replace("ssn { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }\n      age",
+            .replace(
+                "ssn { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }\n      age",
                 "ssn { key = pii2, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }\n      age"));
     spark.sql("INSERT INTO lc.db.evolve VALUES (6, 'EVO-SSN-6', 'evo6@x.test', 'f', 'w')");
     RewriteProtected.Result changed = RewriteProtected.of(spark, "lc.db.evolve").execute();
@@ -420,25 +462,33 @@ class KeyLifecycleTest {
     ProtectionSpec alice = spec("evolve", "alice");
     for (Path file : liveDataFiles("db.evolve")) {
       FooterReport report =
-          ParquetFooterInspector.inspect(file, ProtectorCrypto.fileDecryption(alice, file.toString(), binding("db.evolve")));
+          ParquetFooterInspector.inspect(
+              file, ProtectorCrypto.fileDecryption(alice, file.toString(), binding("db.evolve")));
       // files keep the column's original name; ssn was renamed to social after they were written
       String ssnPath = report.column("social").isPresent() ? "social" : "ssn";
-      assertThat(report.column(ssnPath).flatMap(ColumnReport::keyMaterial).map(KeyMaterial::masterKeyId))
+      assertThat(
+              report
+                  .column(ssnPath)
+                  .flatMap(ColumnReport::keyMaterial)
+                  .map(KeyMaterial::masterKeyId))
           .contains("pii2");
     }
   }
 
   @Test
   void cryptoShreddingMakesValuesUnrecoverable() throws Exception {
-    spark.sql("CREATE TABLE lc.db.shred (id BIGINT, ssn STRING, salary DECIMAL(10,2), bonus INT, note STRING) USING iceberg");
+    spark.sql(
+        "CREATE TABLE lc.db.shred (id BIGINT, ssn STRING, salary DECIMAL(10,2), bonus INT, note STRING) USING iceberg");
     spark.sql("INSERT INTO lc.db.shred VALUES (1, 'SHRED-SSN-1', 123.45, 7, 'kept')");
     assertThat(as("alice", "SELECT salary FROM lc.db.shred").get(0).getDecimal(0))
         .isEqualByComparingTo("123.45");
     ProtectionSpec alice = spec("shred", "alice");
     Path file = dataFiles("db.shred").get(0);
     FooterReport report =
-        ParquetFooterInspector.inspect(file, ProtectorCrypto.fileDecryption(alice, file.toString(), binding("db.shred")));
-    String material = report.column("salary").flatMap(ColumnReport::keyMaterial).orElseThrow().rawJson();
+        ParquetFooterInspector.inspect(
+            file, ProtectorCrypto.fileDecryption(alice, file.toString(), binding("db.shred")));
+    String material =
+        report.column("salary").flatMap(ColumnReport::keyMaterial).orElseThrow().rawJson();
     String wrappedKek = material.replaceAll(".*\"wrappedKEK\"\\s*:\\s*\"([^\"]+)\".*", "$1");
 
     try (LocalKeyService keys = keys()) {
@@ -461,21 +511,32 @@ class KeyLifecycleTest {
     }
     long finEntries =
         Collections.list(store.aliases()).stream()
-            .filter(a -> a.contains(java.util.HexFormat.of().formatHex("fin".getBytes(StandardCharsets.UTF_8))))
-            .filter(a -> {
-              try {
-                return store.isKeyEntry(a) && store.getKey(a, Files.readString(passphrase).trim().toCharArray()).getEncoded().length == 32;
-              } catch (Exception e) {
-                return false;
-              }
-            })
+            .filter(
+                a ->
+                    a.contains(
+                        java.util.HexFormat.of().formatHex("fin".getBytes(StandardCharsets.UTF_8))))
+            .filter(
+                a -> {
+                  try {
+                    return store.isKeyEntry(a)
+                        && store
+                                .getKey(a, Files.readString(passphrase).trim().toCharArray())
+                                .getEncoded()
+                                .length
+                            == 32;
+                  } catch (Exception e) {
+                    return false;
+                  }
+                })
             .count();
     assertThat(finEntries).as("AES key entries left for fin").isZero();
-    // ...and the wrapped key in the file's footer can no longer be unwrapped, even from a fresh state
+    // ...and the wrapped key in the file's footer can no longer be unwrapped, even from a fresh
+    // state
     KeyServiceRegistry.clear();
     ProtectorCrypto.forgetAllCachedKeys();
     try (LocalKeyService keys = keys()) {
-      assertThatThrownBy(() -> keys.unwrap("fin", wrappedKek)).isInstanceOf(KeyDestroyedException.class);
+      assertThatThrownBy(() -> keys.unwrap("fin", wrappedKek))
+          .isInstanceOf(KeyDestroyedException.class);
     }
     assertThatThrownBy(() -> as("alice", "SELECT salary FROM lc.db.shred"))
         .hasStackTraceContaining("destroyed");
@@ -501,7 +562,9 @@ class KeyLifecycleTest {
       // the policy drops salary: pii2 protects nothing any more, and nobody may unwrap it
       reloadPolicy(BASE_POLICY.replace("%EXTRA%", withoutSalary));
       assertThatThrownBy(
-              () -> spark.sql("CALL lc.system.rewrite_protected(table => 'db.retire', decrypt => true)"))
+              () ->
+                  spark.sql(
+                      "CALL lc.system.rewrite_protected(table => 'db.retire', decrypt => true)"))
           .isInstanceOf(ProtectorException.class)
           .hasMessageContaining("may not decrypt retired column salary")
           .hasMessageContaining("cannot unwrap key 'pii2'");
@@ -509,14 +572,16 @@ class KeyLifecycleTest {
 
       // the policy keeps pii2 as a retired key that admins may still unwrap
       reloadPolicy(
-          BASE_POLICY.replace("%EXTRA%", withoutSalary)
+          BASE_POLICY
+              .replace("%EXTRA%", withoutSalary)
               .replace(keys, keys + "\n  retired-keys { pii2 { decrypt = [admin] } }"));
       assertThat(as("bob", "SELECT salary FROM lc.db.retire")).allMatch(r -> r.isNullAt(0));
       spark.sql("CALL lc.system.rewrite_protected(table => 'db.retire', decrypt => true)");
       // salary is a plain column now, for everyone; ssn is still protected
       assertThat(as("bob", "SELECT salary, ssn FROM lc.db.retire ORDER BY id"))
           .extracting(r -> r.getInt(0), r -> r.isNullAt(1))
-          .containsExactly(org.assertj.core.groups.Tuple.tuple(4242, true),
+          .containsExactly(
+              org.assertj.core.groups.Tuple.tuple(4242, true),
               org.assertj.core.groups.Tuple.tuple(4343, true));
       spark.sql("INSERT INTO lc.db.retire VALUES (3, 'RET-SSN-3', 4444)");
       assertThat(anyFileContains("db.retire", "RET-SSN-3")).isFalse();
@@ -535,20 +600,25 @@ class KeyLifecycleTest {
                 + " plain-columns = [id], columns { ssn { key = pii, clear = [admin] } } }"));
     try {
       spark.sql("CREATE TABLE lc.db.strict (id BIGINT, ssn STRING, note STRING) USING iceberg");
-      assertThatThrownBy(() -> spark.sql("INSERT INTO lc.db.strict VALUES (1, 'STRICT-SSN-1', 'n')"))
+      assertThatThrownBy(
+              () -> spark.sql("INSERT INTO lc.db.strict VALUES (1, 'STRICT-SSN-1', 'n')"))
           .isInstanceOf(ProtectorException.class)
-          .hasMessageContaining("Cannot write table db.strict: column 'note' is neither protected"
-              + " nor listed in plain-columns");
+          .hasMessageContaining(
+              "Cannot write table db.strict: column 'note' is neither protected"
+                  + " nor listed in plain-columns");
       spark.sql("ALTER TABLE lc.db.strict DROP COLUMN note");
       spark.sql("ALTER TABLE lc.db.strict ADD COLUMN person STRUCT<ssn: STRING>");
       assertThatThrownBy(
-              () -> spark.sql("INSERT INTO lc.db.strict VALUES (1, 'STRICT-SSN-1', named_struct('ssn', 'STRICT-SSN-1'))"))
+              () ->
+                  spark.sql(
+                      "INSERT INTO lc.db.strict VALUES (1, 'STRICT-SSN-1', named_struct('ssn', 'STRICT-SSN-1'))"))
           .isInstanceOf(ProtectorException.class)
           .hasMessageContaining("column 'person.ssn' is named like a protected column");
       assertThat(anyFileContains("db.strict", "STRICT-SSN-1")).isFalse();
       spark.sql("ALTER TABLE lc.db.strict DROP COLUMN person");
       spark.sql("INSERT INTO lc.db.strict VALUES (1, 'STRICT-SSN-1')");
-      assertThat(as("alice", "SELECT ssn FROM lc.db.strict").get(0).getString(0)).isEqualTo("STRICT-SSN-1");
+      assertThat(as("alice", "SELECT ssn FROM lc.db.strict").get(0).getString(0))
+          .isEqualTo("STRICT-SSN-1");
       assertThat(anyFileContains("db.strict", "STRICT-SSN-1")).isFalse();
     } finally {
       reloadPolicy(BASE_POLICY.replace("%EXTRA%", ""));

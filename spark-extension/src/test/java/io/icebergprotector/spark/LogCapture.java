@@ -32,7 +32,8 @@ final class LogCapture implements AutoCloseable {
     this.root = config.getRootLogger();
     this.previousLevel = root.getLevel();
     this.appender =
-        new AbstractAppender("capture-" + UUID.randomUUID(), null, null, true, Property.EMPTY_ARRAY) {
+        new AbstractAppender(
+            "capture-" + UUID.randomUUID(), null, null, true, Property.EMPTY_ARRAY) {
           @Override
           public void append(LogEvent event) {
             StringBuilder line = new StringBuilder();

@@ -27,7 +27,9 @@ class LogRedactionTest extends SparkTestBase {
   private static final String CANARY = "FILTER-CANARY-SSN-4242";
   private static final String REDACTED_SSN = "ref(name=\"ssn\") == <redacted>";
   private static final String DDL =
-      "CREATE TABLE " + T + " (id BIGINT, name STRING, ssn STRING, email STRING,"
+      "CREATE TABLE "
+          + T
+          + " (id BIGINT, name STRING, ssn STRING, email STRING,"
           + " salary DECIMAL(10,2), address STRUCT<city: STRING, zip: STRING>, country STRING)"
           + " USING iceberg PARTITIONED BY (country)";
 
@@ -42,8 +44,14 @@ class LogRedactionTest extends SparkTestBase {
     return spark.sql(
         "SELECT id, concat('name', id) AS name, concat('DATA-SSN-', id) AS ssn,"
             + " concat('d', id, '@example.test') AS email, CAST(id AS DECIMAL(10,2)) AS salary,"
-            + " named_struct('city', 'c', 'zip', 'z') AS address, '" + country + "' AS country"
-            + " FROM range(" + from + ", " + to + ")");
+            + " named_struct('city', 'c', 'zip', 'z') AS address, '"
+            + country
+            + "' AS country"
+            + " FROM range("
+            + from
+            + ", "
+            + to
+            + ")");
   }
 
   /** Partition XX is empty, so Iceberg can apply the filter without reading ssn metrics. */
@@ -119,7 +127,8 @@ class LogRedactionTest extends SparkTestBase {
           .anyMatch(line -> line.contains("ProtectedCommit") && line.contains(REDACTED_SSN));
     }
     // B's rows are there, A wrote nothing
-    assertThat(spark.sql("SELECT id FROM " + T + " WHERE country = 'XX' ORDER BY id").collectAsList())
+    assertThat(
+            spark.sql("SELECT id FROM " + T + " WHERE country = 'XX' ORDER BY id").collectAsList())
         .extracting(r -> r.getLong(0))
         .containsExactly(30L, 31L);
   }

@@ -21,18 +21,21 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The notebooks in {@code notebooks/} are valid nbformat 4 JSON, and every catalog option
- * ({@code spark.sql.catalog.<c>.protector.*}) and every {@code io.icebergprotector} class they
- * mention exists, so a renamed option or class cannot leave them stale.
+ * The notebooks in {@code notebooks/} are valid nbformat 4 JSON, and every catalog option ({@code
+ * spark.sql.catalog.<c>.protector.*}) and every {@code io.icebergprotector} class they mention
+ * exists, so a renamed option or class cannot leave them stale.
  */
 class NotebooksTest {
   private static final Path NOTEBOOKS = Path.of("..", "notebooks");
-  // ".protector.kms.keystore" in f"{C}.protector.kms.keystore", "spark.sql.catalog.prot.protector.user", ...
+  // ".protector.kms.keystore" in f"{C}.protector.kms.keystore",
+  // "spark.sql.catalog.prot.protector.user", ...
   private static final Pattern OPTION =
       Pattern.compile("(?<=[.\"'])protector\\.[a-z][a-z0-9-]*(?:\\.[a-z][a-z0-9-]*)*");
-  private static final Pattern CLASS = Pattern.compile("io\\.icebergprotector(?:\\.[a-z][a-z0-9_]*)*\\.[A-Z][A-Za-z0-9_$]*");
+  private static final Pattern CLASS =
+      Pattern.compile("io\\.icebergprotector(?:\\.[a-z][a-z0-9_]*)*\\.[A-Z][A-Za-z0-9_$]*");
   private static final Pattern RUNTIME_COORDINATE =
-      Pattern.compile("io\\.icebergprotector:iceberg-protector-spark-runtime-3\\.5_2\\.13:([0-9A-Za-z.\\-]+)");
+      Pattern.compile(
+          "io\\.icebergprotector:iceberg-protector-spark-runtime-3\\.5_2\\.13:([0-9A-Za-z.\\-]+)");
 
   @ParameterizedTest
   @ValueSource(strings = {"pyspark-quickstart.ipynb", "spark-sql.ipynb"})
@@ -68,11 +71,16 @@ class NotebooksTest {
 
     Set<String> options = matches(OPTION, code);
     assertThat(options).as("catalog options used in " + name).isNotEmpty();
-    assertThat(options).as("options not in ProtectorContext.OPTIONS").isSubsetOf(ProtectorContext.OPTIONS);
+    assertThat(options)
+        .as("options not in ProtectorContext.OPTIONS")
+        .isSubsetOf(ProtectorContext.OPTIONS);
 
     Set<String> classes = matches(CLASS, all);
-    assertThat(classes).as("classes named in " + name)
-        .contains(ProtectingSparkCatalog.class.getName(), ProtectorSparkSessionExtensions.class.getName());
+    assertThat(classes)
+        .as("classes named in " + name)
+        .contains(
+            ProtectingSparkCatalog.class.getName(),
+            ProtectorSparkSessionExtensions.class.getName());
     for (String className : classes) {
       assertThatCode(() -> Class.forName(className, false, getClass().getClassLoader()))
           .as("class %s named in %s", className, name)
@@ -113,8 +121,10 @@ class NotebooksTest {
   /** The version in spark-runtime/pom.xml (the module publishing the runtime jar). */
   private static String runtimeVersion() throws IOException {
     String pom = Files.readString(Path.of("..", "spark-runtime", "pom.xml"));
-    Matcher m = Pattern.compile("<artifactId>iceberg-protector-spark-runtime-3\\.5_2\\.13</artifactId>\\s*<version>([^<]+)</version>")
-        .matcher(pom);
+    Matcher m =
+        Pattern.compile(
+                "<artifactId>iceberg-protector-spark-runtime-3\\.5_2\\.13</artifactId>\\s*<version>([^<]+)</version>")
+            .matcher(pom);
     assertThat(m.find()).as("version of spark-runtime/pom.xml").isTrue();
     return m.group(1);
   }
@@ -123,7 +133,8 @@ class NotebooksTest {
   void everyNotebookIsChecked() throws IOException {
     List<String> names = new ArrayList<>();
     try (Stream<Path> s = Files.list(NOTEBOOKS)) {
-      s.filter(p -> p.toString().endsWith(".ipynb")).forEach(p -> names.add(p.getFileName().toString()));
+      s.filter(p -> p.toString().endsWith(".ipynb"))
+          .forEach(p -> names.add(p.getFileName().toString()));
     }
     assertThat(names).containsExactlyInAnyOrder("pyspark-quickstart.ipynb", "spark-sql.ipynb");
   }

@@ -28,34 +28,36 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A catalog with {@code protector.kms.type = pkcs11} writes and reads a protected table, its master keys in a
- * SoftHSM2 token. Spark runs in a child JVM ({@link Session}): SoftHSM reads its token directory from the
- * environment once per process, so the process must start with it.
+ * A catalog with {@code protector.kms.type = pkcs11} writes and reads a protected table, its master
+ * keys in a SoftHSM2 token. Spark runs in a child JVM ({@link Session}): SoftHSM reads its token
+ * directory from the environment once per process, so the process must start with it.
  */
 class Pkcs11CatalogTest {
   private static final String PIN_ENV = "PROTECTOR_TEST_PIN";
   private static final String PASSED = "PKCS11 CATALOG PASSED";
   // Written in clear by the test, must not appear in any file of the table.
   private static final String CANARY_SSN = "987-65-4321";
-  private static final String POLICY = String.join("\n",
-      "protector {",
-      "  roles {",
-      "    admin   { users = [alice] }",
-      "    analyst { users = [bob] }",
-      "    etl     { users = [etl] }",
-      "  }",
-      "  keys { pii {}, fin {}, footer {} }",
-      "  tables {",
-      "    \"db.customers\" {",
-      "      footer-key = footer",
-      "      writers = [etl]",
-      "      columns {",
-      "        ssn    { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }",
-      "        salary { key = fin, clear = [admin] }",
-      "      }",
-      "    }",
-      "  }",
-      "}");
+  private static final String POLICY =
+      String.join(
+          "\n",
+          "protector {",
+          "  roles {",
+          "    admin   { users = [alice] }",
+          "    analyst { users = [bob] }",
+          "    etl     { users = [etl] }",
+          "  }",
+          "  keys { pii {}, fin {}, footer {} }",
+          "  tables {",
+          "    \"db.customers\" {",
+          "      footer-key = footer",
+          "      writers = [etl]",
+          "      columns {",
+          "        ssn    { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }",
+          "        salary { key = fin, clear = [admin] }",
+          "      }",
+          "    }",
+          "  }",
+          "}");
 
   @TempDir Path dir;
 
@@ -71,10 +73,16 @@ class Pkcs11CatalogTest {
     ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
         .filter(a -> a.startsWith("--add-opens"))
         .forEach(jvm::add);
-    SoftHsm.Result result = hsm.runJava(Session.class.getName(), jvm,
-        List.of(warehouse.toString(), policy.toString(), hsm.library().toString()),
-        Map.of(PIN_ENV, SoftHsm.PIN), 240);
-    assertThat(result.exitCode()).as("Spark session in a child JVM, output:%n%s", result.output()).isZero();
+    SoftHsm.Result result =
+        hsm.runJava(
+            Session.class.getName(),
+            jvm,
+            List.of(warehouse.toString(), policy.toString(), hsm.library().toString()),
+            Map.of(PIN_ENV, SoftHsm.PIN),
+            240);
+    assertThat(result.exitCode())
+        .as("Spark session in a child JVM, output:%n%s", result.output())
+        .isZero();
     assertThat(result.output()).contains(PASSED);
 
     List<Path> files;
@@ -82,7 +90,9 @@ class Pkcs11CatalogTest {
       files = walk.filter(Files::isRegularFile).collect(Collectors.toList());
     }
     assertThat(files).anyMatch(f -> f.toString().endsWith(".parquet"));
-    assertThat(files).as("files of db.customers holding the clear ssn").noneMatch(Pkcs11CatalogTest::holdsCanary);
+    assertThat(files)
+        .as("files of db.customers holding the clear ssn")
+        .noneMatch(Pkcs11CatalogTest::holdsCanary);
   }
 
   private static boolean holdsCanary(Path file) {
@@ -121,41 +131,53 @@ class Pkcs11CatalogTest {
       options.put(KmsSettings.PIN_ENV, PIN_ENV);
       options.put("protector.user", "etl");
 
-      // The key admin's part: the policy's keys, created in the token through the catalog's own settings.
+      // The key admin's part: the policy's keys, created in the token through the catalog's own
+      // settings.
       try (KeyService keys = KeyServices.open(KmsSettings.fromOptions(options, "catalog 'prot'"))) {
         for (String key : List.of("pii", "fin", "footer")) {
           keys.createKey(key);
         }
       }
 
-      SparkSession.Builder builder = SparkSession.builder()
-          .master("local[2]")
-          .appName("protector-pkcs11")
-          .config("spark.ui.enabled", "false")
-          .config("spark.sql.shuffle.partitions", "2")
-          .config("spark.sql.extensions",
-              "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions,"
-                  + ProtectorSparkSessionExtensions.class.getName())
-          .config("spark.sql.catalog.prot", ProtectingSparkCatalog.class.getName());
+      SparkSession.Builder builder =
+          SparkSession.builder()
+              .master("local[2]")
+              .appName("protector-pkcs11")
+              .config("spark.ui.enabled", "false")
+              .config("spark.sql.shuffle.partitions", "2")
+              .config(
+                  "spark.sql.extensions",
+                  "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions,"
+                      + ProtectorSparkSessionExtensions.class.getName())
+              .config("spark.sql.catalog.prot", ProtectingSparkCatalog.class.getName());
       options.forEach((k, v) -> builder.config("spark.sql.catalog.prot." + k, v));
       SparkSession spark = builder.getOrCreate();
       try {
         spark.sql("CREATE NAMESPACE IF NOT EXISTS prot.db");
-        spark.sql("CREATE TABLE prot.db.customers (id BIGINT, ssn STRING, salary DOUBLE) USING iceberg");
-        // Through a DataFrame rather than SQL text, so the canary is in no statement Spark might log.
-        StructType schema = new StructType()
-            .add("id", DataTypes.LongType)
-            .add("ssn", DataTypes.StringType)
-            .add("salary", DataTypes.DoubleType);
-        spark.createDataFrame(List.of(RowFactory.create(1L, CANARY_SSN, 4242.5),
-                RowFactory.create(2L, "111-22-3333", 10.0)), schema)
-            .writeTo("prot.db.customers").append();
+        spark.sql(
+            "CREATE TABLE prot.db.customers (id BIGINT, ssn STRING, salary DOUBLE) USING iceberg");
+        // Through a DataFrame rather than SQL text, so the canary is in no statement Spark might
+        // log.
+        StructType schema =
+            new StructType()
+                .add("id", DataTypes.LongType)
+                .add("ssn", DataTypes.StringType)
+                .add("salary", DataTypes.DoubleType);
+        spark
+            .createDataFrame(
+                List.of(
+                    RowFactory.create(1L, CANARY_SSN, 4242.5),
+                    RowFactory.create(2L, "111-22-3333", 10.0)),
+                schema)
+            .writeTo("prot.db.customers")
+            .append();
 
         Row alice = readAs(spark, "alice");
         check(CANARY_SSN.equals(alice.getString(1)), "alice (admin) reads ssn in clear");
         check(alice.getDouble(2) == 4242.5, "alice (admin) reads salary in clear");
         Row bob = readAs(spark, "bob");
-        check("*******4321".equals(bob.getString(1)), "bob (analyst) reads ssn masked to its last 4");
+        check(
+            "*******4321".equals(bob.getString(1)), "bob (analyst) reads ssn masked to its last 4");
         check(bob.isNullAt(2), "bob (analyst) reads salary as NULL");
         Row carol = readAs(spark, "carol");
         check(carol.isNullAt(1) && carol.isNullAt(2), "carol (no role) reads NULLs");
@@ -166,7 +188,10 @@ class Pkcs11CatalogTest {
 
     private static Row readAs(SparkSession spark, String user) {
       spark.conf().set("spark.sql.catalog.prot.protector.user", user);
-      return spark.sql("SELECT id, ssn, salary FROM prot.db.customers WHERE id = 1").collectAsList().get(0);
+      return spark
+          .sql("SELECT id, ssn, salary FROM prot.db.customers WHERE id = 1")
+          .collectAsList()
+          .get(0);
     }
 
     /** Fails naming the expectation, never the values read (they may be the canary). */

@@ -31,7 +31,9 @@ class PrincipalBindingTest extends SparkTestBase {
             + " salary DECIMAL(10,2), address STRUCT<city: STRING, zip: STRING>) USING iceberg");
     sqlAs(
         "etl",
-        "INSERT INTO prot.db.customers VALUES (1, 'Ann', '" + SSN + "', 'ann@x.test', 4242.42,"
+        "INSERT INTO prot.db.customers VALUES (1, 'Ann', '"
+            + SSN
+            + "', 'ann@x.test', 4242.42,"
             + " named_struct('city', 'Oslo', 'zip', '0150'))");
   }
 
@@ -77,7 +79,8 @@ class PrincipalBindingTest extends SparkTestBase {
   void aTempViewCreatedAsAliceReadsAsMallory() {
     actAs("alice");
     spark.table("prot.db.customers").createOrReplaceTempView("alice_df_view");
-    spark.sql("CREATE OR REPLACE TEMP VIEW alice_sql_view AS SELECT id, ssn FROM prot.db.customers");
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW alice_sql_view AS SELECT id, ssn FROM prot.db.customers");
     actAs("mallory");
     assertThat(ssns(spark.table("alice_df_view"))).containsExactly((String) null);
     assertThat(ssns(spark.sql("SELECT * FROM alice_sql_view"))).containsExactly((String) null);
@@ -103,7 +106,8 @@ class PrincipalBindingTest extends SparkTestBase {
     actAs("mallory");
     // mallory's table is another principal's view: it does not match alice's cache entry
     Dataset<Row> fresh = spark.table("prot.db.customers");
-    assertThat(fresh.queryExecution().withCachedData().toString()).doesNotContain("InMemoryRelation");
+    assertThat(fresh.queryExecution().withCachedData().toString())
+        .doesNotContain("InMemoryRelation");
     assertThat(ssns(fresh)).containsExactly((String) null);
   }
 

@@ -23,7 +23,8 @@ class ProcedureGuardTest extends SparkTestBase {
   @BeforeAll
   static void plaintextSource() {
     plaintextFiles = root.resolve("plaintext-source").toUri().toString();
-    spark.sql(
+    spark
+        .sql(
             "SELECT CAST(id + 1000 AS BIGINT) AS id, 'intruder' AS name, 'INJECTED-SSN' AS ssn,"
                 + " 'injected@example.test' AS email, CAST(1 AS DECIMAL(10,2)) AS salary,"
                 + " named_struct('city', 'x', 'zip', 'INJECTEDZIP') AS address, 'FR' AS country"
@@ -38,20 +39,29 @@ class ProcedureGuardTest extends SparkTestBase {
     spark.sql("DROP TABLE IF EXISTS " + T + " PURGE");
     spark.sql("DROP TABLE IF EXISTS prot.db.plain PURGE");
     spark.sql(
-        "CREATE TABLE " + T + " (id BIGINT, name STRING, ssn STRING, email STRING,"
+        "CREATE TABLE "
+            + T
+            + " (id BIGINT, name STRING, ssn STRING, email STRING,"
             + " salary DECIMAL(10,2), address STRUCT<city: STRING, zip: STRING>, country STRING)"
             + " USING iceberg");
     spark.sql(
-        "INSERT INTO " + T + " VALUES (1, 'n1', 'PROC-SSN-1', 'p1@example.test', 1.00,"
+        "INSERT INTO "
+            + T
+            + " VALUES (1, 'n1', 'PROC-SSN-1', 'p1@example.test', 1.00,"
             + " named_struct('city', 'c', 'zip', 'PROCZIP1'), 'DE')");
     spark.sql(
-        "INSERT INTO " + T + " VALUES (2, 'n2', 'PROC-SSN-2', 'p2@example.test', 2.00,"
+        "INSERT INTO "
+            + T
+            + " VALUES (2, 'n2', 'PROC-SSN-2', 'p2@example.test', 2.00,"
             + " named_struct('city', 'c', 'zip', 'PROCZIP2'), 'FR')");
   }
 
   private static String addFiles(String table) {
-    return "CALL prot.system.add_files(table => '" + table + "', source_table => '`parquet`.`"
-        + plaintextFiles + "`')";
+    return "CALL prot.system.add_files(table => '"
+        + table
+        + "', source_table => '`parquet`.`"
+        + plaintextFiles
+        + "`')";
   }
 
   private static void assertNothingInjected() {
@@ -63,8 +73,14 @@ class ProcedureGuardTest extends SparkTestBase {
   void quotingAndCatalogPrefixesDoNotBypassTheGuard() {
     // a writer, even: add_files imports plaintext files
     for (String name :
-        List.of("`db`.`customers`", "prot.db.customers", "`prot`.`db`.`customers`", "db.`customers`",
-            "db.customers", "DB.customers", "db.CUSTOMERS")) {
+        List.of(
+            "`db`.`customers`",
+            "prot.db.customers",
+            "`prot`.`db`.`customers`",
+            "db.`customers`",
+            "db.customers",
+            "DB.customers",
+            "db.CUSTOMERS")) {
       assertRefused(
           () -> spark.sql(addFiles(name)),
           "Procedure add_files is not supported on protected table " + T,
@@ -77,11 +93,14 @@ class ProcedureGuardTest extends SparkTestBase {
       spark.sql("USE prot.db");
       assertRefused(
           () -> spark.sql(addFiles("customers")),
-          "Procedure add_files is not supported on protected table " + T, "table => 'customers'");
+          "Procedure add_files is not supported on protected table " + T,
+          "table => 'customers'");
       assertRefused(
-          () -> spark.sql(
-              "CALL system.add_files(table => '`customers`', source_table => '`parquet`.`"
-                  + plaintextFiles + "`')"),
+          () ->
+              spark.sql(
+                  "CALL system.add_files(table => '`customers`', source_table => '`parquet`.`"
+                      + plaintextFiles
+                      + "`')"),
           "Procedure add_files is not supported on protected table " + T);
     } finally {
       spark.sql("USE spark_catalog.default");
@@ -112,16 +131,19 @@ class ProcedureGuardTest extends SparkTestBase {
             + " salary DECIMAL(10,2), address STRUCT<city: STRING, zip: STRING>, country STRING)"
             + " USING iceberg");
     org.apache.iceberg.Table plain =
-        ProtectedTableTest.catalog().icebergCatalog()
+        ProtectedTableTest.catalog()
+            .icebergCatalog()
             .loadTable(org.apache.iceberg.catalog.TableIdentifier.of("db", "plain"));
     int ssnId = plain.schema().findField("ssn").fieldId();
     plain.updateProperties().set(RecordedColumns.PROPERTY, "ssn=" + ssnId + ":pii").commit();
     try {
       assertRefused(
           () -> spark.sql(addFiles("`db`.`plain`")),
-          "Table prot.db.plain holds protected columns [ssn]", "no longer lists the table");
+          "Table prot.db.plain holds protected columns [ssn]",
+          "no longer lists the table");
       assertRefusedAs(
-          "mallory", "CALL prot.system.expire_snapshots(table => 'db.plain')",
+          "mallory",
+          "CALL prot.system.expire_snapshots(table => 'db.plain')",
           "Table prot.db.plain holds protected columns [ssn]");
     } finally {
       plain.updateProperties().remove(RecordedColumns.PROPERTY).commit();
@@ -133,16 +155,19 @@ class ProcedureGuardTest extends SparkTestBase {
   void importingProceduresAreRefusedOnProtectedNames() {
     assertRefused(
         () -> spark.sql("CALL prot.system.migrate(table => 'prot.db.customers')"),
-        "Procedure migrate is not supported on protected table " + T, "rewrite_protected");
+        "Procedure migrate is not supported on protected table " + T,
+        "rewrite_protected");
     // a destination that does not exist yet, but that the policy lists
     assertRefused(
-        () -> spark.sql(
-            "CALL prot.system.snapshot(source_table => 'default.nothing', table => 'prot.db.strict')"),
+        () ->
+            spark.sql(
+                "CALL prot.system.snapshot(source_table => 'default.nothing', table => 'prot.db.strict')"),
         "Procedure snapshot is not supported on protected table prot.db.strict");
     assertRefused(
-        () -> spark.sql(
-            "CALL prot.system.migrate(table => 'default.nothing',"
-                + " properties => map('protector.protected-columns', 'id=1:pii'))"),
+        () ->
+            spark.sql(
+                "CALL prot.system.migrate(table => 'default.nothing',"
+                    + " properties => map('protector.protected-columns', 'id=1:pii'))"),
         "Cannot set table property 'protector.protected-columns'");
     assertRefused(
         () -> spark.sql("CALL prot.system.create_changelog_view(table => '`db`.`customers`')"),
@@ -154,8 +179,10 @@ class ProcedureGuardTest extends SparkTestBase {
   @Test
   void stateChangingProceduresNeedTheWriterRole() {
     long first =
-        spark.sql("SELECT snapshot_id FROM " + T + ".snapshots ORDER BY committed_at LIMIT 1")
-            .first().getLong(0);
+        spark
+            .sql("SELECT snapshot_id FROM " + T + ".snapshots ORDER BY committed_at LIMIT 1")
+            .first()
+            .getLong(0);
     List<String> calls =
         List.of(
             "rollback_to_snapshot(table => '`db`.`customers`', snapshot_id => " + first + ")",
@@ -172,8 +199,12 @@ class ProcedureGuardTest extends SparkTestBase {
     for (String call : calls) {
       String name = call.substring(0, call.indexOf('('));
       assertRefusedAs(
-          "mallory", "CALL prot.system." + call, "Principal 'mallory' (roles [])",
-          "CALL prot.system." + name, "protected table " + T, WRITERS);
+          "mallory",
+          "CALL prot.system." + call,
+          "Principal 'mallory' (roles [])",
+          "CALL prot.system." + name,
+          "protected table " + T,
+          WRITERS);
     }
     assertRefusedAs(
         "bob", "CALL prot.system." + calls.get(0), "Principal 'bob' (roles [analyst])", WRITERS);
@@ -181,14 +212,17 @@ class ProcedureGuardTest extends SparkTestBase {
     assertRefusedAs(
         "mallory",
         "CALL prot.system.register_table(table => 'db.strict', metadata_file => 'file:/nothing.json')",
-        "CALL prot.system.register_table", "protected table prot.db.strict", "writer roles [etl]");
+        "CALL prot.system.register_table",
+        "protected table prot.db.strict",
+        "writer roles [etl]");
     assertThat(spark.sql("SELECT * FROM " + T + ".snapshots").count()).isEqualTo(2);
 
     // reading history is open to everyone; writers roll back
     asUser(
         "mallory",
-        () -> assertThat(spark.sql("CALL prot.system.ancestors_of(table => 'db.customers')").count())
-            .isEqualTo(2));
+        () ->
+            assertThat(spark.sql("CALL prot.system.ancestors_of(table => 'db.customers')").count())
+                .isEqualTo(2));
     spark.sql("CALL prot.system." + calls.get(0));
     assertThat(spark.table(T).count()).isEqualTo(1);
     assertThat(sqlAs("alice", "SELECT ssn FROM " + T).get(0).getString(0)).isEqualTo("PROC-SSN-1");

@@ -52,20 +52,26 @@ class ProtectedFilesTest extends SparkTestBase {
 
     // Without the AAD prefix, parquet-mr's standard factory refuses the bound file.
     conf.set("parquet.crypto.factory.class", PropertiesDrivenCryptoFactory.class.getName());
-    assertThatThrownBy(() -> readSsns(ParquetReader.builder(new GroupReadSupport(), hadoopPath).withConf(conf)))
+    assertThatThrownBy(
+            () ->
+                readSsns(ParquetReader.builder(new GroupReadSupport(), hadoopPath).withConf(conf)))
         .hasStackTraceContaining("AAD prefix used for file encryption, but not stored in file");
 
     // With it, built as the README documents from the table UUID and the file name, the standard
     // key tools decrypt: the key material in the footer is parquet-mr's own.
-    String uuid = org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark, "prot.db.customers")
-        .uuid().toString();
-    byte[] aadPrefix = ("iceberg-protector/file-binding/v1:" + uuid + ":" + file.getFileName())
-        .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    String uuid =
+        org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark, "prot.db.customers")
+            .uuid()
+            .toString();
+    byte[] aadPrefix =
+        ("iceberg-protector/file-binding/v1:" + uuid + ":" + file.getFileName())
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8);
     conf.unset("parquet.crypto.factory.class");
     FileDecryptionProperties decryption =
         FileDecryptionProperties.builder()
             .withKeyRetriever(
-                new PropertiesDrivenCryptoFactory().getFileDecryptionProperties(conf, hadoopPath)
+                new PropertiesDrivenCryptoFactory()
+                    .getFileDecryptionProperties(conf, hadoopPath)
                     .getKeyRetriever())
             .withAADPrefix(aadPrefix)
             .build();
@@ -97,7 +103,9 @@ class ProtectedFilesTest extends SparkTestBase {
       for (ColumnChunkMetaData column : block.getColumns()) {
         String path = column.getPath().toDotString();
         boolean expectEncrypted =
-            path.equals("ssn") || path.equals("email") || path.equals("salary")
+            path.equals("ssn")
+                || path.equals("email")
+                || path.equals("salary")
                 || path.equals("address.zip");
         assertThat(column.isEncrypted()).as("encryption of %s", path).isEqualTo(expectEncrypted);
       }
@@ -148,11 +156,13 @@ class ProtectedFilesTest extends SparkTestBase {
   @Test
   void plaintextFooterModeWithCtrAlgorithm() {
     spark.sql("CREATE TABLE prot.db.plainfooter (id BIGINT, ssn STRING) USING iceberg");
-    spark.sql("INSERT INTO prot.db.plainfooter SELECT id, concat('PF-CANARY-', id) FROM range(0, 20)");
+    spark.sql(
+        "INSERT INTO prot.db.plainfooter SELECT id, concat('PF-CANARY-', id) FROM range(0, 20)");
     assertThat(filesContaining("db.plainfooter", "PF-CANARY-")).isEmpty();
     byte[] magic = tail(dataFiles("db.plainfooter").get(0));
     assertThat(new String(magic, java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("PAR1");
-    assertThat(sqlAs("alice", "SELECT ssn FROM prot.db.plainfooter WHERE id = 3").get(0).getString(0))
+    assertThat(
+            sqlAs("alice", "SELECT ssn FROM prot.db.plainfooter WHERE id = 3").get(0).getString(0))
         .isEqualTo("PF-CANARY-3");
     assertThat(sqlAs("bob", "SELECT ssn FROM prot.db.plainfooter WHERE id = 3").get(0).getString(0))
         .isEqualTo("****");
@@ -172,8 +182,11 @@ class ProtectedFilesTest extends SparkTestBase {
 
   /** Opens a data file's footer with the decryption properties of a principal's spec. */
   private static ParquetFileReader open(Path file, ProtectionSpec spec) throws java.io.IOException {
-    String table = "prot." + warehouse.relativize(file).getName(0) + "."
-        + warehouse.relativize(file).getName(1);
+    String table =
+        "prot."
+            + warehouse.relativize(file).getName(0)
+            + "."
+            + warehouse.relativize(file).getName(1);
     ParquetReadOptions options =
         ParquetReadOptions.builder()
             .withDecryption(ProtectorCrypto.fileDecryption(spec, file.toString(), bindingOf(table)))

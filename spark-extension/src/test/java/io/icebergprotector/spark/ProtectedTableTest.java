@@ -15,7 +15,6 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SaveMode;
@@ -28,7 +27,9 @@ import org.junit.jupiter.api.Test;
 class ProtectedTableTest extends SparkTestBase {
   private static final String T = "prot.db.customers";
   private static final String DDL =
-      "CREATE TABLE " + T + " (id BIGINT, name STRING, ssn STRING, email STRING,"
+      "CREATE TABLE "
+          + T
+          + " (id BIGINT, name STRING, ssn STRING, email STRING,"
           + " salary DECIMAL(10,2), address STRUCT<city: STRING, zip: STRING>, country STRING)"
           + " USING iceberg PARTITIONED BY (country)";
 
@@ -66,7 +67,9 @@ class ProtectedTableTest extends SparkTestBase {
     spark.sql(DDL);
     spark.sql("INSERT INTO " + T + " SELECT * FROM src");
     spark.sql(
-        "INSERT OVERWRITE " + T + " PARTITION (country = 'DE')"
+        "INSERT OVERWRITE "
+            + T
+            + " PARTITION (country = 'DE')"
             + " SELECT id, name, ssn, email, salary, address FROM src WHERE id <= 10");
     // 20 FR rows kept, DE replaced by the 10 first ids
     assertProtectedAtRest(30);
@@ -94,7 +97,8 @@ class ProtectedTableTest extends SparkTestBase {
   @Test
   void replaceTableAsSelect() {
     spark.sql("CREATE TABLE " + T + " USING iceberg AS SELECT * FROM src WHERE id < 5");
-    spark.sql("REPLACE TABLE " + T + " USING iceberg PARTITIONED BY (country) AS SELECT * FROM src");
+    spark.sql(
+        "REPLACE TABLE " + T + " USING iceberg PARTITIONED BY (country) AS SELECT * FROM src");
     assertProtectedAtRest(40);
   }
 
@@ -103,7 +107,10 @@ class ProtectedTableTest extends SparkTestBase {
     spark.sql(DDL);
     src().writeTo(T).append();
     assertProtectedAtRest(40);
-    src().where("id <= 4").writeTo(T).overwrite(org.apache.spark.sql.functions.col("country").equalTo("DE"));
+    src()
+        .where("id <= 4")
+        .writeTo(T)
+        .overwrite(org.apache.spark.sql.functions.col("country").equalTo("DE"));
     // 20 FR rows stay, DE is replaced by ids 1..4 (both countries: overwrite does not filter input)
     assertProtectedAtRest(24);
     src().where("id > 30").writeTo(T).overwritePartitions();
@@ -130,7 +137,10 @@ class ProtectedTableTest extends SparkTestBase {
   void eachRoleGetsItsView() {
     spark.sql(DDL);
     spark.sql("INSERT INTO " + T + " SELECT * FROM src");
-    String q = "SELECT id, name, ssn, email, salary, address.city, address.zip FROM " + T + " WHERE id = 7";
+    String q =
+        "SELECT id, name, ssn, email, salary, address.city, address.zip FROM "
+            + T
+            + " WHERE id = 7";
 
     Row admin = sqlAs("alice", q).get(0);
     assertThat(admin.getString(2)).isEqualTo("CANARY-SSN-000007");
@@ -186,9 +196,11 @@ class ProtectedTableTest extends SparkTestBase {
     spark.sql("INSERT INTO " + T + " SELECT * FROM src");
     assertThat(sqlAs("bob", "SELECT * FROM " + T + " WHERE salary > 0")).isEmpty();
     assertThat(sqlAs("bob", "SELECT * FROM " + T + " WHERE address.zip = 'CANARYZIP7'")).isEmpty();
-    assertThat(sqlAs("bob", "SELECT count(*) FROM " + T + " WHERE salary IS NULL").get(0).getLong(0))
+    assertThat(
+            sqlAs("bob", "SELECT count(*) FROM " + T + " WHERE salary IS NULL").get(0).getLong(0))
         .isEqualTo(40L);
-    assertThat(sqlAs("alice", "SELECT count(*) FROM " + T + " WHERE salary > 20000").get(0).getLong(0))
+    assertThat(
+            sqlAs("alice", "SELECT count(*) FROM " + T + " WHERE salary > 20000").get(0).getLong(0))
         .isEqualTo(21L);
     // masked: filters see the mask, not the clear value
     assertThat(sqlAs("bob", "SELECT * FROM " + T + " WHERE ssn = 'CANARY-SSN-000007'")).isEmpty();
@@ -236,18 +248,23 @@ class ProtectedTableTest extends SparkTestBase {
     assertThatThrownBy(
             () ->
                 spark.sql(
-                    "MERGE INTO " + T + " t USING src s ON t.id = s.id"
+                    "MERGE INTO "
+                        + T
+                        + " t USING src s ON t.id = s.id"
                         + " WHEN MATCHED THEN UPDATE SET t.name = s.name"))
         .isInstanceOf(ProtectorException.class)
         .hasMessageContaining("may not run MERGE (copy-on-write) on protected table db.customers");
     // compaction copies every column: etl, who reads none of the protected ones, may not run it
-    assertThatThrownBy(() -> spark.sql("CALL prot.system.rewrite_data_files(table => 'db.customers')"))
+    assertThatThrownBy(
+            () -> spark.sql("CALL prot.system.rewrite_data_files(table => 'db.customers')"))
         .isInstanceOf(ProtectorException.class)
         .hasMessageContaining(
             "may not run CALL prot.system.rewrite_data_files on protected table db.customers")
         .hasMessageContaining("ssn: denied");
     assertThatThrownBy(
-            () -> spark.sql("CALL prot.system.add_files(table => 'db.customers', source_table => '`parquet`.`/tmp/x`')"))
+            () ->
+                spark.sql(
+                    "CALL prot.system.add_files(table => 'db.customers', source_table => '`parquet`.`/tmp/x`')"))
         .hasStackTraceContaining("Procedure add_files is not supported on protected table");
     assertThat(spark.table(T).count()).isEqualTo(40);
   }
@@ -257,18 +274,22 @@ class ProtectedTableTest extends SparkTestBase {
     assertThatThrownBy(
             () ->
                 spark.sql(
-                    "CREATE TABLE " + T + " (id BIGINT, ssn STRING, email STRING, salary DECIMAL(10,2),"
+                    "CREATE TABLE "
+                        + T
+                        + " (id BIGINT, ssn STRING, email STRING, salary DECIMAL(10,2),"
                         + " address STRUCT<city: STRING, zip: STRING>) USING iceberg PARTITIONED BY (bucket(4, ssn))"))
         .hasStackTraceContaining("partition")
         .hasStackTraceContaining("ssn");
     spark.sql(DDL);
-    assertThatThrownBy(() -> spark.sql("ALTER TABLE " + T + " ADD PARTITION FIELD truncate(2, email)"))
+    assertThatThrownBy(
+            () -> spark.sql("ALTER TABLE " + T + " ADD PARTITION FIELD truncate(2, email)"))
         .hasStackTraceContaining("email");
   }
 
   @Test
   void unknownPolicyColumnRefusesWrites() {
-    assertThatThrownBy(() -> spark.sql("CREATE TABLE " + T + " (id BIGINT, ssn STRING) USING iceberg"))
+    assertThatThrownBy(
+            () -> spark.sql("CREATE TABLE " + T + " (id BIGINT, ssn STRING) USING iceberg"))
         .hasStackTraceContaining("email");
   }
 
@@ -316,7 +337,9 @@ class ProtectedTableTest extends SparkTestBase {
     assertThat(filesContaining("db.customers", "CANARY-SSN-0000", "@example.test", "CANARYZIP"))
         .as("plaintext of protected columns at rest")
         .isEmpty();
-    assertThat(filesContaining("db.customers", "name1")).as("unprotected column is readable").isNotEmpty();
+    assertThat(filesContaining("db.customers", "name1"))
+        .as("unprotected column is readable")
+        .isNotEmpty();
 
     Table table = icebergTable();
     table.refresh();

@@ -51,15 +51,22 @@ class ReadmeTest {
   private static Set<String> policyFields() throws Exception {
     Class<?> parser = Class.forName("io.icebergprotector.policy.PolicyParser");
     Set<String> fields = new LinkedHashSet<>();
-    for (String name : List.of(
-        "TOP_ORDER", "ROLE_FIELDS", "KEY_FIELDS", "RETIRED_KEY_FIELDS", "TABLE_FIELDS", "COLUMN_FIELDS")) {
+    for (String name :
+        List.of(
+            "TOP_ORDER",
+            "ROLE_FIELDS",
+            "KEY_FIELDS",
+            "RETIRED_KEY_FIELDS",
+            "TABLE_FIELDS",
+            "COLUMN_FIELDS")) {
       Field f = parser.getDeclaredField(name);
       f.setAccessible(true);
       for (Object value : (List<?>) f.get(null)) {
         fields.add((String) value);
       }
     }
-    assertThat(fields).as("policy parser field lists (update this test if they moved)")
+    assertThat(fields)
+        .as("policy parser field lists (update this test if they moved)")
         .contains("roles", "footer-key", "on-denied");
     return fields;
   }

@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * With {@link ProtectingSessionCatalog} as {@code spark_catalog}, a non-Iceberg table whose name
- * the policy lists is refused (create, write, read), unless it lies under a protected {@code
- * paths} prefix; Iceberg tables of the policy are protected as before, and the session catalog's
+ * the policy lists is refused (create, write, read), unless it lies under a protected {@code paths}
+ * prefix; Iceberg tables of the policy are protected as before, and the session catalog's
  * procedures are guarded like the protecting catalog's.
  */
 class SessionCatalogTablesTest {
@@ -126,13 +126,14 @@ class SessionCatalogTablesTest {
     try (Stream<Path> files = Files.walk(dir)) {
       return files
           .filter(Files::isRegularFile)
-          .filter(f -> {
-            try {
-              return SparkTestBase.indexOf(Files.readAllBytes(f), needle) >= 0;
-            } catch (IOException e) {
-              throw new UncheckedIOException(e);
-            }
-          })
+          .filter(
+              f -> {
+                try {
+                  return SparkTestBase.indexOf(Files.readAllBytes(f), needle) >= 0;
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              })
           .collect(Collectors.toList());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -141,30 +142,45 @@ class SessionCatalogTablesTest {
 
   @Test
   void creatingANonIcebergTableUnderAPolicyNameIsRefused() {
-    String[] cause = {"spark_catalog.db.sq", "lists it as a protected table", "parquet table",
-        "protected columns [ssn]", "USING iceberg"};
+    String[] cause = {
+      "spark_catalog.db.sq",
+      "lists it as a protected table",
+      "parquet table",
+      "protected columns [ssn]",
+      "USING iceberg"
+    };
     assertRefused(
         () -> spark.sql("CREATE TABLE db.sq (id BIGINT, ssn STRING) USING parquet"),
         withPrefix("Cannot create ", cause));
     assertRefused(
-        () -> spark.sql("CREATE TABLE db.sq USING parquet AS SELECT 1L AS id, '" + CANARY + "1' AS ssn"),
+        () ->
+            spark.sql(
+                "CREATE TABLE db.sq USING parquet AS SELECT 1L AS id, '" + CANARY + "1' AS ssn"),
         withPrefix("Cannot create ", cause));
     assertRefused(
-        () -> rows(2).write().format("parquet").saveAsTable("db.sq"), withPrefix("Cannot create ", cause));
+        () -> rows(2).write().format("parquet").saveAsTable("db.sq"),
+        withPrefix("Cannot create ", cause));
     assertRefused(
-        () -> rows(3).writeTo("db.sq").using("parquet").create(), withPrefix("Cannot create ", cause));
+        () -> rows(3).writeTo("db.sq").using("parquet").create(),
+        withPrefix("Cannot create ", cause));
     spark.sql("CREATE TABLE db.other (id BIGINT, ssn STRING) USING parquet");
-    assertRefused(() -> spark.sql("CREATE TABLE db.sq LIKE db.other"), withPrefix("Cannot create ", cause));
+    assertRefused(
+        () -> spark.sql("CREATE TABLE db.sq LIKE db.other"), withPrefix("Cannot create ", cause));
     // Spark itself refuses RTAS for V1 sources of the session catalog
     Throwable replace =
-        catchThrowable(() -> spark.sql(
-            "CREATE OR REPLACE TABLE db.sq USING parquet AS SELECT 4L AS id, '" + CANARY + "4' AS ssn"));
+        catchThrowable(
+            () ->
+                spark.sql(
+                    "CREATE OR REPLACE TABLE db.sq USING parquet AS SELECT 4L AS id, '"
+                        + CANARY
+                        + "4' AS ssn"));
     assertThat(replace)
         .isInstanceOf(org.apache.spark.sql.AnalysisException.class)
         .hasMessageContaining("does not support REPLACE TABLE AS SELECT");
     assertRefused(
         () -> spark.sql("ALTER TABLE db.other RENAME TO db.sq"),
-        "Cannot rename a table to spark_catalog.db.sq", "parquet table");
+        "Cannot rename a table to spark_catalog.db.sq",
+        "parquet table");
     assertThat(exists("db.sq")).isFalse();
     assertThat(plaintextFiles(sparkWarehouse)).isEmpty();
   }
@@ -182,9 +198,13 @@ class SessionCatalogTablesTest {
     spark.sql("INSERT INTO db.other VALUES (1, '" + CANARY + "1')");
     spark.sessionState().catalog().externalCatalog().renameTable("db", "other", "sq");
     String location =
-        spark.sessionState().catalog()
-            .getTableMetadata(new org.apache.spark.sql.catalyst.TableIdentifier("sq", scala.Option.apply("db")))
-            .location().toString();
+        spark
+            .sessionState()
+            .catalog()
+            .getTableMetadata(
+                new org.apache.spark.sql.catalyst.TableIdentifier("sq", scala.Option.apply("db")))
+            .location()
+            .toString();
 
     String[] refusal = {"spark_catalog.db.sq", "parquet table", "USING iceberg"};
     assertRefused(() -> spark.sql("SELECT ssn FROM db.sq").collectAsList(), refusal);
@@ -194,7 +214,9 @@ class SessionCatalogTablesTest {
     assertRefused(() -> rows(4).write().mode(SaveMode.Append).saveAsTable("db.sq"), refusal);
     assertRefused(
         () -> rows(5).write().mode(SaveMode.Append).parquet(location),
-        "Cannot write files", "into the location of spark_catalog.db.sq", "parquet table");
+        "Cannot write files",
+        "into the location of spark_catalog.db.sq",
+        "parquet table");
     assertThat(plaintextFiles(sparkWarehouse)).hasSize(1); // only the planted file
     spark.sql("DROP TABLE db.sq");
     assertThat(exists("db.sq")).isFalse();
@@ -220,17 +242,21 @@ class SessionCatalogTablesTest {
     try {
       assertRefused(
           () -> spark.sql("ALTER TABLE db.ice RENAME COLUMN ssn TO x"),
-          "Principal 'mallory' (roles [])", "protected table spark_catalog.db.ice");
+          "Principal 'mallory' (roles [])",
+          "protected table spark_catalog.db.ice");
       assertRefused(
           () -> spark.sql("CALL spark_catalog.system.expire_snapshots(table => 'db.ice')"),
-          "Principal 'mallory'", "CALL spark_catalog.system.expire_snapshots",
+          "Principal 'mallory'",
+          "CALL spark_catalog.system.expire_snapshots",
           "protected table spark_catalog.db.ice");
       assertRefused(() -> spark.sql("DROP TABLE db.ice"), "Principal 'mallory'", "DROP TABLE");
     } finally {
       spark.conf().set("spark.sql.catalog.spark_catalog.protector.user", "etl");
     }
     assertRefused(
-        () -> spark.sql("CALL spark_catalog.system.add_files(table => '`db`.`ice`', source_table => 'db.other')"),
+        () ->
+            spark.sql(
+                "CALL spark_catalog.system.add_files(table => '`db`.`ice`', source_table => 'db.other')"),
         "Procedure add_files is not supported on protected table spark_catalog.db.ice");
     assertThat(spark.table("db.ice").count()).isEqualTo(1);
   }

@@ -94,7 +94,8 @@ public abstract class SparkTestBase {
             .config("spark.sql.catalog.prot.warehouse", warehouse.toUri().toString())
             .config("spark.sql.catalog.prot.protector.policy", policyFile.toString())
             .config("spark.sql.catalog.prot.protector.kms.keystore", keystore.toString())
-            .config("spark.sql.catalog.prot.protector.kms.passphrase-file", passphraseFile.toString())
+            .config(
+                "spark.sql.catalog.prot.protector.kms.passphrase-file", passphraseFile.toString())
             .config("spark.sql.catalog.prot.protector.kms.create-missing-keys", "true")
             .config("spark.sql.catalog.prot.protector.user", "etl")
             .getOrCreate();
@@ -133,7 +134,8 @@ public abstract class SparkTestBase {
           (ProtectingSparkCatalog) spark.sessionState().catalogManager().catalog("prot");
       return ((ProtectedTable)
               catalog.loadTable(
-                  org.apache.spark.sql.connector.catalog.Identifier.of(new String[] {"db"}, "customers")))
+                  org.apache.spark.sql.connector.catalog.Identifier.of(
+                      new String[] {"db"}, "customers")))
           .protection();
     } catch (Exception e) {
       throw new IllegalStateException(e);
@@ -169,7 +171,9 @@ public abstract class SparkTestBase {
     spark.conf().set(p + ".protector.user", "etl");
   }
 
-  /** Adds catalog {@code name}: Iceberg's own catalog over {@code warehouse}, without protection. */
+  /**
+   * Adds catalog {@code name}: Iceberg's own catalog over {@code warehouse}, without protection.
+   */
   protected static void addPlainCatalog(String name, Path warehouse) {
     String p = "spark.sql.catalog." + name;
     spark.conf().set(p, org.apache.iceberg.spark.SparkCatalog.class.getName());
@@ -179,7 +183,8 @@ public abstract class SparkTestBase {
   }
 
   /** Runs {@code action} with catalog {@code catalog} acting as {@code user}. */
-  protected static <T> T asUser(String catalog, String user, java.util.function.Supplier<T> action) {
+  protected static <T> T asUser(
+      String catalog, String user, java.util.function.Supplier<T> action) {
     String key = "spark.sql.catalog." + catalog + ".protector.user";
     String previous = spark.conf().get(key);
     spark.conf().set(key, user);
@@ -213,7 +218,8 @@ public abstract class SparkTestBase {
   /** The file binding of an Iceberg table, e.g. {@code bindingOf("prot.db.customers")}. */
   protected static FileBinding bindingOf(String qualifiedTable) {
     try {
-      return FileBinding.of(org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark, qualifiedTable));
+      return FileBinding.of(
+          org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark, qualifiedTable));
     } catch (Exception e) {
       throw new IllegalStateException("Cannot load " + qualifiedTable, e);
     }

@@ -41,8 +41,11 @@ class StrictSchemaTest {
   @Test
   void protectedAndPlainColumnsPass() {
     assertThatCode(
-            () -> check(STRICT, "ID BIGINT, SSN STRING, address STRUCT<city: STRING, zip: STRING>,"
-                + " meta STRUCT<source: STRING, tags: ARRAY<STRING>>, card STRUCT<number: STRING, ssn: STRING>"))
+            () ->
+                check(
+                    STRICT,
+                    "ID BIGINT, SSN STRING, address STRUCT<city: STRING, zip: STRING>,"
+                        + " meta STRUCT<source: STRING, tags: ARRAY<STRING>>, card STRUCT<number: STRING, ssn: STRING>"))
         .doesNotThrowAnyException();
     // a loose entry takes anything
     assertThatCode(() -> check(LOOSE, "id BIGINT, person STRUCT<ssn: STRING>, note STRING"))
@@ -57,7 +60,8 @@ class StrictSchemaTest {
         .hasMessageContaining("strict entry s3a://b/strict/");
     assertThatThrownBy(() -> check(STRICT, "id BIGINT, ssn_ STRING"))
         .hasMessageContaining("column 'ssn_' is neither");
-    assertThatThrownBy(() -> check(STRICT, "id BIGINT, address STRUCT<city: STRING, street: STRING>"))
+    assertThatThrownBy(
+            () -> check(STRICT, "id BIGINT, address STRUCT<city: STRING, street: STRING>"))
         .hasMessageContaining("column 'address.street' is neither");
     assertThatThrownBy(() -> check(STRICT, "id BIGINT, attrs MAP<STRING, STRING>"))
         .hasMessageContaining("column 'attrs.key' is neither");
@@ -69,7 +73,8 @@ class StrictSchemaTest {
     assertThatThrownBy(() -> check(STRICT, "id BIGINT, meta STRUCT<ssn: STRING>"))
         .isInstanceOf(ProtectorException.class)
         .hasMessageContaining("column 'meta.ssn' " + nested);
-    assertThatThrownBy(() -> check(STRICT, "id BIGINT, meta STRUCT<people: ARRAY<STRUCT<SSN: STRING>>>"))
+    assertThatThrownBy(
+            () -> check(STRICT, "id BIGINT, meta STRUCT<people: ARRAY<STRUCT<SSN: STRING>>>"))
         .hasMessageContaining("column 'meta.people.SSN' " + nested);
     assertThatThrownBy(() -> check(STRICT, "id BIGINT, meta MAP<STRING, STRUCT<zip: STRING>>"))
         .hasMessageContaining("column 'meta.value.zip' " + nested);

@@ -16,14 +16,16 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Who may change a protected table's definition, and which definitions are refused: the writer
- * role for every DDL, checks on field ids (renamed and nested columns), no sort order on protected
+ * Who may change a protected table's definition, and which definitions are refused: the writer role
+ * for every DDL, checks on field ids (renamed and nested columns), no sort order on protected
  * columns, and read-only protector properties.
  */
 class TableAdminTest extends SparkTestBase {
   static final String T = "prot.db.customers";
   private static final String DDL =
-      "CREATE TABLE " + T + " (id BIGINT NOT NULL, name STRING, ssn STRING, email STRING,"
+      "CREATE TABLE "
+          + T
+          + " (id BIGINT NOT NULL, name STRING, ssn STRING, email STRING,"
           + " salary DECIMAL(10,2), address STRUCT<city: STRING, zip: STRING>, country STRING)"
           + " USING iceberg PARTITIONED BY (country)";
   private static final String WRITERS = "writer roles [admin, etl]";
@@ -46,7 +48,9 @@ class TableAdminTest extends SparkTestBase {
     spark.sql("INSERT INTO " + T + " SELECT * FROM admin_src");
   }
 
-  /** Runs {@code call} and asserts it fails with a {@link ProtectorException} naming every fragment. */
+  /**
+   * Runs {@code call} and asserts it fails with a {@link ProtectorException} naming every fragment.
+   */
   static void assertRefused(ThrowingCallable call, String... fragments) {
     Throwable thrown = catchThrowable(call);
     assertThat(thrown).as("the operation must be refused").isNotNull();
@@ -54,7 +58,9 @@ class TableAdminTest extends SparkTestBase {
     while (cause != null && !(cause instanceof ProtectorException)) {
       cause = cause.getCause();
     }
-    assertThat(cause).as("a ProtectorException in %s", thrown).isInstanceOf(ProtectorException.class);
+    assertThat(cause)
+        .as("a ProtectorException in %s", thrown)
+        .isInstanceOf(ProtectorException.class);
     assertThat(cause.getMessage()).contains(fragments);
   }
 
@@ -69,7 +75,9 @@ class TableAdminTest extends SparkTestBase {
   }
 
   private static String aliceSsn(String column, long id) {
-    return sqlAs("alice", "SELECT " + column + " FROM " + T + " WHERE id = " + id).get(0).getString(0);
+    return sqlAs("alice", "SELECT " + column + " FROM " + T + " WHERE id = " + id)
+        .get(0)
+        .getString(0);
   }
 
   // ------------------------------------------------------------- sort orders (issue 11 item 3)
@@ -138,21 +146,25 @@ class TableAdminTest extends SparkTestBase {
   @Test
   void definitionChangesNeedTheWriterRole() {
     Map<String, String> statements = new java.util.LinkedHashMap<>();
-    statements.put("ALTER TABLE " + T + " RENAME COLUMN ssn TO x", "ALTER TABLE (rename column ssn to x)");
+    statements.put(
+        "ALTER TABLE " + T + " RENAME COLUMN ssn TO x", "ALTER TABLE (rename column ssn to x)");
     statements.put("ALTER TABLE " + T + " ADD COLUMN ssn2 STRING", "ALTER TABLE (add column ssn2)");
     statements.put("ALTER TABLE " + T + " DROP COLUMN email", "ALTER TABLE (drop column email)");
-    statements.put("ALTER TABLE " + T + " ALTER COLUMN salary TYPE DECIMAL(12,2)", "alter column salary");
+    statements.put(
+        "ALTER TABLE " + T + " ALTER COLUMN salary TYPE DECIMAL(12,2)", "alter column salary");
     statements.put(
         "ALTER TABLE " + T + " SET TBLPROPERTIES ('write.format.default' = 'avro')",
         "set property write.format.default");
     statements.put("ALTER TABLE " + T + " SET LOCATION '/tmp/elsewhere'", "set property location");
-    statements.put("ALTER TABLE " + T + " ADD PARTITION FIELD bucket(4, id)", "ADD PARTITION FIELD");
+    statements.put(
+        "ALTER TABLE " + T + " ADD PARTITION FIELD bucket(4, id)", "ADD PARTITION FIELD");
     statements.put("ALTER TABLE " + T + " DROP PARTITION FIELD country", "DROP PARTITION FIELD");
     statements.put(
         "ALTER TABLE " + T + " REPLACE PARTITION FIELD country WITH bucket(2, country)",
         "REPLACE PARTITION FIELD");
     statements.put("ALTER TABLE " + T + " WRITE ORDERED BY id", "WRITE ORDERED BY id");
-    statements.put("ALTER TABLE " + T + " WRITE DISTRIBUTED BY PARTITION", "distribution mode hash");
+    statements.put(
+        "ALTER TABLE " + T + " WRITE DISTRIBUTED BY PARTITION", "distribution mode hash");
     statements.put("ALTER TABLE " + T + " SET IDENTIFIER FIELDS id", "SET IDENTIFIER FIELDS id");
     statements.put("ALTER TABLE " + T + " DROP IDENTIFIER FIELDS id", "DROP IDENTIFIER FIELDS id");
     statements.put("ALTER TABLE " + T + " CREATE BRANCH audit", "CREATE BRANCH audit");
@@ -172,13 +184,20 @@ class TableAdminTest extends SparkTestBase {
     Table before = table();
     for (Map.Entry<String, String> statement : statements.entrySet()) {
       assertRefusedAs(
-          "mallory", statement.getKey(), "Principal 'mallory' (roles [])", statement.getValue(),
-          "protected table " + T, WRITERS);
+          "mallory",
+          statement.getKey(),
+          "Principal 'mallory' (roles [])",
+          statement.getValue(),
+          "protected table " + T,
+          WRITERS);
     }
     // an analyst reads, but is not a writer
     assertRefusedAs(
-        "bob", "ALTER TABLE " + T + " RENAME COLUMN ssn TO x", "Principal 'bob' (roles [analyst])",
-        "rename column ssn to x", WRITERS);
+        "bob",
+        "ALTER TABLE " + T + " RENAME COLUMN ssn TO x",
+        "Principal 'bob' (roles [analyst])",
+        "rename column ssn to x",
+        WRITERS);
 
     // nothing changed: alice still reads in clear, etl still writes
     Table after = table();
@@ -197,10 +216,14 @@ class TableAdminTest extends SparkTestBase {
   @Test
   void creatingAPolicyTableNeedsTheWriterRole() {
     spark.sql("DROP TABLE " + T + " PURGE");
-    assertRefusedAs("mallory", DDL, "Principal 'mallory'", "CREATE TABLE on protected table " + T, WRITERS);
     assertRefusedAs(
-        "bob", "CREATE TABLE " + T + " USING iceberg AS SELECT * FROM admin_src", "Principal 'bob'",
-        "CREATE TABLE", WRITERS);
+        "mallory", DDL, "Principal 'mallory'", "CREATE TABLE on protected table " + T, WRITERS);
+    assertRefusedAs(
+        "bob",
+        "CREATE TABLE " + T + " USING iceberg AS SELECT * FROM admin_src",
+        "Principal 'bob'",
+        "CREATE TABLE",
+        WRITERS);
     assertThat(spark.sql("SHOW TABLES IN prot.db LIKE 'customers'").count()).isZero();
     asUser("alice", () -> spark.sql(DDL));
     assertThat(table().schema().findField("ssn")).isNotNull();
@@ -213,7 +236,8 @@ class TableAdminTest extends SparkTestBase {
     spark.sql("ALTER TABLE " + T + " ADD PARTITION FIELD bucket(4, id)");
     spark.sql("ALTER TABLE " + T + " WRITE ORDERED BY id");
     spark.sql("ALTER TABLE " + T + " SET IDENTIFIER FIELDS id");
-    spark.sql("ALTER TABLE " + T + " SET TBLPROPERTIES ('write.metadata.previous-versions-max' = '7')");
+    spark.sql(
+        "ALTER TABLE " + T + " SET TBLPROPERTIES ('write.metadata.previous-versions-max' = '7')");
     spark.sql("ALTER TABLE " + T + " CREATE BRANCH audit");
     spark.sql("ALTER TABLE " + T + " CREATE TAG v1");
     Table table = table();
@@ -224,7 +248,9 @@ class TableAdminTest extends SparkTestBase {
     spark.sql("ALTER TABLE " + T + " DROP BRANCH audit");
     spark.sql("ALTER TABLE " + T + " DROP IDENTIFIER FIELDS id");
     spark.sql(
-        "INSERT INTO " + T + " SELECT id, name, ssn, email, salary, address, country, 'n' FROM admin_src");
+        "INSERT INTO "
+            + T
+            + " SELECT id, name, ssn, email, salary, address, country, 'n' FROM admin_src");
     assertThat(aliceSsn("social", 5)).isEqualTo("ADMIN-SSN-5");
     assertThat(filesContaining("db.customers", "ADMIN-SSN-", "ADMINZIP")).isEmpty();
     assertThat(table().properties()).containsKey(RecordedColumns.PROPERTY);
@@ -252,7 +278,8 @@ class TableAdminTest extends SparkTestBase {
           "Cannot partition protected table " + T + " by protected column",
           "plaintext");
     }
-    assertThat(table().spec().fields().stream().map(PartitionField::name).collect(Collectors.toList()))
+    assertThat(
+            table().spec().fields().stream().map(PartitionField::name).collect(Collectors.toList()))
         .containsExactly("country");
   }
 
@@ -260,7 +287,8 @@ class TableAdminTest extends SparkTestBase {
   void protectedColumnsCannotBeIdentifierFields() {
     assertRefused(
         () -> spark.sql("ALTER TABLE " + T + " SET IDENTIFIER FIELDS id, ssn"),
-        "protected column 'ssn' an identifier field of " + T, "equality-delete");
+        "protected column 'ssn' an identifier field of " + T,
+        "equality-delete");
     assertThat(table().schema().identifierFieldIds()).isEmpty();
   }
 
@@ -275,18 +303,22 @@ class TableAdminTest extends SparkTestBase {
         "Rename 'social' back to 'ssn'");
     assertRefused(
         () -> spark.sql("ALTER TABLE " + T + " RENAME COLUMN name TO SSN"),
-        "ALTER TABLE (rename column name to SSN)", "now named 'social'");
+        "ALTER TABLE (rename column name to SSN)",
+        "now named 'social'");
     // nested: the policy protects address.zip
     spark.sql("ALTER TABLE " + T + " RENAME COLUMN address.zip TO postcode");
     assertRefused(
         () -> spark.sql("ALTER TABLE " + T + " ADD COLUMN address.zip STRING"),
-        "column 'address.zip' is protected as field id", "now named 'address.postcode'");
+        "column 'address.zip' is protected as field id",
+        "now named 'address.postcode'");
     Types.NestedField ssn = table().schema().findField("ssn");
     assertThat(ssn).as("no column took the policy's name").isNull();
 
     // protection stayed with the renamed fields
     spark.sql(
-        "INSERT INTO " + T + " SELECT id + 100, name, ssn, email, salary, address, country FROM admin_src");
+        "INSERT INTO "
+            + T
+            + " SELECT id + 100, name, ssn, email, salary, address, country FROM admin_src");
     assertThat(filesContaining("db.customers", "ADMIN-SSN-", "ADMINZIP")).isEmpty();
     assertThat(aliceSsn("social", 103)).isEqualTo("ADMIN-SSN-3");
     // renaming back is fine, and then the name is the field's again
@@ -321,23 +353,31 @@ class TableAdminTest extends SparkTestBase {
     // on unprotected tables and at creation too
     spark.sql("CREATE TABLE prot.db.plain (id BIGINT, ssn STRING) USING iceberg");
     assertRefused(
-        () -> spark.sql(
-            "ALTER TABLE prot.db.plain SET TBLPROPERTIES ('protector.protected-columns' = 'id=1:pii')"),
+        () ->
+            spark.sql(
+                "ALTER TABLE prot.db.plain SET TBLPROPERTIES ('protector.protected-columns' = 'id=1:pii')"),
         "Cannot set table property 'protector.protected-columns' of prot.db.plain");
     assertRefused(
-        () -> spark.sql(
-            "CREATE TABLE prot.db.plain2 (id BIGINT) USING iceberg"
-                + " TBLPROPERTIES ('protector.protected-columns' = 'id=1:pii')"),
+        () ->
+            spark.sql(
+                "CREATE TABLE prot.db.plain2 (id BIGINT) USING iceberg"
+                    + " TBLPROPERTIES ('protector.protected-columns' = 'id=1:pii')"),
         "Cannot set table property 'protector.protected-columns' of prot.db.plain2");
     assertRefused(
-        () -> spark.sql(
-            "CREATE TABLE prot.db.plain2 (id BIGINT) USING iceberg OPTIONS ('protector.user' = 'alice')"),
+        () ->
+            spark.sql(
+                "CREATE TABLE prot.db.plain2 (id BIGINT) USING iceberg OPTIONS ('protector.user' = 'alice')"),
         "Cannot set table property 'protector.user' of prot.db.plain2");
     assertRefused(
-        () -> src().writeTo("prot.db.plain2").tableProperty(RecordedColumns.PROPERTY, "id=1:pii").create(),
+        () ->
+            src()
+                .writeTo("prot.db.plain2")
+                .tableProperty(RecordedColumns.PROPERTY, "id=1:pii")
+                .create(),
         "Cannot set table property 'protector.protected-columns' of prot.db.plain2");
     assertRefused(
-        () -> src().writeTo(T).tableProperty(RecordedColumns.PROPERTY, "id=1:pii").createOrReplace(),
+        () ->
+            src().writeTo(T).tableProperty(RecordedColumns.PROPERTY, "id=1:pii").createOrReplace(),
         "Cannot set table property 'protector.protected-columns' of " + T);
     assertThat(spark.sql("SHOW TABLES IN prot.db LIKE 'plain2'").count()).isZero();
     assertThat(ProtectedTableTest.catalog().protectorContext()).isNotNull();
@@ -350,7 +390,8 @@ class TableAdminTest extends SparkTestBase {
     // Iceberg reserves 'sort-order' (and Spark's CREATE TABLE has no sort order): only WRITE
     // ORDERED BY, guarded above, or the Java API, caught at write time, set one
     Throwable thrown =
-        catchThrowable(() -> spark.sql("ALTER TABLE " + T + " SET TBLPROPERTIES ('sort-order' = 'ssn')"));
+        catchThrowable(
+            () -> spark.sql("ALTER TABLE " + T + " SET TBLPROPERTIES ('sort-order' = 'ssn')"));
     assertThat(thrown).hasMessageContaining("sort-order");
     assertThat(table().sortOrder().isUnsorted()).isTrue();
   }

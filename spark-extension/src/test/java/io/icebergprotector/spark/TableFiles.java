@@ -31,8 +31,7 @@ public final class TableFiles {
   /** The data files of the table's current snapshot, with their column metrics. */
   public static List<DataFile> liveFiles(Table table) {
     List<DataFile> files = new ArrayList<>();
-    try (CloseableIterable<FileScanTask> tasks =
-        table.newScan().includeColumnStats().planFiles()) {
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().includeColumnStats().planFiles()) {
       tasks.forEach(t -> files.add(t.file().copy()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -64,17 +63,24 @@ public final class TableFiles {
             .map(name -> table.schema().findField(name).fieldId())
             .collect(Collectors.toSet());
     int unprotectedId = table.schema().findField(unprotected).fieldId();
-    assertThat(files).isNotEmpty().allSatisfy(f -> {
-      assertThat(FileMarker.kindOf(f)).as("marker of %s", f.location())
-          .isEqualTo(FileMarker.Kind.BOUND);
-      for (Map<Integer, ?> metrics :
-          List.of(nonNull(f.columnSizes()), nonNull(f.valueCounts()),
-              nonNull(f.nullValueCounts()), nonNull(f.lowerBounds()),
-              nonNull(f.upperBounds()))) {
-        assertThat(metrics.keySet()).doesNotContainAnyElementsOf(protectedIds);
-      }
-      assertThat(nonNull(f.lowerBounds())).containsKey(unprotectedId);
-    });
+    assertThat(files)
+        .isNotEmpty()
+        .allSatisfy(
+            f -> {
+              assertThat(FileMarker.kindOf(f))
+                  .as("marker of %s", f.location())
+                  .isEqualTo(FileMarker.Kind.BOUND);
+              for (Map<Integer, ?> metrics :
+                  List.of(
+                      nonNull(f.columnSizes()),
+                      nonNull(f.valueCounts()),
+                      nonNull(f.nullValueCounts()),
+                      nonNull(f.lowerBounds()),
+                      nonNull(f.upperBounds()))) {
+                assertThat(metrics.keySet()).doesNotContainAnyElementsOf(protectedIds);
+              }
+              assertThat(nonNull(f.lowerBounds())).containsKey(unprotectedId);
+            });
   }
 
   public static byte[] bytesOf(DataFile file) {

@@ -20,10 +20,10 @@ import org.apache.avro.file.DataFileStream;
 import org.apache.avro.generic.GenericDatumReader;
 
 /**
- * Byte-level search of every object in a bucket, sorted by what kind of Iceberg file each is.
- * Avro files (manifests, manifest lists) are searched after decompressing their blocks, and
- * gzip files after gunzip, so a compressed leak is found too. Parquet pages are searched as
- * stored: tests that look for leaks in data files write them uncompressed.
+ * Byte-level search of every object in a bucket, sorted by what kind of Iceberg file each is. Avro
+ * files (manifests, manifest lists) are searched after decompressing their blocks, and gzip files
+ * after gunzip, so a compressed leak is found too. Parquet pages are searched as stored: tests that
+ * look for leaks in data files write them uncompressed.
  */
 public final class BucketScan {
   public enum Kind {
@@ -130,7 +130,11 @@ public final class BucketScan {
     List<byte[]> views = new ArrayList<>();
     views.add(bytes);
     try {
-      if (bytes.length > 4 && bytes[0] == 'O' && bytes[1] == 'b' && bytes[2] == 'j' && bytes[3] == 1) {
+      if (bytes.length > 4
+          && bytes[0] == 'O'
+          && bytes[1] == 'b'
+          && bytes[2] == 'j'
+          && bytes[3] == 1) {
         ByteArrayOutputStream blocks = new ByteArrayOutputStream();
         try (DataFileStream<Object> avro =
             new DataFileStream<>(new ByteArrayInputStream(bytes), new GenericDatumReader<>())) {

@@ -20,8 +20,8 @@ import org.apache.logging.log4j.core.config.LoggerConfig;
 import org.apache.logging.log4j.core.config.Property;
 
 /**
- * Copies everything the test JVM (Spark driver and executors in local mode) logs through Log4j to
- * a file in {@code target/it-logs}, with stack traces, so a test can search it for secrets. While
+ * Copies everything the test JVM (Spark driver and executors in local mode) logs through Log4j to a
+ * file in {@code target/it-logs}, with stack traces, so a test can search it for secrets. While
  * open, {@code io.icebergprotector} logs at DEBUG.
  */
 public final class DriverLogCapture implements AutoCloseable {
@@ -120,9 +120,12 @@ public final class DriverLogCapture implements AutoCloseable {
     @Override
     public void append(LogEvent event) {
       StringWriter line = new StringWriter();
-      line.append(String.valueOf(event.getTimeMillis())).append(' ')
-          .append(event.getLevel().name()).append(' ')
-          .append(event.getLoggerName()).append(": ")
+      line.append(String.valueOf(event.getTimeMillis()))
+          .append(' ')
+          .append(event.getLevel().name())
+          .append(' ')
+          .append(event.getLoggerName())
+          .append(": ")
           .append(event.getMessage().getFormattedMessage())
           .append(System.lineSeparator());
       if (event.getThrown() != null) {

@@ -46,13 +46,18 @@ public final class ItPaths {
     String value = System.getProperty(property);
     if (value == null || value.isBlank()) {
       throw new IllegalStateException(
-          "System property " + property + " is not set: run the tests through Maven"
+          "System property "
+              + property
+              + " is not set: run the tests through Maven"
               + " (mvn -pl integration-tests verify), which prepares the server binaries");
     }
     Path file = Path.of(value);
     if (!Files.isRegularFile(file)) {
       throw new IllegalStateException(
-          property + " = " + file + " does not exist: run `mvn -pl integration-tests"
+          property
+              + " = "
+              + file
+              + " does not exist: run `mvn -pl integration-tests"
               + " generate-test-resources` (without -o the first time) to fetch it");
     }
     return file;

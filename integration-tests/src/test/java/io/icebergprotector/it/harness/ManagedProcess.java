@@ -20,8 +20,8 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * A server started as a separate OS process for a test class: its output goes to a log file, it
- * is awaited until a health check passes, and it is killed at the latest when the JVM exits.
+ * A server started as a separate OS process for a test class: its output goes to a log file, it is
+ * awaited until a health check passes, and it is killed at the latest when the JVM exits.
  */
 public final class ManagedProcess implements AutoCloseable {
   private static final Set<ManagedProcess> LIVE = ConcurrentHashMap.newKeySet();
@@ -29,8 +29,7 @@ public final class ManagedProcess implements AutoCloseable {
   static {
     // Surefire may end the JVM without running @AfterAll (timeouts, Ctrl-C): never leak servers.
     Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(() -> LIVE.forEach(ManagedProcess::kill), "it-process-reaper"));
+        .addShutdownHook(new Thread(() -> LIVE.forEach(ManagedProcess::kill), "it-process-reaper"));
   }
 
   private final String name;
@@ -78,8 +77,13 @@ public final class ManagedProcess implements AutoCloseable {
       Files.createDirectories(workDir);
       Files.writeString(
           logFile,
-          "# " + name + ": " + String.join(" ", command) + System.lineSeparator()
-              + "# env: " + env.keySet().stream().sorted().collect(Collectors.joining(" "))
+          "# "
+              + name
+              + ": "
+              + String.join(" ", command)
+              + System.lineSeparator()
+              + "# env: "
+              + env.keySet().stream().sorted().collect(Collectors.joining(" "))
               + System.lineSeparator(),
           StandardCharsets.UTF_8);
       ProcessBuilder pb = new ProcessBuilder(command).directory(workDir.toFile());
@@ -142,7 +146,8 @@ public final class ManagedProcess implements AutoCloseable {
       if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         stop();
         throw new IllegalStateException(
-            String.format("%s did not finish within %d s; log %s ends with:%n%s",
+            String.format(
+                "%s did not finish within %d s; log %s ends with:%n%s",
                 name, timeout.toSeconds(), logFile, tail(40)));
       }
       return process.exitValue();

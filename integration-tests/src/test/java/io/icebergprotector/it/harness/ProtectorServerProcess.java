@@ -95,12 +95,37 @@ public final class ProtectorServerProcess implements AutoCloseable {
       env.put(TLS_PASSWORD_ENV, tlsPassword);
       Path tlsKeystore = secrets.resolve("server-tls.p12");
       this.certificate = dir.resolve("server.pem");
-      keytool("-genkeypair", "-alias", "server", "-keyalg", "EC", "-groupname", "secp256r1",
-          "-validity", "2", "-dname", "CN=localhost", "-ext", "san=ip:127.0.0.1,dns:localhost",
-          "-storetype", "PKCS12", "-keystore", tlsKeystore.toString(),
-          "-storepass:env", TLS_PASSWORD_ENV);
-      keytool("-exportcert", "-rfc", "-alias", "server", "-keystore", tlsKeystore.toString(),
-          "-storepass:env", TLS_PASSWORD_ENV, "-file", certificate.toString());
+      keytool(
+          "-genkeypair",
+          "-alias",
+          "server",
+          "-keyalg",
+          "EC",
+          "-groupname",
+          "secp256r1",
+          "-validity",
+          "2",
+          "-dname",
+          "CN=localhost",
+          "-ext",
+          "san=ip:127.0.0.1,dns:localhost",
+          "-storetype",
+          "PKCS12",
+          "-keystore",
+          tlsKeystore.toString(),
+          "-storepass:env",
+          TLS_PASSWORD_ENV);
+      keytool(
+          "-exportcert",
+          "-rfc",
+          "-alias",
+          "server",
+          "-keystore",
+          tlsKeystore.toString(),
+          "-storepass:env",
+          TLS_PASSWORD_ENV,
+          "-file",
+          certificate.toString());
       this.trusting = trusting(certificate);
 
       env.put(PASSPHRASE_ENV, "keys-" + randomText(random, 24));
@@ -116,9 +141,16 @@ public final class ProtectorServerProcess implements AutoCloseable {
         Path file = tokens.resolve(t.name + ".token");
         writePrivate(file, token + "\n");
         tokenFiles.put(t.name, file);
-        tokenConfig.append("      { name = \"").append(t.name).append("\", sha256 = \"")
-            .append(Digests.sha256Hex(token)).append("\", principal = \"").append(t.principal)
-            .append("\", groups = ").append(quoted(t.groups)).append(" }\n");
+        tokenConfig
+            .append("      { name = \"")
+            .append(t.name)
+            .append("\", sha256 = \"")
+            .append(Digests.sha256Hex(token))
+            .append("\", principal = \"")
+            .append(t.principal)
+            .append("\", groups = ")
+            .append(quoted(t.groups))
+            .append(" }\n");
       }
 
       Files.writeString(dir.resolve("policy.conf"), b.policy, StandardCharsets.UTF_8);
@@ -131,8 +163,11 @@ public final class ProtectorServerProcess implements AutoCloseable {
               "protector-server {",
               // port 0 on the first start; the harness pins the bound port for restarts
               "  bind { host = \"127.0.0.1\", port = 0, port = ${?" + PORT_ENV + "} }",
-              "  tls { keystore = \"" + dir.relativize(tlsKeystore) + "\", password-env = \""
-                  + TLS_PASSWORD_ENV + "\" }",
+              "  tls { keystore = \""
+                  + dir.relativize(tlsKeystore)
+                  + "\", password-env = \""
+                  + TLS_PASSWORD_ENV
+                  + "\" }",
               "  keys {",
               "    keystore = \"secrets/keys.p12\"",
               "    passphrase-env = \"" + PASSPHRASE_ENV + "\"",
@@ -167,7 +202,10 @@ public final class ProtectorServerProcess implements AutoCloseable {
     return new Builder(name, dir);
   }
 
-  /** Starts the server JVM (again, on the same port, after {@link #stop()}); see {@link #awaitReady}. */
+  /**
+   * Starts the server JVM (again, on the same port, after {@link #stop()}); see {@link
+   * #awaitReady}.
+   */
   public synchronized ProtectorServerProcess start() {
     if (process != null && process.isAlive()) {
       throw new IllegalStateException(name + " is already running");
@@ -205,7 +243,8 @@ public final class ProtectorServerProcess implements AutoCloseable {
         STARTUP_TIMEOUT,
         () -> {
           if (port == 0) {
-            Matcher m = LISTENING.matcher(Files.readString(process.logFile(), StandardCharsets.UTF_8));
+            Matcher m =
+                LISTENING.matcher(Files.readString(process.logFile(), StandardCharsets.UTF_8));
             if (!m.find()) {
               return false;
             }
@@ -265,7 +304,8 @@ public final class ProtectorServerProcess implements AutoCloseable {
   public Path tokenFile(String tokenName) {
     Path file = tokenFiles.get(tokenName);
     if (file == null) {
-      throw new IllegalArgumentException("No token '" + tokenName + "'; tokens: " + tokenFiles.keySet());
+      throw new IllegalArgumentException(
+          "No token '" + tokenName + "'; tokens: " + tokenFiles.keySet());
     }
     return file;
   }
@@ -284,7 +324,10 @@ public final class ProtectorServerProcess implements AutoCloseable {
     return tokenFiles.keySet().stream().map(this::token).collect(Collectors.toList());
   }
 
-  /** An HS256 JWT for {@code subject} from the configured issuer and audience, expiring at {@code expires}. */
+  /**
+   * An HS256 JWT for {@code subject} from the configured issuer and audience, expiring at {@code
+   * expires}.
+   */
   public String jwt(String subject, List<String> groups, Instant expires) {
     Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
     long now = Instant.now().getEpochSecond();
@@ -296,19 +339,26 @@ public final class ProtectorServerProcess implements AutoCloseable {
     claims.put("iat", Math.min(now, expires.getEpochSecond() - 60));
     claims.put("exp", expires.getEpochSecond());
     String signingInput =
-        b64.encodeToString(Json.write(Json.object("alg", "HS256", "typ", "JWT")).getBytes(StandardCharsets.UTF_8))
+        b64.encodeToString(
+                Json.write(Json.object("alg", "HS256", "typ", "JWT"))
+                    .getBytes(StandardCharsets.UTF_8))
             + "."
             + b64.encodeToString(Json.write(claims).getBytes(StandardCharsets.UTF_8));
     try {
       Mac mac = Mac.getInstance("HmacSHA256");
       mac.init(new SecretKeySpec(jwtSecret, "HmacSHA256"));
-      return signingInput + "." + b64.encodeToString(mac.doFinal(signingInput.getBytes(StandardCharsets.US_ASCII)));
+      return signingInput
+          + "."
+          + b64.encodeToString(mac.doFinal(signingInput.getBytes(StandardCharsets.US_ASCII)));
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("HS256 is not available", e);
     }
   }
 
-  /** Writes {@code token} to a new file (mode 600) under this server's directory, for a catalog option. */
+  /**
+   * Writes {@code token} to a new file (mode 600) under this server's directory, for a catalog
+   * option.
+   */
   public Path writeTokenFile(String fileName, String token) {
     Path file = dir.resolve("tokens").resolve(fileName);
     writePrivate(file, token + "\n");
@@ -316,9 +366,9 @@ public final class ProtectorServerProcess implements AutoCloseable {
   }
 
   /**
-   * A PKCS12 trust store holding the server's certificate, protected by the password in
-   * environment variable {@code passwordEnv} (as a user's {@code protector.kms.trust-store} with
-   * {@code protector.kms.trust-store-password-env}).
+   * A PKCS12 trust store holding the server's certificate, protected by the password in environment
+   * variable {@code passwordEnv} (as a user's {@code protector.kms.trust-store} with {@code
+   * protector.kms.trust-store-password-env}).
    */
   public Path pkcs12TrustStore(String passwordEnv) {
     Path file = dir.resolve("truststore.p12");
@@ -327,8 +377,19 @@ public final class ProtectorServerProcess implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    keytool("-importcert", "-noprompt", "-alias", "protector-server", "-file", certificate.toString(),
-        "-storetype", "PKCS12", "-keystore", file.toString(), "-storepass:env", passwordEnv);
+    keytool(
+        "-importcert",
+        "-noprompt",
+        "-alias",
+        "protector-server",
+        "-file",
+        certificate.toString(),
+        "-storetype",
+        "PKCS12",
+        "-keystore",
+        file.toString(),
+        "-storepass:env",
+        passwordEnv);
     return file;
   }
 
@@ -387,7 +448,10 @@ public final class ProtectorServerProcess implements AutoCloseable {
 
   @Override
   public String toString() {
-    return name + (process == null ? "[not started]" : "[" + process + (port > 0 ? " at " + url() : "") + "]");
+    return name
+        + (process == null
+            ? "[not started]"
+            : "[" + process + (port > 0 ? " at " + url() : "") + "]");
   }
 
   // ------------------------------------------------------------------ helpers
@@ -411,7 +475,9 @@ public final class ProtectorServerProcess implements AutoCloseable {
     try {
       Files.deleteIfExists(file);
       try {
-        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.createFile(
+            file,
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
       } catch (UnsupportedOperationException e) {
         Files.createFile(file); // not a POSIX file system
       }
@@ -446,8 +512,10 @@ public final class ProtectorServerProcess implements AutoCloseable {
     try (InputStream in = Files.newInputStream(pem)) {
       KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
       trust.load(null, null);
-      trust.setCertificateEntry("server", CertificateFactory.getInstance("X.509").generateCertificate(in));
-      TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      trust.setCertificateEntry(
+          "server", CertificateFactory.getInstance("X.509").generateCertificate(in));
+      TrustManagerFactory tmf =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
       tmf.init(trust);
       SSLContext ctx = SSLContext.getInstance("TLS");
       ctx.init(null, tmf.getTrustManagers(), null);

@@ -16,9 +16,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Iceberg's REST catalog server (the {@code RESTCatalogServer} of iceberg-open-api's test
- * fixtures, with iceberg-core's tests jar) in its own JVM: a JDBC catalog on a SQLite file behind
- * it, S3FileIO on the object store. Configured the way the fixture reads it, from {@code CATALOG_*}
+ * Iceberg's REST catalog server (the {@code RESTCatalogServer} of iceberg-open-api's test fixtures,
+ * with iceberg-core's tests jar) in its own JVM: a JDBC catalog on a SQLite file behind it,
+ * S3FileIO on the object store. Configured the way the fixture reads it, from {@code CATALOG_*}
  * environment variables ({@code CATALOG_FOO__BAR_BAZ} becomes {@code foo-bar.baz}).
  */
 public final class RestCatalogServer implements AutoCloseable {

@@ -3,9 +3,9 @@ package io.icebergprotector.it.harness;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * One local SparkContext for the whole test JVM; each test class takes its own
- * {@link SparkSession#newSession()} (own SQL conf and catalogs, so catalog options set for one
- * class's servers never leak into the next class).
+ * One local SparkContext for the whole test JVM; each test class takes its own {@link
+ * SparkSession#newSession()} (own SQL conf and catalogs, so catalog options set for one class's
+ * servers never leak into the next class).
  */
 public final class SharedSpark {
   private static final String PROTECTOR_EXTENSIONS =

@@ -9,8 +9,8 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * Starts, once per test class, an S3 server and an Iceberg REST catalog server as separate
- * processes on loopback ports, and stops them after the class. Subclasses may swap the object
- * store ({@link #createObjectStore}), e.g. for MinIO in Docker.
+ * processes on loopback ports, and stops them after the class. Subclasses may swap the object store
+ * ({@link #createObjectStore}), e.g. for MinIO in Docker.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class StackTestBase {
@@ -34,7 +34,11 @@ public abstract class StackTestBase {
     rest.awaitReady();
     System.out.printf(
         "[it] %s: %s; REST catalog %s at %s, log %s (up in %d ms)%n",
-        name, store.describe(), rest.process(), rest.uri(), rest.process().logFile(),
+        name,
+        store.describe(),
+        rest.process(),
+        rest.uri(),
+        rest.process().logFile(),
         (System.nanoTime() - start) / 1_000_000);
     this.spark = SharedSpark.newSession();
   }
@@ -85,7 +89,8 @@ public abstract class StackTestBase {
   }
 
   /** What a user sets for a protecting catalog on the REST catalog and a key server. */
-  protected Map<String, String> remoteCatalogOptions(ProtectorServerProcess keyServer, Path tokenFile) {
+  protected Map<String, String> remoteCatalogOptions(
+      ProtectorServerProcess keyServer, Path tokenFile) {
     Map<String, String> options = new java.util.LinkedHashMap<>(restCatalogOptions());
     options.put("protector.kms.type", "remote");
     options.put("protector.kms.url", keyServer.url());

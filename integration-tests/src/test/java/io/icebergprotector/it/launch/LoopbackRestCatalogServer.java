@@ -5,13 +5,13 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 
 /**
- * Runs Iceberg's {@code org.apache.iceberg.rest.RESTCatalogServer} (iceberg-open-api test
- * fixtures) bound to 127.0.0.1 only. The fixture's Jetty listens on all interfaces; this launcher
- * starts it, then re-binds its connector to loopback on the same port.
+ * Runs Iceberg's {@code org.apache.iceberg.rest.RESTCatalogServer} (iceberg-open-api test fixtures)
+ * bound to 127.0.0.1 only. The fixture's Jetty listens on all interfaces; this launcher starts it,
+ * then re-binds its connector to loopback on the same port.
  *
- * <p>Runs in the server's own JVM, whose classpath has Iceberg core and Jetty 12 but not Spark;
- * so this class uses reflection only and depends on nothing but the JDK. Configuration comes from
- * the {@code CATALOG_*} environment variables the fixture reads ({@code CATALOG_REST_PORT} is the
+ * <p>Runs in the server's own JVM, whose classpath has Iceberg core and Jetty 12 but not Spark; so
+ * this class uses reflection only and depends on nothing but the JDK. Configuration comes from the
+ * {@code CATALOG_*} environment variables the fixture reads ({@code CATALOG_REST_PORT} is the
  * port).
  */
 public final class LoopbackRestCatalogServer {

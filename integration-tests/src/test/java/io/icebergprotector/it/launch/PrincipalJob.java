@@ -48,7 +48,8 @@ public final class PrincipalJob {
             .config("spark.driver.host", "127.0.0.1")
             .config("spark.driver.bindAddress", "127.0.0.1")
             .config("spark.sql.shuffle.partitions", "2")
-            .config("spark.sql.extensions",
+            .config(
+                "spark.sql.extensions",
                 "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions,"
                     + "io.icebergprotector.spark.ProtectorSparkSessionExtensions")
             .config(c, ProtectingSparkCatalog.class.getName())
@@ -67,13 +68,22 @@ public final class PrincipalJob {
       report.add("principal=" + catalog.principal().user());
       if (mode.equals("write")) {
         spark.sql("CREATE NAMESPACE IF NOT EXISTS prot.db");
-        spark.sql("CREATE TABLE " + TABLE + " (id BIGINT, name STRING, ssn STRING, salary BIGINT)"
-            + " USING iceberg TBLPROPERTIES ('write.parquet.compression-codec'='uncompressed')");
-        spark.sql("INSERT INTO " + TABLE + " SELECT id, format_string('NAME-SJP-%04d', id),"
-            + " format_string('SSN-SJP-%04d', id), 8100000000000 + id FROM range(1, " + (ROWS + 1) + ")");
+        spark.sql(
+            "CREATE TABLE "
+                + TABLE
+                + " (id BIGINT, name STRING, ssn STRING, salary BIGINT)"
+                + " USING iceberg TBLPROPERTIES ('write.parquet.compression-codec'='uncompressed')");
+        spark.sql(
+            "INSERT INTO "
+                + TABLE
+                + " SELECT id, format_string('NAME-SJP-%04d', id),"
+                + " format_string('SSN-SJP-%04d', id), 8100000000000 + id FROM range(1, "
+                + (ROWS + 1)
+                + ")");
         report.add("wrote=" + ROWS);
       }
-      List<Row> rows = spark.sql("SELECT id, name, ssn, salary FROM " + TABLE + " ORDER BY id").collectAsList();
+      List<Row> rows =
+          spark.sql("SELECT id, name, ssn, salary FROM " + TABLE + " ORDER BY id").collectAsList();
       report.add("rows=" + rows.size());
       report.add("ssn=" + view(rows, 2));
       report.add("salary=" + view(rows, 3));

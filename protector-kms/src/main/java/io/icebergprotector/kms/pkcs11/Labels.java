@@ -10,16 +10,17 @@ import java.util.regex.Pattern;
 /**
  * The CKA_LABEL grammar of our token objects.
  *
- * <p>Labels are {@code <keyId>#<kind>#t=<epoch millis>#n=<16 hex>[#<attr>=<value>...]} where kind is
- * {@code v<N>} (AES-256 wrapping key of version N), {@code hmac} (HMAC key for deriveKey) or {@code destroyed}
- * (tombstone, also carrying {@code c=<created millis>} and {@code l=<latest version>}). Key ids cannot contain
- * '#', so the split is unambiguous.
+ * <p>Labels are {@code <keyId>#<kind>#t=<epoch millis>#n=<16 hex>[#<attr>=<value>...]} where kind
+ * is {@code v<N>} (AES-256 wrapping key of version N), {@code hmac} (HMAC key for deriveKey) or
+ * {@code destroyed} (tombstone, also carrying {@code c=<created millis>} and {@code l=<latest
+ * version>}). Key ids cannot contain '#', so the split is unambiguous.
  *
- * <p>Why the {@code t}/{@code n} suffix instead of a bare {@code <keyId>#v<N>}: SunPKCS11's KeyStore refuses to
- * load a token on which two secret keys share a CKA_LABEL ("found multiple secret keys sharing same CKA_LABEL"),
- * and it cannot delete either of them afterwards. Two processes rotating the same key at once would create two
- * {@code pii#v2} objects and make every key on the token unusable. With a random suffix such a race leaves two
- * distinct objects for version 2; {@link TokenView} picks one deterministically for wrap, and unwrap tries both.
+ * <p>Why the {@code t}/{@code n} suffix instead of a bare {@code <keyId>#v<N>}: SunPKCS11's
+ * KeyStore refuses to load a token on which two secret keys share a CKA_LABEL ("found multiple
+ * secret keys sharing same CKA_LABEL"), and it cannot delete either of them afterwards. Two
+ * processes rotating the same key at once would create two {@code pii#v2} objects and make every
+ * key on the token unusable. With a random suffix such a race leaves two distinct objects for
+ * version 2; {@link TokenView} picks one deterministically for wrap, and unwrap tries both.
  */
 final class Labels {
   private static final Pattern VERSION = Pattern.compile("v([1-9][0-9]{0,8})");
@@ -38,10 +39,19 @@ final class Labels {
     return KeyIds.check(keyId) + "#" + HMAC + "#t=" + createdMillis + "#n=" + hex(nonce);
   }
 
-  static String tombstone(String keyId, long destroyedMillis, long createdMillis, int latestVersion,
-      byte[] nonce) {
-    return KeyIds.check(keyId) + "#" + DESTROYED + "#t=" + destroyedMillis + "#n=" + hex(nonce)
-        + "#c=" + createdMillis + "#l=" + latestVersion;
+  static String tombstone(
+      String keyId, long destroyedMillis, long createdMillis, int latestVersion, byte[] nonce) {
+    return KeyIds.check(keyId)
+        + "#"
+        + DESTROYED
+        + "#t="
+        + destroyedMillis
+        + "#n="
+        + hex(nonce)
+        + "#c="
+        + createdMillis
+        + "#l="
+        + latestVersion;
   }
 
   private static String hex(byte[] nonce) {
@@ -51,9 +61,19 @@ final class Labels {
     return HexFormat.of().formatHex(nonce);
   }
 
-  /** One parsed label. {@code version} is 0 unless kind is a version; created/latest only for tombstones. */
-  record Parsed(String label, String keyId, String kind, int version, long time, String nonce,
-      long created, int latest) {
+  /**
+   * One parsed label. {@code version} is 0 unless kind is a version; created/latest only for
+   * tombstones.
+   */
+  record Parsed(
+      String label,
+      String keyId,
+      String kind,
+      int version,
+      long time,
+      String nonce,
+      long created,
+      int latest) {
 
     boolean isVersion() {
       return version > 0;
@@ -75,8 +95,8 @@ final class Labels {
   }
 
   /**
-   * Parses a label of ours; anything else on the token (other applications' objects, malformed labels) is
-   * {@link Optional#empty()} and ignored.
+   * Parses a label of ours; anything else on the token (other applications' objects, malformed
+   * labels) is {@link Optional#empty()} and ignored.
    */
   static Optional<Parsed> parse(String label) {
     if (label == null) {
@@ -97,7 +117,8 @@ final class Labels {
     Map<String, String> attrs = new LinkedHashMap<>();
     for (int i = 2; i < parts.length; i++) {
       int eq = parts[i].indexOf('=');
-      if (eq <= 0 || attrs.putIfAbsent(parts[i].substring(0, eq), parts[i].substring(eq + 1)) != null) {
+      if (eq <= 0
+          || attrs.putIfAbsent(parts[i].substring(0, eq), parts[i].substring(eq + 1)) != null) {
         return Optional.empty();
       }
     }

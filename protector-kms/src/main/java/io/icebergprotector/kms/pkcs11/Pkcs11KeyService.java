@@ -35,22 +35,24 @@ import javax.crypto.spec.GCMParameterSpec;
  * Master keys in a PKCS#11 token (HSM), through the JDK's SunPKCS11 provider only.
  *
  * <p>Every key is generated inside the token with CKA_SENSITIVE=true and CKA_EXTRACTABLE=false (see
- * {@link Pkcs11Config}) and stored as a private token object; wrap (AES-256-GCM), unwrap and deriveKey
- * (HMAC-SHA256) run inside the token. Key material never exists in this JVM.
+ * {@link Pkcs11Config}) and stored as a private token object; wrap (AES-256-GCM), unwrap and
+ * deriveKey (HMAC-SHA256) run inside the token. Key material never exists in this JVM.
  *
- * <p>Token objects of key {@code pii} (labels, see {@link Labels}): {@code pii#v<N>#...} one AES-256 key per
- * version; {@code pii#hmac#...} the HMAC-SHA256 key of deriveKey, created with the key and stable across
- * rotation; {@code pii#destroyed#...} the tombstone left by destroyKey (a tiny AES key whose label records
- * creation time and latest version), so a destroyed key is told apart from an unknown one and its id is never
- * reused.
+ * <p>Token objects of key {@code pii} (labels, see {@link Labels}): {@code pii#v<N>#...} one
+ * AES-256 key per version; {@code pii#hmac#...} the HMAC-SHA256 key of deriveKey, created with the
+ * key and stable across rotation; {@code pii#destroyed#...} the tombstone left by destroyKey (a
+ * tiny AES key whose label records creation time and latest version), so a destroyed key is told
+ * apart from an unknown one and its id is never reused.
  *
- * <p>Wrapped blobs have the format of {@link io.icebergprotector.kms.LocalKeyService}: {@code vault:v<N>:}
- * base64 of {@code 12-byte nonce || ciphertext || 16-byte tag}, with the same associated data.
+ * <p>Wrapped blobs have the format of {@link io.icebergprotector.kms.LocalKeyService}: {@code
+ * vault:v<N>:} base64 of {@code 12-byte nonce || ciphertext || 16-byte tag}, with the same
+ * associated data.
  *
- * <p>Other processes' changes are seen on a cache miss (unknown key or version, vanished object) and at the latest
- * after {@link Builder#refreshInterval}. Admin operations of one JVM are serialized; across processes, concurrent
- * rotations of one key are safe (duplicates of a version are all tried on unwrap), but concurrent createKey of the
- * same id from two processes can leave two HMAC keys, and deriveKey follows the older one.
+ * <p>Other processes' changes are seen on a cache miss (unknown key or version, vanished object)
+ * and at the latest after {@link Builder#refreshInterval}. Admin operations of one JVM are
+ * serialized; across processes, concurrent rotations of one key are safe (duplicates of a version
+ * are all tried on unwrap), but concurrent createKey of the same id from two processes can leave
+ * two HMAC keys, and deriveKey follows the older one.
  */
 public final class Pkcs11KeyService implements KeyService {
   private static final String CIPHER = "AES/GCM/NoPadding";
@@ -87,7 +89,10 @@ public final class Pkcs11KeyService implements KeyService {
     this.refreshInterval = refreshInterval;
   }
 
-  /** Opens the token at {@code slotListIndex} (the index among slots that have a token) of {@code library}. */
+  /**
+   * Opens the token at {@code slotListIndex} (the index among slots that have a token) of {@code
+   * library}.
+   */
   public static Pkcs11KeyService open(Path library, int slotListIndex, Passphrase pin) {
     return builder(library).slotListIndex(slotListIndex).pin(pin).build();
   }
@@ -131,19 +136,25 @@ public final class Pkcs11KeyService implements KeyService {
 
     public Builder tokenLabel(String label) {
       if (label == null || label.isBlank() || label.length() > 32) {
-        throw new IllegalArgumentException("Invalid PKCS#11 token label '" + label + "': must be 1-32 characters");
+        throw new IllegalArgumentException(
+            "Invalid PKCS#11 token label '" + label + "': must be 1-32 characters");
       }
       this.tokenLabel = label;
       return this;
     }
 
-    /** The user PIN (e.g. {@link Passphrase#fromEnv} or {@link Passphrase#fromFile}); copied, caller keeps it. */
+    /**
+     * The user PIN (e.g. {@link Passphrase#fromEnv} or {@link Passphrase#fromFile}); copied, caller
+     * keeps it.
+     */
     public Builder pin(Passphrase pin) {
       this.pin = pin;
       return this;
     }
 
-    /** How stale this JVM's view of the token's objects may get before it is re-read (default 1 s). */
+    /**
+     * How stale this JVM's view of the token's objects may get before it is re-read (default 1 s).
+     */
     public Builder refreshInterval(Duration interval) {
       if (interval == null || interval.isNegative()) {
         throw new IllegalArgumentException("Invalid refresh interval: " + interval);
@@ -155,31 +166,39 @@ public final class Pkcs11KeyService implements KeyService {
     /**
      * Loads the library, logs in to the token and reads its objects.
      *
-     * @throws KeyServiceException naming the problem: missing library, unknown token label, wrong PIN, ...
+     * @throws KeyServiceException naming the problem: missing library, unknown token label, wrong
+     *     PIN, ...
      */
     public Pkcs11KeyService build() {
-      int selections = (slotListIndex != null ? 1 : 0) + (slotId != null ? 1 : 0) + (tokenLabel != null ? 1 : 0);
+      int selections =
+          (slotListIndex != null ? 1 : 0) + (slotId != null ? 1 : 0) + (tokenLabel != null ? 1 : 0);
       if (selections != 1) {
         throw new IllegalArgumentException(
             "Select the PKCS#11 token by exactly one of slot list index, slot id or token label (got "
-                + selections + ")");
+                + selections
+                + ")");
       }
       if (pin == null) {
         throw new IllegalArgumentException("Invalid PKCS#11 user PIN: null");
       }
       Path lib = checkLibrary(library);
-      // Resolve every selection to a slot id, so that one token has one session in this JVM however selected.
+      // Resolve every selection to a slot id, so that one token has one session in this JVM however
+      // selected.
       long slot;
       String description;
       if (slotListIndex != null) {
         java.util.OptionalLong id = SlotProbe.slotIdAt(lib, slotListIndex);
         if (id.isEmpty() || id.getAsLong() > Integer.MAX_VALUE) {
           // Out of range (SunPKCS11 reports it) or an id SunPKCS11 cannot take: select by index.
-          return open(lib, Pkcs11Config.slotListIndex(slotListIndex), "index=" + slotListIndex,
+          return open(
+              lib,
+              Pkcs11Config.slotListIndex(slotListIndex),
+              "index=" + slotListIndex,
               "PKCS#11 token at slot list index " + slotListIndex + " of " + lib);
         }
         slot = id.getAsLong();
-        description = "PKCS#11 token at slot list index " + slotListIndex + " (slot " + slot + ") of " + lib;
+        description =
+            "PKCS#11 token at slot list index " + slotListIndex + " (slot " + slot + ") of " + lib;
       } else if (slotId != null) {
         slot = slotId;
         description = "PKCS#11 token in slot " + slot + " of " + lib;
@@ -187,7 +206,11 @@ public final class Pkcs11KeyService implements KeyService {
         SlotProbe.Slot found = findLabel(lib, tokenLabel);
         description = "PKCS#11 token '" + tokenLabel + "' (slot " + found.slotId() + ") of " + lib;
         if (found.slotId() > Integer.MAX_VALUE) {
-          return open(lib, Pkcs11Config.slotListIndex(found.index()), "index=" + found.index(), description);
+          return open(
+              lib,
+              Pkcs11Config.slotListIndex(found.index()),
+              "index=" + found.index(),
+              description);
         }
         slot = found.slotId();
       }
@@ -197,8 +220,9 @@ public final class Pkcs11KeyService implements KeyService {
     private Pkcs11KeyService open(Path lib, String slotLine, String selection, String description) {
       char[] chars = pin.chars();
       try {
-        TokenSession session = TokenSession.acquire(
-            lib + "\n" + selection, Pkcs11Config.forService(lib, slotLine), description, chars);
+        TokenSession session =
+            TokenSession.acquire(
+                lib + "\n" + selection, Pkcs11Config.forService(lib, slotLine), description, chars);
         return new Pkcs11KeyService(session, refreshInterval);
       } finally {
         Arrays.fill(chars, '\0');
@@ -208,8 +232,11 @@ public final class Pkcs11KeyService implements KeyService {
     private static Path checkLibrary(Path library) {
       Path lib = library.toAbsolutePath().normalize();
       if (!Files.exists(lib)) {
-        throw new KeyServiceException("PKCS#11 library " + lib + " does not exist"
-            + " (for SoftHSM2 on Debian: apt-get install softhsm2; library /usr/lib/softhsm/libsofthsm2.so)");
+        throw new KeyServiceException(
+            "PKCS#11 library "
+                + lib
+                + " does not exist"
+                + " (for SoftHSM2 on Debian: apt-get install softhsm2; library /usr/lib/softhsm/libsofthsm2.so)");
       }
       if (!Files.isRegularFile(lib) || !Files.isReadable(lib)) {
         throw new KeyServiceException("PKCS#11 library " + lib + " is not a readable file");
@@ -230,14 +257,28 @@ public final class Pkcs11KeyService implements KeyService {
         return matches.get(0);
       }
       if (matches.isEmpty()) {
-        String found = slots.stream().filter(s -> !s.label().isEmpty()).map(SlotProbe.Slot::toString)
-            .collect(Collectors.joining(", "));
-        throw new KeyServiceException("no PKCS#11 token labelled '" + label + "' in library " + lib
-            + (found.isEmpty() ? " (it has no initialized token)" : " (tokens: " + found + ")"));
+        String found =
+            slots.stream()
+                .filter(s -> !s.label().isEmpty())
+                .map(SlotProbe.Slot::toString)
+                .collect(Collectors.joining(", "));
+        throw new KeyServiceException(
+            "no PKCS#11 token labelled '"
+                + label
+                + "' in library "
+                + lib
+                + (found.isEmpty()
+                    ? " (it has no initialized token)"
+                    : " (tokens: " + found + ")"));
       }
-      throw new KeyServiceException("several PKCS#11 tokens are labelled '" + label + "' in library " + lib + " ("
-          + matches.stream().map(SlotProbe.Slot::toString).collect(Collectors.joining(", "))
-          + "); select one by slot list index or slot id");
+      throw new KeyServiceException(
+          "several PKCS#11 tokens are labelled '"
+              + label
+              + "' in library "
+              + lib
+              + " ("
+              + matches.stream().map(SlotProbe.Slot::toString).collect(Collectors.joining(", "))
+              + "); select one by slot list index or slot id");
     }
   }
 
@@ -254,10 +295,12 @@ public final class Pkcs11KeyService implements KeyService {
         throw destroyed(existing, "create");
       }
       if (existing != null && existing.exists()) {
-        throw new KeyAlreadyExistsException("key '" + keyId + "' already exists on " + session.description());
+        throw new KeyAlreadyExistsException(
+            "key '" + keyId + "' already exists on " + session.description());
       }
       if (existing != null) {
-        // An HMAC key without versions is debris of an interrupted create; nothing was ever derived from it.
+        // An HMAC key without versions is debris of an interrupted create; nothing was ever derived
+        // from it.
         existing.hmacObjects().forEach(p -> session.delete(p.label()));
       }
       long now = nowMillis();
@@ -283,7 +326,8 @@ public final class Pkcs11KeyService implements KeyService {
     try {
       TokenView.KeyObjects key = live(session.refresh(), keyId, "rotate");
       int next = key.latestVersion() + 1;
-      session.store(Labels.version(keyId, next, nowMillis(), labelNonce()), generate("AES", AES_KEY_BITS));
+      session.store(
+          Labels.version(keyId, next, nowMillis(), labelNonce()), generate("AES", AES_KEY_BITS));
       return infoAfterMutation(keyId);
     } finally {
       session.lock().unlock();
@@ -291,8 +335,8 @@ public final class Pkcs11KeyService implements KeyService {
   }
 
   /**
-   * Writes the tombstone first, then C_DestroyObject on every version and the HMAC key. Idempotent: a second call
-   * deletes whatever an interrupted first call left.
+   * Writes the tombstone first, then C_DestroyObject on every version and the HMAC key. Idempotent:
+   * a second call deletes whatever an interrupted first call left.
    */
   @Override
   public void destroyKey(String keyId) {
@@ -300,11 +344,21 @@ public final class Pkcs11KeyService implements KeyService {
     ensureOpen();
     session.lock().lock();
     try {
-      TokenView.KeyObjects key = session.refresh().objects(keyId).filter(TokenView.KeyObjects::exists)
-          .orElseThrow(() -> notFound(keyId));
+      TokenView.KeyObjects key =
+          session
+              .refresh()
+              .objects(keyId)
+              .filter(TokenView.KeyObjects::exists)
+              .orElseThrow(() -> notFound(keyId));
       if (!key.destroyed()) {
-        session.store(Labels.tombstone(keyId, nowMillis(), key.createdAt().toEpochMilli(), key.latestVersion(),
-            labelNonce()), generate("AES", TOMBSTONE_KEY_BITS));
+        session.store(
+            Labels.tombstone(
+                keyId,
+                nowMillis(),
+                key.createdAt().toEpochMilli(),
+                key.latestVersion(),
+                labelNonce()),
+            generate("AES", TOMBSTONE_KEY_BITS));
       }
       List<String> failed = new ArrayList<>();
       KeyServiceException firstFailure = null;
@@ -318,9 +372,17 @@ public final class Pkcs11KeyService implements KeyService {
       }
       session.refresh();
       if (firstFailure != null) {
-        throw new KeyServiceException("key '" + keyId + "' is marked destroyed on " + session.description()
-            + ", but " + failed.size() + " token object(s) could not be deleted yet; run destroy again ("
-            + firstFailure.getMessage() + ")", firstFailure);
+        throw new KeyServiceException(
+            "key '"
+                + keyId
+                + "' is marked destroyed on "
+                + session.description()
+                + ", but "
+                + failed.size()
+                + " token object(s) could not be deleted yet; run destroy again ("
+                + firstFailure.getMessage()
+                + ")",
+            firstFailure);
       }
     } finally {
       session.lock().unlock();
@@ -328,9 +390,10 @@ public final class Pkcs11KeyService implements KeyService {
   }
 
   /**
-   * Deletes the token objects of every version below the minimum, oldest first, so an interrupted call leaves a
-   * contiguous range and a second call finishes it. The key material never leaves the token, so there is nothing
-   * to wipe in this JVM; the HMAC key (deriveKey) is a separate object and stays.
+   * Deletes the token objects of every version below the minimum, oldest first, so an interrupted
+   * call leaves a contiguous range and a second call finishes it. The key material never leaves the
+   * token, so there is nothing to wipe in this JVM; the HMAC key (deriveKey) is a separate object
+   * and stays.
    */
   @Override
   public KeyInfo setMinDecryptionVersion(String keyId, int minDecryptionVersion) {
@@ -348,8 +411,17 @@ public final class Pkcs11KeyService implements KeyService {
             session.delete(object.label());
           } catch (KeyServiceException e) {
             session.refresh();
-            throw new KeyServiceException("cannot retire key '" + keyId + "' v" + v + " on "
-                + session.description() + ": " + e.getMessage() + "; run retire again", e);
+            throw new KeyServiceException(
+                "cannot retire key '"
+                    + keyId
+                    + "' v"
+                    + v
+                    + " on "
+                    + session.description()
+                    + ": "
+                    + e.getMessage()
+                    + "; run retire again",
+                e);
           }
         }
       }
@@ -369,37 +441,50 @@ public final class Pkcs11KeyService implements KeyService {
   public KeyInfo describeKey(String keyId) {
     KeyIds.check(keyId);
     ensureOpen();
-    TokenView.KeyObjects key = session.view(refreshInterval).objects(keyId)
-        .filter(TokenView.KeyObjects::exists).orElse(null);
+    TokenView.KeyObjects key =
+        session
+            .view(refreshInterval)
+            .objects(keyId)
+            .filter(TokenView.KeyObjects::exists)
+            .orElse(null);
     if (key == null) {
-      key = session.refresh().objects(keyId).filter(TokenView.KeyObjects::exists)
-          .orElseThrow(() -> notFound(keyId));
+      key =
+          session
+              .refresh()
+              .objects(keyId)
+              .filter(TokenView.KeyObjects::exists)
+              .orElseThrow(() -> notFound(keyId));
     }
     return key.info();
   }
 
-  // ---------------------------------------------------------------- crypto operations (inside the token)
+  // ---------------------------------------------------------------- crypto operations (inside the
+  // token)
 
   @Override
   public String wrap(String keyId, byte[] plaintext) {
     KeyIds.check(keyId);
     if (plaintext == null || plaintext.length == 0) {
-      throw new IllegalArgumentException("Cannot wrap a null or empty data key with key '" + keyId + "'");
+      throw new IllegalArgumentException(
+          "Cannot wrap a null or empty data key with key '" + keyId + "'");
     }
-    return withKey(keyId, "wrap", key -> {
-      int version = key.latestVersion();
-      Labels.Parsed object = key.candidates(version).get(0);
-      byte[] nonce = new byte[NONCE_BYTES];
-      random.nextBytes(nonce);
-      Cipher cipher = Cipher.getInstance(CIPHER, session.provider());
-      init(cipher, Cipher.ENCRYPT_MODE, object, new GCMParameterSpec(TAG_BITS, nonce));
-      cipher.updateAAD(WrappedKey.associatedData(keyId, version));
-      byte[] sealed = cipher.doFinal(plaintext);
-      byte[] blob = new byte[NONCE_BYTES + sealed.length];
-      System.arraycopy(nonce, 0, blob, 0, NONCE_BYTES);
-      System.arraycopy(sealed, 0, blob, NONCE_BYTES, sealed.length);
-      return WrappedKey.format(version, blob);
-    });
+    return withKey(
+        keyId,
+        "wrap",
+        key -> {
+          int version = key.latestVersion();
+          Labels.Parsed object = key.candidates(version).get(0);
+          byte[] nonce = new byte[NONCE_BYTES];
+          random.nextBytes(nonce);
+          Cipher cipher = Cipher.getInstance(CIPHER, session.provider());
+          init(cipher, Cipher.ENCRYPT_MODE, object, new GCMParameterSpec(TAG_BITS, nonce));
+          cipher.updateAAD(WrappedKey.associatedData(keyId, version));
+          byte[] sealed = cipher.doFinal(plaintext);
+          byte[] blob = new byte[NONCE_BYTES + sealed.length];
+          System.arraycopy(nonce, 0, blob, 0, NONCE_BYTES);
+          System.arraycopy(sealed, 0, blob, NONCE_BYTES, sealed.length);
+          return WrappedKey.format(version, blob);
+        });
   }
 
   @Override
@@ -409,60 +494,103 @@ public final class Pkcs11KeyService implements KeyService {
     try {
       parsed = WrappedKey.parse(wrapped);
     } catch (IllegalArgumentException e) {
-      throw new KeyIntegrityException("cannot unwrap with key '" + keyId + "': " + e.getMessage(), e);
+      throw new KeyIntegrityException(
+          "cannot unwrap with key '" + keyId + "': " + e.getMessage(), e);
     }
     int version = parsed.version();
     byte[] blob = parsed.blob();
     if (blob.length < NONCE_BYTES + TAG_BITS / 8) {
-      throw new KeyIntegrityException("cannot unwrap with key '" + keyId + "' v" + version
-          + ": blob too short (" + blob.length + " bytes)");
+      throw new KeyIntegrityException(
+          "cannot unwrap with key '"
+              + keyId
+              + "' v"
+              + version
+              + ": blob too short ("
+              + blob.length
+              + " bytes)");
     }
-    return withKey(keyId, "unwrap", key -> {
-      if (version < key.minDecryptionVersion()) {
-        throw KeyVersionRetiredException.of(keyId, version, key.minDecryptionVersion());
-      }
-      List<Labels.Parsed> candidates = key.candidates(version);
-      if (candidates.isEmpty()) {
-        throw new Retry(new KeyNotFoundException("key '" + keyId + "' has no version " + version
-            + " (latest is " + key.latestVersion() + ") on " + session.description()));
-      }
-      // Normally one object; several only after a cross-process rotation race, and then the tag tells which.
-      for (Labels.Parsed object : candidates) {
-        Cipher cipher = Cipher.getInstance(CIPHER, session.provider());
-        init(cipher, Cipher.DECRYPT_MODE, object, new GCMParameterSpec(TAG_BITS, blob, 0, NONCE_BYTES));
-        cipher.updateAAD(WrappedKey.associatedData(keyId, version));
-        try {
-          return cipher.doFinal(blob, NONCE_BYTES, blob.length - NONCE_BYTES);
-        } catch (AEADBadTagException e) {
-          // try the next candidate
-        }
-      }
-      throw new KeyIntegrityException("cannot unwrap with key '" + keyId + "' v" + version
-          + ": authentication failed (blob tampered, truncated, or wrapped under another key)");
-    });
+    return withKey(
+        keyId,
+        "unwrap",
+        key -> {
+          if (version < key.minDecryptionVersion()) {
+            throw KeyVersionRetiredException.of(keyId, version, key.minDecryptionVersion());
+          }
+          List<Labels.Parsed> candidates = key.candidates(version);
+          if (candidates.isEmpty()) {
+            throw new Retry(
+                new KeyNotFoundException(
+                    "key '"
+                        + keyId
+                        + "' has no version "
+                        + version
+                        + " (latest is "
+                        + key.latestVersion()
+                        + ") on "
+                        + session.description()));
+          }
+          // Normally one object; several only after a cross-process rotation race, and then the tag
+          // tells which.
+          for (Labels.Parsed object : candidates) {
+            Cipher cipher = Cipher.getInstance(CIPHER, session.provider());
+            init(
+                cipher,
+                Cipher.DECRYPT_MODE,
+                object,
+                new GCMParameterSpec(TAG_BITS, blob, 0, NONCE_BYTES));
+            cipher.updateAAD(WrappedKey.associatedData(keyId, version));
+            try {
+              return cipher.doFinal(blob, NONCE_BYTES, blob.length - NONCE_BYTES);
+            } catch (AEADBadTagException e) {
+              // try the next candidate
+            }
+          }
+          throw new KeyIntegrityException(
+              "cannot unwrap with key '"
+                  + keyId
+                  + "' v"
+                  + version
+                  + ": authentication failed (blob tampered, truncated, or wrapped under another key)");
+        });
   }
 
-  /** HMAC-SHA256 in the token under the key's HMAC key (created with the key; rotation does not change it). */
+  /**
+   * HMAC-SHA256 in the token under the key's HMAC key (created with the key; rotation does not
+   * change it).
+   */
   @Override
   public byte[] deriveKey(String keyId, String context) {
     KeyIds.check(keyId);
     if (context == null) {
-      throw new IllegalArgumentException("Cannot derive a key from key '" + keyId + "' with a null context");
+      throw new IllegalArgumentException(
+          "Cannot derive a key from key '" + keyId + "' with a null context");
     }
-    return withKey(keyId, "deriveKey", key -> {
-      Labels.Parsed object = key.hmac().orElseThrow(() -> new KeyServiceException(
-          "key '" + keyId + "' has no HMAC key on " + session.description() + " (token object '" + keyId
-              + "#hmac#...' was removed outside Iceberg Protector); deriveKey is impossible"));
-      Mac mac = Mac.getInstance(MAC, session.provider());
-      try {
-        mac.init(session.key(object.label()));
-      } catch (GeneralSecurityException e) {
-        throw gone(object, e);
-      } catch (ProviderException e) {
-        throw gone(object, e);
-      }
-      return mac.doFinal(context.getBytes(StandardCharsets.UTF_8));
-    });
+    return withKey(
+        keyId,
+        "deriveKey",
+        key -> {
+          Labels.Parsed object =
+              key.hmac()
+                  .orElseThrow(
+                      () ->
+                          new KeyServiceException(
+                              "key '"
+                                  + keyId
+                                  + "' has no HMAC key on "
+                                  + session.description()
+                                  + " (token object '"
+                                  + keyId
+                                  + "#hmac#...' was removed outside Iceberg Protector); deriveKey is impossible"));
+          Mac mac = Mac.getInstance(MAC, session.provider());
+          try {
+            mac.init(session.key(object.label()));
+          } catch (GeneralSecurityException e) {
+            throw gone(object, e);
+          } catch (ProviderException e) {
+            throw gone(object, e);
+          }
+          return mac.doFinal(context.getBytes(StandardCharsets.UTF_8));
+        });
   }
 
   @Override
@@ -479,14 +607,19 @@ public final class Pkcs11KeyService implements KeyService {
 
   // ---------------------------------------------------------------- helpers
 
-  /** Runs {@code use} on a live key; refreshes the view once if the key, a version or an object is missing. */
+  /**
+   * Runs {@code use} on a live key; refreshes the view once if the key, a version or an object is
+   * missing.
+   */
   private <T> T withKey(String keyId, String operation, KeyUse<T> use) {
     ensureOpen();
     TokenView view = session.view(refreshInterval);
     for (int attempt = 0; ; attempt++) {
       try {
-        TokenView.KeyObjects key = view.objects(keyId).filter(TokenView.KeyObjects::exists)
-            .orElseThrow(() -> new Retry(notFound(keyId)));
+        TokenView.KeyObjects key =
+            view.objects(keyId)
+                .filter(TokenView.KeyObjects::exists)
+                .orElseThrow(() -> new Retry(notFound(keyId)));
         if (key.destroyed()) {
           throw destroyed(key, operation);
         }
@@ -497,12 +630,20 @@ public final class Pkcs11KeyService implements KeyService {
         }
       } catch (TokenSession.ObjectGoneException e) {
         if (attempt > 0) {
-          throw new KeyServiceException("cannot " + operation + " with key '" + keyId + "' on "
-              + session.description() + ": " + e.getMessage(), e);
+          throw new KeyServiceException(
+              "cannot "
+                  + operation
+                  + " with key '"
+                  + keyId
+                  + "' on "
+                  + session.description()
+                  + ": "
+                  + e.getMessage(),
+              e);
         }
       } catch (GeneralSecurityException | ProviderException e) {
-        throw TokenSession.failure("cannot " + operation + " with key '" + keyId + "' on "
-            + session.description(), e);
+        throw TokenSession.failure(
+            "cannot " + operation + " with key '" + keyId + "' on " + session.description(), e);
       }
       view = session.refresh(); // another process may have created, rotated or destroyed the key
     }
@@ -519,7 +660,9 @@ public final class Pkcs11KeyService implements KeyService {
     }
   }
 
-  /** A stale handle (object deleted by another process) becomes a retry; anything else propagates. */
+  /**
+   * A stale handle (object deleted by another process) becomes a retry; anything else propagates.
+   */
   private <E extends Exception> E gone(Labels.Parsed object, E e) {
     if (Pkcs11Errors.is(e, "CKR_OBJECT_HANDLE_INVALID", "CKR_KEY_HANDLE_INVALID")) {
       session.forget(object.label());
@@ -532,15 +675,17 @@ public final class Pkcs11KeyService implements KeyService {
     try {
       KeyGenerator generator = KeyGenerator.getInstance(algorithm, session.provider());
       generator.init(bits);
-      return generator.generateKey(); // session object: sensitive, non-extractable (config template)
+      return generator
+          .generateKey(); // session object: sensitive, non-extractable (config template)
     } catch (GeneralSecurityException | ProviderException e) {
-      throw TokenSession.failure("cannot generate " + algorithm + " key in " + session.description(), e);
+      throw TokenSession.failure(
+          "cannot generate " + algorithm + " key in " + session.description(), e);
     }
   }
 
   private TokenView.KeyObjects live(TokenView view, String keyId, String operation) {
-    TokenView.KeyObjects key = view.objects(keyId).filter(TokenView.KeyObjects::exists)
-        .orElseThrow(() -> notFound(keyId));
+    TokenView.KeyObjects key =
+        view.objects(keyId).filter(TokenView.KeyObjects::exists).orElseThrow(() -> notFound(keyId));
     if (key.destroyed()) {
       throw destroyed(key, operation);
     }
@@ -548,9 +693,18 @@ public final class Pkcs11KeyService implements KeyService {
   }
 
   private KeyInfo infoAfterMutation(String keyId) {
-    return session.refresh().objects(keyId).filter(TokenView.KeyObjects::exists)
-        .orElseThrow(() -> new KeyServiceException("key '" + keyId + "' vanished from " + session.description()
-            + " right after it was written"))
+    return session
+        .refresh()
+        .objects(keyId)
+        .filter(TokenView.KeyObjects::exists)
+        .orElseThrow(
+            () ->
+                new KeyServiceException(
+                    "key '"
+                        + keyId
+                        + "' vanished from "
+                        + session.description()
+                        + " right after it was written"))
         .info();
   }
 
@@ -563,12 +717,19 @@ public final class Pkcs11KeyService implements KeyService {
   }
 
   private KeyNotFoundException notFound(String keyId) {
-    return new KeyNotFoundException("key '" + keyId + "' does not exist on " + session.description());
+    return new KeyNotFoundException(
+        "key '" + keyId + "' does not exist on " + session.description());
   }
 
   private static KeyDestroyedException destroyed(TokenView.KeyObjects key, String operation) {
-    return new KeyDestroyedException("key '" + key.id() + "' was destroyed at " + key.destroyedAt()
-        + "; cannot " + operation + " (key ids are never reused)");
+    return new KeyDestroyedException(
+        "key '"
+            + key.id()
+            + "' was destroyed at "
+            + key.destroyedAt()
+            + "; cannot "
+            + operation
+            + " (key ids are never reused)");
   }
 
   private byte[] labelNonce() {

@@ -15,12 +15,13 @@ import java.util.OptionalLong;
 /**
  * Finds the slot of a token by its label.
  *
- * <p>The JDK has no API for token labels: SunPKCS11 selects only by {@code slot} or {@code slotListIndex}, and its
- * token info is internal (reading it would need {@code --add-exports jdk.crypto.cryptoki/...} on every JVM that
- * opens the key service, Spark executors included). The one JDK-only source is SunPKCS11's {@code showInfo}
- * diagnostics, which print the slot list and the token info of the configured slot. So we configure a throw-away
- * provider per slot with {@code showInfo = true} and parse what it prints. Only the probing thread's output is
- * captured; other threads keep printing to the real {@code System.out} meanwhile.
+ * <p>The JDK has no API for token labels: SunPKCS11 selects only by {@code slot} or {@code
+ * slotListIndex}, and its token info is internal (reading it would need {@code --add-exports
+ * jdk.crypto.cryptoki/...} on every JVM that opens the key service, Spark executors included). The
+ * one JDK-only source is SunPKCS11's {@code showInfo} diagnostics, which print the slot list and
+ * the token info of the configured slot. So we configure a throw-away provider per slot with {@code
+ * showInfo = true} and parse what it prints. Only the probing thread's output is captured; other
+ * threads keep printing to the real {@code System.out} meanwhile.
  */
 final class SlotProbe {
   private static final Object LOCK = new Object();
@@ -28,7 +29,9 @@ final class SlotProbe {
   private static final String TOKEN_INFO = "Token info for token in slot ";
   private static final String LABEL = "label:";
 
-  /** A slot with a token; label is "" if the token is not initialized or its info could not be read. */
+  /**
+   * A slot with a token; label is "" if the token is not initialized or its info could not be read.
+   */
   record Slot(int index, long slotId, String label) {
     @Override
     public String toString() {
@@ -46,18 +49,20 @@ final class SlotProbe {
     Probe first = probe(library, Pkcs11Config.slotListIndex(0));
     List<Long> ids = parseSlotList(first.output());
     if (ids == null) {
-      String why = first.failure() == null
-          ? "no slot list in SunPKCS11 diagnostics"
-          : Pkcs11Errors.describe(first.failure()) + Pkcs11Errors.loadHint(first.failure());
-      throw new IllegalStateException("cannot list the tokens of PKCS#11 library " + library + ": " + why,
-          first.failure());
+      String why =
+          first.failure() == null
+              ? "no slot list in SunPKCS11 diagnostics"
+              : Pkcs11Errors.describe(first.failure()) + Pkcs11Errors.loadHint(first.failure());
+      throw new IllegalStateException(
+          "cannot list the tokens of PKCS#11 library " + library + ": " + why, first.failure());
     }
     List<Slot> slots = new ArrayList<>();
     for (int i = 0; i < ids.size(); i++) {
       long id = ids.get(i);
       String output = first.output();
       if (i > 0) {
-        String slotLine = id <= Integer.MAX_VALUE ? Pkcs11Config.slot(id) : Pkcs11Config.slotListIndex(i);
+        String slotLine =
+            id <= Integer.MAX_VALUE ? Pkcs11Config.slot(id) : Pkcs11Config.slotListIndex(i);
         output = probe(library, slotLine).output();
       }
       slots.add(new Slot(i, id, parseLabel(output, id)));
@@ -65,10 +70,15 @@ final class SlotProbe {
     return slots;
   }
 
-  /** The id of the slot at {@code index} of the slot list; empty if the index is out of range or unreadable. */
+  /**
+   * The id of the slot at {@code index} of the slot list; empty if the index is out of range or
+   * unreadable.
+   */
   static OptionalLong slotIdAt(Path library, int index) {
     List<Long> ids = parseSlotList(probe(library, Pkcs11Config.slotListIndex(index)).output());
-    return ids != null && index < ids.size() ? OptionalLong.of(ids.get(index)) : OptionalLong.empty();
+    return ids != null && index < ids.size()
+        ? OptionalLong.of(ids.get(index))
+        : OptionalLong.empty();
   }
 
   // Package-private for tests with canned diagnostics.
@@ -92,7 +102,10 @@ final class SlotProbe {
     return null;
   }
 
-  /** The label printed in the token info of slot {@code slotId}, trailing blank padding removed; "" if absent. */
+  /**
+   * The label printed in the token info of slot {@code slotId}, trailing blank padding removed; ""
+   * if absent.
+   */
   static String parseLabel(String output, long slotId) {
     String[] lines = output.split("\\R");
     for (int i = 0; i < lines.length; i++) {
@@ -115,39 +128,41 @@ final class SlotProbe {
       PrintStream original = System.out;
       Thread prober = Thread.currentThread();
       ByteArrayOutputStream sink = new ByteArrayOutputStream();
-      OutputStream routing = new OutputStream() {
-        @Override
-        public void write(int b) {
-          if (Thread.currentThread() == prober) {
-            sink.write(b);
-          } else {
-            original.write(b);
-          }
-        }
+      OutputStream routing =
+          new OutputStream() {
+            @Override
+            public void write(int b) {
+              if (Thread.currentThread() == prober) {
+                sink.write(b);
+              } else {
+                original.write(b);
+              }
+            }
 
-        @Override
-        public void write(byte[] b, int off, int len) {
-          if (Thread.currentThread() == prober) {
-            sink.write(b, off, len);
-          } else {
-            original.write(b, off, len);
-          }
-        }
+            @Override
+            public void write(byte[] b, int off, int len) {
+              if (Thread.currentThread() == prober) {
+                sink.write(b, off, len);
+              } else {
+                original.write(b, off, len);
+              }
+            }
 
-        @Override
-        public void flush() {
-          if (Thread.currentThread() != prober) {
-            original.flush();
-          }
-        }
-      };
+            @Override
+            public void flush() {
+              if (Thread.currentThread() != prober) {
+                original.flush();
+              }
+            }
+          };
       Charset charset = stdoutCharset();
       RuntimeException failure = null;
       System.setOut(new PrintStream(routing, true, charset));
       try {
         Provider base = Security.getProvider("SunPKCS11");
         if (base == null) {
-          throw new IllegalStateException("the JDK has no SunPKCS11 provider (module jdk.crypto.cryptoki)");
+          throw new IllegalStateException(
+              "the JDK has no SunPKCS11 provider (module jdk.crypto.cryptoki)");
         }
         base.configure(config);
       } catch (RuntimeException e) {

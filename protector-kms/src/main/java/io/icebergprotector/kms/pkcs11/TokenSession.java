@@ -27,12 +27,14 @@ import javax.crypto.SecretKey;
 import javax.security.auth.login.LoginException;
 
 /**
- * One logged-in SunPKCS11 provider per token per JVM, shared by every {@link Pkcs11KeyService} opened on it.
+ * One logged-in SunPKCS11 provider per token per JVM, shared by every {@link Pkcs11KeyService}
+ * opened on it.
  *
- * <p>Why shared: PKCS#11 login state belongs to the process, not to a session or a provider instance. A second
- * provider on a token this JVM already logged in to skips C_Login, so a wrong PIN would be accepted silently;
- * and a logout by one instance would log out all others. Here the first open logs in, later opens must present
- * the same PIN (compared in constant time), and the last close logs out.
+ * <p>Why shared: PKCS#11 login state belongs to the process, not to a session or a provider
+ * instance. A second provider on a token this JVM already logged in to skips C_Login, so a wrong
+ * PIN would be accepted silently; and a logout by one instance would log out all others. Here the
+ * first open logs in, later opens must present the same PIN (compared in constant time), and the
+ * last close logs out.
  */
 final class TokenSession {
   /** Guarded by TokenSession.class. */
@@ -43,16 +45,22 @@ final class TokenSession {
   private final Provider provider;
   private final KeyStore keyStore;
   private final char[] pin;
-  /** Serializes mutations and refreshes, so a refreshed view always reflects whole mutations of this JVM. */
+
+  /**
+   * Serializes mutations and refreshes, so a refreshed view always reflects whole mutations of this
+   * JVM.
+   */
   private final ReentrantLock lock = new ReentrantLock();
+
   /** Key handles (no material: P11Key objects are object handles) by label. */
   private final Map<String, SecretKey> handles = new ConcurrentHashMap<>();
+
   private volatile TokenView view = TokenView.EMPTY;
   private volatile long refreshedAtNanos;
   private int refs; // guarded by TokenSession.class
 
-  private TokenSession(String registryKey, String description, Provider provider, KeyStore keyStore,
-      char[] pin) {
+  private TokenSession(
+      String registryKey, String description, Provider provider, KeyStore keyStore, char[] pin) {
     this.registryKey = registryKey;
     this.description = description;
     this.provider = provider;
@@ -65,13 +73,16 @@ final class TokenSession {
    *
    * @param registryKey identifies the token: library path plus slot selection
    */
-  static TokenSession acquire(String registryKey, String configText, String description, char[] pin) {
+  static TokenSession acquire(
+      String registryKey, String configText, String description, char[] pin) {
     synchronized (TokenSession.class) {
       TokenSession existing = OPEN.get(registryKey);
       if (existing != null) {
         if (!samePin(existing.pin, pin)) {
-          throw new KeyServiceException("login to " + description
-              + " failed: wrong user PIN (this JVM is already logged in to the token with another PIN)");
+          throw new KeyServiceException(
+              "login to "
+                  + description
+                  + " failed: wrong user PIN (this JVM is already logged in to the token with another PIN)");
         }
         existing.refs++;
         return existing;
@@ -91,7 +102,8 @@ final class TokenSession {
         logoutQuietly(provider);
         String why = Pkcs11Errors.describe(e);
         if (Pkcs11Errors.unavailable(e)) {
-          throw new KeyServiceUnavailableException("login to " + description + " failed: " + why, e);
+          throw new KeyServiceUnavailableException(
+              "login to " + description + " failed: " + why, e);
         }
         throw new KeyServiceException("login to " + description + " failed: " + why, e);
       } catch (RuntimeException e) {
@@ -105,8 +117,10 @@ final class TokenSession {
   private static Provider configure(String configText, String description) {
     Provider base = Security.getProvider("SunPKCS11");
     if (base == null) {
-      throw new KeyServiceException("cannot open " + description
-          + ": this JDK has no SunPKCS11 provider (module jdk.crypto.cryptoki)");
+      throw new KeyServiceException(
+          "cannot open "
+              + description
+              + ": this JDK has no SunPKCS11 provider (module jdk.crypto.cryptoki)");
     }
     try {
       return base.configure("--" + configText);
@@ -114,7 +128,8 @@ final class TokenSession {
       String why = Pkcs11Errors.describe(e);
       String hint = Pkcs11Errors.loadHint(e);
       if (Pkcs11Errors.unavailable(e)) {
-        throw new KeyServiceUnavailableException("cannot open " + description + ": " + why + hint, e);
+        throw new KeyServiceUnavailableException(
+            "cannot open " + description + ": " + why + hint, e);
       }
       throw new KeyServiceException("cannot open " + description + ": " + why + hint, e);
     }
@@ -122,7 +137,8 @@ final class TokenSession {
 
   /** Drops one reference; the last one logs out and wipes the PIN. */
   void release() {
-    // Logout under the registry lock: login state is per process, so a concurrent acquire of the same token must
+    // Logout under the registry lock: login state is per process, so a concurrent acquire of the
+    // same token must
     // not log in between our removal and our logout.
     synchronized (TokenSession.class) {
       if (--refs > 0) {
@@ -219,8 +235,9 @@ final class TokenSession {
   }
 
   /**
-   * Stores a key generated in this token as a persistent object: SunPKCS11 does C_CopyObject with CKA_TOKEN=true,
-   * CKA_PRIVATE=true and CKA_LABEL=label; the copy keeps CKA_SENSITIVE=true and CKA_EXTRACTABLE=false.
+   * Stores a key generated in this token as a persistent object: SunPKCS11 does C_CopyObject with
+   * CKA_TOKEN=true, CKA_PRIVATE=true and CKA_LABEL=label; the copy keeps CKA_SENSITIVE=true and
+   * CKA_EXTRACTABLE=false.
    */
   void store(String label, SecretKey generated) {
     lock.lock();

@@ -10,7 +10,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 
-/** Immutable view of our objects on the token, grouped by key id. Built from the token's CKA_LABELs. */
+/**
+ * Immutable view of our objects on the token, grouped by key id. Built from the token's CKA_LABELs.
+ */
 final class TokenView {
   static final TokenView EMPTY = new TokenView(Map.of());
 
@@ -23,7 +25,8 @@ final class TokenView {
   static TokenView of(Collection<String> labels) {
     Map<String, List<Labels.Parsed>> byId = new TreeMap<>();
     for (String label : labels) {
-      Labels.parse(label).ifPresent(p -> byId.computeIfAbsent(p.keyId(), id -> new ArrayList<>()).add(p));
+      Labels.parse(label)
+          .ifPresent(p -> byId.computeIfAbsent(p.keyId(), id -> new ArrayList<>()).add(p));
     }
     Map<String, KeyObjects> keys = new TreeMap<>();
     byId.forEach((id, objects) -> keys.put(id, new KeyObjects(id, objects)));
@@ -67,12 +70,17 @@ final class TokenView {
       return id;
     }
 
-    /** A tombstone wins over anything else: material left by an interrupted destroy is never used. */
+    /**
+     * A tombstone wins over anything else: material left by an interrupted destroy is never used.
+     */
     boolean destroyed() {
       return !tombstones.isEmpty();
     }
 
-    /** Destroyed, or has at least one version (an HMAC key alone is the debris of an interrupted create). */
+    /**
+     * Destroyed, or has at least one version (an HMAC key alone is the debris of an interrupted
+     * create).
+     */
     boolean exists() {
       return destroyed() || !versions.isEmpty();
     }
@@ -89,7 +97,9 @@ final class TokenView {
       return versions.isEmpty() ? 0 : versions.lastKey();
     }
 
-    /** Retirement deletes the objects of old versions, so the lowest version left is the minimum. */
+    /**
+     * Retirement deletes the objects of old versions, so the lowest version left is the minimum.
+     */
     int minDecryptionVersion() {
       return destroyed() || versions.isEmpty() ? 1 : versions.firstKey();
     }
@@ -98,7 +108,10 @@ final class TokenView {
       return !destroyed() && versions.containsKey(version);
     }
 
-    /** Objects of one version, the one used for wrapping first (duplicates only after a cross-process race). */
+    /**
+     * Objects of one version, the one used for wrapping first (duplicates only after a
+     * cross-process race).
+     */
     List<Labels.Parsed> candidates(int version) {
       return destroyed() ? List.of() : versions.getOrDefault(version, List.of());
     }
@@ -122,14 +135,17 @@ final class TokenView {
       if (destroyed()) {
         return Instant.ofEpochMilli(tombstones.get(0).created());
       }
-      // The HMAC key is created with version 1 and outlives retirements; else the oldest version we still have.
-      List<Labels.Parsed> first = !hmacs.isEmpty() || versions.isEmpty() ? hmacs : versions.firstEntry().getValue();
+      // The HMAC key is created with version 1 and outlives retirements; else the oldest version we
+      // still have.
+      List<Labels.Parsed> first =
+          !hmacs.isEmpty() || versions.isEmpty() ? hmacs : versions.firstEntry().getValue();
       return first.isEmpty() ? Instant.EPOCH : Instant.ofEpochMilli(first.get(0).time());
     }
 
     KeyInfo info() {
       List<Integer> live = destroyed() ? List.of() : List.copyOf(versions.keySet());
-      return new KeyInfo(id, latestVersion(), live, createdAt(), destroyed(), minDecryptionVersion());
+      return new KeyInfo(
+          id, latestVersion(), live, createdAt(), destroyed(), minDecryptionVersion());
     }
   }
 }

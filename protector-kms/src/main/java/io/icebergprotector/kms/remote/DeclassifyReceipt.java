@@ -11,10 +11,12 @@ import java.util.List;
  * @param auditId the id of the server's audit line
  * @param time when the server allowed it
  * @param principal the principal the token authenticated
- * @param entry the policy entry (table name or path prefix) whose {@code declassify} roles allowed it
+ * @param entry the policy entry (table name or path prefix) whose {@code declassify} roles allowed
+ *     it
  * @param columns the columns as the request named them
  */
-public record DeclassifyReceipt(String auditId, Instant time, String principal, String entry, List<String> columns) {
+public record DeclassifyReceipt(
+    String auditId, Instant time, String principal, String entry, List<String> columns) {
   public DeclassifyReceipt {
     columns = List.copyOf(columns);
   }

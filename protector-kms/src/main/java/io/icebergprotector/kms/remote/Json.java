@@ -11,11 +11,11 @@ import java.util.Map;
 /**
  * A deliberately tiny JSON reader and writer for the Vault-style request and response bodies.
  *
- * <p>Kept in-house so that the client adds nothing to Spark's classpath. The reader is strict
- * (RFC 8259, no trailing garbage, no duplicate object keys, bounded nesting) because the server
- * also uses it on untrusted input. Objects become {@code Map<String,Object>} (insertion ordered),
- * arrays {@code List<Object>}, numbers {@link Long} when integral and in range else
- * {@link BigDecimal}, plus {@link String}, {@link Boolean} and {@code null}.
+ * <p>Kept in-house so that the client adds nothing to Spark's classpath. The reader is strict (RFC
+ * 8259, no trailing garbage, no duplicate object keys, bounded nesting) because the server also
+ * uses it on untrusted input. Objects become {@code Map<String,Object>} (insertion ordered), arrays
+ * {@code List<Object>}, numbers {@link Long} when integral and in range else {@link BigDecimal},
+ * plus {@link String}, {@link Boolean} and {@code null}.
  *
  * <p>Internal to Iceberg Protector; not a general-purpose JSON library.
  */
@@ -24,7 +24,9 @@ public final class Json {
 
   private Json() {}
 
-  /** Parses one JSON value. @throws IllegalArgumentException naming the offset on malformed input */
+  /**
+   * Parses one JSON value. @throws IllegalArgumentException naming the offset on malformed input
+   */
   public static Object parse(String text) {
     if (text == null) {
       throw new IllegalArgumentException("invalid JSON: no input");
@@ -59,7 +61,8 @@ public final class Json {
   /** A small ordered-map builder: {@code Json.object("a", 1, "b", "x")}. */
   public static Map<String, Object> object(Object... keysAndValues) {
     if (keysAndValues.length % 2 != 0) {
-      throw new IllegalArgumentException("object() needs key/value pairs, got " + keysAndValues.length + " arguments");
+      throw new IllegalArgumentException(
+          "object() needs key/value pairs, got " + keysAndValues.length + " arguments");
     }
     Map<String, Object> map = new LinkedHashMap<>();
     for (int i = 0; i < keysAndValues.length; i += 2) {
@@ -68,7 +71,10 @@ public final class Json {
     return map;
   }
 
-  /** Returns the string member, or null if absent. @throws IllegalArgumentException if present but not a string */
+  /**
+   * Returns the string member, or null if absent. @throws IllegalArgumentException if present but
+   * not a string
+   */
   public static String string(Map<String, Object> object, String member) {
     Object value = object.get(member);
     if (value == null) {
@@ -80,7 +86,10 @@ public final class Json {
     return (String) value;
   }
 
-  /** Returns the object member, or null if absent. @throws IllegalArgumentException if present but not an object */
+  /**
+   * Returns the object member, or null if absent. @throws IllegalArgumentException if present but
+   * not an object
+   */
   @SuppressWarnings("unchecked")
   public static Map<String, Object> object(Map<String, Object> object, String member) {
     Object value = object.get(member);
@@ -93,7 +102,9 @@ public final class Json {
     return (Map<String, Object>) value;
   }
 
-  /** Returns an integral member as a Long, or null if absent. Accepts "12" strings as Vault does. */
+  /**
+   * Returns an integral member as a Long, or null if absent. Accepts "12" strings as Vault does.
+   */
   public static Long integer(Map<String, Object> object, String member) {
     Object value = object.get(member);
     if (value == null) {
@@ -164,13 +175,27 @@ public final class Json {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
       switch (c) {
-        case '"': out.append("\\\""); break;
-        case '\\': out.append("\\\\"); break;
-        case '\n': out.append("\\n"); break;
-        case '\r': out.append("\\r"); break;
-        case '\t': out.append("\\t"); break;
-        case '\b': out.append("\\b"); break;
-        case '\f': out.append("\\f"); break;
+        case '"':
+          out.append("\\\"");
+          break;
+        case '\\':
+          out.append("\\\\");
+          break;
+        case '\n':
+          out.append("\\n");
+          break;
+        case '\r':
+          out.append("\\r");
+          break;
+        case '\t':
+          out.append("\\t");
+          break;
+        case '\b':
+          out.append("\\b");
+          break;
+        case '\f':
+          out.append("\\f");
+          break;
         default:
           // escape controls and the line separators that break JavaScript consumers
           if (c < 0x20 || c == '\u2028' || c == '\u2029') {
@@ -219,12 +244,21 @@ public final class Json {
       }
       char c = text.charAt(pos);
       switch (c) {
-        case '{': return readObject(depth);
-        case '[': return readArray(depth);
-        case '"': return readString();
-        case 't': expectWord("true"); return Boolean.TRUE;
-        case 'f': expectWord("false"); return Boolean.FALSE;
-        case 'n': expectWord("null"); return null;
+        case '{':
+          return readObject(depth);
+        case '[':
+          return readArray(depth);
+        case '"':
+          return readString();
+        case 't':
+          expectWord("true");
+          return Boolean.TRUE;
+        case 'f':
+          expectWord("false");
+          return Boolean.FALSE;
+        case 'n':
+          expectWord("null");
+          return null;
         default:
           if (c == '-' || (c >= '0' && c <= '9')) {
             return readNumber();
@@ -315,7 +349,8 @@ public final class Json {
         }
         char c = text.charAt(pos);
         if (c == '"') {
-          String s = sb == null ? text.substring(start, pos) : sb.append(text, start, pos).toString();
+          String s =
+              sb == null ? text.substring(start, pos) : sb.append(text, start, pos).toString();
           pos++;
           return s;
         }
@@ -333,14 +368,30 @@ public final class Json {
           }
           char e = text.charAt(pos++);
           switch (e) {
-            case '"': sb.append('"'); break;
-            case '\\': sb.append('\\'); break;
-            case '/': sb.append('/'); break;
-            case 'b': sb.append('\b'); break;
-            case 'f': sb.append('\f'); break;
-            case 'n': sb.append('\n'); break;
-            case 'r': sb.append('\r'); break;
-            case 't': sb.append('\t'); break;
+            case '"':
+              sb.append('"');
+              break;
+            case '\\':
+              sb.append('\\');
+              break;
+            case '/':
+              sb.append('/');
+              break;
+            case 'b':
+              sb.append('\b');
+              break;
+            case 'f':
+              sb.append('\f');
+              break;
+            case 'n':
+              sb.append('\n');
+              break;
+            case 'r':
+              sb.append('\r');
+              break;
+            case 't':
+              sb.append('\t');
+              break;
             case 'u':
               if (pos + 4 > text.length()) {
                 throw error("truncated \\u escape");

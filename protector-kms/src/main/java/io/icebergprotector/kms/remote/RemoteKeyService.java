@@ -52,10 +52,10 @@ import javax.net.ssl.TrustManagerFactory;
  *
  * <p>One {@link HttpClient} per instance (connections are pooled and reused). Idempotent calls are
  * retried with exponential backoff and jitter on connection errors, timeouts and 5xx; 4xx answers
- * are never retried. Create and rotate are retried only when the connection could not be made, so
- * a lost response cannot rotate a key twice. Unwrapped and derived keys are cached for a short TTL
- * (copies, wiped on eviction). The token is sent in {@code X-Vault-Token} and appears in no message,
- * log line or {@link #toString()}.
+ * are never retried. Create and rotate are retried only when the connection could not be made, so a
+ * lost response cannot rotate a key twice. Unwrapped and derived keys are cached for a short TTL
+ * (copies, wiped on eviction). The token is sent in {@code X-Vault-Token} and appears in no
+ * message, log line or {@link #toString()}.
  *
  * <pre>{@code
  * KeyService kms = RemoteKeyService.builder()
@@ -97,10 +97,11 @@ public final class RemoteKeyService implements KeyService {
     this.initialBackoffMillis = b.initialBackoff.toMillis();
     this.maxBackoffMillis = b.maxBackoff.toMillis();
     this.cache = new UnwrapCache(b.cacheTtl.toNanos(), b.cacheMaxEntries, b.nanoClock);
-    HttpClient.Builder hb = HttpClient.newBuilder()
-        .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(b.connectTimeout)
-        .followRedirects(HttpClient.Redirect.NEVER); // never forward the token to another host
+    HttpClient.Builder hb =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(b.connectTimeout)
+            .followRedirects(HttpClient.Redirect.NEVER); // never forward the token to another host
     if (sslContext != null) {
       hb.sslContext(sslContext);
     }
@@ -120,26 +121,40 @@ public final class RemoteKeyService implements KeyService {
 
   @Override
   public KeyInfo createKey(String keyId) {
-    Map<String, Object> data = call("POST", keysPath(keyId), Json.object("type", "aes256-gcm96"),
-        "create", keyId, false);
-    return data != null && data.containsKey("latest_version") ? toKeyInfo(keyId, data) : describeKey(keyId);
+    Map<String, Object> data =
+        call("POST", keysPath(keyId), Json.object("type", "aes256-gcm96"), "create", keyId, false);
+    return data != null && data.containsKey("latest_version")
+        ? toKeyInfo(keyId, data)
+        : describeKey(keyId);
   }
 
   @Override
   public KeyInfo rotateKey(String keyId) {
-    Map<String, Object> data = call("POST", keysPath(keyId) + "/rotate", Json.object(), "rotate", keyId, false);
-    return data != null && data.containsKey("latest_version") ? toKeyInfo(keyId, data) : describeKey(keyId);
+    Map<String, Object> data =
+        call("POST", keysPath(keyId) + "/rotate", Json.object(), "rotate", keyId, false);
+    return data != null && data.containsKey("latest_version")
+        ? toKeyInfo(keyId, data)
+        : describeKey(keyId);
   }
 
   /** Vault's {@code POST /v1/<mount>/keys/<key>/config} with {@code min_decryption_version}. */
   @Override
   public KeyInfo setMinDecryptionVersion(String keyId, int minDecryptionVersion) {
-    Map<String, Object> data = call("POST", keysPath(keyId) + "/config",
-        Json.object("min_decryption_version", minDecryptionVersion), "retire", keyId, false);
-    // Data keys of retired versions must not be served from this process's cache either (other processes
+    Map<String, Object> data =
+        call(
+            "POST",
+            keysPath(keyId) + "/config",
+            Json.object("min_decryption_version", minDecryptionVersion),
+            "retire",
+            keyId,
+            false);
+    // Data keys of retired versions must not be served from this process's cache either (other
+    // processes
     // holding them drop them within the cache TTL).
     cache.invalidate(keyId);
-    return data != null && data.containsKey("latest_version") ? toKeyInfo(keyId, data) : describeKey(keyId);
+    return data != null && data.containsKey("latest_version")
+        ? toKeyInfo(keyId, data)
+        : describeKey(keyId);
   }
 
   @Override
@@ -175,11 +190,18 @@ public final class RemoteKeyService implements KeyService {
   @Override
   public String wrap(String keyId, byte[] plaintext) {
     Objects.requireNonNull(plaintext, "plaintext");
-    Map<String, Object> data = call("POST", "/v1/" + mount + "/encrypt/" + segment(keyId),
-        Json.object("plaintext", Base64.getEncoder().encodeToString(plaintext)), "wrap", keyId, true);
+    Map<String, Object> data =
+        call(
+            "POST",
+            "/v1/" + mount + "/encrypt/" + segment(keyId),
+            Json.object("plaintext", Base64.getEncoder().encodeToString(plaintext)),
+            "wrap",
+            keyId,
+            true);
     String ciphertext = data == null ? null : stringField(data, "ciphertext");
     if (ciphertext == null || !ciphertext.startsWith("vault:v")) {
-      throw new KeyServiceException("key service at " + shownUrl + " returned no ciphertext for key '" + keyId + "'");
+      throw new KeyServiceException(
+          "key service at " + shownUrl + " returned no ciphertext for key '" + keyId + "'");
     }
     return ciphertext;
   }
@@ -191,9 +213,16 @@ public final class RemoteKeyService implements KeyService {
     if (cached != null) {
       return cached;
     }
-    Map<String, Object> data = call("POST", "/v1/" + mount + "/decrypt/" + segment(keyId),
-        Json.object("ciphertext", wrapped), "unwrap", keyId, true);
-    byte[] plaintext = decodeBase64(data == null ? null : stringField(data, "plaintext"), "plaintext", keyId);
+    Map<String, Object> data =
+        call(
+            "POST",
+            "/v1/" + mount + "/decrypt/" + segment(keyId),
+            Json.object("ciphertext", wrapped),
+            "unwrap",
+            keyId,
+            true);
+    byte[] plaintext =
+        decodeBase64(data == null ? null : stringField(data, "plaintext"), "plaintext", keyId);
     cache.put(UNWRAP, keyId, wrapped, plaintext);
     return plaintext;
   }
@@ -206,18 +235,27 @@ public final class RemoteKeyService implements KeyService {
       return cached;
     }
     String input = Base64.getEncoder().encodeToString(context.getBytes(StandardCharsets.UTF_8));
-    Map<String, Object> data = call("POST", "/v1/" + mount + "/hmac/" + segment(keyId),
-        Json.object("input", input, "key_version", 1), "derive", keyId, true);
+    Map<String, Object> data =
+        call(
+            "POST",
+            "/v1/" + mount + "/hmac/" + segment(keyId),
+            Json.object("input", input, "key_version", 1),
+            "derive",
+            keyId,
+            true);
     String hmac = data == null ? null : stringField(data, "hmac");
     if (hmac == null || !hmac.startsWith("vault:v1:")) {
-      throw new KeyServiceException("key service at " + shownUrl + " returned no hmac for key '" + keyId + "'");
+      throw new KeyServiceException(
+          "key service at " + shownUrl + " returned no hmac for key '" + keyId + "'");
     }
     byte[] derived = decodeBase64(hmac.substring("vault:v1:".length()), "hmac", keyId);
     cache.put(DERIVE, keyId, context, derived);
     return derived;
   }
 
-  /** The caller's identity, roles and usable keys ({@code GET /v1/protector/whoami}; not on Vault). */
+  /**
+   * The caller's identity, roles and usable keys ({@code GET /v1/protector/whoami}; not on Vault).
+   */
   public WhoAmI whoami() {
     Map<String, Object> data = call("GET", "/v1/protector/whoami", null, "whoami", null, true);
     if (data == null) {
@@ -262,16 +300,27 @@ public final class RemoteKeyService implements KeyService {
     Objects.requireNonNull(columns, "columns");
     Objects.requireNonNull(destination, "destination");
     Objects.requireNonNull(queryId, "queryId");
-    Map<String, Object> body = Json.object(
-        "source", source, "columns", List.copyOf(columns), "destination", destination, "query-id", queryId);
+    Map<String, Object> body =
+        Json.object(
+            "source",
+            source,
+            "columns",
+            List.copyOf(columns),
+            "destination",
+            destination,
+            "query-id",
+            queryId);
     Map<String, Object> data;
     try {
       data = call("POST", "/v1/protector/declassify", body, DECLASSIFY, null, false);
     } catch (KeyAccessDeniedException e) {
       throw new DeclassificationDeniedException(e.principal(), source, columns, shownUrl);
     } catch (KeyNotFoundException e) {
-      throw new KeyServiceException("key service at " + shownUrl
-          + " does not offer declassification (is it an Iceberg Protector key server?): " + e.getMessage());
+      throw new KeyServiceException(
+          "key service at "
+              + shownUrl
+              + " does not offer declassification (is it an Iceberg Protector key server?): "
+              + e.getMessage());
     }
     try {
       if (data == null) {
@@ -282,11 +331,18 @@ public final class RemoteKeyService implements KeyService {
       if (auditId == null || time == null) {
         throw new IllegalArgumentException("no audit_id or time");
       }
-      return new DeclassifyReceipt(auditId, Instant.parse(time), Json.string(data, "principal"),
-          Json.string(data, "entry"), strings(data.get("columns")));
+      return new DeclassifyReceipt(
+          auditId,
+          Instant.parse(time),
+          Json.string(data, "principal"),
+          Json.string(data, "entry"),
+          strings(data.get("columns")));
     } catch (RuntimeException e) {
-      throw new KeyServiceException("key service at " + shownUrl + " sent an unreadable declassification receipt: "
-          + e.getMessage());
+      throw new KeyServiceException(
+          "key service at "
+              + shownUrl
+              + " sent an unreadable declassification receipt: "
+              + e.getMessage());
     }
   }
 
@@ -309,7 +365,12 @@ public final class RemoteKeyService implements KeyService {
   }
 
   private Map<String, Object> call(
-      String method, String path, Map<String, Object> body, String op, String keyId, boolean idempotent) {
+      String method,
+      String path,
+      Map<String, Object> body,
+      String op,
+      String keyId,
+      boolean idempotent) {
     HttpResponse<String> response = send(method, path, body, op, keyId, idempotent);
     String text = response.body();
     if (response.statusCode() == 204 || text == null || text.isBlank()) {
@@ -318,24 +379,38 @@ public final class RemoteKeyService implements KeyService {
     try {
       return Json.object(Json.parseObject(text), "data");
     } catch (IllegalArgumentException e) {
-      throw new KeyServiceException("key service at " + shownUrl + " sent an unreadable response to " + op
-          + (keyId == null ? "" : " for key '" + keyId + "'") + ": " + e.getMessage());
+      throw new KeyServiceException(
+          "key service at "
+              + shownUrl
+              + " sent an unreadable response to "
+              + op
+              + (keyId == null ? "" : " for key '" + keyId + "'")
+              + ": "
+              + e.getMessage());
     }
   }
 
   private HttpResponse<String> send(
-      String method, String path, Map<String, Object> body, String op, String keyId, boolean idempotent) {
+      String method,
+      String path,
+      Map<String, Object> body,
+      String op,
+      String keyId,
+      boolean idempotent) {
     if (closed) {
       throw new IllegalStateException("RemoteKeyService is closed");
     }
-    HttpRequest.Builder rb = HttpRequest.newBuilder(baseUri.resolve(path))
-        .timeout(requestTimeout)
-        .header("X-Vault-Token", token)
-        .header("X-Vault-Request", "true")
-        .header("Accept", "application/json");
+    HttpRequest.Builder rb =
+        HttpRequest.newBuilder(baseUri.resolve(path))
+            .timeout(requestTimeout)
+            .header("X-Vault-Token", token)
+            .header("X-Vault-Request", "true")
+            .header("Accept", "application/json");
     if (body != null) {
       rb.header("Content-Type", "application/json")
-          .method(method, HttpRequest.BodyPublishers.ofString(Json.write(body), StandardCharsets.UTF_8));
+          .method(
+              method,
+              HttpRequest.BodyPublishers.ofString(Json.write(body), StandardCharsets.UTF_8));
     } else {
       rb.method(method, HttpRequest.BodyPublishers.noBody());
     }
@@ -352,7 +427,8 @@ public final class RemoteKeyService implements KeyService {
         response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new KeyServiceUnavailableException("interrupted while calling key service at " + shownUrl, e);
+        throw new KeyServiceUnavailableException(
+            "interrupted while calling key service at " + shownUrl, e);
       } catch (IOException e) {
         if (isTlsFailure(e)) {
           // a certificate or protocol problem will not heal by retrying
@@ -381,8 +457,14 @@ public final class RemoteKeyService implements KeyService {
       }
       throw mapClientError(status, response.body(), op, keyId);
     }
-    String message = "key service at " + shownUrl + " is unavailable (" + op
-        + (keyId == null ? "" : " key '" + keyId + "'") + "): " + lastProblem;
+    String message =
+        "key service at "
+            + shownUrl
+            + " is unavailable ("
+            + op
+            + (keyId == null ? "" : " key '" + keyId + "'")
+            + "): "
+            + lastProblem;
     throw lastCause == null
         ? new KeyServiceUnavailableException(message)
         : new KeyServiceUnavailableException(message, lastCause);
@@ -397,7 +479,8 @@ public final class RemoteKeyService implements KeyService {
       Thread.sleep(delay);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new KeyServiceUnavailableException("interrupted while retrying key service at " + shownUrl, e);
+      throw new KeyServiceUnavailableException(
+          "interrupted while retrying key service at " + shownUrl, e);
     }
   }
 
@@ -405,24 +488,33 @@ public final class RemoteKeyService implements KeyService {
     String detail = firstError(body);
     String forKey = keyId == null ? "" : " for key '" + keyId + "'";
     switch (status) {
-      case 401: {
-        String cause = detail == null ? "token rejected" : detail.replaceFirst("^authentication failed: ", "");
-        return new KeyAuthenticationException("authentication failed: " + cause + " (key service at " + shownUrl + ")");
-      }
-      case 403: {
-        String principal = null;
-        try {
-          principal = Json.string(Json.parseObject(body), "principal");
-        } catch (RuntimeException e) {
-          // Vault's 403 bodies carry no principal
+      case 401:
+        {
+          String cause =
+              detail == null
+                  ? "token rejected"
+                  : detail.replaceFirst("^authentication failed: ", "");
+          return new KeyAuthenticationException(
+              "authentication failed: " + cause + " (key service at " + shownUrl + ")");
         }
-        return new KeyAccessDeniedException(principal == null ? "(token holder)" : principal,
-            keyId == null ? "(none)" : keyId, op);
-      }
+      case 403:
+        {
+          String principal = null;
+          try {
+            principal = Json.string(Json.parseObject(body), "principal");
+          } catch (RuntimeException e) {
+            // Vault's 403 bodies carry no principal
+          }
+          return new KeyAccessDeniedException(
+              principal == null ? "(token holder)" : principal,
+              keyId == null ? "(none)" : keyId,
+              op);
+        }
       case 404:
         return new KeyNotFoundException((detail == null ? "not found" : detail) + forKey);
       case 409:
-        return new KeyAlreadyExistsException((detail == null ? "key already exists" : detail) + forKey);
+        return new KeyAlreadyExistsException(
+            (detail == null ? "key already exists" : detail) + forKey);
       case 410:
         return new KeyDestroyedException((detail == null ? "key was destroyed" : detail) + forKey);
       case 400:
@@ -430,18 +522,30 @@ public final class RemoteKeyService implements KeyService {
           return new KeyVersionRetiredException(detail);
         }
         if (UNWRAP.equals(op)) {
-          return new KeyIntegrityException("cannot unwrap" + forKey + ": " + (detail == null ? "HTTP 400" : detail));
+          return new KeyIntegrityException(
+              "cannot unwrap" + forKey + ": " + (detail == null ? "HTTP 400" : detail));
         }
-        return new KeyServiceException(op + forKey + " rejected: " + (detail == null ? "HTTP 400" : detail));
+        return new KeyServiceException(
+            op + forKey + " rejected: " + (detail == null ? "HTTP 400" : detail));
       default:
-        return new KeyServiceException(op + forKey + " rejected by key service at " + shownUrl + ": HTTP " + status
-            + (detail == null ? "" : ": " + detail));
+        return new KeyServiceException(
+            op
+                + forKey
+                + " rejected by key service at "
+                + shownUrl
+                + ": HTTP "
+                + status
+                + (detail == null ? "" : ": " + detail));
     }
   }
 
-  /** Our server names the key and versions; Vault says "... version is disallowed by policy (too old)". */
+  /**
+   * Our server names the key and versions; Vault says "... version is disallowed by policy (too
+   * old)".
+   */
   private static boolean isRetiredVersion(String detail) {
-    return detail.contains("is retired (minimum decryption version") || detail.contains("disallowed by policy");
+    return detail.contains("is retired (minimum decryption version")
+        || detail.contains("disallowed by policy");
   }
 
   private static boolean isTlsFailure(Throwable e) {
@@ -495,7 +599,8 @@ public final class RemoteKeyService implements KeyService {
 
   private KeyInfo toKeyInfo(String keyId, Map<String, Object> data) {
     if (data == null) {
-      throw new KeyServiceException("key service at " + shownUrl + " returned no metadata for key '" + keyId + "'");
+      throw new KeyServiceException(
+          "key service at " + shownUrl + " returned no metadata for key '" + keyId + "'");
     }
     try {
       String name = Json.string(data, "name");
@@ -514,15 +619,21 @@ public final class RemoteKeyService implements KeyService {
       versions.sort(null);
       boolean destroyed = Boolean.TRUE.equals(data.get("destroyed"));
       Long minDecryption = Json.integer(data, "min_decryption_version");
-      return new KeyInfo(name == null ? keyId : name,
+      return new KeyInfo(
+          name == null ? keyId : name,
           latest == null ? 0 : Math.toIntExact(latest),
           versions,
           earliest == Long.MAX_VALUE ? Instant.EPOCH : Instant.ofEpochSecond(earliest),
           destroyed,
           minDecryption == null || minDecryption < 1 ? 1 : Math.toIntExact(minDecryption));
     } catch (RuntimeException e) {
-      throw new KeyServiceException("key service at " + shownUrl + " returned unreadable metadata for key '"
-          + keyId + "': " + e.getMessage());
+      throw new KeyServiceException(
+          "key service at "
+              + shownUrl
+              + " returned unreadable metadata for key '"
+              + keyId
+              + "': "
+              + e.getMessage());
     }
   }
 
@@ -530,19 +641,27 @@ public final class RemoteKeyService implements KeyService {
     try {
       return Json.string(data, field);
     } catch (IllegalArgumentException e) {
-      throw new KeyServiceException("key service at " + shownUrl + " sent a bad '" + field + "' field");
+      throw new KeyServiceException(
+          "key service at " + shownUrl + " sent a bad '" + field + "' field");
     }
   }
 
   private byte[] decodeBase64(String text, String field, String keyId) {
     if (text == null) {
-      throw new KeyServiceException("key service at " + shownUrl + " returned no " + field + " for key '" + keyId + "'");
+      throw new KeyServiceException(
+          "key service at " + shownUrl + " returned no " + field + " for key '" + keyId + "'");
     }
     try {
       return Base64.getDecoder().decode(text);
     } catch (IllegalArgumentException e) {
-      throw new KeyServiceException("key service at " + shownUrl + " returned bad base64 " + field
-          + " for key '" + keyId + "'");
+      throw new KeyServiceException(
+          "key service at "
+              + shownUrl
+              + " returned bad base64 "
+              + field
+              + " for key '"
+              + keyId
+              + "'");
     }
   }
 
@@ -564,11 +683,17 @@ public final class RemoteKeyService implements KeyService {
     StringBuilder sb = new StringBuilder();
     for (byte b : keyId.getBytes(StandardCharsets.UTF_8)) {
       char c = (char) (b & 0xff);
-      if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-          || c == '-' || c == '_' || c == '~' || (c == '.' && !keyId.equals(".") && !keyId.equals(".."))) {
+      if ((c >= 'a' && c <= 'z')
+          || (c >= 'A' && c <= 'Z')
+          || (c >= '0' && c <= '9')
+          || c == '-'
+          || c == '_'
+          || c == '~'
+          || (c == '.' && !keyId.equals(".") && !keyId.equals(".."))) {
         sb.append(c);
       } else {
-        sb.append('%').append(Character.toUpperCase(Character.forDigit((b >> 4) & 0xf, 16)))
+        sb.append('%')
+            .append(Character.toUpperCase(Character.forDigit((b >> 4) & 0xf, 16)))
             .append(Character.toUpperCase(Character.forDigit(b & 0xf, 16)));
       }
     }
@@ -614,15 +739,18 @@ public final class RemoteKeyService implements KeyService {
 
     public Builder url(URI uri) {
       Objects.requireNonNull(uri, "url");
-      String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(java.util.Locale.ROOT);
+      String scheme =
+          uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(java.util.Locale.ROOT);
       if (!scheme.equals("https") && !scheme.equals("http")) {
-        throw new IllegalArgumentException("key service url must be https:// (or http:// on loopback): " + uri);
+        throw new IllegalArgumentException(
+            "key service url must be https:// (or http:// on loopback): " + uri);
       }
       if (uri.getHost() == null) {
         throw new IllegalArgumentException("key service url has no host: " + uri);
       }
       if (uri.getUserInfo() != null) {
-        throw new IllegalArgumentException("key service url must not carry credentials; use token()");
+        throw new IllegalArgumentException(
+            "key service url must not carry credentials; use token()");
       }
       this.url = URI.create(scheme + "://" + uri.getRawAuthority() + "/");
       return this;
@@ -638,7 +766,9 @@ public final class RemoteKeyService implements KeyService {
       return this;
     }
 
-    /** Transit mount path on Vault; {@code transit} by default (the key server serves only that). */
+    /**
+     * Transit mount path on Vault; {@code transit} by default (the key server serves only that).
+     */
     public Builder mount(String mount) {
       String m = Objects.requireNonNull(mount, "mount").replaceAll("^/+|/+$", "");
       if (m.isEmpty() || m.contains("..")) {
@@ -663,7 +793,8 @@ public final class RemoteKeyService implements KeyService {
         char c = t.charAt(i);
         if (c < 0x21 || c > 0x7e) {
           // never echo the token; say only what is wrong with it
-          throw new IllegalArgumentException("token contains a character not allowed in an HTTP header");
+          throw new IllegalArgumentException(
+              "token contains a character not allowed in an HTTP header");
         }
       }
       this.token = t;
@@ -677,7 +808,9 @@ public final class RemoteKeyService implements KeyService {
       return this;
     }
 
-    /** Trusts exactly the certificate(s) in a PEM or DER file, e.g. the server's self-signed cert. */
+    /**
+     * Trusts exactly the certificate(s) in a PEM or DER file, e.g. the server's self-signed cert.
+     */
     public Builder trustedCertificate(Path certificateFile) {
       this.trustedCertificate = Objects.requireNonNull(certificateFile, "certificate file");
       return this;
@@ -708,17 +841,22 @@ public final class RemoteKeyService implements KeyService {
       return this;
     }
 
-    /** Backoff doubles from {@code initial} up to {@code max}, with jitter. Defaults 100 ms and 2 s. */
+    /**
+     * Backoff doubles from {@code initial} up to {@code max}, with jitter. Defaults 100 ms and 2 s.
+     */
     public Builder retryBackoff(Duration initial, Duration max) {
       this.initialBackoff = positive(initial, "initial backoff");
       this.maxBackoff = positive(max, "max backoff");
       if (max.compareTo(initial) < 0) {
-        throw new IllegalArgumentException("max backoff " + max + " is below initial backoff " + initial);
+        throw new IllegalArgumentException(
+            "max backoff " + max + " is below initial backoff " + initial);
       }
       return this;
     }
 
-    /** How long unwrapped keys are cached; {@link Duration#ZERO} disables the cache. Default 60 s. */
+    /**
+     * How long unwrapped keys are cached; {@link Duration#ZERO} disables the cache. Default 60 s.
+     */
     public Builder cacheTtl(Duration ttl) {
       if (ttl == null || ttl.isNegative()) {
         throw new IllegalArgumentException("cache TTL must be >= 0: " + ttl);
@@ -746,7 +884,8 @@ public final class RemoteKeyService implements KeyService {
         throw new IllegalStateException("RemoteKeyService needs a url");
       }
       if (token == null) {
-        throw new IllegalStateException("RemoteKeyService needs a token (read one from a file or variable with SecretRef)");
+        throw new IllegalStateException(
+            "RemoteKeyService needs a token (read one from a file or variable with SecretRef)");
       }
       checkPlainHttp();
       SSLContext ssl = sslContext;
@@ -770,14 +909,19 @@ public final class RemoteKeyService implements KeyService {
       }
       String shown = url.toString().replaceFirst("/$", "");
       if (!allowInsecureHttp) {
-        throw new IllegalArgumentException("refusing plain http:// to key service at " + shown
-            + ": the token would cross the network in clear; use https://, or set allow-insecure-http"
-            + " (catalog option protector.kms.allow-insecure-http = true, CLI --allow-insecure-http)"
-            + " if the network in between is trusted");
+        throw new IllegalArgumentException(
+            "refusing plain http:// to key service at "
+                + shown
+                + ": the token would cross the network in clear; use https://, or set allow-insecure-http"
+                + " (catalog option protector.kms.allow-insecure-http = true, CLI --allow-insecure-http)"
+                + " if the network in between is trusted");
       }
       if (WARNED_INSECURE.add(shown)) {
-        LOG.log(System.Logger.Level.WARNING, "allow-insecure-http: talking plain http:// to key service at "
-            + shown + "; tokens and unwrapped keys cross the network unencrypted");
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "allow-insecure-http: talking plain http:// to key service at "
+                + shown
+                + "; tokens and unwrapped keys cross the network unencrypted");
       }
     }
 
@@ -786,7 +930,8 @@ public final class RemoteKeyService implements KeyService {
      * loopback. Other names are never resolved: DNS could point them anywhere.
      */
     static boolean isLoopback(String host) {
-      String h = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+      String h =
+          host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
       try {
         if (h.equalsIgnoreCase("localhost")) {
           InetAddress[] all = InetAddress.getAllByName(h);
@@ -823,14 +968,16 @@ public final class RemoteKeyService implements KeyService {
             trust.load(in, trustStorePassword);
           }
         }
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        TrustManagerFactory tmf =
+            TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         tmf.init(trust);
         SSLContext context = SSLContext.getInstance("TLS");
         context.init(null, tmf.getTrustManagers(), null);
         return context;
       } catch (IOException | GeneralSecurityException e) {
         Path source = trustedCertificate != null ? trustedCertificate : trustStore;
-        throw new IllegalArgumentException("cannot load trusted certificates from " + source + ": " + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            "cannot load trusted certificates from " + source + ": " + e.getMessage(), e);
       }
     }
 

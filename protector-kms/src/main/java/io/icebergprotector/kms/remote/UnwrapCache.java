@@ -68,7 +68,9 @@ final class UnwrapCache {
     }
   }
 
-  /** Drops every entry of a key id (after destroy, so a shredded key cannot be served from cache). */
+  /**
+   * Drops every entry of a key id (after destroy, so a shredded key cannot be served from cache).
+   */
   synchronized void invalidate(String keyId) {
     Iterator<Map.Entry<Entry, Value>> it = map.entrySet().iterator();
     while (it.hasNext()) {

@@ -11,15 +11,16 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link Pkcs11KeyService} against Debian's SoftHSM2. Skipped (with the reason) only when softhsm2 is not
- * installed; CI installs it.
+ * {@link Pkcs11KeyService} against Debian's SoftHSM2. Skipped (with the reason) only when softhsm2
+ * is not installed; CI installs it.
  *
- * <p>Each test gets a fresh private token directory and runs its body ({@link Pkcs11Scenarios}) in a child JVM
- * whose environment carries SOFTHSM2_CONF. Why a child JVM rather than surefire's environmentVariables: SoftHSM
- * reads SOFTHSM2_CONF once, when the library is initialized, and a PKCS#11 library is initialized once per
- * process; so one test JVM could only ever see one token directory, prepared before the first test touched the
- * library, and the tests would depend on surefire configuration (not run the same from an IDE). A child per test
- * gives isolation, needs no pom change, and makes "objects persist in the token across processes" testable.
+ * <p>Each test gets a fresh private token directory and runs its body ({@link Pkcs11Scenarios}) in
+ * a child JVM whose environment carries SOFTHSM2_CONF. Why a child JVM rather than surefire's
+ * environmentVariables: SoftHSM reads SOFTHSM2_CONF once, when the library is initialized, and a
+ * PKCS#11 library is initialized once per process; so one test JVM could only ever see one token
+ * directory, prepared before the first test touched the library, and the tests would depend on
+ * surefire configuration (not run the same from an IDE). A child per test gives isolation, needs no
+ * pom change, and makes "objects persist in the token across processes" testable.
  */
 class Pkcs11KeyServiceTest {
   @TempDir Path dir;
@@ -35,7 +36,9 @@ class Pkcs11KeyServiceTest {
 
   private void passes(String scenario) throws Exception {
     SoftHsm.Result result = hsm.run(scenario, Map.of());
-    assertThat(result.exitCode()).as("scenario %s in child JVM, output:%n%s", scenario, result.output()).isZero();
+    assertThat(result.exitCode())
+        .as("scenario %s in child JVM, output:%n%s", scenario, result.output())
+        .isZero();
     assertThat(result.output()).contains("SCENARIO PASSED: " + scenario);
   }
 

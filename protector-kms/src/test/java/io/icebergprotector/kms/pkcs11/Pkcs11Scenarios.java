@@ -50,8 +50,9 @@ import javax.crypto.SecretKeyFactory;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Test bodies that run in a child JVM started by {@link Pkcs11KeyServiceTest} with SOFTHSM2_CONF pointing at a
- * private token directory. Exit code 0 means the scenario passed; otherwise the stack trace is printed.
+ * Test bodies that run in a child JVM started by {@link Pkcs11KeyServiceTest} with SOFTHSM2_CONF
+ * pointing at a private token directory. Exit code 0 means the scenario passed; otherwise the stack
+ * trace is printed.
  */
 public final class Pkcs11Scenarios {
   static final String ENV_LIBRARY = "PKCS11_TEST_LIBRARY";
@@ -65,23 +66,24 @@ public final class Pkcs11Scenarios {
     void run() throws Exception;
   }
 
-  private static final Map<String, Scenario> SCENARIOS = Map.ofEntries(
-      Map.entry("roundTrip", Pkcs11Scenarios::roundTrip),
-      Map.entry("nonExtractable", Pkcs11Scenarios::nonExtractable),
-      Map.entry("rotation", Pkcs11Scenarios::rotation),
-      Map.entry("retire", Pkcs11Scenarios::retire),
-      Map.entry("replayAndTamper", Pkcs11Scenarios::replayAndTamper),
-      Map.entry("destroy", Pkcs11Scenarios::destroy),
-      Map.entry("deriveStable", Pkcs11Scenarios::deriveStable),
-      Map.entry("localCannotUnwrap", Pkcs11Scenarios::localCannotUnwrap),
-      Map.entry("persistWrite", Pkcs11Scenarios::persistWrite),
-      Map.entry("persistReadAndDestroy", Pkcs11Scenarios::persistReadAndDestroy),
-      Map.entry("persistDestroyed", Pkcs11Scenarios::persistDestroyed),
-      Map.entry("errors", Pkcs11Scenarios::errors),
-      Map.entry("labelSelection", Pkcs11Scenarios::labelSelection),
-      Map.entry("rotationRace", Pkcs11Scenarios::rotationRace),
-      Map.entry("concurrentUse", Pkcs11Scenarios::concurrentUse),
-      Map.entry("fromSettings", Pkcs11Scenarios::fromSettings));
+  private static final Map<String, Scenario> SCENARIOS =
+      Map.ofEntries(
+          Map.entry("roundTrip", Pkcs11Scenarios::roundTrip),
+          Map.entry("nonExtractable", Pkcs11Scenarios::nonExtractable),
+          Map.entry("rotation", Pkcs11Scenarios::rotation),
+          Map.entry("retire", Pkcs11Scenarios::retire),
+          Map.entry("replayAndTamper", Pkcs11Scenarios::replayAndTamper),
+          Map.entry("destroy", Pkcs11Scenarios::destroy),
+          Map.entry("deriveStable", Pkcs11Scenarios::deriveStable),
+          Map.entry("localCannotUnwrap", Pkcs11Scenarios::localCannotUnwrap),
+          Map.entry("persistWrite", Pkcs11Scenarios::persistWrite),
+          Map.entry("persistReadAndDestroy", Pkcs11Scenarios::persistReadAndDestroy),
+          Map.entry("persistDestroyed", Pkcs11Scenarios::persistDestroyed),
+          Map.entry("errors", Pkcs11Scenarios::errors),
+          Map.entry("labelSelection", Pkcs11Scenarios::labelSelection),
+          Map.entry("rotationRace", Pkcs11Scenarios::rotationRace),
+          Map.entry("concurrentUse", Pkcs11Scenarios::concurrentUse),
+          Map.entry("fromSettings", Pkcs11Scenarios::fromSettings));
 
   private Pkcs11Scenarios() {}
 
@@ -129,20 +131,25 @@ public final class Pkcs11Scenarios {
           .isNotEqualTo(java.util.Arrays.copyOf(blob, 12)); // fresh nonce per wrap
       assertThat(kms.unwrap("pii", again)).isEqualTo(dek);
 
-      assertThatThrownBy(() -> kms.createKey("pii")).isInstanceOf(KeyAlreadyExistsException.class)
+      assertThatThrownBy(() -> kms.createKey("pii"))
+          .isInstanceOf(KeyAlreadyExistsException.class)
           .hasMessageContaining("key 'pii' already exists");
-      assertThatThrownBy(() -> kms.describeKey("nope")).isInstanceOf(KeyNotFoundException.class)
+      assertThatThrownBy(() -> kms.describeKey("nope"))
+          .isInstanceOf(KeyNotFoundException.class)
           .hasMessageContaining("key 'nope' does not exist");
       assertThatThrownBy(() -> kms.wrap("nope", dek)).isInstanceOf(KeyNotFoundException.class);
-      assertThatThrownBy(() -> kms.createKey("bad id")).isInstanceOf(IllegalArgumentException.class)
+      assertThatThrownBy(() -> kms.createKey("bad id"))
+          .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("Invalid key id 'bad id'");
-      assertThatThrownBy(() -> kms.wrap("pii", new byte[0])).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> kms.wrap("pii", new byte[0]))
+          .isInstanceOf(IllegalArgumentException.class);
       assertThat(kms.listKeys()).extracting(KeyInfo::id).containsExactly("pii");
       assertThat(kms.describeKey("pii")).isEqualTo(info);
       assertThat(kms.toString()).contains("slot list index 0").doesNotContain(pin());
 
       kms.close();
-      assertThatThrownBy(() -> kms.wrap("pii", dek)).isInstanceOf(IllegalStateException.class)
+      assertThatThrownBy(() -> kms.wrap("pii", dek))
+          .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("closed");
     } finally {
       kms.close(); // idempotent
@@ -161,7 +168,8 @@ public final class Pkcs11Scenarios {
       KeyStore ks = KeyStore.getInstance("PKCS11", raw);
       ks.load(null, pin().toCharArray());
       List<String> aliases = Collections.list(ks.aliases());
-      // pii#v1, pii#v2, pii#hmac and the tombstone of 'gone': no session copies or unlabelled objects persist.
+      // pii#v1, pii#v2, pii#hmac and the tombstone of 'gone': no session copies or unlabelled
+      // objects persist.
       assertThat(aliases).hasSize(4);
       assertThat(aliases).filteredOn(a -> a.startsWith("pii#v1#")).hasSize(1);
       assertThat(aliases).filteredOn(a -> a.startsWith("pii#v2#")).hasSize(1);
@@ -177,14 +185,20 @@ public final class Pkcs11Scenarios {
         assertThat(key.toString()).as(alias).contains("token object", "sensitive", "unextractable");
         assertThat(key.getEncoded()).as(alias).isNull();
         assertThat(key.getFormat()).as(alias).isNull();
-        if (key.getAlgorithm().equals("AES")) { // SunPKCS11 has no factory for HMAC ("Generic Secret") keys
-          assertThatThrownBy(() -> SecretKeyFactory.getInstance("AES", raw).getKeySpec(key, SecretKeySpec.class))
-              .as(alias).isInstanceOf(InvalidKeySpecException.class);
+        if (key.getAlgorithm()
+            .equals("AES")) { // SunPKCS11 has no factory for HMAC ("Generic Secret") keys
+          assertThatThrownBy(
+                  () ->
+                      SecretKeyFactory.getInstance("AES", raw).getKeySpec(key, SecretKeySpec.class))
+              .as(alias)
+              .isInstanceOf(InvalidKeySpecException.class);
         }
         // The token itself refuses to export it, even encrypted under a key of its own (C_WrapKey).
         Cipher wrap = Cipher.getInstance("RSA/ECB/PKCS1Padding", raw);
         wrap.init(Cipher.WRAP_MODE, wrapping.getPublic());
-        assertThatThrownBy(() -> wrap.wrap(key)).as(alias).isInstanceOf(InvalidKeyException.class)
+        assertThatThrownBy(() -> wrap.wrap(key))
+            .as(alias)
+            .isInstanceOf(InvalidKeyException.class)
             .hasStackTraceContaining("CKR_KEY_UNEXTRACTABLE");
       }
     }
@@ -224,21 +238,28 @@ public final class Pkcs11Scenarios {
       String w3 = kms.wrap("pii", dek3);
       assertThat(kms.unwrap("pii", w1)).isEqualTo(dek1);
       assertThatThrownBy(() -> kms.setMinDecryptionVersion("pii", 4))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("latest version is 3");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("latest version is 3");
 
       KeyInfo retired = kms.setMinDecryptionVersion("pii", 3);
 
       assertThat(retired.minDecryptionVersion()).isEqualTo(3);
       assertThat(retired.versions()).containsExactly(3); // the old versions' token objects are gone
       assertThat(retired.createdAt()).isEqualTo(created.createdAt());
-      assertThatThrownBy(() -> kms.unwrap("pii", w1)).isInstanceOf(KeyVersionRetiredException.class)
-          .hasMessageContaining("key 'pii' v1").hasMessageContaining("minimum decryption version is 3");
-      assertThatThrownBy(() -> kms.unwrap("pii", w2)).isInstanceOf(KeyVersionRetiredException.class)
+      assertThatThrownBy(() -> kms.unwrap("pii", w1))
+          .isInstanceOf(KeyVersionRetiredException.class)
+          .hasMessageContaining("key 'pii' v1")
+          .hasMessageContaining("minimum decryption version is 3");
+      assertThatThrownBy(() -> kms.unwrap("pii", w2))
+          .isInstanceOf(KeyVersionRetiredException.class)
           .hasMessageContaining("key 'pii' v2");
       assertThat(kms.unwrap("pii", w3)).isEqualTo(dek3);
-      assertThat(kms.deriveKey("pii", "email")).isEqualTo(derived); // the HMAC key is its own object
-      assertThatThrownBy(() -> kms.setMinDecryptionVersion("pii", 2)).isInstanceOf(IllegalArgumentException.class)
-          .hasMessageContaining("Cannot lower the minimum decryption version of key 'pii' from 3 to 2");
+      assertThat(kms.deriveKey("pii", "email"))
+          .isEqualTo(derived); // the HMAC key is its own object
+      assertThatThrownBy(() -> kms.setMinDecryptionVersion("pii", 2))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(
+              "Cannot lower the minimum decryption version of key 'pii' from 3 to 2");
       assertThat(kms.rotateKey("pii").minDecryptionVersion()).isEqualTo(3);
     }
     try (Pkcs11KeyService reopened = openByIndex()) {
@@ -253,7 +274,8 @@ public final class Pkcs11Scenarios {
       byte[] dek = randomBytes(32);
       String wa = kms.wrap("a", dek);
       // Same version number, other key id: the associated data (and the key) differ.
-      assertThatThrownBy(() -> kms.unwrap("b", wa)).isInstanceOf(KeyIntegrityException.class)
+      assertThatThrownBy(() -> kms.unwrap("b", wa))
+          .isInstanceOf(KeyIntegrityException.class)
           .hasMessageContaining("authentication failed");
 
       byte[] blob = WrappedKey.parse(wa).blob();
@@ -262,16 +284,20 @@ public final class Pkcs11Scenarios {
           .isInstanceOf(KeyIntegrityException.class);
       byte[] truncated = java.util.Arrays.copyOf(WrappedKey.parse(wa).blob(), 27);
       assertThatThrownBy(() -> kms.unwrap("a", WrappedKey.format(1, truncated)))
-          .isInstanceOf(KeyIntegrityException.class).hasMessageContaining("too short");
-      assertThatThrownBy(() -> kms.unwrap("a", "not a blob")).isInstanceOf(KeyIntegrityException.class);
+          .isInstanceOf(KeyIntegrityException.class)
+          .hasMessageContaining("too short");
+      assertThatThrownBy(() -> kms.unwrap("a", "not a blob"))
+          .isInstanceOf(KeyIntegrityException.class);
 
       // A v2 blob relabelled as v1 fails too: the version is authenticated.
       kms.rotateKey("a");
       String w2 = kms.wrap("a", dek);
       String relabelled = "vault:v1:" + w2.substring("vault:v2:".length());
-      assertThatThrownBy(() -> kms.unwrap("a", relabelled)).isInstanceOf(KeyIntegrityException.class);
+      assertThatThrownBy(() -> kms.unwrap("a", relabelled))
+          .isInstanceOf(KeyIntegrityException.class);
       assertThatThrownBy(() -> kms.unwrap("a", "vault:v9:" + w2.substring("vault:v2:".length())))
-          .isInstanceOf(KeyNotFoundException.class).hasMessageContaining("has no version 9");
+          .isInstanceOf(KeyNotFoundException.class)
+          .hasMessageContaining("has no version 9");
       assertThat(kms.unwrap("a", wa)).isEqualTo(dek);
     }
   }
@@ -286,20 +312,25 @@ public final class Pkcs11Scenarios {
       String kept = kms.wrap("keep", dek);
 
       kms.destroyKey("pii");
-      assertThatThrownBy(() -> kms.unwrap("pii", wrapped)).isInstanceOf(KeyDestroyedException.class)
+      assertThatThrownBy(() -> kms.unwrap("pii", wrapped))
+          .isInstanceOf(KeyDestroyedException.class)
           .hasMessageContaining("key 'pii' was destroyed");
       assertThatThrownBy(() -> kms.wrap("pii", dek)).isInstanceOf(KeyDestroyedException.class);
-      assertThatThrownBy(() -> kms.deriveKey("pii", "ctx")).isInstanceOf(KeyDestroyedException.class);
+      assertThatThrownBy(() -> kms.deriveKey("pii", "ctx"))
+          .isInstanceOf(KeyDestroyedException.class);
       assertThatThrownBy(() -> kms.rotateKey("pii")).isInstanceOf(KeyDestroyedException.class);
-      assertThatThrownBy(() -> kms.createKey("pii")).isInstanceOf(KeyDestroyedException.class)
+      assertThatThrownBy(() -> kms.createKey("pii"))
+          .isInstanceOf(KeyDestroyedException.class)
           .hasMessageContaining("never reused");
       kms.destroyKey("pii"); // idempotent
       KeyInfo info = kms.describeKey("pii");
       assertThat(info.destroyed()).isTrue();
       assertThat(info.versions()).isEmpty();
       assertThat(info.latestVersion()).isEqualTo(2);
-      assertThat(kms.listKeys()).extracting(KeyInfo::id, KeyInfo::destroyed)
-          .containsExactly(org.assertj.core.groups.Tuple.tuple("keep", false),
+      assertThat(kms.listKeys())
+          .extracting(KeyInfo::id, KeyInfo::destroyed)
+          .containsExactly(
+              org.assertj.core.groups.Tuple.tuple("keep", false),
               org.assertj.core.groups.Tuple.tuple("pii", true));
       // "destroyed" is told apart from "never existed".
       assertThatThrownBy(() -> kms.describeKey("never")).isInstanceOf(KeyNotFoundException.class);
@@ -309,8 +340,11 @@ public final class Pkcs11Scenarios {
       // Every version object and the HMAC key are gone from the token; only the tombstone is left.
       KeyStore ks = KeyStore.getInstance("PKCS11", rawProvider());
       ks.load(null, pin().toCharArray());
-      assertThat(Collections.list(ks.aliases())).filteredOn(a -> a.startsWith("pii#"))
-          .singleElement().asString().startsWith("pii#destroyed#");
+      assertThat(Collections.list(ks.aliases()))
+          .filteredOn(a -> a.startsWith("pii#"))
+          .singleElement()
+          .asString()
+          .startsWith("pii#destroyed#");
     }
   }
 
@@ -346,10 +380,13 @@ public final class Pkcs11Scenarios {
       // One format: same prefix and blob layout ...
       assertThat(fromToken).startsWith("vault:v1:");
       assertThat(fromLocal).startsWith("vault:v1:");
-      assertThat(WrappedKey.parse(fromToken).blob()).hasSameSizeAs(WrappedKey.parse(fromLocal).blob());
+      assertThat(WrappedKey.parse(fromToken).blob())
+          .hasSameSizeAs(WrappedKey.parse(fromLocal).blob());
       // ... but different key material: the token's key never left the token.
-      assertThatThrownBy(() -> local.unwrap("pii", fromToken)).isInstanceOf(KeyIntegrityException.class);
-      assertThatThrownBy(() -> token.unwrap("pii", fromLocal)).isInstanceOf(KeyIntegrityException.class);
+      assertThatThrownBy(() -> local.unwrap("pii", fromToken))
+          .isInstanceOf(KeyIntegrityException.class);
+      assertThatThrownBy(() -> token.unwrap("pii", fromLocal))
+          .isInstanceOf(KeyIntegrityException.class);
       assertThat(token.deriveKey("pii", "ctx")).isNotEqualTo(local.deriveKey("pii", "ctx"));
       assertThat(token.unwrap("pii", fromToken)).isEqualTo(dek);
       assertThat(local.unwrap("pii", fromLocal)).isEqualTo(dek);
@@ -364,7 +401,8 @@ public final class Pkcs11Scenarios {
       kms.createKey("pii");
       String wrapped = kms.wrap("pii", dek);
       String derived = HexFormat.of().formatHex(kms.deriveKey("pii", "ctx"));
-      Files.writeString(dir.resolve("persist.txt"),
+      Files.writeString(
+          dir.resolve("persist.txt"),
           Base64.getEncoder().encodeToString(dek) + "\n" + wrapped + "\n" + derived + "\n");
     }
   }
@@ -385,36 +423,52 @@ public final class Pkcs11Scenarios {
   private static void persistDestroyed() throws Exception {
     List<String> lines = Files.readAllLines(Path.of(System.getenv(ENV_DIR)).resolve("persist.txt"));
     try (Pkcs11KeyService kms = openByIndex()) {
-      assertThatThrownBy(() -> kms.unwrap("pii", lines.get(1))).isInstanceOf(KeyDestroyedException.class);
+      assertThatThrownBy(() -> kms.unwrap("pii", lines.get(1)))
+          .isInstanceOf(KeyDestroyedException.class);
       assertThat(kms.describeKey("pii").destroyed()).isTrue();
     }
   }
 
   private static void errors() throws Exception {
     Path missing = Path.of("/nonexistent/libpkcs11-missing.so");
-    try (Passphrase pin = Passphrase.fromEnv(ENV_PIN); Passphrase wrong = Passphrase.of("9999".toCharArray())) {
-      assertThatThrownBy(() -> Pkcs11KeyService.open(missing, 0, pin)).isInstanceOf(KeyServiceException.class)
+    try (Passphrase pin = Passphrase.fromEnv(ENV_PIN);
+        Passphrase wrong = Passphrase.of("9999".toCharArray())) {
+      assertThatThrownBy(() -> Pkcs11KeyService.open(missing, 0, pin))
+          .isInstanceOf(KeyServiceException.class)
           .hasMessageContaining("PKCS#11 library " + missing + " does not exist");
       // First login of this JVM, so the token itself checks the PIN.
-      assertThatThrownBy(() -> Pkcs11KeyService.open(library(), 0, wrong)).isInstanceOf(KeyServiceException.class)
-          .hasMessageContaining("wrong user PIN").hasMessageContaining("CKR_PIN_INCORRECT")
+      assertThatThrownBy(() -> Pkcs11KeyService.open(library(), 0, wrong))
+          .isInstanceOf(KeyServiceException.class)
+          .hasMessageContaining("wrong user PIN")
+          .hasMessageContaining("CKR_PIN_INCORRECT")
           .hasMessageNotContaining("9999");
       assertThatThrownBy(() -> Pkcs11KeyService.open(library(), "nope", pin))
           .isInstanceOf(KeyServiceException.class)
-          .hasMessageContaining("no PKCS#11 token labelled 'nope'").hasMessageContaining("'test'");
-      assertThatThrownBy(() -> Pkcs11KeyService.open(library(), 7, pin)).isInstanceOf(KeyServiceException.class)
+          .hasMessageContaining("no PKCS#11 token labelled 'nope'")
+          .hasMessageContaining("'test'");
+      assertThatThrownBy(() -> Pkcs11KeyService.open(library(), 7, pin))
+          .isInstanceOf(KeyServiceException.class)
           .hasMessageContaining("slotListIndex is 7");
       assertThatThrownBy(() -> Pkcs11KeyService.builder(library()).pin(pin).build())
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exactly one");
-      assertThatThrownBy(() -> Pkcs11KeyService.builder(library()).slotListIndex(0).tokenLabel("test").pin(pin)
-          .build()).isInstanceOf(IllegalArgumentException.class);
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("exactly one");
+      assertThatThrownBy(
+              () ->
+                  Pkcs11KeyService.builder(library())
+                      .slotListIndex(0)
+                      .tokenLabel("test")
+                      .pin(pin)
+                      .build())
+          .isInstanceOf(IllegalArgumentException.class);
       assertThatThrownBy(() -> Pkcs11KeyService.builder(library()).slotListIndex(0).build())
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PIN");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("PIN");
 
       try (Pkcs11KeyService first = Pkcs11KeyService.open(library(), 0, pin)) {
         first.createKey("pii");
         // This JVM is logged in now; a second open must still present the right PIN.
-        assertThatThrownBy(() -> Pkcs11KeyService.open(library(), 0, wrong)).isInstanceOf(KeyServiceException.class)
+        assertThatThrownBy(() -> Pkcs11KeyService.open(library(), 0, wrong))
+            .isInstanceOf(KeyServiceException.class)
             .hasMessageContaining("wrong user PIN");
         try (Pkcs11KeyService second = Pkcs11KeyService.open(library(), 0, pin)) {
           assertThat(second.describeKey("pii").latestVersion()).isEqualTo(1);
@@ -423,28 +477,33 @@ public final class Pkcs11Scenarios {
         assertThat(first.unwrap("pii", first.wrap("pii", new byte[] {7}))).containsExactly(7);
       }
       // After the last close the token is logged out: the PIN is checked by the token again.
-      assertThatThrownBy(() -> Pkcs11KeyService.open(library(), 0, wrong)).isInstanceOf(KeyServiceException.class)
+      assertThatThrownBy(() -> Pkcs11KeyService.open(library(), 0, wrong))
+          .isInstanceOf(KeyServiceException.class)
           .hasMessageContaining("CKR_PIN_INCORRECT");
     }
   }
 
   private static void labelSelection() throws Exception {
     byte[] dek = randomBytes(32);
-    try (Pkcs11KeyService test = openByLabel("test"); Pkcs11KeyService other = openByLabel("other")) {
+    try (Pkcs11KeyService test = openByLabel("test");
+        Pkcs11KeyService other = openByLabel("other")) {
       test.createKey("pii");
       assertThat(other.listKeys()).isEmpty();
       other.createKey("pii");
       String wrapped = test.wrap("pii", dek);
-      assertThatThrownBy(() -> other.unwrap("pii", wrapped)).isInstanceOf(KeyIntegrityException.class);
+      assertThatThrownBy(() -> other.unwrap("pii", wrapped))
+          .isInstanceOf(KeyIntegrityException.class);
       assertThat(test.toString()).contains("'test'");
       assertThat(other.toString()).contains("'other'");
       try (Passphrase pin = Passphrase.fromEnv(ENV_PIN)) {
         assertThatThrownBy(() -> Pkcs11KeyService.open(library(), "nope", pin))
-            .hasMessageContaining("'test'").hasMessageContaining("'other'");
+            .hasMessageContaining("'test'")
+            .hasMessageContaining("'other'");
       }
     }
     // Index and label selection share one login per token: exactly one index reaches 'test'.
-    try (Pkcs11KeyService test = openByLabel("test"); Passphrase pin = envPin()) {
+    try (Pkcs11KeyService test = openByLabel("test");
+        Passphrase pin = envPin()) {
       Pkcs11KeyService index0 = Pkcs11KeyService.open(library(), 0, pin);
       Pkcs11KeyService index1 = Pkcs11KeyService.open(library(), 1, pin);
       String wrapped = test.wrap("pii", dek);
@@ -460,17 +519,23 @@ public final class Pkcs11Scenarios {
       assertThat(reached).isEqualTo(1);
       index0.close();
       index1.close();
-      assertThat(test.unwrap("pii", wrapped)).isEqualTo(dek); // still logged in: the sessions are shared
+      assertThat(test.unwrap("pii", wrapped))
+          .isEqualTo(dek); // still logged in: the sessions are shared
     }
   }
 
   /**
-   * Two processes rotating at once can each create a version-2 object. Simulated here by adding a second v2
-   * object by hand: the token must stay usable (no duplicate CKA_LABEL), and blobs under either object unwrap.
+   * Two processes rotating at once can each create a version-2 object. Simulated here by adding a
+   * second v2 object by hand: the token must stay usable (no duplicate CKA_LABEL), and blobs under
+   * either object unwrap.
    */
   private static void rotationRace() throws Exception {
-    try (Pkcs11KeyService kms = Pkcs11KeyService.builder(library()).slotListIndex(0).pin(envPin())
-        .refreshInterval(Duration.ZERO).build()) {
+    try (Pkcs11KeyService kms =
+        Pkcs11KeyService.builder(library())
+            .slotListIndex(0)
+            .pin(envPin())
+            .refreshInterval(Duration.ZERO)
+            .build()) {
       kms.createKey("pii");
       kms.rotateKey("pii");
       byte[] dek = randomBytes(32);
@@ -482,7 +547,10 @@ public final class Pkcs11Scenarios {
       KeyGenerator aes = KeyGenerator.getInstance("AES", raw);
       aes.init(256);
       // Older timestamp: the racing object becomes the one wrap picks.
-      ks.setEntry(Labels.version("pii", 2, 0L, randomBytes(8)), new KeyStore.SecretKeyEntry(aes.generateKey()), null);
+      ks.setEntry(
+          Labels.version("pii", 2, 0L, randomBytes(8)),
+          new KeyStore.SecretKeyEntry(aes.generateKey()),
+          null);
 
       String underSecond = kms.wrap("pii", dek);
       assertThat(underSecond).startsWith("vault:v2:");
@@ -492,7 +560,8 @@ public final class Pkcs11Scenarios {
 
       kms.destroyKey("pii");
       ks.load(null, pin().toCharArray());
-      assertThat(Collections.list(ks.aliases())).filteredOn(a -> a.startsWith("pii#"))
+      assertThat(Collections.list(ks.aliases()))
+          .filteredOn(a -> a.startsWith("pii#"))
           .allMatch(a -> a.startsWith("pii#destroyed#"));
     }
   }
@@ -505,17 +574,19 @@ public final class Pkcs11Scenarios {
         List<Future<?>> futures = new ArrayList<>();
         for (int t = 0; t < 8; t++) {
           int thread = t;
-          futures.add(pool.submit(() -> {
-            for (int i = 0; i < 50; i++) {
-              byte[] dek = randomBytes(32);
-              assertThat(kms.unwrap("pii", kms.wrap("pii", dek))).isEqualTo(dek);
-              if (thread == 0 && i == 25) {
-                kms.rotateKey("pii");
-              }
-              assertThat(kms.deriveKey("pii", "c" + i)).hasSize(32);
-            }
-            return null;
-          }));
+          futures.add(
+              pool.submit(
+                  () -> {
+                    for (int i = 0; i < 50; i++) {
+                      byte[] dek = randomBytes(32);
+                      assertThat(kms.unwrap("pii", kms.wrap("pii", dek))).isEqualTo(dek);
+                      if (thread == 0 && i == 25) {
+                        kms.rotateKey("pii");
+                      }
+                      assertThat(kms.deriveKey("pii", "c" + i)).hasSize(32);
+                    }
+                    return null;
+                  }));
         }
         for (Future<?> f : futures) {
           f.get(60, TimeUnit.SECONDS);
@@ -528,15 +599,21 @@ public final class Pkcs11Scenarios {
   }
 
   /**
-   * The token as every user selects it: catalog options read by KmsSettings, opened by KeyServices, the PIN from
-   * a variable or a file, and the policy's rule in front of it.
+   * The token as every user selects it: catalog options read by KmsSettings, opened by KeyServices,
+   * the PIN from a variable or a file, and the policy's rule in front of it.
    */
   private static void fromSettings() throws Exception {
-    Map<String, String> options = new java.util.HashMap<>(Map.of(
-        KmsSettings.TYPE, "pkcs11",
-        KmsSettings.PKCS11_LIBRARY, library().toString(),
-        KmsSettings.TOKEN_LABEL, "test",
-        KmsSettings.PIN_ENV, ENV_PIN));
+    Map<String, String> options =
+        new java.util.HashMap<>(
+            Map.of(
+                KmsSettings.TYPE,
+                "pkcs11",
+                KmsSettings.PKCS11_LIBRARY,
+                library().toString(),
+                KmsSettings.TOKEN_LABEL,
+                "test",
+                KmsSettings.PIN_ENV,
+                ENV_PIN));
     byte[] dek = randomBytes(32);
     String wrapped;
     try (KeyService byEnv = KeyServices.open(KmsSettings.fromOptions(options, "catalog 'hsm'"))) {
@@ -548,22 +625,31 @@ public final class Pkcs11Scenarios {
     options.put(KmsSettings.PIN_FILE, pinFile().toString());
     options.remove(KmsSettings.TOKEN_LABEL);
     options.put(KmsSettings.SLOT_LIST_INDEX, "0");
-    Policy policy = Policy.parse("""
+    Policy policy =
+        Policy.parse(
+            """
         protector {
           roles { reader { users = [alice] } }
           keys { pii {}, footer {} }
           tables { "db.t" { footer-key = footer, columns { ssn { key = pii, clear = [reader] } } } }
         }
-        """, "hsm-policy.conf");
+        """,
+            "hsm-policy.conf");
     try (KeyService byFile = KeyServices.open(KmsSettings.fromOptions(options, "catalog 'hsm'"))) {
-      assertThat(new AuthorizingKeyService(byFile, policy, Principal.user("alice")).unwrap("pii", wrapped))
+      assertThat(
+              new AuthorizingKeyService(byFile, policy, Principal.user("alice"))
+                  .unwrap("pii", wrapped))
           .isEqualTo(dek);
-      assertThatThrownBy(() -> new AuthorizingKeyService(byFile, policy, Principal.user("bob")).unwrap("pii",
-          wrapped)).isInstanceOf(KeyAccessDeniedException.class);
+      assertThatThrownBy(
+              () ->
+                  new AuthorizingKeyService(byFile, policy, Principal.user("bob"))
+                      .unwrap("pii", wrapped))
+          .isInstanceOf(KeyAccessDeniedException.class);
     }
 
     // A wrong PIN is named as such, never shown; a missing PIN file names the file.
-    Path wrongPin = Files.writeString(Path.of(System.getenv(ENV_DIR)).resolve("wrong-pin"), "98765\n");
+    Path wrongPin =
+        Files.writeString(Path.of(System.getenv(ENV_DIR)).resolve("wrong-pin"), "98765\n");
     options.put(KmsSettings.PIN_FILE, wrongPin.toString());
     assertThatThrownBy(() -> KeyServices.open(KmsSettings.fromOptions(options, "catalog 'hsm'")))
         .isInstanceOf(KeyServiceException.class)
@@ -610,8 +696,8 @@ public final class Pkcs11Scenarios {
 
   /** A plain SunPKCS11 provider on the first token, independent of the code under test. */
   private static Provider rawProvider() {
-    return Security.getProvider("SunPKCS11").configure(
-        "--name = TestInspector\nlibrary = \"" + library() + "\"\nslotListIndex = 0\n");
+    return Security.getProvider("SunPKCS11")
+        .configure("--name = TestInspector\nlibrary = \"" + library() + "\"\nslotListIndex = 0\n");
   }
 
   private static byte[] randomBytes(int n) {

@@ -14,27 +14,32 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 
 /**
- * A private SoftHSM2 installation for tests: its own token directory and SOFTHSM2_CONF in a temp dir, never the
- * system's /etc/softhsm or /var/lib/softhsm.
+ * A private SoftHSM2 installation for tests: its own token directory and SOFTHSM2_CONF in a temp
+ * dir, never the system's /etc/softhsm or /var/lib/softhsm.
  *
- * <p>SoftHSM reads SOFTHSM2_CONF from the process environment when the library is initialized, and a PKCS#11
- * library is initialized once per process; a running JVM cannot change its own environment. So the PKCS#11 code
- * under test runs in child JVMs ({@link #run}, {@link #runJava}) whose environment names this directory's config.
+ * <p>SoftHSM reads SOFTHSM2_CONF from the process environment when the library is initialized, and
+ * a PKCS#11 library is initialized once per process; a running JVM cannot change its own
+ * environment. So the PKCS#11 code under test runs in child JVMs ({@link #run}, {@link #runJava})
+ * whose environment names this directory's config.
  *
- * <p>Shared with the key server's, the command line's and the Spark extension's tests through this module's
- * test jar.
+ * <p>Shared with the key server's, the command line's and the Spark extension's tests through this
+ * module's test jar.
  */
 public final class SoftHsm {
   public static final String PIN = "1234";
   static final String SO_PIN = "5678";
+
   /** Why PKCS#11 tests skip when SoftHSM2 is missing. */
-  public static final String MISSING = "softhsm2 is not installed (no libsofthsm2.so or softhsm2-util; Debian:"
-      + " apt-get install softhsm2): skipping the PKCS#11 tests";
-  private static final List<String> LIBRARIES = List.of(
-      "/usr/lib/softhsm/libsofthsm2.so",
-      "/usr/lib/x86_64-linux-gnu/softhsm/libsofthsm2.so",
-      "/usr/lib/aarch64-linux-gnu/softhsm/libsofthsm2.so",
-      "/usr/local/lib/softhsm/libsofthsm2.so");
+  public static final String MISSING =
+      "softhsm2 is not installed (no libsofthsm2.so or softhsm2-util; Debian:"
+          + " apt-get install softhsm2): skipping the PKCS#11 tests";
+
+  private static final List<String> LIBRARIES =
+      List.of(
+          "/usr/lib/softhsm/libsofthsm2.so",
+          "/usr/lib/x86_64-linux-gnu/softhsm/libsofthsm2.so",
+          "/usr/lib/aarch64-linux-gnu/softhsm/libsofthsm2.so",
+          "/usr/local/lib/softhsm/libsofthsm2.so");
 
   final Path library;
   final Path util;
@@ -67,12 +72,15 @@ public final class SoftHsm {
     List<String> dirs = new ArrayList<>(List.of(path.split(File.pathSeparator)));
     dirs.add("/usr/bin");
     dirs.add("/usr/local/bin");
-    return dirs.stream().map(d -> Path.of(d, "softhsm2-util")).filter(Files::isExecutable).findFirst();
+    return dirs.stream()
+        .map(d -> Path.of(d, "softhsm2-util"))
+        .filter(Files::isExecutable)
+        .findFirst();
   }
 
   /**
-   * A private installation under {@code dir} with one initialized token labelled {@code label}; skips the calling
-   * test (with the reason) when SoftHSM2 is not installed.
+   * A private installation under {@code dir} with one initialized token labelled {@code label};
+   * skips the calling test (with the reason) when SoftHSM2 is not installed.
    */
   public static SoftHsm withToken(Path dir, String label) throws IOException, InterruptedException {
     Assumptions.assumeTrue(installed(), MISSING);
@@ -90,17 +98,31 @@ public final class SoftHsm {
     }
     Path tokens = Files.createDirectories(dir.resolve("tokens"));
     SoftHsm hsm = new SoftHsm(library.get(), util.get(), dir);
-    Files.writeString(hsm.conf, "directories.tokendir = " + tokens + "\n"
-        + "objectstore.backend = file\n"
-        + "log.level = ERROR\n"
-        + "slots.removable = false\n", StandardCharsets.UTF_8);
+    Files.writeString(
+        hsm.conf,
+        "directories.tokendir = "
+            + tokens
+            + "\n"
+            + "objectstore.backend = file\n"
+            + "log.level = ERROR\n"
+            + "slots.removable = false\n",
+        StandardCharsets.UTF_8);
     return Optional.of(hsm);
   }
 
   /** softhsm2-util --init-token --free --label label --pin 1234 --so-pin 5678 */
   public void initToken(String label) throws IOException, InterruptedException {
-    ProcessBuilder pb = new ProcessBuilder(util.toString(), "--init-token", "--free", "--label", label,
-        "--pin", PIN, "--so-pin", SO_PIN);
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            util.toString(),
+            "--init-token",
+            "--free",
+            "--label",
+            label,
+            "--pin",
+            PIN,
+            "--so-pin",
+            SO_PIN);
     pb.environment().put("SOFTHSM2_CONF", conf.toString());
     pb.redirectErrorStream(true);
     Process p = pb.start();
@@ -113,7 +135,9 @@ public final class SoftHsm {
   /** Result of a child JVM: exit code and everything it printed. */
   public record Result(int exitCode, String output) {}
 
-  /** Runs scenario {@code name} of {@link Pkcs11Scenarios} in a child JVM with SOFTHSM2_CONF set. */
+  /**
+   * Runs scenario {@code name} of {@link Pkcs11Scenarios} in a child JVM with SOFTHSM2_CONF set.
+   */
   Result run(String name, Map<String, String> extraEnv) throws IOException, InterruptedException {
     Map<String, String> env = new LinkedHashMap<>();
     env.put(Pkcs11Scenarios.ENV_LIBRARY, library.toString());
@@ -124,14 +148,21 @@ public final class SoftHsm {
   }
 
   /**
-   * Runs {@code mainClass} of this JVM's classpath in a child JVM whose environment names this installation
-   * (SOFTHSM2_CONF) plus {@code env}; its output goes to a log in this directory.
+   * Runs {@code mainClass} of this JVM's classpath in a child JVM whose environment names this
+   * installation (SOFTHSM2_CONF) plus {@code env}; its output goes to a log in this directory.
    */
-  public Result runJava(String mainClass, List<String> jvmOptions, List<String> args, Map<String, String> env,
-      int timeoutSeconds) throws IOException, InterruptedException {
+  public Result runJava(
+      String mainClass,
+      List<String> jvmOptions,
+      List<String> args,
+      Map<String, String> env,
+      int timeoutSeconds)
+      throws IOException, InterruptedException {
     ProcessBuilder pb = javaProcess(mainClass, jvmOptions, args);
     pb.environment().putAll(env);
-    Path log = Files.createTempFile(dir, mainClass.substring(mainClass.lastIndexOf('.') + 1) + "-", ".log");
+    Path log =
+        Files.createTempFile(
+            dir, mainClass.substring(mainClass.lastIndexOf('.') + 1) + "-", ".log");
     pb.redirectErrorStream(true);
     pb.redirectOutput(log.toFile());
     Process p = pb.start();
@@ -142,7 +173,10 @@ public final class SoftHsm {
     return new Result(p.exitValue(), Files.readString(log));
   }
 
-  /** A child JVM running {@code mainClass} of this JVM's classpath, with SOFTHSM2_CONF naming this installation. */
+  /**
+   * A child JVM running {@code mainClass} of this JVM's classpath, with SOFTHSM2_CONF naming this
+   * installation.
+   */
   public ProcessBuilder javaProcess(String mainClass, List<String> jvmOptions, List<String> args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());

@@ -13,12 +13,16 @@ import org.junit.jupiter.params.provider.ValueSource;
 class JsonTest {
   @Test
   void parsesVaultShapes() {
-    Map<String, Object> m = Json.parseObject(
-        " {\"data\":{\"ciphertext\":\"vault:v1:AAAA\",\"key_version\":1,\"keys\":{\"1\":1700000000},"
-            + "\"ok\":true,\"none\":null,\"list\":[1,-2.5e3,\"x\"]}} ");
+    Map<String, Object> m =
+        Json.parseObject(
+            " {\"data\":{\"ciphertext\":\"vault:v1:AAAA\",\"key_version\":1,\"keys\":{\"1\":1700000000},"
+                + "\"ok\":true,\"none\":null,\"list\":[1,-2.5e3,\"x\"]}} ");
     Map<String, Object> data = Json.object(m, "data");
-    assertThat(data).containsEntry("ciphertext", "vault:v1:AAAA").containsEntry("key_version", 1L)
-        .containsEntry("ok", true).containsEntry("none", null);
+    assertThat(data)
+        .containsEntry("ciphertext", "vault:v1:AAAA")
+        .containsEntry("key_version", 1L)
+        .containsEntry("ok", true)
+        .containsEntry("none", null);
     assertThat(Json.object(data, "keys")).containsEntry("1", 1700000000L);
     assertThat(data.get("list")).isEqualTo(List.of(1L, new BigDecimal("-2.5e3"), "x"));
     assertThat(Json.integer(data, "key_version")).isEqualTo(1L);
@@ -41,11 +45,33 @@ class JsonTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", " ", "{", "}", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "[1,]", "{'a':1}",
-      "{\"a\":1}x", "{\"a\":01}", "{\"a\":1.}", "{\"a\":-}", "{\"a\":\"\\x\"}", "{\"a\":\"\\u12\"}",
-      "{\"a\":\"unterminated}", "{\"a\":\"ctl\u0001\"}", "{\"a\":1,\"a\":2}", "tru", "nulls", "{a:1}"})
+  @ValueSource(
+      strings = {
+        "",
+        " ",
+        "{",
+        "}",
+        "{\"a\"}",
+        "{\"a\":}",
+        "{\"a\":1,}",
+        "[1,]",
+        "{'a':1}",
+        "{\"a\":1}x",
+        "{\"a\":01}",
+        "{\"a\":1.}",
+        "{\"a\":-}",
+        "{\"a\":\"\\x\"}",
+        "{\"a\":\"\\u12\"}",
+        "{\"a\":\"unterminated}",
+        "{\"a\":\"ctl\u0001\"}",
+        "{\"a\":1,\"a\":2}",
+        "tru",
+        "nulls",
+        "{a:1}"
+      })
   void rejectsMalformed(String text) {
-    assertThatThrownBy(() -> Json.parse(text)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> Json.parse(text))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("invalid JSON");
   }
 
@@ -53,7 +79,8 @@ class JsonTest {
   void boundsNestingAndNumbers() {
     assertThatThrownBy(() -> Json.parse("[".repeat(100_000))).hasMessageContaining("nesting");
     assertThatThrownBy(() -> Json.parse("1".repeat(100))).hasMessageContaining("number too long");
-    assertThat(Json.parse("12345678901234567890")).isEqualTo(new BigDecimal("12345678901234567890"));
+    assertThat(Json.parse("12345678901234567890"))
+        .isEqualTo(new BigDecimal("12345678901234567890"));
     assertThatThrownBy(() -> Json.parseObject("[]")).hasMessageContaining("expected an object");
   }
 

@@ -20,18 +20,19 @@ class PlainHttpTest {
   // System.Logger goes to java.util.logging when no other backend is installed (as here)
   private final Logger jul = Logger.getLogger(RemoteKeyService.class.getName());
   private final List<LogRecord> records = new CopyOnWriteArrayList<>();
-  private final Handler capture = new Handler() {
-    @Override
-    public void publish(LogRecord record) {
-      records.add(record);
-    }
+  private final Handler capture =
+      new Handler() {
+        @Override
+        public void publish(LogRecord record) {
+          records.add(record);
+        }
 
-    @Override
-    public void flush() {}
+        @Override
+        public void flush() {}
 
-    @Override
-    public void close() {}
-  };
+        @Override
+        public void close() {}
+      };
 
   @BeforeEach
   void captureLog() {
@@ -49,8 +50,13 @@ class PlainHttpTest {
 
   @Test
   void loopbackHttpIsAccepted() {
-    for (String url : List.of("http://127.0.0.1:8200", "http://127.3.2.1", "http://[::1]:8200",
-        "http://localhost:8200", "HTTP://LOCALHOST")) {
+    for (String url :
+        List.of(
+            "http://127.0.0.1:8200",
+            "http://127.3.2.1",
+            "http://[::1]:8200",
+            "http://localhost:8200",
+            "HTTP://LOCALHOST")) {
       try (RemoteKeyService kms = client(url).build()) {
         assertThat(kms.url().getScheme()).isEqualTo("http");
       }
@@ -60,8 +66,14 @@ class PlainHttpTest {
 
   @Test
   void otherHostsAreRefusedNamingTheUrlAndTheOption() {
-    for (String url : List.of("http://keys.example.com", "http://10.0.0.7:8200", "http://[2001:db8::1]:8200",
-        "http://localhost.example.com:8200", "http://127.0.0.1.nip.io:8200", "http://0.0.0.0:8200")) {
+    for (String url :
+        List.of(
+            "http://keys.example.com",
+            "http://10.0.0.7:8200",
+            "http://[2001:db8::1]:8200",
+            "http://localhost.example.com:8200",
+            "http://127.0.0.1.nip.io:8200",
+            "http://0.0.0.0:8200")) {
       assertThatThrownBy(() -> client(url).build())
           .as(url)
           .isInstanceOf(IllegalArgumentException.class)
@@ -80,16 +92,20 @@ class PlainHttpTest {
   void allowedExplicitlyWithOneWarningNamingTheUrl() {
     String url = "http://keys-warn.example.com:8200";
     try (RemoteKeyService first = client(url).allowInsecureHttp(true).build();
-        RemoteKeyService second = RemoteKeyService.builder().allowInsecureHttp(true).token(TOKEN).url(url).build()) {
+        RemoteKeyService second =
+            RemoteKeyService.builder().allowInsecureHttp(true).token(TOKEN).url(url).build()) {
       assertThat(first.url().toString()).isEqualTo(url + "/");
       assertThat(second.url().toString()).isEqualTo(url + "/");
     }
-    assertThat(records).singleElement().satisfies(r -> {
-      assertThat(r.getLevel()).isEqualTo(Level.WARNING);
-      assertThat(r.getMessage())
-          .contains("allow-insecure-http", "plain http:// to key service at " + url)
-          .doesNotContain(TOKEN);
-    });
+    assertThat(records)
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.getLevel()).isEqualTo(Level.WARNING);
+              assertThat(r.getMessage())
+                  .contains("allow-insecure-http", "plain http:// to key service at " + url)
+                  .doesNotContain(TOKEN);
+            });
   }
 
   @Test

@@ -70,10 +70,13 @@ class UnwrapCacheTest {
   @Test
   void builderValidatesWithoutEchoingTheToken() {
     assertThatThrownBy(() -> RemoteKeyService.builder().token("secret\ttoken"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageNotContaining("secret");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageNotContaining("secret");
     assertThatThrownBy(() -> RemoteKeyService.builder().url("https://h").build())
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("token");
-    assertThatThrownBy(() -> RemoteKeyService.builder().maxAttempts(0)).hasMessageContaining("1..20");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("token");
+    assertThatThrownBy(() -> RemoteKeyService.builder().maxAttempts(0))
+        .hasMessageContaining("1..20");
     assertThat(RemoteKeyService.segment("a.b-c_d")).isEqualTo("a.b-c_d");
     assertThat(RemoteKeyService.segment("..")).isEqualTo("%2E%2E");
     assertThat(RemoteKeyService.segment("a/b é")).isEqualTo("a%2Fb%20%C3%A9");

@@ -5,17 +5,16 @@ import io.icebergprotector.spark.ProtectingSessionCatalog;
 import io.icebergprotector.spark.ProtectingSparkCatalog;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.RecordedColumns;
 import io.icebergprotector.spark.binding.BindingBoundary;
 import io.icebergprotector.spark.binding.FileAdmission;
 import io.icebergprotector.spark.crypto.FileBinding;
-import io.icebergprotector.spark.RecordedColumns;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.inspect.ColumnReport;
 import io.icebergprotector.spark.inspect.FooterReport;
 import io.icebergprotector.spark.inspect.KeyMaterial;
 import io.icebergprotector.spark.inspect.ParquetFooterInspector;
-import io.icebergprotector.spark.RecordedColumns;
 import io.icebergprotector.spark.maintenance.MaintenanceAccess;
 import io.icebergprotector.spark.write.RewriteRequest;
 import java.io.IOException;
@@ -53,15 +52,14 @@ import org.apache.spark.sql.connector.catalog.Identifier;
 
 /**
  * Rewrites the data files of a protected table that do not match its protection today, as one
- * atomic Iceberg rewrite commit: files whose keys are older than a key version (after a
- * rotation), plaintext files (a table that was just put under the policy), files whose columns
- * are encrypted differently from the policy (a newly protected column, a changed key), files
- * without file binding (written by a protector version before binding: reason {@code unbound}),
- * and, in decrypt mode, files holding columns whose protection was removed. Files the protector
- * did not write, committed after the table came under file binding, are refused unless unverified
- * files are accepted explicitly (then reason {@code unverified}): a rewrite would otherwise bind
- * them and so vouch for their contents. Readers keep reading the previous snapshot until the
- * commit.
+ * atomic Iceberg rewrite commit: files whose keys are older than a key version (after a rotation),
+ * plaintext files (a table that was just put under the policy), files whose columns are encrypted
+ * differently from the policy (a newly protected column, a changed key), files without file binding
+ * (written by a protector version before binding: reason {@code unbound}), and, in decrypt mode,
+ * files holding columns whose protection was removed. Files the protector did not write, committed
+ * after the table came under file binding, are refused unless unverified files are accepted
+ * explicitly (then reason {@code unverified}): a rewrite would otherwise bind them and so vouch for
+ * their contents. Readers keep reading the previous snapshot until the commit.
  *
  * <pre>
  * RewriteProtected.Result r = RewriteProtected.of(spark, "prod.db.customers").minKeyVersion(3).execute();
@@ -127,7 +125,11 @@ public final class RewriteProtected {
     private final long addedBytes;
     private final Map<String, Integer> reasons;
 
-    Result(int rewrittenFiles, long rewrittenBytes, int addedFiles, long addedBytes,
+    Result(
+        int rewrittenFiles,
+        long rewrittenBytes,
+        int addedFiles,
+        long addedBytes,
         Map<String, Integer> reasons) {
       this.rewrittenFiles = rewrittenFiles;
       this.rewrittenBytes = rewrittenBytes;
@@ -228,10 +230,10 @@ public final class RewriteProtected {
    * does: the tasks are staged in Iceberg's {@link ScanTaskSetManager}, the protected scan reads
    * exactly them ({@code scan-task-set-id}), the protected write stages the new files with {@link
    * FileRewriteCoordinator} ({@code rewritten-file-scan-task-set-id}), and Iceberg's {@link
-   * RewriteDataFilesCommitManager} commits the replacement: validated against changes since
-   * {@code snapshotId}, with that snapshot's data sequence number (so deletes committed meanwhile
-   * still apply), removing the rewritten files' deletion vectors, and cleaning up the new files if
-   * the commit fails.
+   * RewriteDataFilesCommitManager} commits the replacement: validated against changes since {@code
+   * snapshotId}, with that snapshot's data sequence number (so deletes committed meanwhile still
+   * apply), removing the rewritten files' deletion vectors, and cleaning up the new files if the
+   * commit fails.
    */
   private Set<DataFile> rewrite(
       Table table, long snapshotId, List<FileScanTask> tasks, boolean acceptAll) {
@@ -361,8 +363,8 @@ public final class RewriteProtected {
   }
 
   /**
-   * True when the material's key version is below the requested minimum, capped at the key's
-   * latest version: a key that was never rotated that far does not force rewrites forever.
+   * True when the material's key version is below the requested minimum, capped at the key's latest
+   * version: a key that was never rotated that far does not force rewrites forever.
    */
   private boolean olderThan(KeyMaterial material) {
     if (material == null) {
@@ -372,7 +374,10 @@ public final class RewriteProtected {
     if (version.isEmpty()) {
       return false;
     }
-    int target = Math.min(minKeyVersion, latestVersions.computeIfAbsent(material.masterKeyId(), this::latestVersion));
+    int target =
+        Math.min(
+            minKeyVersion,
+            latestVersions.computeIfAbsent(material.masterKeyId(), this::latestVersion));
     return version.getAsInt() < target;
   }
 
@@ -381,7 +386,9 @@ public final class RewriteProtected {
       return minKeyVersion; // key servers describe keys to admins only
     }
     try {
-      return KeyServiceRegistry.obtain(currentSpec.keyScope(), currentSpec.policy()).describeKey(keyId).latestVersion();
+      return KeyServiceRegistry.obtain(currentSpec.keyScope(), currentSpec.policy())
+          .describeKey(keyId)
+          .latestVersion();
     } catch (RuntimeException e) {
       return minKeyVersion; // a service that does not describe keys: trust the requested minimum
     }
@@ -393,7 +400,10 @@ public final class RewriteProtected {
    * decrypt mode and keep their recorded key otherwise.
    */
   private Map<String, String> expectedKeys(
-      Table table, ProtectionSpec readSpec, ProtectionSpec spec, DataFile file,
+      Table table,
+      ProtectionSpec readSpec,
+      ProtectionSpec spec,
+      DataFile file,
       FileBinding fileBinding) {
     String location = file.location();
     MessageType fileSchema;
@@ -402,7 +412,10 @@ public final class RewriteProtected {
             .withDecryption(ProtectorCrypto.fileDecryption(readSpec, location, fileBinding))
             .build();
     try (ParquetFileReader reader =
-        ParquetFileReader.open(new io.icebergprotector.spark.read.ParquetInputFileAdapter(table.io().newInputFile(location)), options)) {
+        ParquetFileReader.open(
+            new io.icebergprotector.spark.read.ParquetInputFileAdapter(
+                table.io().newInputFile(location)),
+            options)) {
       fileSchema = reader.getFooter().getFileMetaData().getSchema();
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read the footer of " + location, e);
@@ -410,5 +423,4 @@ public final class RewriteProtected {
     // what a rewrite would write today: retired columns in plaintext when decrypting
     return ProtectorCrypto.leafKeys(decrypt ? spec.withoutRetired() : spec, fileSchema);
   }
-
 }

@@ -15,16 +15,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decides on the driver, from table metadata alone, how each file of a protected scan or rewrite
- * is read:
+ * Decides on the driver, from table metadata alone, how each file of a protected scan or rewrite is
+ * read:
  *
  * <ul>
  *   <li>{@link Verdict#BOUND}: the manifest entry carries the protector's marker ({@link
  *       FileMarker}); the file is read with its binding ({@link FileBinding}) and fails unless it
  *       is exactly the file written for this table at this name.
  *   <li>{@link Verdict#LEGACY}: no marker, committed before the table's {@link BindingBoundary}:
- *       written by a protector version before file binding, or before the table was protected.
- *       Read unverified, with a warning; {@code rewrite_protected} binds it.
+ *       written by a protector version before file binding, or before the table was protected. Read
+ *       unverified, with a warning; {@code rewrite_protected} binds it.
  *   <li>{@link Verdict#UNVERIFIED}: no marker, committed after the boundary: the protector did not
  *       write it. Refused with {@link UnverifiedFileException}, unless the reader accepts
  *       unverified files explicitly ({@value #ACCEPT_UNVERIFIED}), which is logged per file.
@@ -35,8 +35,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class FileAdmission {
   /**
-   * Read option, and session setting {@code spark.sql.catalog.<catalog>.protector.accept-unverified-files}:
-   * read data files the protector did not write (during a migration), instead of refusing them.
+   * Read option, and session setting {@code
+   * spark.sql.catalog.<catalog>.protector.accept-unverified-files}: read data files the protector
+   * did not write (during a migration), instead of refusing them.
    */
   public static final String ACCEPT_UNVERIFIED = "protector.accept-unverified-files";
 
@@ -131,7 +132,11 @@ public final class FileAdmission {
       LOG.warn(
           "Reading data file {} of protected table {} unverified ({}): it carries {} and was"
               + " committed at sequence number {}, after the table came under file binding ({})",
-          location, tableName, ACCEPT_UNVERIFIED, FileMarker.describe(file), sequenceNumber,
+          location,
+          tableName,
+          ACCEPT_UNVERIFIED,
+          FileMarker.describe(file),
+          sequenceNumber,
           boundary.fromSequenceNumber());
       return Verdict.UNVERIFIED;
     }

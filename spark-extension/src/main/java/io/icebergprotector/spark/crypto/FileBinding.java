@@ -12,24 +12,24 @@ import org.apache.iceberg.shaded.org.apache.parquet.crypto.ParquetCipher;
 
 /**
  * Binds an encrypted data file to its place: the table it belongs to and its own file name. The
- * binding is the Parquet Modular Encryption AAD prefix, which every AES-GCM tag of the file (footer,
- * column metadata, page headers, pages) authenticates. It is not stored in the file: the reader
- * supplies it from the table's metadata, so a file copied over another (an older file of the same
- * table, or a file of another table under the same keys) fails its first tag check.
+ * binding is the Parquet Modular Encryption AAD prefix, which every AES-GCM tag of the file
+ * (footer, column metadata, page headers, pages) authenticates. It is not stored in the file: the
+ * reader supplies it from the table's metadata, so a file copied over another (an older file of the
+ * same table, or a file of another table under the same keys) fails its first tag check.
  *
  * <p>The identity is {@code table UUID + file name}:
  *
  * <ul>
  *   <li>The table UUID ({@link Table#uuid()}) survives renames, {@code register_table} of the same
- *       metadata under another name or catalog, {@code rewrite_table_path}, and replacing the
- *       table ({@code CREATE OR REPLACE}, RTAS keep the UUID). A staged CTAS assigns the UUID when
- *       the table is staged, before any file is written, and commits it unchanged. Two tables never
+ *       metadata under another name or catalog, {@code rewrite_table_path}, and replacing the table
+ *       ({@code CREATE OR REPLACE}, RTAS keep the UUID). A staged CTAS assigns the UUID when the
+ *       table is staged, before any file is written, and commits it unchanged. Two tables never
  *       share a UUID unless one was registered from the other's metadata, in which case they share
  *       their files too.
  *   <li>The file name (the last segment of its location) is unique within a table (Iceberg names
- *       files by partition, task, operation UUID and counter) and survives relocations that
- *       rewrite path prefixes ({@code rewrite_table_path}, moving a warehouse), which the full
- *       location would not.
+ *       files by partition, task, operation UUID and counter) and survives relocations that rewrite
+ *       path prefixes ({@code rewrite_table_path}, moving a warehouse), which the full location
+ *       would not.
  * </ul>
  *
  * <p>The prefix is {@code "iceberg-protector/file-binding/v1:" + uuid + ":" + fileName} in UTF-8;
@@ -72,7 +72,8 @@ public final class FileBinding implements Serializable {
     int slash = location.lastIndexOf('/');
     String name = slash >= 0 ? location.substring(slash + 1) : location;
     if (name.isEmpty()) {
-      throw new IllegalArgumentException("Cannot bind a file location without a file name: " + location);
+      throw new IllegalArgumentException(
+          "Cannot bind a file location without a file name: " + location);
     }
     return name;
   }

@@ -28,8 +28,10 @@ import org.apache.iceberg.PartitionSpec;
  */
 public final class FileMarker {
   private static final byte[] MAGIC = "IPFB".getBytes(StandardCharsets.US_ASCII);
+
   /** Marker format version written by this build. */
   static final byte VERSION = 1;
+
   /** Binding scheme: AAD prefix from the table UUID and the file name. */
   static final byte SCHEME_TABLE_UUID_FILE_NAME = 1;
 
@@ -56,7 +58,10 @@ public final class FileMarker {
 
   /** {@code file} with the marker of the current binding scheme as its key metadata. */
   public static DeleteFile mark(DeleteFile file, PartitionSpec spec) {
-    return FileMetadata.deleteFileBuilder(spec).copy(file).withEncryptionKeyMetadata(bytes()).build();
+    return FileMetadata.deleteFileBuilder(spec)
+        .copy(file)
+        .withEncryptionKeyMetadata(bytes())
+        .build();
   }
 
   /** The marker bytes, in a new buffer. */
@@ -89,12 +94,16 @@ public final class FileMarker {
       case BOUND:
         return "file-binding marker version " + VERSION + ", scheme " + SCHEME_TABLE_UUID_FILE_NAME;
       case FOREIGN:
-        return "key metadata of " + keyMetadata.remaining()
+        return "key metadata of "
+            + keyMetadata.remaining()
             + " bytes in its manifest entry that is not the protector's file-binding marker";
       default:
         byte[] bytes = toArray(keyMetadata);
-        return "file-binding marker version " + bytes[MAGIC.length] + ", scheme "
-            + bytes[MAGIC.length + 1] + ", which this protector version does not know";
+        return "file-binding marker version "
+            + bytes[MAGIC.length]
+            + ", scheme "
+            + bytes[MAGIC.length + 1]
+            + ", which this protector version does not know";
     }
   }
 

@@ -22,14 +22,14 @@ import org.slf4j.LoggerFactory;
 /**
  * The key services of this JVM, one per {@link KeyScope}, registered under the scope's random
  * handle. Parquet's key tools create our KMS clients by class name and hand them only the access
- * token; the token is the handle, so a client reaches exactly the service of the scope whose scan or
- * write configured it, and nobody can reach a service by recomputing a name.
+ * token; the token is the handle, so a client reaches exactly the service of the scope whose scan
+ * or write configured it, and nobody can reach a service by recomputing a name.
  *
  * <p>Backends (an open keystore, a server client holding a token) are shared by the scopes that
- * reach the same endpoint with the same credential, keyed by {@link #credentialBinding}: a digest of
- * the credential itself, read when a scope is registered, under a key random to this JVM. Naming the
- * same token file or passphrase variable is not enough to reach another scope's backend; the caller
- * must be able to read the secret.
+ * reach the same endpoint with the same credential, keyed by {@link #credentialBinding}: a digest
+ * of the credential itself, read when a scope is registered, under a key random to this JVM. Naming
+ * the same token file or passphrase variable is not enough to reach another scope's backend; the
+ * caller must be able to read the secret.
  *
  * <p>Both caches are bounded and expire: a scope unused for {@link #IDLE} is dropped, and a backend
  * (an open keystore or server client) unused for as long is closed, which wipes the key material a
@@ -73,7 +73,9 @@ public final class KeyServiceRegistry {
   public static KeyService obtain(KeyScope scope, Policy policy) {
     if (!scope.policyDigest().equals(policy.digest())) {
       throw new IllegalArgumentException(
-          "Cannot open key service of " + scope + ": it was made for another policy than "
+          "Cannot open key service of "
+              + scope
+              + ": it was made for another policy than "
               + policy.origin());
     }
     Registered registered =
@@ -114,9 +116,9 @@ public final class KeyServiceRegistry {
   }
 
   /**
-   * The endpoint of {@code kms} and a keyed digest of its credential (keystore passphrase, token
-   * or PIN), read now: equal for two settings exactly when they reach the same endpoint with the
-   * same secret. Fails when the credential cannot be read.
+   * The endpoint of {@code kms} and a keyed digest of its credential (keystore passphrase, token or
+   * PIN), read now: equal for two settings exactly when they reach the same endpoint with the same
+   * secret. Fails when the credential cannot be read.
    */
   public static String credentialBinding(KmsSettings kms) {
     return kms.endpoint() + "|" + kms.credential().keyedDigest(BINDING_KEY);

@@ -22,6 +22,7 @@ public final class KeyTools {
   static final String CACHE_LIFETIME = "parquet.encryption.cache.lifetime.seconds";
   static final String DATA_KEY_LENGTH = "parquet.encryption.data.key.length.bits";
   static final String KEK_LENGTH = "parquet.encryption.kek.length.bits";
+
   /** How long Parquet caches key-encryption keys per access token. */
   static final long CACHE_LIFETIME_SECONDS = 600;
 
@@ -62,7 +63,8 @@ public final class KeyTools {
    */
   public static String columnKeysProperty(Map<String, String> keyByLeaf) {
     Map<String, List<String>> byKey = new LinkedHashMap<>();
-    keyByLeaf.forEach((path, keyId) -> byKey.computeIfAbsent(keyId, k -> new ArrayList<>()).add(path));
+    keyByLeaf.forEach(
+        (path, keyId) -> byKey.computeIfAbsent(keyId, k -> new ArrayList<>()).add(path));
     StringBuilder sb = new StringBuilder();
     byKey.forEach(
         (key, paths) -> {
@@ -80,7 +82,10 @@ public final class KeyTools {
    */
   public static void checkColumnKeyPath(String[] path, String owner) {
     for (String part : path) {
-      if (part.isEmpty() || part.contains(".") || part.contains(",") || part.contains(":")
+      if (part.isEmpty()
+          || part.contains(".")
+          || part.contains(",")
+          || part.contains(":")
           || part.contains(";")) {
         throw new ProtectorException(
             String.format(
@@ -90,5 +95,4 @@ public final class KeyTools {
       }
     }
   }
-
 }

@@ -4,7 +4,6 @@ import io.icebergprotector.kms.KeyScope;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.spark.ColumnProtection;
 import io.icebergprotector.spark.ProtectionSpec;
-import io.icebergprotector.spark.ProtectorException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -21,19 +20,19 @@ import org.apache.iceberg.shaded.org.apache.parquet.schema.MessageType;
 import org.apache.iceberg.shaded.org.apache.parquet.schema.Type;
 
 /**
- * Builds Parquet Modular Encryption properties for protected files through parquet-mr's
- * {@link PropertiesDrivenCryptoFactory}, so footers carry the standard key material (double
- * wrapping, master key ids) that any PME reader with a client for our key service can use. Table
- * files are additionally bound to their table and name with an AAD prefix ({@link FileBinding}),
- * which such a reader must then supply.
+ * Builds Parquet Modular Encryption properties for protected files through parquet-mr's {@link
+ * PropertiesDrivenCryptoFactory}, so footers carry the standard key material (double wrapping,
+ * master key ids) that any PME reader with a client for our key service can use. Table files are
+ * additionally bound to their table and name with an AAD prefix ({@link FileBinding}), which such a
+ * reader must then supply.
  */
 public final class ProtectorCrypto {
   private ProtectorCrypto() {}
 
   /**
    * Encryption properties for one new data file of a table, bound to its place ({@link
-   * FileBinding}): every leaf column under a protected field is encrypted with a data key under
-   * the field's master key, the footer follows the policy, and every module's AAD starts with the
+   * FileBinding}): every leaf column under a protected field is encrypted with a data key under the
+   * field's master key, the footer follows the policy, and every module's AAD starts with the
    * binding's prefix, which the file does not store.
    */
   public static FileEncryptionProperties fileEncryption(
@@ -70,8 +69,8 @@ public final class ProtectorCrypto {
   }
 
   /**
-   * Decryption properties for one file. Keys are fetched lazily per column, so a column that is
-   * not projected never has its key requested.
+   * Decryption properties for one file. Keys are fetched lazily per column, so a column that is not
+   * projected never has its key requested.
    */
   public static FileDecryptionProperties fileDecryption(ProtectionSpec spec, String location) {
     return new PropertiesDrivenCryptoFactory()
@@ -94,7 +93,8 @@ public final class ProtectorCrypto {
   public static FileDecryptionProperties fileDecryption(
       KeyScope scope, Policy policy, String location) {
     Configuration conf = KeyTools.conf(scope, policy, ProtectorKmsClient.class.getName(), "");
-    return new PropertiesDrivenCryptoFactory().getFileDecryptionProperties(conf, new Path(location));
+    return new PropertiesDrivenCryptoFactory()
+        .getFileDecryptionProperties(conf, new Path(location));
   }
 
   /** The HMAC key for hash masks of columns under {@code keyId}, for the spec's principal. */

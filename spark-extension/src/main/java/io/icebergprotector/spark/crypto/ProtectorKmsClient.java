@@ -16,7 +16,10 @@ public final class ProtectorKmsClient implements KmsClient {
 
   @Override
   public void initialize(
-      Configuration configuration, String kmsInstanceId, String kmsInstanceUrl, String accessToken) {
+      Configuration configuration,
+      String kmsInstanceId,
+      String kmsInstanceUrl,
+      String accessToken) {
     this.keys =
         KeyServiceRegistry.lookup(accessToken)
             .orElseThrow(

@@ -21,7 +21,10 @@ public final class ProtectorUnshadedKmsClient implements KmsClient {
 
   @Override
   public void initialize(
-      Configuration configuration, String kmsInstanceId, String kmsInstanceUrl, String accessToken) {
+      Configuration configuration,
+      String kmsInstanceId,
+      String kmsInstanceUrl,
+      String accessToken) {
     this.keys =
         KeyServiceRegistry.lookup(accessToken)
             .orElseThrow(

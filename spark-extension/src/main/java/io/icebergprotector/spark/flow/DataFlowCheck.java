@@ -105,11 +105,11 @@ public final class DataFlowCheck extends AbstractFunction1<LogicalPlan, BoxedUni
   }
 
   /**
-   * A row-level operation writing a column's values back to that column of its own table (the
-   * rows copy-on-write rewrites, the rows UPDATE and MERGE change). Whether it may is for the
-   * table's own check (RowLevelAccess), made when Spark builds the operation's scan: by then a
-   * DELETE that drops whole files through metadata reads and copies nothing, and a copy of a value
-   * the principal does not read in clear is refused there, before anything is written.
+   * A row-level operation writing a column's values back to that column of its own table (the rows
+   * copy-on-write rewrites, the rows UPDATE and MERGE change). Whether it may is for the table's
+   * own check (RowLevelAccess), made when Spark builds the operation's scan: by then a DELETE that
+   * drops whole files through metadata reads and copies nothing, and a copy of a value the
+   * principal does not read in clear is refused there, before anything is written.
    */
   private static boolean copiedInPlace(Flow flow, String path) {
     return FlowSource.ROW_LEVEL_SCAN.equals(flow.source().kind())

@@ -13,8 +13,8 @@ import java.util.Set;
  * (its columns, clear roles and declassifiers), the principal, and the key service that decides for
  * the entry.
  *
- * @param kind {@code table}, {@code path}, or {@value #ROW_LEVEL_SCAN} (the scan of a DELETE, UPDATE
- *     or MERGE, which reads the table it writes)
+ * @param kind {@code table}, {@code path}, or {@value #ROW_LEVEL_SCAN} (the scan of a DELETE,
+ *     UPDATE or MERGE, which reads the table it writes)
  * @param name what the query reads, as the user wrote it (e.g. {@code prot.db.customers})
  */
 public record FlowSource(

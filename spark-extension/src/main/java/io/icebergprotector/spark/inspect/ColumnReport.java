@@ -10,7 +10,8 @@ public final class ColumnReport {
   private final boolean encryptedWithFooterKey;
   private final KeyMaterial keyMaterial;
 
-  ColumnReport(String path, boolean encrypted, boolean encryptedWithFooterKey, KeyMaterial keyMaterial) {
+  ColumnReport(
+      String path, boolean encrypted, boolean encryptedWithFooterKey, KeyMaterial keyMaterial) {
     this.path = Objects.requireNonNull(path, "path");
     this.encrypted = encrypted;
     this.encryptedWithFooterKey = encryptedWithFooterKey;
@@ -44,7 +45,8 @@ public final class ColumnReport {
     if (encryptedWithFooterKey) {
       return path + ": encrypted (footer key)";
     }
-    return path + ": encrypted (column key)"
+    return path
+        + ": encrypted (column key)"
         + (keyMaterial == null ? " <no key metadata>" : " " + keyMaterial.toText());
   }
 

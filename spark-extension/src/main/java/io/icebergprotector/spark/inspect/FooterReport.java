@@ -10,7 +10,9 @@ public final class FooterReport {
   public enum FooterMode {
     /** Encrypted footer (tail magic {@code PARE}): schema and columns need the footer key. */
     ENCRYPTED,
-    /** Plaintext footer of an encrypted file, signed with the footer key (tail magic {@code PAR1}). */
+    /**
+     * Plaintext footer of an encrypted file, signed with the footer key (tail magic {@code PAR1}).
+     */
     PLAINTEXT_SIGNED,
     /** Unencrypted file. */
     PLAINTEXT
@@ -158,9 +160,16 @@ public final class FooterReport {
       sb.append("Columns:    hidden (the footer is encrypted; supply keys to list columns)\n");
       return sb.toString();
     }
-    sb.append("Rows:       ").append(numRows).append(" in ").append(rowGroups).append(" row group(s)\n");
+    sb.append("Rows:       ")
+        .append(numRows)
+        .append(" in ")
+        .append(rowGroups)
+        .append(" row group(s)\n");
     long encryptedCount = columns.stream().filter(ColumnReport::encrypted).count();
-    sb.append("Columns:    ").append(columns.size()).append(" (").append(encryptedCount)
+    sb.append("Columns:    ")
+        .append(columns.size())
+        .append(" (")
+        .append(encryptedCount)
         .append(" encrypted)\n");
     if (rowGroups == 0 && encrypted()) {
       sb.append("            (no row groups: per-column encryption is not recorded)\n");
@@ -173,7 +182,14 @@ public final class FooterReport {
 
   @Override
   public String toString() {
-    return "FooterReport{" + location + ", " + footerMode + ", " + algorithm + ", columns="
-        + (columnsVisible ? columns.size() : "hidden") + "}";
+    return "FooterReport{"
+        + location
+        + ", "
+        + footerMode
+        + ", "
+        + algorithm
+        + ", columns="
+        + (columnsVisible ? columns.size() : "hidden")
+        + "}";
   }
 }

@@ -1,10 +1,10 @@
 package io.icebergprotector.spark.inspect;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.ByteBuffer;
 import java.util.HexFormat;
 import org.apache.iceberg.shaded.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.iceberg.shaded.com.fasterxml.jackson.databind.ObjectMapper;
@@ -15,8 +15,8 @@ import org.apache.iceberg.shaded.com.fasterxml.jackson.databind.ObjectMapper;
  * holding the wrapped data key. Metadata written by other tools (a plain key id, arbitrary bytes)
  * is kept as opaque text.
  *
- * <p>Wrapped keys are encrypted, but still never printed whole: {@link #toText()} and
- * {@link #toString()} show only a short prefix.
+ * <p>Wrapped keys are encrypted, but still never printed whole: {@link #toText()} and {@link
+ * #toString()} show only a short prefix.
  */
 public final class KeyMaterial {
   /** Characters of a wrapped key shown in reports. */
@@ -46,12 +46,13 @@ public final class KeyMaterial {
     this.opaqueText = opaqueText;
     this.keyMaterialType = text(json, "keyMaterialType");
     // Absent means internal storage: only external material writes internalStorage=false.
-    this.internalStorage = json == null || !json.has("internalStorage")
-        || json.get("internalStorage").asBoolean(true);
+    this.internalStorage =
+        json == null || !json.has("internalStorage") || json.get("internalStorage").asBoolean(true);
     this.keyReference = text(json, "keyReference");
-    this.footerKey = json != null && json.has("isFooterKey") && json.get("isFooterKey").isBoolean()
-        ? json.get("isFooterKey").booleanValue()
-        : null;
+    this.footerKey =
+        json != null && json.has("isFooterKey") && json.get("isFooterKey").isBoolean()
+            ? json.get("isFooterKey").booleanValue()
+            : null;
     this.masterKeyId = text(json, "masterKeyID");
     this.doubleWrapping = json != null && json.path("doubleWrapping").asBoolean(false);
     this.keyEncryptionKeyId = text(json, "keyEncryptionKeyID");
@@ -62,8 +63,8 @@ public final class KeyMaterial {
   }
 
   /**
-   * Parses key metadata bytes. Never fails: bytes that are not a JSON object become opaque
-   * material ({@link #isJson()} false).
+   * Parses key metadata bytes. Never fails: bytes that are not a JSON object become opaque material
+   * ({@link #isJson()} false).
    */
   public static KeyMaterial parse(byte[] keyMetadata) {
     if (keyMetadata == null) {
@@ -80,9 +81,10 @@ public final class KeyMaterial {
         // not JSON after all: fall through to opaque
       }
     }
-    String opaque = text != null && isPrintable(text)
-        ? "'" + truncate(text, OPAQUE_PREVIEW) + "'"
-        : "0x" + truncate(HexFormat.of().formatHex(keyMetadata), OPAQUE_PREVIEW);
+    String opaque =
+        text != null && isPrintable(text)
+            ? "'" + truncate(text, OPAQUE_PREVIEW) + "'"
+            : "0x" + truncate(HexFormat.of().formatHex(keyMetadata), OPAQUE_PREVIEW);
     return new KeyMaterial(keyMetadata.length, null, opaque, null);
   }
 

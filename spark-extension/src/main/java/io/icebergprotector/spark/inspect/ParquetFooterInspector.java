@@ -102,7 +102,8 @@ public final class ParquetFooterInspector {
     EncryptionAlgorithm algorithm = meta.getEncryption_algorithm();
     byte[] signingKeyMetadata =
         meta.isSetFooter_signing_key_metadata() ? meta.getFooter_signing_key_metadata() : null;
-    KeyMaterial footerKey = signingKeyMetadata == null ? null : KeyMaterial.parse(signingKeyMetadata);
+    KeyMaterial footerKey =
+        signingKeyMetadata == null ? null : KeyMaterial.parse(signingKeyMetadata);
 
     boolean verified = false;
     if (decryption != null && decryption.checkFooterIntegrity()) {
@@ -155,7 +156,9 @@ public final class ParquetFooterInspector {
     } catch (IOException | RuntimeException e) {
       if (hasCause(e, TagVerificationException.class)) {
         throw new ProtectorException(
-            "Cannot decrypt the footer of " + location + describeKey(footerKey)
+            "Cannot decrypt the footer of "
+                + location
+                + describeKey(footerKey)
                 + ": authentication failed (wrong footer key or AAD prefix, or the footer was modified)",
             e);
       }
@@ -188,17 +191,23 @@ public final class ParquetFooterInspector {
       AesGcmEncryptor signer = decryptor.createSignedFooterEncryptor();
       byte[] aad = AesCipher.createFooterAAD(decryptor.getFileAAD());
       byte[] encrypted = signer.encrypt(false, serialized, nonce, aad);
-      expectedTag = Arrays.copyOfRange(
-          encrypted, encrypted.length - AesCipher.GCM_TAG_LENGTH, encrypted.length);
+      expectedTag =
+          Arrays.copyOfRange(
+              encrypted, encrypted.length - AesCipher.GCM_TAG_LENGTH, encrypted.length);
     } catch (RuntimeException e) {
       throw new ProtectorException(
-          "Cannot verify the footer signature of " + location + describeKey(footerKey) + ": "
+          "Cannot verify the footer signature of "
+              + location
+              + describeKey(footerKey)
+              + ": "
               + e.getMessage(),
           e);
     }
     if (!MessageDigest.isEqual(tag, expectedTag)) {
       throw new ProtectorException(
-          "Footer signature mismatch in " + location + describeKey(footerKey)
+          "Footer signature mismatch in "
+              + location
+              + describeKey(footerKey)
               + ": wrong footer key, or the footer was modified");
     }
   }
@@ -216,7 +225,10 @@ public final class ParquetFooterInspector {
       decryptor.setFileCryptoMetaData(algorithm, encryptedFooter, keyMetadata);
     } catch (RuntimeException e) {
       throw new ProtectorException(
-          "Cannot obtain the footer key of " + location + describeKey(footerKey) + ": "
+          "Cannot obtain the footer key of "
+              + location
+              + describeKey(footerKey)
+              + ": "
               + e.getMessage(),
           e);
     }
@@ -255,14 +267,18 @@ public final class ParquetFooterInspector {
   private static List<ColumnReport> columns(
       String location, FileMetaData meta, List<RowGroup> rowGroups) {
     List<String> leaves = leafPaths(location, meta.isSetSchema() ? meta.getSchema() : List.of());
-    List<ColumnChunk> chunks = rowGroups.isEmpty() || !rowGroups.get(0).isSetColumns()
-        ? Collections.emptyList()
-        : rowGroups.get(0).getColumns();
+    List<ColumnChunk> chunks =
+        rowGroups.isEmpty() || !rowGroups.get(0).isSetColumns()
+            ? Collections.emptyList()
+            : rowGroups.get(0).getColumns();
     if (!chunks.isEmpty() && chunks.size() != leaves.size()) {
       throw corrupt(
           location,
-          "the schema has " + leaves.size() + " leaf columns but row group 0 has "
-              + chunks.size() + " column chunks",
+          "the schema has "
+              + leaves.size()
+              + " leaf columns but row group 0 has "
+              + chunks.size()
+              + " column chunks",
           null);
     }
     List<ColumnReport> result = new ArrayList<>(leaves.size());
@@ -282,9 +298,10 @@ public final class ParquetFooterInspector {
       return new ColumnReport(path, true, true, null);
     }
     EncryptionWithColumnKey columnKey = crypto.getENCRYPTION_WITH_COLUMN_KEY();
-    KeyMaterial material = columnKey != null && columnKey.isSetKey_metadata()
-        ? KeyMaterial.parse(columnKey.getKey_metadata())
-        : null;
+    KeyMaterial material =
+        columnKey != null && columnKey.isSetKey_metadata()
+            ? KeyMaterial.parse(columnKey.getKey_metadata())
+            : null;
     return new ColumnReport(path, true, false, material);
   }
 
@@ -353,8 +370,13 @@ public final class ParquetFooterInspector {
     }
     if (length < MIN_LENGTH) {
       throw new IllegalArgumentException(
-          "Not a Parquet file: " + location + " is too short (" + length
-              + " bytes; a Parquet file has at least " + MIN_LENGTH + ")");
+          "Not a Parquet file: "
+              + location
+              + " is too short ("
+              + length
+              + " bytes; a Parquet file has at least "
+              + MIN_LENGTH
+              + ")");
     }
     try (SeekableInputStream in = file.newStream()) {
       byte[] head = readAt(in, 0, 4);
@@ -367,18 +389,27 @@ public final class ParquetFooterInspector {
         encryptedFooter = true;
       } else {
         throw new IllegalArgumentException(
-            "Not a Parquet file: " + location + " has bad magic '" + printable(magic)
+            "Not a Parquet file: "
+                + location
+                + " has bad magic '"
+                + printable(magic)
                 + "' at its end (expected 'PAR1' or 'PARE'; the file may be truncated)");
       }
       if (!Arrays.equals(head, magic)) {
         throw new IllegalArgumentException(
-            "Not a Parquet file: " + location + " starts with magic '" + printable(head)
-                + "' but ends with '" + printable(magic) + "'");
+            "Not a Parquet file: "
+                + location
+                + " starts with magic '"
+                + printable(head)
+                + "' but ends with '"
+                + printable(magic)
+                + "'");
       }
-      long footerLength = (end[0] & 0xFFL)
-          | (end[1] & 0xFFL) << 8
-          | (end[2] & 0xFFL) << 16
-          | (end[3] & 0xFFL) << 24;
+      long footerLength =
+          (end[0] & 0xFFL)
+              | (end[1] & 0xFFL) << 8
+              | (end[2] & 0xFFL) << 16
+              | (end[3] & 0xFFL) << 24;
       if (footerLength == 0
           || footerLength > length - MIN_LENGTH
           || footerLength > Integer.MAX_VALUE - 8) {

@@ -19,8 +19,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * have no metrics in the files the protector writes, and plaintext metrics in legacy files, which
  * must decide nothing. Every maximal subcondition that refers to a protected column (or to a struct
  * holding one, or to a name that does not resolve) is replaced by the constant that selects more
- * files: {@code TRUE} where it counts positively, {@code FALSE} under an odd number of {@code NOT}s.
- * The result selects a superset of the files the condition could select, which a rewrite may
+ * files: {@code TRUE} where it counts positively, {@code FALSE} under an odd number of {@code
+ * NOT}s. The result selects a superset of the files the condition could select, which a rewrite may
  * always do: rewriting a file changes no row.
  */
 final class ConditionWidening {
@@ -86,7 +86,10 @@ final class ConditionWidening {
     return found;
   }
 
-  /** A protected field, a field nested in one, a struct holding one, or a name that does not resolve. */
+  /**
+   * A protected field, a field nested in one, a struct holding one, or a name that does not
+   * resolve.
+   */
   private boolean isProtected(String name) {
     Types.NestedField field =
         caseSensitive ? schema.findField(name) : schema.caseInsensitiveFindField(name);

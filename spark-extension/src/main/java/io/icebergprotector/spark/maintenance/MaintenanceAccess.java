@@ -20,16 +20,16 @@ import java.util.TreeSet;
  * value again, re-encrypted under the current key versions. So the principal must read every
  * protected column in clear (a masked or NULL value written back would replace the real one) and
  * hold one of the table's writer roles, with every key the new files need. Decided on the driver,
- * before anything is written; the refusal names the columns, their access, and the roles that
- * would be needed.
+ * before anything is written; the refusal names the columns, their access, and the roles that would
+ * be needed.
  */
 public final class MaintenanceAccess {
   private MaintenanceAccess() {}
 
   /**
-   * Refuses {@code operation} (as the user wrote it, e.g. {@code CALL prot.system.rewrite_data_files})
-   * unless the principal reads every protected column in clear and holds one of the table's writer
-   * roles, with every key the new files need.
+   * Refuses {@code operation} (as the user wrote it, e.g. {@code CALL
+   * prot.system.rewrite_data_files}) unless the principal reads every protected column in clear and
+   * holds one of the table's writer roles, with every key the new files need.
    */
   public static void requireRewrite(ProtectionSpec spec, String operation) {
     requireRewrite(spec, operation, true);
@@ -67,8 +67,13 @@ public final class MaintenanceAccess {
             "Principal '%s' (roles %s) may not run %s on protected table %s: %s. Needed: a role"
                 + " that reads every protected column in clear (%s) and is one of the table's"
                 + " writer roles %s (policy %s). Nothing was written.",
-            principal.user(), new TreeSet<>(spec.policy().rolesOf(principal)), operation,
-            spec.tableName(), why, clearRoles(spec, protectedColumns(spec)), writers(spec),
+            principal.user(),
+            new TreeSet<>(spec.policy().rolesOf(principal)),
+            operation,
+            spec.tableName(),
+            why,
+            clearRoles(spec, protectedColumns(spec)),
+            writers(spec),
             spec.policyOrigin()));
   }
 
@@ -87,8 +92,13 @@ public final class MaintenanceAccess {
             "Principal '%s' (roles %s) may not read protected table %s for %s: the principal does"
                 + " not read %s in clear (%s), and a rewrite writes back every value it reads."
                 + " Needed: a role that reads them in clear (%s)",
-            principal.user(), new TreeSet<>(spec.policy().rolesOf(principal)), spec.tableName(),
-            what, paths(notClear), levels(notClear), clearRoles(spec, notClear)));
+            principal.user(),
+            new TreeSet<>(spec.policy().rolesOf(principal)),
+            spec.tableName(),
+            what,
+            paths(notClear),
+            levels(notClear),
+            clearRoles(spec, notClear)));
   }
 
   /** Protected columns (not retired) that the principal does not read in clear. */

@@ -46,7 +46,8 @@ final class ProtectedCompaction {
    * Checks a call and returns its {@code where} argument as Iceberg should see it (null for none).
    *
    * @param displayName the table as messages name it, e.g. {@code prot.db.customers}
-   * @param operation the call as the user wrote it, e.g. {@code CALL prot.system.rewrite_data_files}
+   * @param operation the call as the user wrote it, e.g. {@code CALL
+   *     prot.system.rewrite_data_files}
    */
   static String prepare(
       SparkSession spark,
@@ -64,7 +65,10 @@ final class ProtectedCompaction {
 
     if (sortOrder != null) {
       ProtectedLayout.checkOrderingColumns(
-          spec, schema, orderingColumns(spark, sortOrder), displayName,
+          spec,
+          schema,
+          orderingColumns(spark, sortOrder),
+          displayName,
           "sort_order => '" + sortOrder + "'");
     } else if (strategy != null && strategy.toLowerCase(Locale.ROOT).equals("sort")) {
       ProtectedLayout.checkSortOrder(spec, table.sortOrder(), schema, displayName);
@@ -81,7 +85,8 @@ final class ProtectedCompaction {
         LOG.info(
             "Compaction of {}: the condition's parts on protected column(s) {} select every file;"
                 + " protected columns are never compared with manifest metrics",
-            displayName, widening.widenedColumns());
+            displayName,
+            widening.widenedColumns());
         condition = ConditionWidening.isTrue(widened) ? null : widened.sql();
       }
     }
@@ -101,7 +106,9 @@ final class ProtectedCompaction {
           String.format(
               "Cannot parse the where condition of rewrite_data_files on %s (%s at line %s,"
                   + " position %s)",
-              displayName, e.getErrorClass(), e.line().getOrElse(() -> null),
+              displayName,
+              e.getErrorClass(),
+              e.line().getOrElse(() -> null),
               e.startPosition().getOrElse(() -> null)));
     }
   }

@@ -24,8 +24,8 @@ import org.apache.spark.unsafe.types.UTF8String;
  *       ProtectedCompaction} (access, orderings, the {@code where} condition), reading and writing
  *       through the protected paths.
  *   <li>{@code compute_table_stats}: {@link ProtectedTableStats}, for unprotected columns only.
- *   <li>every other procedure: Iceberg's own. The guard refuses those that import plaintext
- *       ({@code add_files}, {@code migrate}, {@code snapshot}) and {@code create_changelog_view}.
+ *   <li>every other procedure: Iceberg's own. The guard refuses those that import plaintext ({@code
+ *       add_files}, {@code migrate}, {@code snapshot}) and {@code create_changelog_view}.
  * </ul>
  */
 public final class ProtectedProcedures {
@@ -60,8 +60,13 @@ public final class ProtectedProcedures {
           Arguments arguments = new Arguments(delegate.parameters(), args);
           String where =
               ProtectedCompaction.prepare(
-                  spark, table, displayName, operation, arguments.string("strategy"),
-                  arguments.string("sort_order"), arguments.string("where"));
+                  spark,
+                  table,
+                  displayName,
+                  operation,
+                  arguments.string("strategy"),
+                  arguments.string("sort_order"),
+                  arguments.string("where"));
           return delegate.call(arguments.withString("where", where));
         }
       case "compute_table_stats":

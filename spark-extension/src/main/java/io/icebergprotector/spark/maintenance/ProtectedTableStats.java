@@ -111,13 +111,18 @@ public final class ProtectedTableStats {
     ProtectionSpec spec = table.protectionFor(spark);
     List<String> names = columnsToSketch(schema, spec);
     LOG.info(
-        "Computing NDV statistics of unprotected columns {} of {} (snapshot {})", names,
-        displayName, snapshot.snapshotId());
+        "Computing NDV statistics of unprotected columns {} of {} (snapshot {})",
+        names,
+        displayName,
+        snapshot.snapshotId());
 
     ProtectedTable atSnapshot = table.copyWithSnapshotId(snapshot.snapshotId());
     DataSourceV2Relation relation =
         DataSourceV2Relation.create(
-            atSnapshot, Option.apply(catalog), Option.apply(ident), CaseInsensitiveStringMap.empty());
+            atSnapshot,
+            Option.apply(catalog),
+            Option.apply(ident),
+            CaseInsensitiveStringMap.empty());
     Dataset<Row> rows = Dataset.ofRows(spark, relation);
     Column[] sketches =
         names.stream()
@@ -144,7 +149,9 @@ public final class ProtectedTableStats {
     return file;
   }
 
-  /** The requested columns, or every unprotected top-level primitive column; never a protected one. */
+  /**
+   * The requested columns, or every unprotected top-level primitive column; never a protected one.
+   */
   private List<String> columnsToSketch(Schema schema, ProtectionSpec spec) {
     Set<Integer> protectedIds = spec.protectedFieldIds(schema);
     if (columns == null) {
@@ -156,7 +163,8 @@ public final class ProtectedTableStats {
       }
       if (names.isEmpty()) {
         throw new IllegalArgumentException(
-            "No unprotected columns to compute statistics for in protected table " + displayName
+            "No unprotected columns to compute statistics for in protected table "
+                + displayName
                 + ": NDV sketches of protected columns are never computed");
       }
       return names;
@@ -190,7 +198,9 @@ public final class ProtectedTableStats {
   private StatisticsFile write(Table iceberg, Snapshot snapshot, List<Blob> blobs) {
     String name = String.format("%s-%s.stats", snapshot.snapshotId(), UUID.randomUUID());
     OutputFile output =
-        iceberg.io().newOutputFile(((HasTableOperations) iceberg).operations().metadataFileLocation(name));
+        iceberg
+            .io()
+            .newOutputFile(((HasTableOperations) iceberg).operations().metadataFileLocation(name));
     String createdBy =
         String.format("Iceberg %s Spark %s", IcebergBuild.fullVersion(), spark.version());
     try (PuffinWriter writer = Puffin.write(output).createdBy(createdBy).build()) {

@@ -69,39 +69,45 @@ public final class ColumnMask {
 
   static ColumnMask ints(MaskType type, IntUnaryOperator fn) {
     return new ColumnMask(
-        type, v -> fn.applyAsInt((Integer) v),
+        type,
+        v -> fn.applyAsInt((Integer) v),
         (in, i, out) -> out.putInt(i, fn.applyAsInt(in.getInt(i))));
   }
 
   static ColumnMask longs(MaskType type, LongUnaryOperator fn) {
     return new ColumnMask(
-        type, v -> fn.applyAsLong((Long) v),
+        type,
+        v -> fn.applyAsLong((Long) v),
         (in, i, out) -> out.putLong(i, fn.applyAsLong(in.getLong(i))));
   }
 
   /** Bytes: {@code fn} returns a value in the byte range. */
   static ColumnMask bytes(MaskType type, IntUnaryOperator fn) {
     return new ColumnMask(
-        type, v -> (byte) fn.applyAsInt((Byte) v),
+        type,
+        v -> (byte) fn.applyAsInt((Byte) v),
         (in, i, out) -> out.putByte(i, (byte) fn.applyAsInt(in.getByte(i))));
   }
 
   /** Shorts: {@code fn} returns a value in the short range. */
   static ColumnMask shorts(MaskType type, IntUnaryOperator fn) {
     return new ColumnMask(
-        type, v -> (short) fn.applyAsInt((Short) v),
+        type,
+        v -> (short) fn.applyAsInt((Short) v),
         (in, i, out) -> out.putShort(i, (short) fn.applyAsInt(in.getShort(i))));
   }
 
   static ColumnMask strings(MaskType type, UnaryOperator<UTF8String> fn) {
     return new ColumnMask(
-        type, v -> fn.apply((UTF8String) v),
+        type,
+        v -> fn.apply((UTF8String) v),
         (in, i, out) -> out.putByteArray(i, fn.apply(in.getUTF8String(i)).getBytes()));
   }
 
   static ColumnMask binaries(MaskType type, UnaryOperator<byte[]> fn) {
     return new ColumnMask(
-        type, v -> fn.apply((byte[]) v),
+        type,
+        v -> fn.apply((byte[]) v),
         (in, i, out) -> out.putByteArray(i, fn.apply(in.getBinary(i))));
   }
 
@@ -110,7 +116,8 @@ public final class ColumnMask {
     int precision = decimal.precision();
     int scale = decimal.scale();
     return new ColumnMask(
-        type, v -> fn.apply((Decimal) v),
+        type,
+        v -> fn.apply((Decimal) v),
         (in, i, out) -> out.putDecimal(i, fn.apply(in.getDecimal(i, precision, scale)), precision));
   }
 

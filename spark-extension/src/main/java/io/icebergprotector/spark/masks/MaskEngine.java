@@ -14,13 +14,13 @@ import org.apache.spark.sql.types.DataType;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
- * The masks of every read path: one implementation per mask ({@link NullMask}, {@link
- * RedactMask}, {@link PartialMask}, {@link HashMask} with {@link ValueHash}, {@link YearMask}),
- * whose value kernel serves the Iceberg row reader, its vector kernel the Iceberg columnar reader
- * ({@link #columnMask}), and whose value kernel the plain-Parquet path calls from Catalyst
- * ({@link #expression}), so a value masks alike on every path. Whether a mask fits a column is
- * decided in one place, {@link Mask#appliesTo} on the column's {@link MaskType#columnType()}.
- * Free of Iceberg classes: the plain-Parquet path runs without Iceberg.
+ * The masks of every read path: one implementation per mask ({@link NullMask}, {@link RedactMask},
+ * {@link PartialMask}, {@link HashMask} with {@link ValueHash}, {@link YearMask}), whose value
+ * kernel serves the Iceberg row reader, its vector kernel the Iceberg columnar reader ({@link
+ * #columnMask}), and whose value kernel the plain-Parquet path calls from Catalyst ({@link
+ * #expression}), so a value masks alike on every path. Whether a mask fits a column is decided in
+ * one place, {@link Mask#appliesTo} on the column's {@link MaskType#columnType()}. Free of Iceberg
+ * classes: the plain-Parquet path runs without Iceberg.
  */
 public final class MaskEngine {
   private MaskEngine() {}
@@ -39,7 +39,10 @@ public final class MaskEngine {
           String.format(
               "Mask '%s' of column '%s'%s cannot be applied to type %s; fix the policy (the mask"
                   + " fits: %s)",
-              mask.spec(), column, where == null || where.isEmpty() ? "" : " " + where, type,
+              mask.spec(),
+              column,
+              where == null || where.isEmpty() ? "" : " " + where,
+              type,
               mask.applicableTypes()));
     }
   }
@@ -77,7 +80,11 @@ public final class MaskEngine {
    * @throws ProtectorException if the mask does not fit the type ({@link #checkFits})
    */
   public static Expression expression(
-      Mask mask, Expression value, MaskType type, String column, String where,
+      Mask mask,
+      Expression value,
+      MaskType type,
+      String column,
+      String where,
       HashKeySource hashKey) {
     checkFits(mask, type, column, where);
     switch (mask.kind()) {
@@ -100,16 +107,28 @@ public final class MaskEngine {
   static Expression staticInvoke(
       Class<?> kernel, DataType type, String method, Expression... arguments) {
     return new StaticInvoke(
-        kernel, type, method, seq(Arrays.asList(arguments)), seq(List.<AbstractDataType>of()),
-        true, true, true);
+        kernel,
+        type,
+        method,
+        seq(Arrays.asList(arguments)),
+        seq(List.<AbstractDataType>of()),
+        true,
+        true,
+        true);
   }
 
   /** A null-propagating, deterministic call of a kernel object's public method. */
   static Expression invoke(
       Object kernel, DataType type, String method, List<Expression> arguments) {
     return new Invoke(
-        Literal.fromObject(kernel), method, type, seq(arguments),
-        seq(List.<AbstractDataType>of()), true, true, true);
+        Literal.fromObject(kernel),
+        method,
+        type,
+        seq(arguments),
+        seq(List.<AbstractDataType>of()),
+        true,
+        true,
+        true);
   }
 
   private static <T> scala.collection.immutable.Seq<T> seq(List<T> list) {

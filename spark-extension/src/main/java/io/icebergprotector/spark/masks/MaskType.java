@@ -58,9 +58,7 @@ public final class MaskType implements Serializable {
     if (length <= 0) {
       throw new IllegalArgumentException("Invalid fixed length: " + length);
     }
-    return new MaskType(
-        DataTypes.BinaryType, length, ColumnType.BINARY,
-        "fixed[" + length + "]");
+    return new MaskType(DataTypes.BinaryType, length, ColumnType.BINARY, "fixed[" + length + "]");
   }
 
   /** A type without values a mask can read: nested, or unknown to Spark ({@code name}). */

@@ -35,7 +35,10 @@ public final class PartialMask {
 
   static Expression expression(Expression value, MaskType type, int keepLast) {
     return MaskEngine.staticInvoke(
-        PartialMask.class, type.sparkType(), "partial", value,
+        PartialMask.class,
+        type.sparkType(),
+        "partial",
+        value,
         new Literal(keepLast, DataTypes.IntegerType));
   }
 }

@@ -22,9 +22,9 @@ import org.apache.spark.sql.types.TimestampType;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * {@code redact}: a constant of the column's type for every non-null value: {@code "****"}, 0,
- * 0.0, {@code false}, 1970-01-01, 1970-01-01T00:00:00Z, an empty byte array ({@code fixed(L)}: L
- * zero bytes), decimal 0 with the column's scale.
+ * {@code redact}: a constant of the column's type for every non-null value: {@code "****"}, 0, 0.0,
+ * {@code false}, 1970-01-01, 1970-01-01T00:00:00Z, an empty byte array ({@code fixed(L)}: L zero
+ * bytes), decimal 0 with the column's scale.
  */
 final class RedactMask {
   static final UTF8String REDACTED_STRING = UTF8String.fromString("****");

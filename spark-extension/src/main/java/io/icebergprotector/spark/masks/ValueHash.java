@@ -15,10 +15,10 @@ import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * The value kernel of the {@code hash} mask for one column: HMAC-SHA256 under the column's key
- * over a canonical UTF-8 text of each value, so equal values stay joinable across columns of the
- * same key and across engines, with one keyed Mac reused for every value. Each result keeps the
- * column's type:
+ * The value kernel of the {@code hash} mask for one column: HMAC-SHA256 under the column's key over
+ * a canonical UTF-8 text of each value, so equal values stay joinable across columns of the same
+ * key and across engines, with one keyed Mac reused for every value. Each result keeps the column's
+ * type:
  *
  * <ul>
  *   <li>string, uuid: the string itself; output: the lowercase hex digest (64 characters)
@@ -61,7 +61,9 @@ public final class ValueHash {
   private final Supplier<byte[]> key;
   private Mac mac = null;
 
-  /** @param key the column's HMAC key; the caller's copy, which this wipes after use */
+  /**
+   * @param key the column's HMAC key; the caller's copy, which this wipes after use
+   */
   public ValueHash(Supplier<byte[]> key) {
     this.key = key;
   }

@@ -26,7 +26,8 @@ import org.apache.spark.sql.types.StructType;
  * <ul>
  *   <li>the per-column maps {@code column_sizes}, {@code value_counts}, {@code null_value_counts},
  *       {@code nan_value_counts}, {@code lower_bounds} and {@code upper_bounds}, at the top level
- *       or inside {@code data_file} (the {@code entries} tables), lose the keys of hidden field ids;
+ *       or inside {@code data_file} (the {@code entries} tables), lose the keys of hidden field
+ *       ids;
  *   <li>the sub-structs of hidden columns in {@code readable_metrics} become NULL;
  *   <li>hidden fields of {@code position_deletes}' {@code row} (the deleted row) become NULL.
  * </ul>
@@ -119,7 +120,12 @@ final class MetricsRedaction implements Serializable {
           nulled[i] = true;
         } else if (type instanceof StructType) {
           children[i] =
-              walk((StructType) type, icebergField.type().asStructType(), fieldPath, true, hidden,
+              walk(
+                  (StructType) type,
+                  icebergField.type().asStructType(),
+                  fieldPath,
+                  true,
+                  hidden,
                   paths);
         }
       } else if (METRIC_MAPS.contains(id) && type instanceof MapType) {
@@ -133,11 +139,21 @@ final class MetricsRedaction implements Serializable {
       } else if (id == MetadataColumns.DELETE_FILE_ROW_FIELD_ID && type instanceof StructType) {
         paths.add(fieldPath);
         children[i] =
-            walk((StructType) type, icebergField.type().asStructType(), fieldPath, true, hidden,
+            walk(
+                (StructType) type,
+                icebergField.type().asStructType(),
+                fieldPath,
+                true,
+                hidden,
                 paths);
       } else if (type instanceof StructType && icebergField.type().isStructType()) {
         children[i] =
-            walk((StructType) type, icebergField.type().asStructType(), fieldPath, false, hidden,
+            walk(
+                (StructType) type,
+                icebergField.type().asStructType(),
+                fieldPath,
+                false,
+                hidden,
                 paths);
       }
       changes |= nulled[i] || children[i] != null;

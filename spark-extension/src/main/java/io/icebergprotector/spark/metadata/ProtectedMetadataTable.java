@@ -21,11 +21,11 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
  * A metadata table ({@code files}, {@code entries}, {@code all_data_files}, ...) of a protected
- * table. It reads what Iceberg's metadata table reads, but its rows never show metrics or bounds
- * of a protected column (see {@link MetricsRedaction} and {@link HiddenColumns}), whatever the
- * file's age, the snapshot or the principal: metadata is not where clear values are served. It is
- * a {@link SparkTable}, so Iceberg's time travel ({@code VERSION AS OF}, {@code TIMESTAMP AS OF})
- * keeps working and keeps the protection. Writes and deletes through it are refused.
+ * table. It reads what Iceberg's metadata table reads, but its rows never show metrics or bounds of
+ * a protected column (see {@link MetricsRedaction} and {@link HiddenColumns}), whatever the file's
+ * age, the snapshot or the principal: metadata is not where clear values are served. It is a {@link
+ * SparkTable}, so Iceberg's time travel ({@code VERSION AS OF}, {@code TIMESTAMP AS OF}) keeps
+ * working and keeps the protection. Writes and deletes through it are refused.
  */
 public final class ProtectedMetadataTable extends SparkTable {
   private final SparkTable delegate;

@@ -22,9 +22,9 @@ import org.apache.hadoop.fs.FileSystem;
  * Where a location really is: symbolic links resolved, so that an alias of a protected directory
  * matches the policy prefix of its target. Local paths ({@code file:}) resolve with {@code
  * java.nio}'s real path, HDFS and viewfs with Hadoop's {@code FileSystem.resolvePath}; both on the
- * deepest ancestor that exists, since a write names files that do not exist yet. Object stores
- * have no links: their locations are only {@link Locations#normalize normalized}. A location that
- * cannot be resolved (no permission, no file system) keeps its normalized form.
+ * deepest ancestor that exists, since a write names files that do not exist yet. Object stores have
+ * no links: their locations are only {@link Locations#normalize normalized}. A location that cannot
+ * be resolved (no permission, no file system) keeps its normalized form.
  *
  * <p>One instance serves one decision (a plan rule run, one file of the crypto factory); it
  * remembers what it resolved, so a listing of many files in few directories costs few lookups.

@@ -16,8 +16,8 @@ import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The masks of a principal's view of a path, as Catalyst expressions that call the kernels of
- * {@link MaskEngine}, the same as the Iceberg read path: a value masks alike in a file under a
- * path and in an Iceberg table.
+ * {@link MaskEngine}, the same as the Iceberg read path: a value masks alike in a file under a path
+ * and in an Iceberg table.
  */
 final class PathMasks {
   private PathMasks() {}
@@ -28,10 +28,20 @@ final class PathMasks {
    * @throws ProtectorException if the mask does not fit the type (a policy error)
    */
   static Expression mask(
-      Mask mask, Expression value, DataType type, KeyScope keyScope, Policy policy, String keyId,
-      String column, String location) {
+      Mask mask,
+      Expression value,
+      DataType type,
+      KeyScope keyScope,
+      Policy policy,
+      String keyId,
+      String column,
+      String location) {
     return MaskEngine.expression(
-        mask, value, MaskType.of(type), column, "under " + location,
+        mask,
+        value,
+        MaskType.of(type),
+        column,
+        "under " + location,
         new HashKey(keyScope, policy, keyId));
   }
 

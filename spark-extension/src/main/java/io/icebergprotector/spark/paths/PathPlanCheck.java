@@ -14,21 +14,21 @@ import org.apache.spark.sql.execution.SparkStrategy;
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
 import org.apache.spark.sql.execution.datasources.LogicalRelation;
 import scala.Option;
-import scala.runtime.BoxedUnit;
 import scala.collection.immutable.Seq;
 import scala.jdk.javaapi.CollectionConverters;
+import scala.runtime.BoxedUnit;
 
 /**
  * Planner strategy that plans nothing and checks the optimized plan, node by node:
  *
  * <ul>
- *   <li>an {@code on-denied = fail} column that survived column pruning (the query really reads
- *       it, in its output or a filter) fails the query here, on the driver, before any task;
+ *   <li>an {@code on-denied = fail} column that survived column pruning (the query really reads it,
+ *       in its output or a filter) fails the query here, on the driver, before any task;
  *   <li>a Parquet relation under a policy prefix must carry the view of the session's current
  *       principal (its {@link PathViewMark}): a relation without it escaped the analyzer rule, and
- *       one analyzed for another principal (the session's {@code spark.protector.*} changed
- *       since) must be analyzed again; a mark this JVM did not issue is refused, and so is a
- *       session that sets the mark's key itself.
+ *       one analyzed for another principal (the session's {@code spark.protector.*} changed since)
+ *       must be analyzed again; a mark this JVM did not issue is refused, and so is a session that
+ *       sets the mark's key itself.
  * </ul>
  */
 final class PathPlanCheck extends SparkStrategy {
@@ -92,10 +92,13 @@ final class PathPlanCheck extends SparkStrategy {
     }
     checkNoMarkInSettings();
     String identity = scope.get().identity();
-    if (mark != null && identity.equals(PathViewMark.identityOf(mark)) && identity.equals(verified.getIfPresent(fs))) {
+    if (mark != null
+        && identity.equals(PathViewMark.identityOf(mark))
+        && identity.equals(verified.getIfPresent(fs))) {
       return;
     }
-    Optional<PathReadRule.Governed> governed = PathReadRule.governed(relation, scope.get(), session);
+    Optional<PathReadRule.Governed> governed =
+        PathReadRule.governed(relation, scope.get(), session);
     if (governed.isEmpty()) {
       return;
     }
@@ -104,7 +107,9 @@ final class PathPlanCheck extends SparkStrategy {
           String.format(
               "Refusing to read %s: it is under protected prefix %s of the policy %s, but the read"
                   + " did not get the principal's view (is %s loaded in spark.sql.extensions?)",
-              governed.get().location, governed.get().entry.name(), scope.get().policy().origin(),
+              governed.get().location,
+              governed.get().entry.name(),
+              scope.get().policy().origin(),
               "io.icebergprotector.spark.ProtectorSparkSessionExtensions"));
     }
     if (!identity.equals(PathViewMark.identityOf(mark))) {

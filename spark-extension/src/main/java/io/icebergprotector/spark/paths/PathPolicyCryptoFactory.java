@@ -3,8 +3,8 @@ package io.icebergprotector.spark.paths;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.FooterMode;
 import io.icebergprotector.policy.TablePolicy;
-import io.icebergprotector.spark.crypto.KeyTools;
 import io.icebergprotector.spark.StrictSchema;
+import io.icebergprotector.spark.crypto.KeyTools;
 import io.icebergprotector.spark.crypto.ProtectorUnshadedKmsClient;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -42,12 +42,13 @@ import org.apache.spark.sql.types.StructType;
  * normalized, symbolic links resolved), decided per file, never per table.
  *
  * <p>It reads the principal and the policy from the job's Hadoop configuration ({@code
- * spark.protector.*}, copied there from the session), so it works the same on driver and
- * executors. It is registered by {@code ProtectorSparkSessionExtensions}; which columns a reader
- * may see is decided on the driver by the plan rules of this package, and key release by the key
- * service per master key.
+ * spark.protector.*}, copied there from the session), so it works the same on driver and executors.
+ * It is registered by {@code ProtectorSparkSessionExtensions}; which columns a reader may see is
+ * decided on the driver by the plan rules of this package, and key release by the key service per
+ * master key.
  */
-public class PathPolicyCryptoFactory implements EncryptionPropertiesFactory, DecryptionPropertiesFactory {
+public class PathPolicyCryptoFactory
+    implements EncryptionPropertiesFactory, DecryptionPropertiesFactory {
   // Spark's Parquet writer records the Spark schema of a file under this key.
   private static final String SPARK_SCHEMA_KEY = "org.apache.spark.sql.parquet.row.metadata";
 
@@ -70,7 +71,9 @@ public class PathPolicyCryptoFactory implements EncryptionPropertiesFactory, Dec
     checkStrict(entry.get(), context, location, scope);
     Configuration crypto = cryptoConf(scope);
     TablePolicy policy = entry.get();
-    crypto.set(PropertiesDrivenCryptoFactory.ENCRYPTION_ALGORITHM_PROPERTY_NAME, policy.algorithm().name());
+    crypto.set(
+        PropertiesDrivenCryptoFactory.ENCRYPTION_ALGORITHM_PROPERTY_NAME,
+        policy.algorithm().name());
     crypto.setBoolean(
         PropertiesDrivenCryptoFactory.PLAINTEXT_FOOTER_PROPERTY_NAME,
         policy.footerMode() == FooterMode.PLAINTEXT);
@@ -92,11 +95,14 @@ public class PathPolicyCryptoFactory implements EncryptionPropertiesFactory, Dec
       return;
     }
     String sparkSchema =
-        context.getExtraMetaData() == null ? null : context.getExtraMetaData().get(SPARK_SCHEMA_KEY);
+        context.getExtraMetaData() == null
+            ? null
+            : context.getExtraMetaData().get(SPARK_SCHEMA_KEY);
     StructType schema =
         sparkSchema != null
             ? (StructType) DataType.fromJson(sparkSchema)
-            : new ParquetToSparkSchemaConverter(new Configuration(false)).convert(context.getSchema());
+            : new ParquetToSparkSchemaConverter(new Configuration(false))
+                .convert(context.getSchema());
     StrictSchema.check(entry, schema, location, scope.policy().origin());
   }
 
@@ -106,8 +112,8 @@ public class PathPolicyCryptoFactory implements EncryptionPropertiesFactory, Dec
    * <ul>
    *   <li>the footer key for anyone (schema inference reads footers before any plan rule runs;
    *       every reader gets the footer key anyway);
-   *   <li>column keys only for a scan marked with this principal's view ({@link PathViewMark}):
-   *       a scan the plan rules did not give the view is refused at the file;
+   *   <li>column keys only for a scan marked with this principal's view ({@link PathViewMark}): a
+   *       scan the plan rules did not give the view is refused at the file;
    *   <li>a plaintext file (one the protector did not write) only with {@value
    *       PathScope#ACCEPT_PLAINTEXT_FILES}; else the read fails.
    * </ul>
@@ -149,12 +155,13 @@ public class PathPolicyCryptoFactory implements EncryptionPropertiesFactory, Dec
   }
 
   /**
-   * Refuses a plaintext Parquet file under a protected prefix, naming it. Parquet's own check
-   * (a decryptor applied to a plaintext file) would refuse it too, without naming the file; this
-   * reads the file's last bytes first: {@code PARE} is an encrypted footer, and a {@code PAR1}
-   * file is one of ours only if its plaintext footer says how it was encrypted.
+   * Refuses a plaintext Parquet file under a protected prefix, naming it. Parquet's own check (a
+   * decryptor applied to a plaintext file) would refuse it too, without naming the file; this reads
+   * the file's last bytes first: {@code PARE} is an encrypted footer, and a {@code PAR1} file is
+   * one of ours only if its plaintext footer says how it was encrypted.
    */
-  private static void checkEncrypted(Configuration conf, Path file, TablePolicy entry, PathScope scope) {
+  private static void checkEncrypted(
+      Configuration conf, Path file, TablePolicy entry, PathScope scope) {
     boolean encrypted;
     try {
       encrypted = ParquetFiles.isEncrypted(file, conf);
@@ -259,7 +266,8 @@ public class PathPolicyCryptoFactory implements EncryptionPropertiesFactory, Dec
   }
 
   private static boolean isList(GroupType type) {
-    return type.getLogicalTypeAnnotation() instanceof LogicalTypeAnnotation.ListLogicalTypeAnnotation;
+    return type.getLogicalTypeAnnotation()
+        instanceof LogicalTypeAnnotation.ListLogicalTypeAnnotation;
   }
 
   private static boolean isListOrMap(GroupType type) {

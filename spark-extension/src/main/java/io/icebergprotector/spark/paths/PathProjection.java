@@ -29,9 +29,9 @@ import scala.Option;
  * What a principal sees of a relation under a policy path: its output with every protected column
  * replaced by the principal's view. Clear columns pass through; denied columns become NULL (so
  * column pruning never reads them) or, with {@code on-denied = fail}, a marker that fails the query
- * if it survives pruning ({@link PathPlanCheck}); masked columns become mask expressions.
- * Protected fields of structs are rewritten in place; a protected path through a list or map
- * fails closed on the whole collection (NULL, or the failure marker).
+ * if it survives pruning ({@link PathPlanCheck}); masked columns become mask expressions. Protected
+ * fields of structs are rewritten in place; a protected path through a list or map fails closed on
+ * the whole collection (NULL, or the failure marker).
  */
 final class PathProjection {
   /** Messages of the on-denied=fail marker start with this. */
@@ -47,9 +47,7 @@ final class PathProjection {
     this.location = location;
   }
 
-  /**
-   * The projection over {@code output}, or null when the principal sees every column in clear.
-   */
+  /** The projection over {@code output}, or null when the principal sees every column in clear. */
   static List<NamedExpression> of(
       List<Attribute> output, TablePolicy entry, PathScope scope, String location) {
     return new PathProjection(entry, scope, location).build(output);
@@ -75,8 +73,11 @@ final class PathProjection {
         changed = true;
         projected.add(
             new Alias(
-                view, attribute.name(), NamedExpression$.MODULE$.newExprId(),
-                PathMasks.seq(List.of()), Option.apply(attribute.metadata()),
+                view,
+                attribute.name(),
+                NamedExpression$.MODULE$.newExprId(),
+                PathMasks.seq(List.of()),
+                Option.apply(attribute.metadata()),
                 PathMasks.seq(List.of())));
       }
     }
@@ -88,7 +89,11 @@ final class PathProjection {
    * path; {@code inherited} is the nearest protected ancestor (or null).
    */
   private Expression rewrite(
-      Expression value, DataType type, String path, List<ColumnPolicy> policies, int depth,
+      Expression value,
+      DataType type,
+      String path,
+      List<ColumnPolicy> policies,
+      int depth,
       ColumnPolicy inherited) {
     ColumnPolicy own = inherited;
     List<ColumnPolicy> deeper = new ArrayList<>();
@@ -172,7 +177,13 @@ final class PathProjection {
             : new Literal(null, type);
       case MASKED:
         return PathMasks.mask(
-            access.mask(), value, type, scope.keyScope(), scope.policy(), column.keyId(), path,
+            access.mask(),
+            value,
+            type,
+            scope.keyScope(),
+            scope.policy(),
+            column.keyId(),
+            path,
             location);
       default:
         throw new IllegalStateException("Unknown access level " + access.level());
@@ -185,8 +196,7 @@ final class PathProjection {
             "%sAccess denied: principal %s may not read column '%s' under %s, and the policy (%s)"
                 + " says on-denied = fail for it. Leave the column out of the query (also out of"
                 + " filters), or ask for a role with clear or masked access.",
-            DENIED_MARKER, scope.principal(), column, location,
-            scope.policy().origin());
+            DENIED_MARKER, scope.principal(), column, location, scope.policy().origin());
     return new RaiseError(new Literal(UTF8String.fromString(message), DataTypes.StringType), type);
   }
 }

@@ -5,8 +5,8 @@ import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.crypto.keytools.KeyToolkit;
 import org.apache.spark.SparkContext;
-import org.apache.spark.sql.SparkSessionExtensions;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.SparkSessionExtensions;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
 import org.apache.spark.sql.execution.datasources.LogicalRelation;
@@ -18,8 +18,9 @@ import scala.jdk.javaapi.CollectionConverters;
  * ProtectorSparkSessionExtensions}:
  *
  * <ul>
- *   <li>{@link PathPolicyCryptoFactory} as Spark's {@code parquet.crypto.factory.class}: files under
- *       a prefix are written with the policy's column encryption and read with the key service;
+ *   <li>{@link PathPolicyCryptoFactory} as Spark's {@code parquet.crypto.factory.class}: files
+ *       under a prefix are written with the policy's column encryption and read with the key
+ *       service;
  *   <li>{@link PathReadRule}: reads see the principal's view (clear, masked, NULL or refused);
  *   <li>{@link PathWriteRule}: only the prefix's writers write there, never partitioned by a
  *       protected column;

@@ -32,14 +32,13 @@ import scala.PartialFunction$;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
- * Analyzer rule: a Parquet relation under a policy path prefix is read through the principal's
- * view ({@link PathProjection}) — a {@code Project} directly above the relation. Denied columns
- * become NULL literals, so column pruning removes them from the file scan and their keys are never
- * requested; masked columns are masked above the scan, so filters on them cannot reach the
- * Parquet reader as predicates on clear values. The relation is marked ({@link PathViewMark}, in
- * its options) with the principal it was analyzed for, which keeps the rule idempotent, lets
- * {@link PathPlanCheck} verify it at planning time and {@link PathPolicyCryptoFactory} at each
- * file.
+ * Analyzer rule: a Parquet relation under a policy path prefix is read through the principal's view
+ * ({@link PathProjection}) — a {@code Project} directly above the relation. Denied columns become
+ * NULL literals, so column pruning removes them from the file scan and their keys are never
+ * requested; masked columns are masked above the scan, so filters on them cannot reach the Parquet
+ * reader as predicates on clear values. The relation is marked ({@link PathViewMark}, in its
+ * options) with the principal it was analyzed for, which keeps the rule idempotent, lets {@link
+ * PathPlanCheck} verify it at planning time and {@link PathPolicyCryptoFactory} at each file.
  */
 final class PathReadRule extends Rule<LogicalPlan> {
   private final SparkSession session;
@@ -114,10 +113,16 @@ final class PathReadRule extends Rule<LogicalPlan> {
         fs.options().updated(PathViewMark.OPTION, mark);
     HadoopFsRelation withMark =
         new HadoopFsRelation(
-            fs.location(), fs.partitionSchema(), fs.dataSchema(), fs.bucketSpec(), fs.fileFormat(),
-            options, fs.sparkSession());
+            fs.location(),
+            fs.partitionSchema(),
+            fs.dataSchema(),
+            fs.bucketSpec(),
+            fs.fileFormat(),
+            options,
+            fs.sparkSession());
     LogicalRelation copy =
-        new LogicalRelation(withMark, relation.output(), relation.catalogTable(), relation.isStreaming());
+        new LogicalRelation(
+            withMark, relation.output(), relation.catalogTable(), relation.isStreaming());
     copy.copyTagsFrom(relation);
     return copy;
   }
@@ -151,15 +156,16 @@ final class PathReadRule extends Rule<LogicalPlan> {
 
   /**
    * Which policy entry governs a relation, decided per location, never by its root alone: its root
-   * paths, the locations of its catalog partitions (a partition may be located under a prefix
-   * while the table is not), and every file it lists already; each as written and where it really
-   * is (symbolic links resolved). A catalog table's files are listed only at execution, so
-   * files there that this misses are refused by {@link PathPolicyCryptoFactory}, which decides per
-   * file and sees no mark on them.
+   * paths, the locations of its catalog partitions (a partition may be located under a prefix while
+   * the table is not), and every file it lists already; each as written and where it really is
+   * (symbolic links resolved). A catalog table's files are listed only at execution, so files there
+   * that this misses are refused by {@link PathPolicyCryptoFactory}, which decides per file and
+   * sees no mark on them.
    *
    * @throws ProtectorException if one relation spans several policy entries
    */
-  static Optional<Governed> governed(LogicalRelation relation, PathScope scope, SparkSession session) {
+  static Optional<Governed> governed(
+      LogicalRelation relation, PathScope scope, SparkSession session) {
     HadoopFsRelation fs = (HadoopFsRelation) relation.relation();
     Map<String, String> entries = new LinkedHashMap<>(); // entry name -> a governed location
     Map<String, TablePolicy> byName = new LinkedHashMap<>();

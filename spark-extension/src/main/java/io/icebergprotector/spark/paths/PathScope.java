@@ -1,5 +1,7 @@
 package io.icebergprotector.spark.paths;
 
+import io.icebergprotector.kms.KeyScope;
+import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.policy.Locations;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
@@ -7,8 +9,6 @@ import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.ProtectorContext;
 import io.icebergprotector.spark.ProtectorException;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
-import io.icebergprotector.kms.KeyScope;
-import io.icebergprotector.kms.KmsSettings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -68,7 +68,9 @@ public final class PathScope {
   private final CanonicalLocations canonical;
 
   private PathScope(
-      ProtectorContext context, Principal principal, boolean acceptPlaintextFiles,
+      ProtectorContext context,
+      Principal principal,
+      boolean acceptPlaintextFiles,
       Supplier<Configuration> hadoopConf) {
     this.context = context;
     this.principal = principal;
@@ -82,7 +84,8 @@ public final class PathScope {
   public static Optional<PathScope> fromSession(SparkSession session) {
     Map<String, String> all = CollectionConverters.asJava(session.conf().getAll());
     return of(
-        options(all, SESSION_PREFIX + OPTION_PREFIX, null), true,
+        options(all, SESSION_PREFIX + OPTION_PREFIX, null),
+        true,
         memoized(() -> session.sessionState().newHadoopConf()));
   }
 
@@ -123,7 +126,9 @@ public final class PathScope {
     } else {
       String user = options.get(ProtectorContext.USER);
       principal =
-          Principal.of(isBlank(user) ? currentUser() : user.trim(), groups(options.get(ProtectorContext.GROUPS)));
+          Principal.of(
+              isBlank(user) ? currentUser() : user.trim(),
+              groups(options.get(ProtectorContext.GROUPS)));
     }
     return Optional.of(new PathScope(context, principal, acceptPlaintext, hadoopConf));
   }
@@ -171,7 +176,8 @@ public final class PathScope {
     if (loaded != null && now - loaded.at <= REFRESH_NANOS) {
       String binding = KeyServiceRegistry.credentialBinding(loaded.context.kms());
       if (MessageDigest.isEqual(
-          binding.getBytes(StandardCharsets.UTF_8), loaded.binding.getBytes(StandardCharsets.UTF_8))) {
+          binding.getBytes(StandardCharsets.UTF_8),
+          loaded.binding.getBytes(StandardCharsets.UTF_8))) {
         return loaded.context;
       }
     }
@@ -303,7 +309,11 @@ public final class PathScope {
           String.format(
               "Access denied: principal %s may not write %s: the policy (%s) protects prefix %s and"
                   + " lets only the roles %s write there (the principal's roles: %s)",
-              principal, location, context.policy().origin(), entry.name(), entry.writers(),
+              principal,
+              location,
+              context.policy().origin(),
+              entry.name(),
+              entry.writers(),
               roles.isEmpty() ? "none" : roles));
     }
   }

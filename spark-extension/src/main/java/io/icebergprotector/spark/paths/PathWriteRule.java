@@ -91,12 +91,14 @@ final class PathWriteRule extends Rule<LogicalPlan> {
   /**
    * Spark writes the files of a partition with its own location (a catalog table's {@code ALTER
    * TABLE ... ADD PARTITION ... LOCATION}) to a staging directory under the table's location first,
-   * and moves them there when the job commits. Encryption is decided where a file is written, so
-   * a partition under a prefix that does not also govern the table's location would receive files
+   * and moves them there when the job commits. Encryption is decided where a file is written, so a
+   * partition under a prefix that does not also govern the table's location would receive files
    * that were not encrypted for it: refused.
    */
   private void checkPartitionLocations(
-      InsertIntoHadoopFsRelationCommand write, PathScope scope, String location,
+      InsertIntoHadoopFsRelationCommand write,
+      PathScope scope,
+      String location,
       Optional<TablePolicy> tableEntry) {
     if (write.catalogTable().isEmpty()) {
       return;
@@ -116,7 +118,8 @@ final class PathWriteRule extends Rule<LogicalPlan> {
     }
   }
 
-  private void checkFactory(InsertIntoHadoopFsRelationCommand write, PathScope scope, String location) {
+  private void checkFactory(
+      InsertIntoHadoopFsRelationCommand write, PathScope scope, String location) {
     Configuration conf = session.sessionState().newHadoopConfWithOptions(write.options());
     String factory = conf.get(PathProtection.FACTORY_PROPERTY);
     if (factory == null) {
@@ -127,7 +130,10 @@ final class PathWriteRule extends Rule<LogicalPlan> {
               "Cannot write %s: it is under a protected prefix of the policy %s, but this job's %s"
                   + " is %s, which would not apply the policy's encryption. Remove that setting"
                   + " (the protector extension sets %s).",
-              location, scope.policy().origin(), PathProtection.FACTORY_PROPERTY, factory,
+              location,
+              scope.policy().origin(),
+              PathProtection.FACTORY_PROPERTY,
+              factory,
               PathPolicyCryptoFactory.class.getName()));
     }
     String summary = conf.get("parquet.summary.metadata.level");

@@ -118,7 +118,8 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
       ProtectedParquetFile file, Schema readSchema, Map<Integer, ?> constants);
 
   /** The items left after the file's row-level deletes. */
-  abstract CloseableIterator<T> withDeletes(CloseableIterator<T> items, ProtectedDeleteFilter deletes);
+  abstract CloseableIterator<T> withDeletes(
+      CloseableIterator<T> items, ProtectedDeleteFilter deletes);
 
   /** Masks one item (in place or as a new item); identity when nothing is masked. */
   abstract T mask(T item);
@@ -188,8 +189,13 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
         task.deletes().isEmpty()
             ? null
             : new ProtectedDeleteFilter(
-                table, location, task.deletes(), filterSchema, projection.outputSchema(),
-                deleteCounter, cacheDeletes);
+                table,
+                location,
+                task.deletes(),
+                filterSchema,
+                projection.outputSchema(),
+                deleteCounter,
+                cacheDeletes);
     Schema readSchema = deletes != null ? deletes.requiredSchema() : projection.outputSchema();
     try {
       InputFile input = table.io().newInputFile(location, dataFile.fileSizeInBytes());
@@ -259,8 +265,13 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
                     + " protector never does. Remove it from the table (rewrite the data files it"
                     + " applies to with an engine that applies equality deletes, then expire the"
                     + " snapshots that reference it) before reading the table here",
-                spec.tableName(), delete.location(), task.file().location(), refused,
-                refused.stream().map(id -> describeField(schema, id)).collect(Collectors.toList())));
+                spec.tableName(),
+                delete.location(),
+                task.file().location(),
+                refused,
+                refused.stream()
+                    .map(id -> describeField(schema, id))
+                    .collect(Collectors.toList())));
       }
     }
   }
@@ -283,8 +294,10 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
       refs = Binder.boundReferences(filterSchema.asStruct(), List.of(residual), caseSensitive);
     } catch (RuntimeException e) {
       // the binding error may quote the literal
-      LOG.warn("Not using a residual filter that does not bind ({}): {}",
-          e.getClass().getSimpleName(), ExpressionRedactor.all().redact(residual));
+      LOG.warn(
+          "Not using a residual filter that does not bind ({}): {}",
+          e.getClass().getSimpleName(),
+          ExpressionRedactor.all().redact(residual));
       return null;
     }
     if (refs.stream().anyMatch(hiddenIds::contains)) {

@@ -49,7 +49,8 @@ final class BatchDeletes {
       vectors[i] = batch.column(i);
     }
     int liveRows = batch.numRows();
-    long firstPosition = positionIndex < 0 || liveRows == 0 ? -1 : vectors[positionIndex].getLong(0);
+    long firstPosition =
+        positionIndex < 0 || liveRows == 0 ? -1 : vectors[positionIndex].getLong(0);
     if (hasIsDeletedColumn) {
       boolean[] isDeleted =
           ColumnarBatchUtil.buildIsDeleted(vectors, deletes, firstPosition, liveRows);

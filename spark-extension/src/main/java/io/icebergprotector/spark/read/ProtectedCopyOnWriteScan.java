@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The scan of a copy-on-write DELETE, UPDATE or MERGE on a protected table (Iceberg 1.11.0's {@code
- * SparkCopyOnWriteScan}, see FORKS.md). It reads whole data files: every row of a file it returns is
- * written again (or deliberately left out) by the operation, so residual filters never prune row
+ * SparkCopyOnWriteScan}, see FORKS.md). It reads whole data files: every row of a file it returns
+ * is written again (or deliberately left out) by the operation, so residual filters never prune row
  * groups, and the files it planned are the files the commit replaces. Spark narrows it at runtime
  * to the files holding matching rows ({@code _file IN (...)}).
  */
@@ -51,8 +51,19 @@ public final class ProtectedCopyOnWriteScan extends ProtectedScan {
       boolean cacheDeletes,
       String catalogName,
       boolean acceptUnverified) {
-    super(spark, table, projection, filterSchema, filters, selection, caseSensitive, vectorization,
-        batchSize, cacheDeletes, catalogName, acceptUnverified);
+    super(
+        spark,
+        table,
+        projection,
+        filterSchema,
+        filters,
+        selection,
+        caseSensitive,
+        vectorization,
+        batchSize,
+        cacheDeletes,
+        catalogName,
+        acceptUnverified);
     this.branch = branch;
   }
 
@@ -120,7 +131,9 @@ public final class ProtectedCopyOnWriteScan extends ProtectedScan {
                 .filter(task -> locations.contains(task.file().location()))
                 .collect(Collectors.toList());
         LOG.info(
-            "{} of {} file(s) of {} hold rows the operation changes", kept.size(), all.size(),
+            "{} of {} file(s) of {} hold rows the operation changes",
+            kept.size(),
+            all.size(),
             table().name());
         resetFiles(kept);
       }

@@ -20,8 +20,8 @@ import org.apache.spark.sql.catalyst.InternalRow;
  * The row-level deletes of one data file, as Iceberg's Spark readers apply them: position delete
  * files and deletion vectors by row position, equality deletes (on unprotected columns only, see
  * {@link BaseProtectedReader#checkReadable}) by value. Delete files hold file locations, positions
- * and, for equality deletes, values of unprotected columns; they are read with Iceberg's own readers
- * through the table's FileIO, and may be cached per executor as Iceberg caches them.
+ * and, for equality deletes, values of unprotected columns; they are read with Iceberg's own
+ * readers through the table's FileIO, and may be cached per executor as Iceberg caches them.
  */
 final class ProtectedDeleteFilter extends DeleteFilter<InternalRow> {
   private final Table table;

@@ -63,8 +63,10 @@ public final class ProtectedFilters {
       } catch (RuntimeException e) {
         // does not bind (unknown column, type mismatch): Spark alone evaluates it
         // the binding error may quote the literal
-        LOG.debug("Not pushing a predicate that does not bind ({}): {}",
-            e.getClass().getSimpleName(), ExpressionRedactor.all().redact(expr));
+        LOG.debug(
+            "Not pushing a predicate that does not bind ({}): {}",
+            e.getClass().getSimpleName(),
+            ExpressionRedactor.all().redact(expr));
         withheld.add(predicate);
         continue;
       }

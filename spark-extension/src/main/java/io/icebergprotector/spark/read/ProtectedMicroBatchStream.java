@@ -53,7 +53,9 @@ final class ProtectedMicroBatchStream implements MicroBatchStream, SupportsTrigg
     MicroBatchStream stream = iceberg.toMicroBatchStream(checkpointLocation);
     if (!(stream instanceof SparkMicroBatchStream)) {
       throw new IllegalStateException(
-          "Expected Iceberg's SparkMicroBatchStream for " + table.name() + ", got "
+          "Expected Iceberg's SparkMicroBatchStream for "
+              + table.name()
+              + ", got "
               + stream.getClass().getName());
     }
     return new ProtectedMicroBatchStream(scan, (SparkMicroBatchStream) stream);

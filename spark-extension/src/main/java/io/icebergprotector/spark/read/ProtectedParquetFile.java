@@ -45,8 +45,8 @@ import org.apache.iceberg.shaded.org.apache.parquet.schema.Type;
  * nothing). Here the filters only see the chunks of the columns the filter references, and those
  * are always columns the principal may see in clear. Everything else matches Iceberg: the same
  * public filter classes, id resolution and name mapping, and the same row-group loop (that of
- * Iceberg's {@code ParquetReader} and {@code VectorizedParquetReader}), so the row
- * and the columnar reader both iterate through {@link #rows} and {@link #batches}.
+ * Iceberg's {@code ParquetReader} and {@code VectorizedParquetReader}), so the row and the columnar
+ * reader both iterate through {@link #rows} and {@link #batches}.
  */
 final class ProtectedParquetFile implements Closeable {
   private final String location;

@@ -115,7 +115,10 @@ public final class ProtectedProjection implements Serializable {
                 "Access denied: principal %s may not read column '%s' (key '%s') of table %s, and"
                     + " the policy (%s) says on-denied = fail for it. Leave the column out of the"
                     + " query (also out of filters), or ask for a role with clear or masked access.",
-                spec.principal(), column.path(), column.keyId(), spec.tableName(),
+                spec.principal(),
+                column.path(),
+                column.keyId(),
+                spec.tableName(),
                 spec.policyOrigin()));
       }
     }
@@ -140,7 +143,9 @@ public final class ProtectedProjection implements Serializable {
           return;
         }
         MaskEngine.checkFits(
-            mask, IcebergMaskTypes.of(field.type()), schema.findColumnName(field.fieldId()),
+            mask,
+            IcebergMaskTypes.of(field.type()),
+            schema.findColumnName(field.fieldId()),
             "in table " + spec.tableName());
         masked.put(field.fieldId(), mask.spec());
         return;
@@ -283,16 +288,19 @@ public final class ProtectedProjection implements Serializable {
       masks.put(
           id,
           MaskEngine.columnMask(
-              Mask.parse(entry.getValue()), IcebergMaskTypes.of(outputSchema.findField(id).type()),
-              protection.path(), "in table " + spec.tableName(), hashKey(protection)));
+              Mask.parse(entry.getValue()),
+              IcebergMaskTypes.of(outputSchema.findField(id).type()),
+              protection.path(),
+              "in table " + spec.tableName(),
+              hashKey(protection)));
     }
     return masks;
   }
 
   /**
    * Whether Iceberg would read this projection with its vectorized Parquet reader: every output
-   * column is a primitive or a metadata column (as in Iceberg's {@code SparkBatch}). Masks and
-   * NULL columns sit at the top level then, where the columnar path handles them.
+   * column is a primitive or a metadata column (as in Iceberg's {@code SparkBatch}). Masks and NULL
+   * columns sit at the top level then, where the columnar path handles them.
    */
   public boolean supportsBatchReads() {
     return outputSchema.columns().stream()

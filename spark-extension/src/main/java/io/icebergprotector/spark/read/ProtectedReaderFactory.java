@@ -11,8 +11,8 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
  * Creates the readers of a protected scan: columnar ({@link ProtectedBatchReader}) when the scan
- * decided for batch reads, as Iceberg would for the same projection and settings; row-based
- * ({@link ProtectedRowReader}) otherwise. The row reader stays available either way.
+ * decided for batch reads, as Iceberg would for the same projection and settings; row-based ({@link
+ * ProtectedRowReader}) otherwise. The row reader stays available either way.
  */
 final class ProtectedReaderFactory implements PartitionReaderFactory {
   private static final long serialVersionUID = 2L;
@@ -28,8 +28,8 @@ final class ProtectedReaderFactory implements PartitionReaderFactory {
   /**
    * @param columnar whether every partition of the scan is read in columnar batches
    * @param batchSize rows per batch (Iceberg's {@code read.parquet.vectorization.batch-size})
-   * @param table the broadcast table: its FileIO (e.g. S3FileIO with vended credentials) opens
-   *     the files
+   * @param table the broadcast table: its FileIO (e.g. S3FileIO with vended credentials) opens the
+   *     files
    * @param filterSchema the schema the tasks' residual filters bind to
    * @param cacheDeletes whether executors cache loaded delete files, as Iceberg's readers do
    *     ({@code spark.sql.iceberg.executor-cache.delete-files.enabled})
@@ -71,8 +71,7 @@ final class ProtectedReaderFactory implements PartitionReaderFactory {
     ProtectedInputPartition p = protectedPartition(partition);
     projection.spec().checkTaskPrincipal();
     return new ProtectedBatchReader(
-        table.value(), p.tasks(), projection, filterSchema, caseSensitive, batchSize,
-        cacheDeletes);
+        table.value(), p.tasks(), projection, filterSchema, caseSensitive, batchSize, cacheDeletes);
   }
 
   @Override

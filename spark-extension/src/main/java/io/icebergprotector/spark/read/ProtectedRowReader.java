@@ -12,9 +12,9 @@ import org.apache.iceberg.spark.data.SparkParquetReaders;
 import org.apache.spark.sql.catalyst.InternalRow;
 
 /**
- * The row-based protected reader: Iceberg's Spark value readers over the principal's columns,
- * masks applied per value ({@link RowMasker}) at any depth. Used for projections the columnar
- * reader does not cover (nested types) or when vectorization is off.
+ * The row-based protected reader: Iceberg's Spark value readers over the principal's columns, masks
+ * applied per value ({@link RowMasker}) at any depth. Used for projections the columnar reader does
+ * not cover (nested types) or when vectorization is off.
  */
 public final class ProtectedRowReader extends BaseProtectedReader<InternalRow> {
   private final RowMasker masker;
@@ -47,8 +47,7 @@ public final class ProtectedRowReader extends BaseProtectedReader<InternalRow> {
   CloseableIterator<InternalRow> withDeletes(
       CloseableIterator<InternalRow> items, ProtectedDeleteFilter deletes) {
     // rows are reused: each is filtered (by its _pos) before the next is read
-    CloseableIterable<InternalRow> rows =
-        CloseableIterable.combine(() -> items, items);
+    CloseableIterable<InternalRow> rows = CloseableIterable.combine(() -> items, items);
     return deletes.filter(rows).iterator();
   }
 

@@ -32,10 +32,10 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.spark.Spark3Util;
 import org.apache.iceberg.spark.SparkSchemaUtil;
 import org.apache.iceberg.spark.SparkV2Filters;
+import org.apache.iceberg.spark.source.SerializableTableWithSize;
 import org.apache.iceberg.spark.source.metrics.NumDeletes;
 import org.apache.iceberg.spark.source.metrics.NumSplits;
 import org.apache.iceberg.util.TableScanUtil;
-import org.apache.iceberg.spark.source.SerializableTableWithSize;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.SparkSession;
@@ -61,10 +61,11 @@ import org.slf4j.LoggerFactory;
  * (columnar, wherever Iceberg would read columnar) or {@link ProtectedRowReader}, applying position
  * deletes, deletion vectors and equality deletes on unprotected columns.
  *
- * <p>Like Iceberg's {@code SparkBatchQueryScan} it takes runtime filters on partition source columns
- * (dynamic partition pruning, and the runtime filters of MERGE and UPDATE), which prune planned
- * files by their partition values. A scan for a row-level operation reads one pinned snapshot
- * ({@link #snapshotId()}), and its pushed filters are the operation's conflict detection filter.
+ * <p>Like Iceberg's {@code SparkBatchQueryScan} it takes runtime filters on partition source
+ * columns (dynamic partition pruning, and the runtime filters of MERGE and UPDATE), which prune
+ * planned files by their partition values. A scan for a row-level operation reads one pinned
+ * snapshot ({@link #snapshotId()}), and its pushed filters are the operation's conflict detection
+ * filter.
  */
 public class ProtectedScan
     implements Scan, Batch, SupportsReportStatistics, SupportsRuntimeV2Filtering {
@@ -304,8 +305,8 @@ public class ProtectedScan
   }
 
   /**
-   * Partition source columns of the planned files that this scan returns and the principal sees
-   * in clear (partition sources are never protected; the check is a backstop).
+   * Partition source columns of the planned files that this scan returns and the principal sees in
+   * clear (partition sources are never protected; the check is a backstop).
    */
   @Override
   public NamedReference[] filterAttributes() {
@@ -355,7 +356,9 @@ public class ProtectedScan
             .filter(task -> evaluators.get(task.spec().specId()).eval(task.file().partition()))
             .collect(Collectors.toList());
     LOG.info(
-        "{} of {} file(s) of {} matched a runtime filter", kept.size(), current.size(),
+        "{} of {} file(s) of {} matched a runtime filter",
+        kept.size(),
+        current.size(),
         table.name());
     if (kept.size() < current.size()) {
       resetFiles(kept);
@@ -365,7 +368,9 @@ public class ProtectedScan
 
   private Set<PartitionSpec> specs() {
     Set<PartitionSpec> specs = new LinkedHashSet<>();
-    files().stream().map(task -> task.spec().specId()).distinct()
+    files().stream()
+        .map(task -> task.spec().specId())
+        .distinct()
         .forEach(id -> specs.add(table.specs().get(id)));
     return specs;
   }
@@ -392,7 +397,12 @@ public class ProtectedScan
     JavaSparkContext context = JavaSparkContext.fromSparkContext(spark.sparkContext());
     Broadcast<Table> tableBroadcast = context.broadcast(SerializableTableWithSize.copyOf(table));
     return new ProtectedReaderFactory(
-        batchReads, batchSize, tableBroadcast, projection, filterSchema, caseSensitive,
+        batchReads,
+        batchSize,
+        tableBroadcast,
+        projection,
+        filterSchema,
+        caseSensitive,
         cacheDeletes);
   }
 

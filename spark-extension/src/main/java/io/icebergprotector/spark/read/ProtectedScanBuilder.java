@@ -165,9 +165,18 @@ public class ProtectedScanBuilder
     checkRowLevelScan();
     ScanSelection selection = ScanSelection.forRowLevelOperation(table, readConf);
     return new ProtectedScan(
-        spark, table, ProtectedProjection.of(projectedSchema(), spec), schema, filters, selection,
-        caseSensitive, readConf.parquetVectorizationEnabled(), readConf.parquetBatchSize(),
-        readConf.cacheDeleteFilesOnExecutors(), catalogName, acceptUnverified);
+        spark,
+        table,
+        ProtectedProjection.of(projectedSchema(), spec),
+        schema,
+        filters,
+        selection,
+        caseSensitive,
+        readConf.parquetVectorizationEnabled(),
+        readConf.parquetBatchSize(),
+        readConf.cacheDeleteFilesOnExecutors(),
+        catalogName,
+        acceptUnverified);
   }
 
   /**
@@ -178,9 +187,18 @@ public class ProtectedScanBuilder
     checkRowLevelScan();
     ScanSelection selection = ScanSelection.forRowLevelOperation(table, readConf);
     return new ProtectedCopyOnWriteScan(
-        spark, table, readConf.branch(), ProtectedProjection.of(projectedSchema(), spec), schema,
-        filters, selection, caseSensitive, readConf.parquetVectorizationEnabled(),
-        readConf.parquetBatchSize(), readConf.cacheDeleteFilesOnExecutors(), catalogName,
+        spark,
+        table,
+        readConf.branch(),
+        ProtectedProjection.of(projectedSchema(), spec),
+        schema,
+        filters,
+        selection,
+        caseSensitive,
+        readConf.parquetVectorizationEnabled(),
+        readConf.parquetBatchSize(),
+        readConf.cacheDeleteFilesOnExecutors(),
+        catalogName,
         acceptUnverified);
   }
 

@@ -12,8 +12,8 @@ import org.apache.iceberg.shaded.org.apache.parquet.crypto.TagVerificationExcept
 
 /**
  * Turns Parquet's crypto failures into messages that name the file, the table and the cause, so a
- * tampered or swapped file reads as an integrity failure ({@link FileIntegrityException}) and
- * never as some decoding error deep in Parquet.
+ * tampered or swapped file reads as an integrity failure ({@link FileIntegrityException}) and never
+ * as some decoding error deep in Parquet.
  */
 final class ReadErrors {
   private ReadErrors() {}
@@ -46,7 +46,8 @@ final class ReadErrors {
               location, table, keyFailure.getMessage()),
           failure);
     }
-    if (bound && has(failure, ProtectedParquetFile.FooterException.class)
+    if (bound
+        && has(failure, ProtectedParquetFile.FooterException.class)
         && !storageFailure(failure)) {
       // The footer did not authenticate under the file's binding: parquet-mr reports a tag or
       // signature mismatch (another table's or file's bytes), an AAD prefix the file was not
@@ -62,7 +63,8 @@ final class ReadErrors {
               location, table, rootMessage(failure)),
           failure);
     }
-    if (!bound && has(failure, ProtectedParquetFile.FooterException.class)
+    if (!bound
+        && has(failure, ProtectedParquetFile.FooterException.class)
         && aadPrefixRequired(failure)) {
       return new FileIntegrityException(
           String.format(

@@ -12,8 +12,8 @@ import org.apache.iceberg.spark.SparkReadOptions;
 
 /**
  * Which snapshot a scan reads and how it splits files, from the read options (as in Iceberg); or,
- * for a rewrite, exactly the file scan tasks staged under {@value SparkReadOptions#SCAN_TASK_SET_ID}
- * in Iceberg's {@link ScanTaskSetManager}.
+ * for a rewrite, exactly the file scan tasks staged under {@value
+ * SparkReadOptions#SCAN_TASK_SET_ID} in Iceberg's {@link ScanTaskSetManager}.
  */
 final class ScanSelection {
   private final Long snapshotId;
@@ -88,7 +88,9 @@ final class ScanSelection {
       throw new IllegalArgumentException(
           String.format(
               "Cannot set time travel options %s, %s, %s for row-level command scans",
-              SparkReadOptions.SNAPSHOT_ID, SparkReadOptions.AS_OF_TIMESTAMP, SparkReadOptions.TAG));
+              SparkReadOptions.SNAPSHOT_ID,
+              SparkReadOptions.AS_OF_TIMESTAMP,
+              SparkReadOptions.TAG));
     }
     if (conf.startSnapshotId() != null || conf.endSnapshotId() != null) {
       throw new IllegalArgumentException(

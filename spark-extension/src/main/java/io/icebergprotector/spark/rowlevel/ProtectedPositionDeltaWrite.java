@@ -392,7 +392,8 @@ final class ProtectedPositionDeltaWrite implements DeltaWrite, RequiresDistribut
               .format(FileFormat.PARQUET)
               .operationId(context.queryId())
               .build();
-      return new DeleteAndDataDeltaWriter(table, previous, writers, dataFiles, deleteFiles, context);
+      return new DeleteAndDataDeltaWriter(
+          table, previous, writers, dataFiles, deleteFiles, context);
     }
   }
 
@@ -429,7 +430,11 @@ final class ProtectedPositionDeltaWrite implements DeltaWrite, RequiresDistribut
           writers, files, table.io(), context.targetDeleteFileSize(), context.deleteGranularity());
     }
     return new FanoutPositionOnlyDeleteWriter<>(
-        writers, files, table.io(), context.targetDeleteFileSize(), context.deleteGranularity(),
+        writers,
+        files,
+        table.io(),
+        context.targetDeleteFileSize(),
+        context.deleteGranularity(),
         loader);
   }
 
@@ -567,8 +572,7 @@ final class ProtectedPositionDeltaWrite implements DeltaWrite, RequiresDistribut
       super(table, context);
       PartitioningWriter<InternalRow, DataWriteResult> dataWriter =
           table.spec().isPartitioned() && context.useFanoutWriter()
-              ? new FanoutDataWriter<>(
-                  writers, dataFiles, table.io(), context.targetDataFileSize())
+              ? new FanoutDataWriter<>(writers, dataFiles, table.io(), context.targetDataFileSize())
               : new ClusteredDataWriter<>(
                   writers, dataFiles, table.io(), context.targetDataFileSize());
       this.delegate =

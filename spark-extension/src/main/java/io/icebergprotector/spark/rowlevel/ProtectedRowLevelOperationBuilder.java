@@ -58,7 +58,8 @@ public final class ProtectedRowLevelOperationBuilder implements RowLevelOperatio
                 TableProperties.UPDATE_MODE, TableProperties.UPDATE_MODE_DEFAULT));
       case MERGE:
         return RowLevelOperationMode.fromName(
-            properties.getOrDefault(TableProperties.MERGE_MODE, TableProperties.MERGE_MODE_DEFAULT));
+            properties.getOrDefault(
+                TableProperties.MERGE_MODE, TableProperties.MERGE_MODE_DEFAULT));
       default:
         throw new IllegalArgumentException("Unsupported command: " + command);
     }

@@ -27,13 +27,13 @@ import org.apache.spark.sql.connector.write.RowLevelOperation.Command;
  *
  * <ul>
  *   <li>every row-level operation needs one of the table's {@code writers} roles;
- *   <li>every protected column the operation's scan reads must be one the principal reads in
- *       clear. The scan reads a protected column for one of two reasons: a condition compares it
- *       ({@code WHERE}, {@code ON}, MERGE's {@code WHEN ... AND}), and conditions on protected
- *       columns are evaluated on clear values only; or the operation copies it into the rows it
- *       writes again (copy-on-write rewrites of whole files, the rows UPDATE and MERGE change), and
- *       a copy of a value the principal cannot decrypt would put NULL or a masked value in place
- *       of the real one.
+ *   <li>every protected column the operation's scan reads must be one the principal reads in clear.
+ *       The scan reads a protected column for one of two reasons: a condition compares it ({@code
+ *       WHERE}, {@code ON}, MERGE's {@code WHEN ... AND}), and conditions on protected columns are
+ *       evaluated on clear values only; or the operation copies it into the rows it writes again
+ *       (copy-on-write rewrites of whole files, the rows UPDATE and MERGE change), and a copy of a
+ *       value the principal cannot decrypt would put NULL or a masked value in place of the real
+ *       one.
  * </ul>
  *
  * A merge-on-read DELETE whose condition names no protected column reads none: it writes only
@@ -53,14 +53,18 @@ public final class RowLevelAccess {
           String.format(
               "Principal '%s' (roles %s) may not run %s on protected table %s: only the table's"
                   + " writer roles %s may change its rows (policy %s)",
-              principal.user(), new TreeSet<>(roles), operation, spec.tableName(),
-              new TreeSet<>(writers), spec.policyOrigin()));
+              principal.user(),
+              new TreeSet<>(roles),
+              operation,
+              spec.tableName(),
+              new TreeSet<>(writers),
+              spec.policyOrigin()));
     }
   }
 
   /**
-   * Refuses the scan of a row-level operation that reads a protected column the principal does
-   * not read in clear.
+   * Refuses the scan of a row-level operation that reads a protected column the principal does not
+   * read in clear.
    *
    * @param scanned the schema the scan reads from (field ids, names)
    * @param projected the columns the scan reads
@@ -117,7 +121,9 @@ public final class RowLevelAccess {
     List<ColumnProtection> all = new ArrayList<>(compared);
     all.addAll(copied);
     String hint =
-        command == Command.DELETE && mode == RowLevelOperationMode.COPY_ON_WRITE && compared.isEmpty()
+        command == Command.DELETE
+                && mode == RowLevelOperationMode.COPY_ON_WRITE
+                && compared.isEmpty()
             ? " A merge-on-read DELETE (table property write.delete.mode = merge-on-read) copies no"
                 + " rows and needs no column access."
             : "";
@@ -126,9 +132,16 @@ public final class RowLevelAccess {
             "Principal '%s' (roles %s) may not run %s on protected table %s: %s. Needed: a role"
                 + " that reads %s in clear (%s) and is one of the table's writer roles %s (policy"
                 + " %s).%s Nothing was written.",
-            spec.principal().user(), new TreeSet<>(spec.policy().rolesOf(spec.principal())),
-            operation, spec.tableName(), why, paths(all), clearRoles(spec, all),
-            new TreeSet<>(writers(spec)), spec.policyOrigin(), hint));
+            spec.principal().user(),
+            new TreeSet<>(spec.policy().rolesOf(spec.principal())),
+            operation,
+            spec.tableName(),
+            why,
+            paths(all),
+            clearRoles(spec, all),
+            new TreeSet<>(writers(spec)),
+            spec.policyOrigin(),
+            hint));
   }
 
   /**

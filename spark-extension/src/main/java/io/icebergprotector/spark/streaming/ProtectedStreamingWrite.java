@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * SparkWrite.StreamingAppend} and {@code StreamingOverwrite} (see FORKS.md): executors write
  * protected files per epoch, and the driver commits each epoch as one snapshot that records the
  * query id and epoch id ({@value #QUERY_ID_PROPERTY}, {@value #EPOCH_ID_PROPERTY}). Before it
- * commits, it looks for the last epoch of the same query in the history of the branch it writes
- * to and skips an epoch that is already there: a query restarted from its checkpoint after it
+ * commits, it looks for the last epoch of the same query in the history of the branch it writes to
+ * and skips an epoch that is already there: a query restarted from its checkpoint after it
  * committed an epoch to the table, but before Spark recorded that commit, replays the epoch without
  * duplicating it.
  *
@@ -100,7 +100,10 @@ public final class ProtectedStreamingWrite implements StreamingWrite {
   @Override
   public void commit(long epochId, WriterCommitMessage[] messages) {
     LOG.info(
-        "Committing epoch {} of query {} to {} in {} mode", epochId, queryId, table.name(),
+        "Committing epoch {} of query {} to {} in {} mode",
+        epochId,
+        queryId,
+        table.name(),
         mode.name().toLowerCase(Locale.ROOT));
     table.refresh();
     Long lastCommitted = lastCommittedEpoch();
@@ -108,8 +111,11 @@ public final class ProtectedStreamingWrite implements StreamingWrite {
       // an earlier run committed this epoch; the files this run wrote for it can never be part
       // of the table (their names are this run's own), so they go (Iceberg leaves them orphaned)
       LOG.info(
-          "Skipping epoch {} of query {}: {} already holds epoch {} of it", epochId, queryId,
-          table.name(), lastCommitted);
+          "Skipping epoch {} of query {}: {} already holds epoch {} of it",
+          epochId,
+          queryId,
+          table.name(),
+          lastCommitted);
       commits.abort(commits.files(messages));
       return;
     }
@@ -122,7 +128,8 @@ public final class ProtectedStreamingWrite implements StreamingWrite {
       update = append;
       description = String.format("streaming append of %d protected data files", files.size());
     } else {
-      OverwriteFiles overwrite = table.newOverwrite().overwriteByRowFilter(Expressions.alwaysTrue());
+      OverwriteFiles overwrite =
+          table.newOverwrite().overwriteByRowFilter(Expressions.alwaysTrue());
       files.forEach(overwrite::addFile);
       update = overwrite;
       description =
@@ -159,7 +166,7 @@ public final class ProtectedStreamingWrite implements StreamingWrite {
   @Override
   public String toString() {
     return String.format(
-        "ProtectedStreamingWrite(table=%s, mode=%s)", table.name(),
-        mode.name().toLowerCase(Locale.ROOT));
+        "ProtectedStreamingWrite(table=%s, mode=%s)",
+        table.name(), mode.name().toLowerCase(Locale.ROOT));
   }
 }

@@ -25,7 +25,13 @@ final class MarkedDataWriter<T> extends DataWriter<T> {
       PartitionSpec spec,
       StructLike partition,
       SortOrder sortOrder) {
-    super(appender, FileFormat.PARQUET, location, spec, partition, EncryptionKeyMetadata.empty(),
+    super(
+        appender,
+        FileFormat.PARQUET,
+        location,
+        spec,
+        partition,
+        EncryptionKeyMetadata.empty(),
         sortOrder);
     this.spec = spec;
   }

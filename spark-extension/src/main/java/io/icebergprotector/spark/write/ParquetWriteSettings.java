@@ -97,8 +97,10 @@ final class ParquetWriteSettings {
       throw new IllegalArgumentException(
           String.format(
               "%s (%d) must be >= %s (%d)",
-              PARQUET_ROW_GROUP_CHECK_MAX_RECORD_COUNT, checkMax,
-              PARQUET_ROW_GROUP_CHECK_MIN_RECORD_COUNT, checkMin));
+              PARQUET_ROW_GROUP_CHECK_MAX_RECORD_COUNT,
+              checkMax,
+              PARQUET_ROW_GROUP_CHECK_MIN_RECORD_COUNT,
+              checkMin));
     }
     int bloomMaxBytes =
         positiveInt(props, PARQUET_BLOOM_FILTER_MAX_BYTES, PARQUET_BLOOM_FILTER_MAX_BYTES_DEFAULT);
@@ -112,7 +114,8 @@ final class ParquetWriteSettings {
     ParquetProperties.Builder builder =
         ParquetProperties.builder()
             .withWriterVersion(
-                writerVersion(props.getOrDefault(PARQUET_PAGE_VERSION, PARQUET_PAGE_VERSION_DEFAULT)))
+                writerVersion(
+                    props.getOrDefault(PARQUET_PAGE_VERSION, PARQUET_PAGE_VERSION_DEFAULT)))
             .withPageSize(pageSize)
             .withPageRowCountLimit(pageRowLimit)
             .withDictionaryEncoding(dictionaryEnabled)
@@ -124,8 +127,10 @@ final class ParquetWriteSettings {
             .withPageWriteChecksumEnabled(ParquetProperties.DEFAULT_PAGE_WRITE_CHECKSUM_ENABLED);
 
     Map<String, String> parquetPaths = parquetPathsByColumnName(schema, parquetSchema);
-    Map<String, String> fpp = PropertyUtil.propertiesWithPrefix(props, PARQUET_BLOOM_FILTER_COLUMN_FPP_PREFIX);
-    Map<String, String> ndv = PropertyUtil.propertiesWithPrefix(props, PARQUET_BLOOM_FILTER_COLUMN_NDV_PREFIX);
+    Map<String, String> fpp =
+        PropertyUtil.propertiesWithPrefix(props, PARQUET_BLOOM_FILTER_COLUMN_FPP_PREFIX);
+    Map<String, String> ndv =
+        PropertyUtil.propertiesWithPrefix(props, PARQUET_BLOOM_FILTER_COLUMN_NDV_PREFIX);
     PropertyUtil.propertiesWithPrefix(props, PARQUET_BLOOM_FILTER_COLUMN_ENABLED_PREFIX)
         .forEach(
             (column, enabled) -> {
@@ -247,7 +252,8 @@ final class ParquetWriteSettings {
         return ParquetProperties.WriterVersion.PARQUET_2_0;
       default:
         throw new IllegalArgumentException(
-            String.format("Unsupported %s '%s' (expected v1 or v2)", PARQUET_PAGE_VERSION, version));
+            String.format(
+                "Unsupported %s '%s' (expected v1 or v2)", PARQUET_PAGE_VERSION, version));
     }
   }
 

@@ -82,7 +82,8 @@ public final class ProtectedCommit {
       if (!cleanupOnAbort) {
         LOG.warn(
             "Commit to {} failed with {}: its state is unknown, so written files are kept",
-            table.name(), e.getClass().getSimpleName());
+            table.name(),
+            e.getClass().getSimpleName());
       }
       throw filter != null ? redactor.redact(e, filter) : e;
     }
@@ -96,7 +97,8 @@ public final class ProtectedCommit {
       LOG.warn(
           "Keeping {} file(s) written for {}: the commit state is unknown (remove_orphan_files"
               + " deletes them if they were not committed)",
-          files.size(), table.name());
+          files.size(),
+          table.name());
     }
   }
 }

@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Spark's executor-side entry to protected writes: each task gets a writer that rolls protected
- * Parquet files at the target size, per partition for partitioned specs, and reports them as
- * {@link ProtectedTaskCommit}s.
+ * Parquet files at the target size, per partition for partitioned specs, and reports them as {@link
+ * ProtectedTaskCommit}s.
  */
 public final class ProtectedDataWriterFactory
     implements DataWriterFactory, StreamingDataWriterFactory {
@@ -65,8 +65,16 @@ public final class ProtectedDataWriterFactory
       int sortOrderId,
       ProtectionSpec protection) {
     this(
-        tableBroadcast, queryId, outputSpecId, targetFileSize, writeSchema, dsSchema,
-        useFanoutWriter, sortOrderId, protection, Map.of());
+        tableBroadcast,
+        queryId,
+        outputSpecId,
+        targetFileSize,
+        writeSchema,
+        dsSchema,
+        useFanoutWriter,
+        sortOrderId,
+        protection,
+        Map.of());
   }
 
   /**
@@ -125,7 +133,11 @@ public final class ProtectedDataWriterFactory
             .build();
     ProtectedFileWriterFactory writerFactory =
         new ProtectedFileWriterFactory(
-            table, writeSchema, dsSchema, table.sortOrders().get(sortOrderId), protection,
+            table,
+            writeSchema,
+            dsSchema,
+            table.sortOrders().get(sortOrderId),
+            protection,
             writeProperties);
     FileIO io = table.io();
     if (spec.isUnpartitioned()) {
@@ -253,8 +265,11 @@ public final class ProtectedDataWriterFactory
       try {
         ((SupportsBulkOperations) io).deleteFiles(locations);
       } catch (BulkDeletionFailureException e) {
-        LOG.warn("Could not delete {} of {} files of an aborted task", e.numberFailedObjects(),
-            locations.size(), e);
+        LOG.warn(
+            "Could not delete {} of {} files of an aborted task",
+            e.numberFailedObjects(),
+            locations.size(),
+            e);
       } catch (RuntimeException e) {
         LOG.warn("Could not delete the files of an aborted task", e);
       }

@@ -19,9 +19,9 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.deletes.EqualityDeleteWriter;
 import org.apache.iceberg.deletes.PositionDeleteWriter;
 import org.apache.iceberg.encryption.EncryptedOutputFile;
+import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.FileWriterFactory;
-import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.io.OutputFile;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.StructType;
@@ -51,8 +51,7 @@ public final class ProtectedFileWriterFactory implements FileWriterFactory<Inter
    * @param dataSparkType the Spark type of the rows, or null to derive it from {@code dataSchema}
    * @param sortOrder the order rows arrive in (recorded in each data file), or null for unsorted
    * @param protection the table's protection for the writing principal
-   * @param writeProperties write options that override table properties (e.g. compression), or
-   *     null
+   * @param writeProperties write options that override table properties (e.g. compression), or null
    */
   public ProtectedFileWriterFactory(
       Table table,
@@ -151,7 +150,8 @@ public final class ProtectedFileWriterFactory implements FileWriterFactory<Inter
         String.format(
             "Cannot write %2$s delete files for protected table %1$s: %2$s deletes are written only"
                 + " by row-level operations in merge-on-read mode%3$s",
-            protection.tableName(), kind,
+            protection.tableName(),
+            kind,
             "equality".equals(kind)
                 ? ", and never as equality deletes, which would store the deleted rows' values in"
                     + " plaintext"

@@ -21,8 +21,8 @@ public final class ProtectedMetrics {
   private ProtectedMetrics() {}
 
   /**
-   * The table's metrics config with every protected field (and every field nested below one) set
-   * to {@code none}. With mode {@code none}, Iceberg's {@code ParquetUtil.footerMetrics} records
+   * The table's metrics config with every protected field (and every field nested below one) set to
+   * {@code none}. With mode {@code none}, Iceberg's {@code ParquetUtil.footerMetrics} records
    * neither the column size nor counts, NaN counts or bounds of a field.
    *
    * @param props table properties (with write options applied)

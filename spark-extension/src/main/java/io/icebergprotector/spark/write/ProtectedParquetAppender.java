@@ -43,12 +43,12 @@ import org.apache.spark.sql.types.StructType;
  * parquet-mr's {@link ParquetFileWriter} directly with the {@link FileEncryptionProperties} of the
  * table's {@link ProtectionSpec}: each protected column under its own data key (wrapped by its
  * policy master key), the footer by the policy's footer key and mode, and the whole file bound to
- * its table and name ({@link FileBinding}). Values are written with
- * Iceberg's Spark value writers, the file honours the table's {@code write.parquet.*} properties,
- * and its metrics carry nothing about protected columns (see {@link ProtectedMetrics}).
+ * its table and name ({@link FileBinding}). Values are written with Iceberg's Spark value writers,
+ * the file honours the table's {@code write.parquet.*} properties, and its metrics carry nothing
+ * about protected columns (see {@link ProtectedMetrics}).
  *
- * <p>The file is created on the first row: an appender closed without rows creates no file and
- * asks the key service for nothing.
+ * <p>The file is created on the first row: an appender closed without rows creates no file and asks
+ * the key service for nothing.
  */
 public final class ProtectedParquetAppender implements FileAppender<InternalRow> {
   private static final String ICEBERG_SCHEMA_KEY = "iceberg.schema";
@@ -194,7 +194,9 @@ public final class ProtectedParquetAppender implements FileAppender<InternalRow>
         ProtectorCrypto.fileEncryption(protection, parquetSchema, file.location(), binding);
     if (encryption == null) {
       throw new ProtectorException(
-          "No encryption properties for protected file " + file.location() + " of table "
+          "No encryption properties for protected file "
+              + file.location()
+              + " of table "
               + protection.tableName());
     }
     try {
@@ -366,12 +368,14 @@ public final class ProtectedParquetAppender implements FileAppender<InternalRow>
       }
       if (protection == null) {
         throw new IllegalArgumentException(
-            "Missing protection spec for " + file.location()
+            "Missing protection spec for "
+                + file.location()
                 + ": use Iceberg's writer for unprotected tables");
       }
       if (binding == null) {
         throw new IllegalArgumentException(
-            "Missing file binding for " + file.location()
+            "Missing file binding for "
+                + file.location()
                 + ": every protected file is bound to its table (binding(FileBinding.of(table))"
                 + " or forTable(table))");
       }

@@ -4,37 +4,35 @@ import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.spark.ExpressionRedactor;
-import io.icebergprotector.spark.binding.BindingBoundary;
-import io.icebergprotector.spark.crypto.KeyServiceRegistry;
-import io.icebergprotector.spark.streaming.ProtectedStreamingWrite;
-import io.icebergprotector.spark.read.ProtectedCopyOnWriteScan;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.binding.BindingBoundary;
+import io.icebergprotector.spark.crypto.KeyServiceRegistry;
+import io.icebergprotector.spark.read.ProtectedCopyOnWriteScan;
+import io.icebergprotector.spark.streaming.ProtectedStreamingWrite;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.IsolationLevel;
 import org.apache.iceberg.OverwriteFiles;
 import org.apache.iceberg.ReplacePartitions;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.SnapshotUpdate;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.spark.FileRewriteCoordinator;
-import org.apache.iceberg.util.ContentFileUtil;
-import org.apache.iceberg.util.DataFileSet;
-import org.apache.iceberg.util.DeleteFileSet;
-import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.spark.SparkWriteConf;
 import org.apache.iceberg.spark.SparkWriteRequirements;
 import org.apache.iceberg.spark.source.SerializableTableWithSize;
+import org.apache.iceberg.util.ContentFileUtil;
+import org.apache.iceberg.util.DataFileSet;
+import org.apache.iceberg.util.DeleteFileSet;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.SparkSession;
@@ -126,10 +124,10 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
   }
 
   /**
-   * The current versions of the keys this write uses. Parquet caches key-encryption keys per
-   * access token; a new generation after a rotation makes new files use the new key version at
-   * once instead of when the cache expires. Best effort: a key service that does not describe
-   * keys to this principal leaves the generation empty.
+   * The current versions of the keys this write uses. Parquet caches key-encryption keys per access
+   * token; a new generation after a rotation makes new files use the new key version at once
+   * instead of when the cache expires. Best effort: a key service that does not describe keys to
+   * this principal leaves the generation empty.
    */
   public static String keyGeneration(ProtectionSpec spec) {
     if (!spec.kms().describesKeysToAnyone()) {
@@ -254,7 +252,9 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
     return writerFactory(info.queryId());
   }
 
-  /** @param operationPrefix names this write's files (with the epoch, for streaming writes) */
+  /**
+   * @param operationPrefix names this write's files (with the epoch, for streaming writes)
+   */
   private ProtectedDataWriterFactory writerFactory(String operationPrefix) {
     Broadcast<Table> tableBroadcast =
         JavaSparkContext.fromSparkContext(spark.sparkContext())
@@ -335,8 +335,11 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
     } else if (isolation == IsolationLevel.SNAPSHOT) {
       overwrite.validateNoConflictingDeletes();
     }
-    commit(overwrite, String.format("overwrite by %s with %d protected data files",
-        redactor().redact(overwriteExpr), files.size()));
+    commit(
+        overwrite,
+        String.format(
+            "overwrite by %s with %d protected data files",
+            redactor().redact(overwriteExpr), files.size()));
   }
 
   private void commitDynamicOverwrite(List<DataFile> files) {
@@ -368,7 +371,9 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
   private void stageRewrite(List<DataFile> newFiles) {
     LOG.info(
         "Staging {} protected data files of a rewrite of {} (task set {})",
-        newFiles.size(), table.name(), rewrite.fileSetId());
+        newFiles.size(),
+        table.name(),
+        rewrite.fileSetId());
     FileRewriteCoordinator.get().stageRewrite(table, rewrite.fileSetId(), DataFileSet.of(newFiles));
   }
 
@@ -393,8 +398,8 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
       // Spark replaced the scan with an empty relation: the result does not depend on the table
       commit(
           overwrite,
-          String.format("copy-on-write overwrite with %d new data files (no validation)",
-              files.size()));
+          String.format(
+              "copy-on-write overwrite with %d new data files (no validation)", files.size()));
       return;
     }
     Expression conflictFilter =
@@ -420,7 +425,10 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
         String.format(
             "copy-on-write overwrite of %d data files with %d new data files (scan snapshot %s,"
                 + " conflict detection filter %s, %s isolation)",
-            replaced.size(), files.size(), scan.snapshotId(), redactor().redact(conflictFilter),
+            replaced.size(),
+            files.size(),
+            scan.snapshotId(),
+            redactor().redact(conflictFilter),
             isolation),
         conflictFilter);
   }

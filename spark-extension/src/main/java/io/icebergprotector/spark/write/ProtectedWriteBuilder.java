@@ -1,11 +1,11 @@
 package io.icebergprotector.spark.write;
 
+import io.icebergprotector.spark.ExpressionRedactor;
 import io.icebergprotector.spark.ProtectedLayout;
 import io.icebergprotector.spark.ProtectionSpec;
-import io.icebergprotector.spark.ExpressionRedactor;
 import io.icebergprotector.spark.RecordedColumns;
-import java.util.function.Function;
 import io.icebergprotector.spark.read.ProtectedCopyOnWriteScan;
+import java.util.function.Function;
 import org.apache.iceberg.IsolationLevel;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
@@ -106,7 +106,9 @@ public class ProtectedWriteBuilder
     if (expr == null) {
       // names the columns only: a predicate's text holds its literals
       throw new IllegalArgumentException(
-          "Cannot overwrite " + table.name() + ": the filter on column(s) "
+          "Cannot overwrite "
+              + table.name()
+              + ": the filter on column(s) "
               + java.util.Arrays.stream(predicates)
                   .flatMap(p -> java.util.Arrays.stream(p.references()))
                   .map(org.apache.spark.sql.connector.expressions.NamedReference::describe)
@@ -127,9 +129,7 @@ public class ProtectedWriteBuilder
   }
 
   private String redact(Expression expr) {
-    return ExpressionRedactor.forSpec(
-            resolver.apply(table.schema()), table.schema())
-        .redact(expr);
+    return ExpressionRedactor.forSpec(resolver.apply(table.schema()), table.schema()).redact(expr);
   }
 
   @Override
@@ -171,8 +171,18 @@ public class ProtectedWriteBuilder
             ? writeConf.copyOnWriteRequirements(copyOnWriteCommand)
             : writeConf.writeRequirements();
     return new ProtectedWrite(
-        spark, table, writeConf, info, writeSchema, dsSchema, spec, mode, overwriteExpr, rewrite,
-        requirements, new ProtectedWrite.CopyOnWrite(copyOnWriteScan, copyOnWriteIsolationLevel));
+        spark,
+        table,
+        writeConf,
+        info,
+        writeSchema,
+        dsSchema,
+        spec,
+        mode,
+        overwriteExpr,
+        rewrite,
+        requirements,
+        new ProtectedWrite.CopyOnWrite(copyOnWriteScan, copyOnWriteIsolationLevel));
   }
 
   /**
@@ -211,7 +221,8 @@ public class ProtectedWriteBuilder
   private Schema validateOrMergeWriteSchema(StructType dsSchema, boolean rowLineage) {
     boolean caseSensitive = writeConf.caseSensitive();
     if (writeConf.mergeSchema()) {
-      Schema incoming = SparkSchemaUtil.convertWithFreshIds(table.schema(), dsSchema, caseSensitive);
+      Schema incoming =
+          SparkSchemaUtil.convertWithFreshIds(table.schema(), dsSchema, caseSensitive);
       UpdateSchema update =
           table.updateSchema().caseSensitive(caseSensitive).unionByNameWith(incoming);
       Schema merged = update.apply();

@@ -30,7 +30,9 @@ public final class RewriteRequest {
     if (fileSetId == null) {
       if (decrypt) {
         throw new IllegalArgumentException(
-            DECRYPT + " applies only to a rewrite (" + SparkWriteOptions.REWRITTEN_FILE_SCAN_TASK_SET_ID
+            DECRYPT
+                + " applies only to a rewrite ("
+                + SparkWriteOptions.REWRITTEN_FILE_SCAN_TASK_SET_ID
                 + ")");
       }
       return null;

@@ -43,7 +43,9 @@ class FileAdmissionTest {
     // Iceberg's own key metadata (Avro, version byte 1 first) is not the marker
     assertThat(FileMarker.kindOf(ByteBuffer.wrap(new byte[] {1, 2, 3, 4, 5, 6, 7, 8})))
         .isEqualTo(FileMarker.Kind.FOREIGN);
-    assertThat(FileMarker.kindOf(ByteBuffer.wrap("IPFB\u0002\u0001".getBytes(StandardCharsets.US_ASCII))))
+    assertThat(
+            FileMarker.kindOf(
+                ByteBuffer.wrap("IPFB\u0002\u0001".getBytes(StandardCharsets.US_ASCII))))
         .isEqualTo(FileMarker.Kind.UNSUPPORTED);
     // reading the marker does not consume the manifest's buffer
     ByteBuffer buffer = marked.keyMetadata();
@@ -70,8 +72,9 @@ class FileAdmissionTest {
     FileBinding binding = FileBinding.of(uuid);
     String expected = "iceberg-protector/file-binding/v1:" + uuid + ":00000-1-x.parquet";
     // the prefix ignores where the table lives: relocations keep it
-    assertThat(new String(binding.aadPrefix("s3://a/wh/db/t/data/00000-1-x.parquet"),
-            StandardCharsets.UTF_8))
+    assertThat(
+            new String(
+                binding.aadPrefix("s3://a/wh/db/t/data/00000-1-x.parquet"), StandardCharsets.UTF_8))
         .isEqualTo(expected);
     assertThat(binding.aadPrefix("file:/other/place/data/k=1/00000-1-x.parquet"))
         .isEqualTo(expected.getBytes(StandardCharsets.UTF_8));
@@ -104,7 +107,9 @@ class FileAdmissionTest {
         .isInstanceOf(UnverifiedFileException.class)
         .hasMessageContaining("not the protector's file-binding marker");
     DataFile newer =
-        dataFile("newer.parquet", ByteBuffer.wrap("IPFB\u0007\u0001".getBytes(StandardCharsets.US_ASCII)));
+        dataFile(
+            "newer.parquet",
+            ByteBuffer.wrap("IPFB\u0007\u0001".getBytes(StandardCharsets.US_ASCII)));
     assertThatThrownBy(() -> strict.admit(newer))
         .isInstanceOf(ProtectorException.class)
         .hasMessageContaining("newer protector version")
@@ -143,7 +148,10 @@ class FileAdmissionTest {
 
   private Table table(String name) {
     return new HadoopTables(new Configuration())
-        .create(SCHEMA, PartitionSpec.unpartitioned(), Map.of("format-version", "2"),
+        .create(
+            SCHEMA,
+            PartitionSpec.unpartitioned(),
+            Map.of("format-version", "2"),
             dir.resolve(name).toUri().toString());
   }
 

@@ -22,8 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Another principal's code in the same JVM cannot reach a registered key service, or the cached
- * path settings that hand out its key scopes, by naming the same credential source (a token file,
- * a passphrase file): it has to be able to read the secret itself.
+ * path settings that hand out its key scopes, by naming the same credential source (a token file, a
+ * passphrase file): it has to be able to read the secret itself.
  */
 class CredentialBindingTest {
   private static final String POLICY_TEXT =

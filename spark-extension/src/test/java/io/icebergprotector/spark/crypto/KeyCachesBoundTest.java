@@ -94,8 +94,10 @@ class KeyCachesBoundTest {
     System.out.printf(
         "[bounds] 10000 principals, 20000 hash keys, 10 rotations: %d scopes registered,"
             + " %d hash keys cached, %d backends open, heap %+.1f MiB%n",
-        KeyServiceRegistry.registeredScopes(), HashMaskKeys.size(),
-        KeyServiceRegistry.openBackends(), (heapAfter - heapBefore) / 1048576.0);
+        KeyServiceRegistry.registeredScopes(),
+        HashMaskKeys.size(),
+        KeyServiceRegistry.openBackends(),
+        (heapAfter - heapBefore) / 1048576.0);
     assertThat(KeyServiceRegistry.registeredScopes()).isLessThanOrEqualTo(1_000);
     assertThat(HashMaskKeys.size()).isLessThanOrEqualTo(10_000);
     assertThat(KeyServiceRegistry.openBackends()).isEqualTo(1);

@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Spark's own Parquet data source (unshaded parquet-mr) encrypting and decrypting with our key
- * service through {@link ProtectorUnshadedKmsClient}: the token selects the principal, whose
- * policy decides which master keys it may wrap and unwrap.
+ * service through {@link ProtectorUnshadedKmsClient}: the token selects the principal, whose policy
+ * decides which master keys it may wrap and unwrap.
  */
 class ProtectorUnshadedKmsClientTest extends SparkTestBase {
   static final String[] CRYPTO_SETTINGS = {

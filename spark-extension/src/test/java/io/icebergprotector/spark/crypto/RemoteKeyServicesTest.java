@@ -17,20 +17,25 @@ class RemoteKeyServicesTest {
 
   @Test
   void plainHttpToAnotherHostNeedsTheOption() {
-    Map<String, String> options = Map.of(
-        ProtectorContext.KMS_TYPE, "remote",
-        ProtectorContext.KMS_URL, "http://keys.example.com:8200",
-        ProtectorContext.TOKEN, TOKEN);
+    Map<String, String> options =
+        Map.of(
+            ProtectorContext.KMS_TYPE, "remote",
+            ProtectorContext.KMS_URL, "http://keys.example.com:8200",
+            ProtectorContext.TOKEN, TOKEN);
     // refused before any connection is tried
     assertThatThrownBy(() -> ProtectorContext.fromOptions("prod", options))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("refusing plain http:// to key service at http://keys.example.com:8200")
+        .hasMessageContaining(
+            "refusing plain http:// to key service at http://keys.example.com:8200")
         .hasMessageContaining("protector.kms.allow-insecure-http")
         .hasMessageNotContaining(TOKEN);
 
-    KmsSettings allowed = KmsSettings.builder(KmsSettings.Type.REMOTE)
-        .url("http://keys.example.com:8200").token(SecretRef.ofValue(TOKEN))
-        .allowInsecureHttp(true).build();
+    KmsSettings allowed =
+        KmsSettings.builder(KmsSettings.Type.REMOTE)
+            .url("http://keys.example.com:8200")
+            .token(SecretRef.ofValue(TOKEN))
+            .allowInsecureHttp(true)
+            .build();
     try (RemoteKeyService client = KeyServices.openRemote(allowed)) {
       assertThat(client.url().toString()).isEqualTo("http://keys.example.com:8200/");
     }

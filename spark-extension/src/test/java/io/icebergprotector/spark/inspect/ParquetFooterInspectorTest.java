@@ -40,16 +40,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ParquetFooterInspectorTest {
-  private static final MessageType SCHEMA = MessageTypeParser.parseMessageType(
-      "message customers {\n"
-          + "  required int64 id;\n"
-          + "  optional binary name (UTF8);\n"
-          + "  optional binary ssn (UTF8);\n"
-          + "  optional group address {\n"
-          + "    optional binary street (UTF8);\n"
-          + "    optional binary zip (UTF8);\n"
-          + "  }\n"
-          + "}");
+  private static final MessageType SCHEMA =
+      MessageTypeParser.parseMessageType(
+          "message customers {\n"
+              + "  required int64 id;\n"
+              + "  optional binary name (UTF8);\n"
+              + "  optional binary ssn (UTF8);\n"
+              + "  optional group address {\n"
+              + "    optional binary street (UTF8);\n"
+              + "    optional binary zip (UTF8);\n"
+              + "  }\n"
+              + "}");
   private static final int ROWS = 5;
   // Own token and KMS instance: parquet caches KMS clients per token, not per client class.
   private static final String TOKEN = "inspector-test-token";
@@ -77,7 +78,8 @@ class ParquetFooterInspectorTest {
         .containsExactly("id", "name", "ssn", "address.street", "address.zip");
     assertThat(report.columns()).noneMatch(ColumnReport::encrypted);
     assertThat(report.location()).endsWith("plain.parquet");
-    assertThat(report.toText()).contains("PLAINTEXT (file is not encrypted)", "address.zip: plaintext");
+    assertThat(report.toText())
+        .contains("PLAINTEXT (file is not encrypted)", "address.zip: plaintext");
   }
 
   @Test
@@ -157,8 +159,9 @@ class ParquetFooterInspectorTest {
     assertThat(blind.numRows()).isEqualTo(-1);
     assertThat(blind.footerKey()).get().extracting(KeyMaterial::masterKeyId).isEqualTo("footer");
 
-    FooterReport report = ParquetFooterInspector.inspect(
-        file, FileDecryptionProperties.builder().withFooterKey(footerKey).build());
+    FooterReport report =
+        ParquetFooterInspector.inspect(
+            file, FileDecryptionProperties.builder().withFooterKey(footerKey).build());
     assertThat(report.footerMode()).isEqualTo(FooterMode.ENCRYPTED);
     assertThat(report.columnsVisible()).isTrue();
     assertThat(report.numRows()).isEqualTo(ROWS);
@@ -168,7 +171,8 @@ class ParquetFooterInspectorTest {
   @Test
   void directPropertiesPlaintextFooter() throws IOException {
     byte[] footerKey = key(2);
-    FileEncryptionProperties props = directProperties(footerKey, true, ParquetCipher.AES_GCM_CTR_V1);
+    FileEncryptionProperties props =
+        directProperties(footerKey, true, ParquetCipher.AES_GCM_CTR_V1);
     Path file = write("direct-pf.parquet", props);
 
     FooterReport report = ParquetFooterInspector.inspect(file);
@@ -179,13 +183,16 @@ class ParquetFooterInspectorTest {
     assertThat(report.footerKey()).get().extracting(KeyMaterial::masterKeyId).isEqualTo("footer");
     assertDirectColumns(report);
 
-    FooterReport verified = ParquetFooterInspector.inspect(
-        file, FileDecryptionProperties.builder().withFooterKey(footerKey).build());
+    FooterReport verified =
+        ParquetFooterInspector.inspect(
+            file, FileDecryptionProperties.builder().withFooterKey(footerKey).build());
     assertThat(verified.footerSignatureVerified()).isTrue();
     assertThat(verified.toText()).contains("PLAINTEXT_SIGNED (signature verified)");
 
-    assertThatThrownBy(() -> ParquetFooterInspector.inspect(
-            file, FileDecryptionProperties.builder().withFooterKey(key(9)).build()))
+    assertThatThrownBy(
+            () ->
+                ParquetFooterInspector.inspect(
+                    file, FileDecryptionProperties.builder().withFooterKey(key(9)).build()))
         .isInstanceOf(ProtectorException.class)
         .hasMessageContaining("Footer signature mismatch")
         .hasMessageContaining("direct-pf.parquet")
@@ -194,10 +201,13 @@ class ParquetFooterInspectorTest {
 
   @Test
   void wrongFooterKeyForEncryptedFooter() throws IOException {
-    Path file = write("wrong-key.parquet", directProperties(key(3), false, ParquetCipher.AES_GCM_V1));
+    Path file =
+        write("wrong-key.parquet", directProperties(key(3), false, ParquetCipher.AES_GCM_V1));
 
-    assertThatThrownBy(() -> ParquetFooterInspector.inspect(
-            file, FileDecryptionProperties.builder().withFooterKey(key(4)).build()))
+    assertThatThrownBy(
+            () ->
+                ParquetFooterInspector.inspect(
+                    file, FileDecryptionProperties.builder().withFooterKey(key(4)).build()))
         .isInstanceOf(ProtectorException.class)
         .hasMessageContaining("Cannot decrypt the footer")
         .hasMessageContaining("wrong-key.parquet")
@@ -208,15 +218,14 @@ class ParquetFooterInspectorTest {
   @Test
   void opaqueKeyMetadata() throws IOException {
     byte[] footerKey = key(5);
-    ColumnEncryptionProperties ssn = ColumnEncryptionProperties.builder("ssn")
-        .withKey(key(6))
-        .withKeyID("k-ssn")
-        .build();
-    FileEncryptionProperties props = FileEncryptionProperties.builder(footerKey)
-        .withFooterKeyID("k-footer")
-        .withPlaintextFooter()
-        .withEncryptedColumns(Map.of(ColumnPath.get("ssn"), ssn))
-        .build();
+    ColumnEncryptionProperties ssn =
+        ColumnEncryptionProperties.builder("ssn").withKey(key(6)).withKeyID("k-ssn").build();
+    FileEncryptionProperties props =
+        FileEncryptionProperties.builder(footerKey)
+            .withFooterKeyID("k-footer")
+            .withPlaintextFooter()
+            .withEncryptedColumns(Map.of(ColumnPath.get("ssn"), ssn))
+            .build();
     Path file = write("opaque.parquet", props);
 
     FooterReport report = ParquetFooterInspector.inspect(file);
@@ -229,8 +238,9 @@ class ParquetFooterInspectorTest {
 
   @Test
   void keyMaterialParsing() {
-    KeyMaterial shortDek = KeyMaterial.parse(
-        "{\"masterKeyID\":\"k\",\"wrappedDEK\":\"abcdefgh\"}".getBytes(StandardCharsets.UTF_8));
+    KeyMaterial shortDek =
+        KeyMaterial.parse(
+            "{\"masterKeyID\":\"k\",\"wrappedDEK\":\"abcdefgh\"}".getBytes(StandardCharsets.UTF_8));
     assertThat(shortDek.isJson()).isTrue();
     assertThat(shortDek.masterKeyId()).isEqualTo("k");
     assertThat(shortDek.internalStorage()).isTrue();
@@ -406,32 +416,37 @@ class ParquetFooterInspectorTest {
 
   private FileEncryptionProperties directProperties(
       byte[] footerKey, boolean plaintextFooter, ParquetCipher cipher) {
-    String footerMetadata = "{\"keyMaterialType\":\"PKMT1\",\"internalStorage\":true,"
-        + "\"isFooterKey\":true,\"masterKeyID\":\"footer\",\"doubleWrapping\":false,"
-        + "\"wrappedDEK\":\"Rk9PVEVSLUZPT1RFUi1GT09URVI=\"}";
-    String ssnMetadata = "{\"keyMaterialType\":\"PKMT1\",\"internalStorage\":true,"
-        + "\"isFooterKey\":false,\"masterKeyID\":\"pii\",\"doubleWrapping\":true,"
-        + "\"keyEncryptionKeyID\":\"kek-1\",\"wrappedKEK\":\"S0VLLUtFSy1LRUstS0VL\","
-        + "\"wrappedDEK\":\"QUJDREVGR0hJSktMTU5PUFFSU1RVVg==\"}";
-    String zipMetadata = "{\"masterKeyID\":\"geo\",\"doubleWrapping\":false,"
-        + "\"wrappedDEK\":\"WklQLVpJUC1aSVAtWklQ\"}";
-    Map<ColumnPath, ColumnEncryptionProperties> columns = Map.of(
-        ColumnPath.get("ssn"),
-        ColumnEncryptionProperties.builder("ssn")
-            .withKey(key(11))
-            .withKeyMetaData(ssnMetadata.getBytes(StandardCharsets.UTF_8))
-            .build(),
-        ColumnPath.get("address", "zip"),
-        ColumnEncryptionProperties.builder(ColumnPath.get("address", "zip"))
-            .withKey(key(12))
-            .withKeyMetaData(zipMetadata.getBytes(StandardCharsets.UTF_8))
-            .build(),
-        ColumnPath.get("name"),
-        ColumnEncryptionProperties.builder("name").build()); // encrypted with the footer key
-    FileEncryptionProperties.Builder builder = FileEncryptionProperties.builder(footerKey)
-        .withAlgorithm(cipher)
-        .withFooterKeyMetadata(footerMetadata.getBytes(StandardCharsets.UTF_8))
-        .withEncryptedColumns(columns);
+    String footerMetadata =
+        "{\"keyMaterialType\":\"PKMT1\",\"internalStorage\":true,"
+            + "\"isFooterKey\":true,\"masterKeyID\":\"footer\",\"doubleWrapping\":false,"
+            + "\"wrappedDEK\":\"Rk9PVEVSLUZPT1RFUi1GT09URVI=\"}";
+    String ssnMetadata =
+        "{\"keyMaterialType\":\"PKMT1\",\"internalStorage\":true,"
+            + "\"isFooterKey\":false,\"masterKeyID\":\"pii\",\"doubleWrapping\":true,"
+            + "\"keyEncryptionKeyID\":\"kek-1\",\"wrappedKEK\":\"S0VLLUtFSy1LRUstS0VL\","
+            + "\"wrappedDEK\":\"QUJDREVGR0hJSktMTU5PUFFSU1RVVg==\"}";
+    String zipMetadata =
+        "{\"masterKeyID\":\"geo\",\"doubleWrapping\":false,"
+            + "\"wrappedDEK\":\"WklQLVpJUC1aSVAtWklQ\"}";
+    Map<ColumnPath, ColumnEncryptionProperties> columns =
+        Map.of(
+            ColumnPath.get("ssn"),
+            ColumnEncryptionProperties.builder("ssn")
+                .withKey(key(11))
+                .withKeyMetaData(ssnMetadata.getBytes(StandardCharsets.UTF_8))
+                .build(),
+            ColumnPath.get("address", "zip"),
+            ColumnEncryptionProperties.builder(ColumnPath.get("address", "zip"))
+                .withKey(key(12))
+                .withKeyMetaData(zipMetadata.getBytes(StandardCharsets.UTF_8))
+                .build(),
+            ColumnPath.get("name"),
+            ColumnEncryptionProperties.builder("name").build()); // encrypted with the footer key
+    FileEncryptionProperties.Builder builder =
+        FileEncryptionProperties.builder(footerKey)
+            .withAlgorithm(cipher)
+            .withFooterKeyMetadata(footerMetadata.getBytes(StandardCharsets.UTF_8))
+            .withEncryptedColumns(columns);
     if (plaintextFooter) {
       builder.withPlaintextFooter();
     }
@@ -444,7 +459,8 @@ class ParquetFooterInspectorTest {
     conf.set(KeyToolkit.KEY_ACCESS_TOKEN_PROPERTY_NAME, TOKEN);
     conf.set(KeyToolkit.KMS_INSTANCE_ID_PROPERTY_NAME, KMS_INSTANCE);
     conf.set(PropertiesDrivenCryptoFactory.FOOTER_KEY_PROPERTY_NAME, "footer");
-    conf.set(PropertiesDrivenCryptoFactory.COLUMN_KEYS_PROPERTY_NAME, "pii:name,ssn;geo:address.zip");
+    conf.set(
+        PropertiesDrivenCryptoFactory.COLUMN_KEYS_PROPERTY_NAME, "pii:name,ssn;geo:address.zip");
     conf.setBoolean(PropertiesDrivenCryptoFactory.PLAINTEXT_FOOTER_PROPERTY_NAME, plaintextFooter);
     conf.set(PropertiesDrivenCryptoFactory.ENCRYPTION_ALGORITHM_PROPERTY_NAME, algorithm);
     return conf;
@@ -479,16 +495,19 @@ class ParquetFooterInspectorTest {
 
   private static void write(Path file, FileEncryptionProperties encryption) throws IOException {
     SimpleGroupFactory groups = new SimpleGroupFactory(SCHEMA);
-    try (ParquetWriter<Group> writer = ExampleParquetWriter.builder(new LocalOutputFile(file))
-        .withType(SCHEMA)
-        .withConf(new Configuration(false))
-        .withEncryption(encryption)
-        .build()) {
+    try (ParquetWriter<Group> writer =
+        ExampleParquetWriter.builder(new LocalOutputFile(file))
+            .withType(SCHEMA)
+            .withConf(new Configuration(false))
+            .withEncryption(encryption)
+            .build()) {
       for (int i = 0; i < ROWS; i++) {
-        Group row = groups.newGroup()
-            .append("id", (long) i)
-            .append("name", "name-" + i)
-            .append("ssn", "123-45-" + (1000 + i));
+        Group row =
+            groups
+                .newGroup()
+                .append("id", (long) i)
+                .append("name", "name-" + i)
+                .append("ssn", "123-45-" + (1000 + i));
         row.addGroup("address").append("street", i + " Main St").append("zip", "9410" + i);
         writer.write(row);
       }
@@ -511,25 +530,31 @@ class ParquetFooterInspectorTest {
 
     @Override
     public void initialize(
-        Configuration configuration, String kmsInstanceID, String kmsInstanceURL, String accessToken) {}
+        Configuration configuration,
+        String kmsInstanceID,
+        String kmsInstanceURL,
+        String accessToken) {}
 
     @Override
     public String wrapKey(byte[] keyBytes, String masterKeyIdentifier) {
-      return masterKeyIdentifier + ":"
+      return masterKeyIdentifier
+          + ":"
           + Base64.getEncoder().encodeToString(xor(keyBytes, secret(masterKeyIdentifier)));
     }
 
     @Override
     public byte[] unwrapKey(String wrappedKey, String masterKeyIdentifier) {
       if (DENIED.contains(masterKeyIdentifier)) {
-        throw new KeyAccessDeniedException("test KMS: access to '" + masterKeyIdentifier + "' denied");
+        throw new KeyAccessDeniedException(
+            "test KMS: access to '" + masterKeyIdentifier + "' denied");
       }
       int colon = wrappedKey.indexOf(':');
       if (colon < 0 || !wrappedKey.substring(0, colon).equals(masterKeyIdentifier)) {
         throw new KeyAccessDeniedException("test KMS: key was wrapped under another master key");
       }
       UNWRAPPED.add(masterKeyIdentifier);
-      return xor(Base64.getDecoder().decode(wrappedKey.substring(colon + 1)), secret(masterKeyIdentifier));
+      return xor(
+          Base64.getDecoder().decode(wrappedKey.substring(colon + 1)), secret(masterKeyIdentifier));
     }
 
     private static byte[] secret(String masterKeyId) {

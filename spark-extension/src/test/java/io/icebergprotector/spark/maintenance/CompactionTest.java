@@ -1,26 +1,26 @@
 package io.icebergprotector.spark.maintenance;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 import static io.icebergprotector.spark.TableFiles.assertBoundWithoutProtectedMetrics;
 import static io.icebergprotector.spark.TableFiles.bytesOf;
 import static io.icebergprotector.spark.TableFiles.liveFiles;
 import static io.icebergprotector.spark.TableFiles.location;
 import static io.icebergprotector.spark.TableFiles.overwrite;
 import static io.icebergprotector.spark.TableFiles.writtenDataFiles;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.icebergprotector.spark.ProtectorException;
 import io.icebergprotector.spark.SparkTestBase;
 import io.icebergprotector.spark.binding.FileIntegrityException;
 import io.icebergprotector.spark.crypto.FileMarker;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Set;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.StreamSupport;
 import org.apache.iceberg.BlobMetadata;
@@ -29,11 +29,11 @@ import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StatisticsFile;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.puffin.StandardBlobTypes;
-import org.apache.iceberg.Snapshot;
-import org.apache.iceberg.Table;
 import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.BeforeAll;
@@ -84,8 +84,7 @@ class CompactionTest extends SparkTestBase {
     assertThat(before).hasSize(6);
     List<String> asAlice = rowsAs("alice");
 
-    Row result =
-        sqlAsCmp("alice", CALL + ", options => map('min-input-files', '2'))").get(0);
+    Row result = sqlAsCmp("alice", CALL + ", options => map('min-input-files', '2'))").get(0);
     assertThat(result.getInt(0)).as("rewritten data files").isEqualTo(6);
     assertThat(result.getInt(1)).as("added data files").isEqualTo(1);
 
@@ -126,10 +125,12 @@ class CompactionTest extends SparkTestBase {
     Throwable etl = catchThrowable(() -> sqlAsCmp("etl", call));
     assertThat(etl).isInstanceOf(ProtectorException.class);
     assertThat(etl.getMessage())
-        .contains("Principal 'etl' (roles [etl]) may not run CALL cmp.system.rewrite_data_files"
-            + " on protected table db.customers")
-        .contains("does not read [ssn, email, salary, address.zip] in clear (ssn: denied,"
-            + " email: denied, salary: denied, address.zip: denied)")
+        .contains(
+            "Principal 'etl' (roles [etl]) may not run CALL cmp.system.rewrite_data_files"
+                + " on protected table db.customers")
+        .contains(
+            "does not read [ssn, email, salary, address.zip] in clear (ssn: denied,"
+                + " email: denied, salary: denied, address.zip: denied)")
         .contains("clear roles ssn: [admin], email: [admin], salary: [admin], address.zip: [admin]")
         .contains("writer roles [admin, etl]")
         .contains("Nothing was written");
@@ -164,10 +165,13 @@ class CompactionTest extends SparkTestBase {
     List<String> asAlice = rowsAs("alice");
 
     Row result =
-        sqlAsCmp("alice", CALL + ", options => map('min-input-files', '2',"
-                + " 'partial-progress.enabled', 'true', 'partial-progress.max-commits', '3',"
-                + " 'max-concurrent-file-group-rewrites', '2',"
-                + " 'target-file-size-bytes', '134217728'))")
+        sqlAsCmp(
+                "alice",
+                CALL
+                    + ", options => map('min-input-files', '2',"
+                    + " 'partial-progress.enabled', 'true', 'partial-progress.max-commits', '3',"
+                    + " 'max-concurrent-file-group-rewrites', '2',"
+                    + " 'target-file-size-bytes', '134217728'))")
             .get(0);
     assertThat(result.getInt(0)).isEqualTo(9);
     assertThat(result.getInt(1)).isEqualTo(3);
@@ -175,7 +179,8 @@ class CompactionTest extends SparkTestBase {
     table.refresh();
     List<DataFile> after = liveFiles(table);
     assertThat(after).hasSize(3);
-    assertThat(snapshots(table)).as("one commit per partition's group")
+    assertThat(snapshots(table))
+        .as("one commit per partition's group")
         .hasSize(snapshotsBefore + 3);
     assertThat(rowsAs("alice")).isEqualTo(asAlice);
     assertPerRoleReads(27);
@@ -200,11 +205,13 @@ class CompactionTest extends SparkTestBase {
     long snapshot = table.currentSnapshot().snapshotId();
 
     Throwable bySsn =
-        catchThrowable(() -> sqlAsCmp("alice", CALL + ", strategy => 'sort', sort_order => 'ssn ASC')"));
+        catchThrowable(
+            () -> sqlAsCmp("alice", CALL + ", strategy => 'sort', sort_order => 'ssn ASC')"));
     assertThat(bySsn).isInstanceOf(ProtectorException.class);
     assertThat(bySsn.getMessage())
-        .contains("Cannot order protected table cmp.db.customers by protected column 'ssn'"
-            + " (sort_order => 'ssn ASC')")
+        .contains(
+            "Cannot order protected table cmp.db.customers by protected column 'ssn'"
+                + " (sort_order => 'ssn ASC')")
         .contains("rank order of protected values");
     Throwable byZip =
         catchThrowable(
@@ -218,18 +225,21 @@ class CompactionTest extends SparkTestBase {
         .contains("by protected column 'email' (sort_order => 'zorder(id, email)')");
     // a table sort order set outside SQL, where the protector refuses it
     table.replaceSortOrder().asc("salary").commit();
-    Throwable tableOrder =
-        catchThrowable(() -> sqlAsCmp("alice", CALL + ", strategy => 'sort')"));
+    Throwable tableOrder = catchThrowable(() -> sqlAsCmp("alice", CALL + ", strategy => 'sort')"));
     assertThat(tableOrder.getMessage())
-        .contains("Table cmp.db.customers has sort order [salary ASC NULLS FIRST], which orders"
-            + " rows by protected column 'salary'");
+        .contains(
+            "Table cmp.db.customers has sort order [salary ASC NULLS FIRST], which orders"
+                + " rows by protected column 'salary'");
     table.replaceSortOrder().commit();
     table.refresh();
     assertThat(table.currentSnapshot().snapshotId()).isEqualTo(snapshot);
 
     List<String> asAlice = rowsAs("alice");
-    sqlAsCmp("alice", CALL + ", strategy => 'sort', sort_order => 'id DESC NULLS LAST',"
-        + " options => map('min-input-files', '2'))");
+    sqlAsCmp(
+        "alice",
+        CALL
+            + ", strategy => 'sort', sort_order => 'id DESC NULLS LAST',"
+            + " options => map('min-input-files', '2'))");
     table.refresh();
     assertThat(liveFiles(table)).hasSize(1);
     assertThat(rowsAs("alice")).isEqualTo(asAlice);
@@ -240,8 +250,9 @@ class CompactionTest extends SparkTestBase {
     assertThat(inFileOrder).isSortedAccordingTo(java.util.Comparator.reverseOrder()).hasSize(12);
 
     insert(100, 104);
-    sqlAsCmp("alice", CALL + ", sort_order => 'zorder(id, name)',"
-        + " options => map('min-input-files', '2'))");
+    sqlAsCmp(
+        "alice",
+        CALL + ", sort_order => 'zorder(id, name)'," + " options => map('min-input-files', '2'))");
     table.refresh();
     assertThat(liveFiles(table)).hasSize(1);
     assertThat(rowsAs("alice")).hasSize(16);
@@ -256,9 +267,13 @@ class CompactionTest extends SparkTestBase {
     // their manifests ("LEGACY-A".."LEGACY-B"), then two protected files, whose ssn has none.
     spark.sql("CREATE TABLE cmp_plain.db.customers " + COLUMNS + " USING iceberg" + PROPERTIES);
     for (String ssn : List.of("LEGACY-A", "LEGACY-B")) {
-      spark.sql("INSERT INTO cmp_plain.db.customers VALUES (" + (ssn.endsWith("A") ? 1 : 2)
-          + ", 'legacy', '" + ssn + "', 'legacy@example.test', 1.00,"
-          + " named_struct('city', 'c', 'zip', 'LEGACYZIP'), 'DE')");
+      spark.sql(
+          "INSERT INTO cmp_plain.db.customers VALUES ("
+              + (ssn.endsWith("A") ? 1 : 2)
+              + ", 'legacy', '"
+              + ssn
+              + "', 'legacy@example.test', 1.00,"
+              + " named_struct('city', 'c', 'zip', 'LEGACYZIP'), 'DE')");
     }
     insert(100, 103);
     insert(103, 106);
@@ -273,12 +288,16 @@ class CompactionTest extends SparkTestBase {
     // The unprotected part prunes as usual; the protected part selects every file, so the two
     // protected files are rewritten and the legacy ones are left alone.
     Row some =
-        sqlAsCmp("alice", CALL + ", where => 'id >= 100 AND ssn = \"NO-SUCH-SSN\"',"
-                + " options => map('min-input-files', '2'))")
+        sqlAsCmp(
+                "alice",
+                CALL
+                    + ", where => 'id >= 100 AND ssn = \"NO-SUCH-SSN\"',"
+                    + " options => map('min-input-files', '2'))")
             .get(0);
     assertThat(some.getInt(0)).isEqualTo(2);
     table.refresh();
-    assertThat(liveFiles(table)).extracting(DataFile::location)
+    assertThat(liveFiles(table))
+        .extracting(DataFile::location)
         .containsAll(legacy.stream().map(DataFile::location).collect(Collectors.toList()))
         .hasSize(3);
 
@@ -286,8 +305,11 @@ class CompactionTest extends SparkTestBase {
     // It is never compared: every file is rewritten, and the legacy rows are now encrypted and
     // bound.
     Row all =
-        sqlAsCmp("alice", CALL + ", where => 'NOT (ssn <> \"NO-SUCH-SSN\") OR email IS NULL',"
-                + " options => map('min-input-files', '2'))")
+        sqlAsCmp(
+                "alice",
+                CALL
+                    + ", where => 'NOT (ssn <> \"NO-SUCH-SSN\") OR email IS NULL',"
+                    + " options => map('min-input-files', '2'))")
             .get(0);
     assertThat(all.getInt(0)).isEqualTo(3);
     table.refresh();
@@ -302,9 +324,15 @@ class CompactionTest extends SparkTestBase {
   @ParameterizedTest(name = "format-version {0}")
   @ValueSource(ints = {2, 3})
   void compactionAppliesMergeOnReadDeletesAndDropsTheirDeleteFiles(int formatVersion) {
-    spark.sql("CREATE TABLE " + T + " " + COLUMNS + " USING iceberg TBLPROPERTIES ('format-version'='"
-        + formatVersion + "', 'write.delete.mode'='merge-on-read',"
-        + " 'write.parquet.compression-codec'='uncompressed')");
+    spark.sql(
+        "CREATE TABLE "
+            + T
+            + " "
+            + COLUMNS
+            + " USING iceberg TBLPROPERTIES ('format-version'='"
+            + formatVersion
+            + "', 'write.delete.mode'='merge-on-read',"
+            + " 'write.parquet.compression-codec'='uncompressed')");
     for (int batch = 0; batch < 3; batch++) {
       insert(batch * 5, batch * 5 + 5);
     }
@@ -319,16 +347,22 @@ class CompactionTest extends SparkTestBase {
     if (formatVersion == 2) {
       // position delete files hold file locations and positions, no column value: any writer
       Throwable mallory =
-          catchThrowable(() -> sqlAsCmp("mallory",
-              "CALL cmp.system.rewrite_position_delete_files(table => 'db.customers')"));
+          catchThrowable(
+              () ->
+                  sqlAsCmp(
+                      "mallory",
+                      "CALL cmp.system.rewrite_position_delete_files(table => 'db.customers')"));
       assertThat(mallory).isInstanceOf(ProtectorException.class);
       assertThat(mallory.getMessage())
           .contains("Principal 'mallory' (roles []) may not run")
-          .contains("only the table's writer roles [admin, etl] may change its definition or its"
-              + " state");
+          .contains(
+              "only the table's writer roles [admin, etl] may change its definition or its"
+                  + " state");
       Row deletes =
-          sqlAsCmp("etl", "CALL cmp.system.rewrite_position_delete_files(table => 'db.customers',"
-                  + " options => map('rewrite-all', 'true'))")
+          sqlAsCmp(
+                  "etl",
+                  "CALL cmp.system.rewrite_position_delete_files(table => 'db.customers',"
+                      + " options => map('rewrite-all', 'true'))")
               .get(0);
       assertThat(deletes.getInt(0)).as("rewritten delete files").isEqualTo(2);
       List<String> oldDeletes =
@@ -336,23 +370,29 @@ class CompactionTest extends SparkTestBase {
       table.refresh();
       assertThat(table.currentSnapshot().operation()).isEqualTo("replace");
       List<DeleteFile> newDeletes = liveDeleteFiles(table);
-      assertThat(newDeletes).hasSize(deletes.getInt(1))
+      assertThat(newDeletes)
+          .hasSize(deletes.getInt(1))
           .noneMatch(d -> oldDeletes.contains(d.location()))
           .allSatisfy(d -> assertThat(d.content()).isEqualTo(FileContent.POSITION_DELETES));
       assertThat(newDeletes.stream().mapToLong(DeleteFile::recordCount).sum())
-          .as("deleted positions").isEqualTo(3);
+          .as("deleted positions")
+          .isEqualTo(3);
       assertThat(rowsAs("alice")).isEqualTo(asAlice);
     }
 
     Row result =
-        sqlAsCmp("alice", CALL + ", options => map('min-input-files', '2',"
-                + " 'delete-file-threshold', '1'))")
+        sqlAsCmp(
+                "alice",
+                CALL
+                    + ", options => map('min-input-files', '2',"
+                    + " 'delete-file-threshold', '1'))")
             .get(0);
     assertThat(result.getInt(0)).as("rewritten data files").isEqualTo(3);
     table.refresh();
     List<DataFile> after = liveFiles(table);
     assertThat(after).hasSize(1);
-    assertThat(liveDeleteFiles(table)).as("deletes applied and dropped (deletion vectors too)")
+    assertThat(liveDeleteFiles(table))
+        .as("deletes applied and dropped (deletion vectors too)")
         .isEmpty();
     assertThat(rowsAs("alice")).isEqualTo(asAlice);
     assertPerRoleReads(12);
@@ -369,16 +409,23 @@ class CompactionTest extends SparkTestBase {
     Table table = icebergTable();
 
     Throwable named =
-        catchThrowable(() -> sqlAsCmp("alice", "CALL cmp.system.compute_table_stats(table =>"
-            + " 'db.customers', columns => array('id', 'ssn', 'address.zip'))"));
+        catchThrowable(
+            () ->
+                sqlAsCmp(
+                    "alice",
+                    "CALL cmp.system.compute_table_stats(table =>"
+                        + " 'db.customers', columns => array('id', 'ssn', 'address.zip'))"));
     assertThat(named).isInstanceOf(ProtectorException.class);
     assertThat(named.getMessage())
-        .contains("Cannot compute statistics of protected column(s) [ssn, address.zip] of"
-            + " protected table cmp.db.customers")
+        .contains(
+            "Cannot compute statistics of protected column(s) [ssn, address.zip] of"
+                + " protected table cmp.db.customers")
         .contains("test whether a value occurs in the table");
     Throwable mallory =
-        catchThrowable(() -> sqlAsCmp("mallory",
-            "CALL cmp.system.compute_table_stats(table => 'db.customers')"));
+        catchThrowable(
+            () ->
+                sqlAsCmp(
+                    "mallory", "CALL cmp.system.compute_table_stats(table => 'db.customers')"));
     assertThat(mallory).isInstanceOf(ProtectorException.class);
     assertThat(mallory.getMessage())
         .contains("Principal 'mallory' (roles []) may not run")
@@ -397,12 +444,17 @@ class CompactionTest extends SparkTestBase {
     assertThat(stats.snapshotId()).isEqualTo(table.currentSnapshot().snapshotId());
     Schema schema = table.schema();
     List<Integer> sketched =
-        stats.blobMetadata().stream().flatMap(b -> b.fields().stream()).collect(Collectors.toList());
-    assertThat(sketched).containsExactlyInAnyOrder(
-        schema.findField("id").fieldId(), schema.findField("name").fieldId(),
-        schema.findField("country").fieldId());
-    assertThat(stats.blobMetadata()).allSatisfy(b -> assertThat(b.type())
-        .isEqualTo(StandardBlobTypes.APACHE_DATASKETCHES_THETA_V1));
+        stats.blobMetadata().stream()
+            .flatMap(b -> b.fields().stream())
+            .collect(Collectors.toList());
+    assertThat(sketched)
+        .containsExactlyInAnyOrder(
+            schema.findField("id").fieldId(),
+            schema.findField("name").fieldId(),
+            schema.findField("country").fieldId());
+    assertThat(stats.blobMetadata())
+        .allSatisfy(
+            b -> assertThat(b.type()).isEqualTo(StandardBlobTypes.APACHE_DATASKETCHES_THETA_V1));
     BlobMetadata ids =
         stats.blobMetadata().stream()
             .filter(b -> b.fields().equals(List.of(schema.findField("id").fieldId())))
@@ -411,8 +463,10 @@ class CompactionTest extends SparkTestBase {
     assertThat(ids.properties()).containsEntry("ndv", "10");
 
     // naming unprotected columns works as in Iceberg
-    sqlAsCmp("alice", "CALL cmp.system.compute_table_stats(table => 'db.customers',"
-        + " columns => array('country'))");
+    sqlAsCmp(
+        "alice",
+        "CALL cmp.system.compute_table_stats(table => 'db.customers',"
+            + " columns => array('country'))");
     table.refresh();
     assertThat(table.statisticsFiles().get(0).blobMetadata())
         .extracting(BlobMetadata::fields)
@@ -427,7 +481,10 @@ class CompactionTest extends SparkTestBase {
     spark.sql("CREATE TABLE " + T + " " + COLUMNS + " USING iceberg" + partitioning + PROPERTIES);
   }
 
-  /** Rows {@code from} until {@code to} as etl, in one Spark partition: one file per table partition. */
+  /**
+   * Rows {@code from} until {@code to} as etl, in one Spark partition: one file per table
+   * partition.
+   */
   private static void insert(int from, int to) {
     sqlAsCmp(
         "etl",
@@ -453,19 +510,27 @@ class CompactionTest extends SparkTestBase {
   /** Alice reads clear values, bob masked ones, mallory NULL: the same as before the rewrite. */
   private static void assertPerRoleReads(int rows) {
     List<Row> alice = sqlAsCmp("alice", "SELECT id, ssn, email, address.zip FROM " + T);
-    assertThat(alice).hasSize(rows).allSatisfy(r -> {
-      assertThat(r.getString(1)).isEqualTo("CMPSSN-" + (1000 + r.getLong(0)));
-      assertThat(r.getString(3)).isEqualTo("CMPZIP" + (1000 + r.getLong(0)));
-    });
+    assertThat(alice)
+        .hasSize(rows)
+        .allSatisfy(
+            r -> {
+              assertThat(r.getString(1)).isEqualTo("CMPSSN-" + (1000 + r.getLong(0)));
+              assertThat(r.getString(3)).isEqualTo("CMPZIP" + (1000 + r.getLong(0)));
+            });
     List<Row> bob = sqlAsCmp("bob", "SELECT id, ssn, email, salary FROM " + T);
-    assertThat(bob).hasSize(rows).allSatisfy(r -> {
-      String ssn = "CMPSSN-" + (1000 + r.getLong(0));
-      assertThat(r.getString(1)).isEqualTo("*".repeat(ssn.length() - 4) + ssn.substring(ssn.length() - 4));
-      assertThat(r.getString(2)).isNotNull().doesNotContain("@canary.test");
-      assertThat(r.isNullAt(3)).isTrue();
-    });
+    assertThat(bob)
+        .hasSize(rows)
+        .allSatisfy(
+            r -> {
+              String ssn = "CMPSSN-" + (1000 + r.getLong(0));
+              assertThat(r.getString(1))
+                  .isEqualTo("*".repeat(ssn.length() - 4) + ssn.substring(ssn.length() - 4));
+              assertThat(r.getString(2)).isNotNull().doesNotContain("@canary.test");
+              assertThat(r.isNullAt(3)).isTrue();
+            });
     List<Row> mallory = sqlAsCmp("mallory", "SELECT id, ssn, email, salary FROM " + T);
-    assertThat(mallory).hasSize(rows)
+    assertThat(mallory)
+        .hasSize(rows)
         .allSatisfy(r -> assertThat(r.isNullAt(1) && r.isNullAt(2) && r.isNullAt(3)).isTrue());
   }
 

@@ -39,7 +39,6 @@ import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
-import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.unsafe.types.UTF8String;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -49,12 +48,11 @@ import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * For every mask and every type it fits, the three ways a value is masked give the same values on
- * the same inputs: the value kernel (Iceberg row reads), the vector kernel (Iceberg columnar
- * reads) and the Catalyst expression of the plain-Parquet path, both interpreted and compiled. The
- * inputs include NULLs, empty strings, multi-byte UTF-8, decimals stored as int, long and bytes,
- * and dates and timestamps at the edges of Spark's range (years 1 and 9999, and beyond the
- * 1678-2262 range of nanoseconds). And where the policy says a mask does not fit a type, every
- * path refuses it.
+ * the same inputs: the value kernel (Iceberg row reads), the vector kernel (Iceberg columnar reads)
+ * and the Catalyst expression of the plain-Parquet path, both interpreted and compiled. The inputs
+ * include NULLs, empty strings, multi-byte UTF-8, decimals stored as int, long and bytes, and dates
+ * and timestamps at the edges of Spark's range (years 1 and 9999, and beyond the 1678-2262 range of
+ * nanoseconds). And where the policy says a mask does not fit a type, every path refuses it.
  */
 class MaskKernelsCrossCheckTest {
   private static final byte[] KEY =
@@ -63,7 +61,11 @@ class MaskKernelsCrossCheckTest {
 
   private static final List<Mask> MASKS =
       List.of(
-          Mask.nullMask(), Mask.redact(), Mask.partial(0), Mask.partial(4), Mask.hash(),
+          Mask.nullMask(),
+          Mask.redact(),
+          Mask.partial(0),
+          Mask.partial(4),
+          Mask.hash(),
           Mask.year());
 
   private static final List<MaskType> TYPES =
@@ -201,7 +203,11 @@ class MaskKernelsCrossCheckTest {
     assertThatThrownBy(
             () ->
                 MaskEngine.expression(
-                    mask, new BoundReference(0, sparkType, true), type, "c", "under s3://b/p",
+                    mask,
+                    new BoundReference(0, sparkType, true),
+                    type,
+                    "c",
+                    "under s3://b/p",
                     HASH_KEY))
         .isInstanceOf(ProtectorException.class)
         .hasMessageContaining(message);
@@ -224,8 +230,7 @@ class MaskKernelsCrossCheckTest {
       if (input != null) {
         long micros = (Long) input;
         LocalDateTime at =
-            LocalDateTime.ofEpochSecond(
-                Math.floorDiv(micros, 1_000_000L), 0, ZoneOffset.UTC);
+            LocalDateTime.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), 0, ZoneOffset.UTC);
         long expected =
             Math.multiplyExact(
                 LocalDateTime.of(at.getYear(), 1, 1, 0, 0).toEpochSecond(ZoneOffset.UTC),
@@ -240,7 +245,13 @@ class MaskKernelsCrossCheckTest {
     DataType t = type.sparkType();
     if (t instanceof StringType) {
       return values(
-          s("123-45-6789"), null, s(""), s("a"), s("ab"), s("zürich ✓ 𝄞 end"), s("日本語テキスト"),
+          s("123-45-6789"),
+          null,
+          s(""),
+          s("a"),
+          s("ab"),
+          s("zürich ✓ 𝄞 end"),
+          s("日本語テキスト"),
           s("\uD83D\uDE00\uD83D\uDE00\uD83D\uDE00"));
     } else if (t instanceof BinaryType && type.fixedLength() > 0) {
       return values(
@@ -271,17 +282,33 @@ class MaskKernelsCrossCheckTest {
       BigDecimal max =
           new BigDecimal("9".repeat(integerDigits) + "." + "9".repeat(decimal.scale()));
       return values(
-          dec("12.5", decimal), null, dec("0", decimal), dec("-0.01", decimal),
-          dec(max.toPlainString(), decimal), dec(max.negate().toPlainString(), decimal));
+          dec("12.5", decimal),
+          null,
+          dec("0", decimal),
+          dec("-0.01", decimal),
+          dec(max.toPlainString(), decimal),
+          dec(max.negate().toPlainString(), decimal));
     } else if (t instanceof DateType) {
       return values(
-          day("1990-05-17"), null, day("0001-01-01"), day("1582-10-04"), day("1969-12-31"),
-          day("1970-01-01"), day("2024-02-29"), day("9999-12-31"));
+          day("1990-05-17"),
+          null,
+          day("0001-01-01"),
+          day("1582-10-04"),
+          day("1969-12-31"),
+          day("1970-01-01"),
+          day("2024-02-29"),
+          day("9999-12-31"));
     } else if (t instanceof TimestampType || t instanceof TimestampNTZType) {
       return values(
-          micros("2021-07-08T09:10:11.123456"), null, micros("0001-01-01T00:00:00"),
-          micros("1500-08-01T12:00:00"), micros("1677-09-21T00:12:43.145224"), -1L, 0L,
-          micros("2262-04-11T23:47:16.854776"), micros("9999-12-31T23:59:59.999999"));
+          micros("2021-07-08T09:10:11.123456"),
+          null,
+          micros("0001-01-01T00:00:00"),
+          micros("1500-08-01T12:00:00"),
+          micros("1677-09-21T00:12:43.145224"),
+          -1L,
+          0L,
+          micros("2262-04-11T23:47:16.854776"),
+          micros("9999-12-31T23:59:59.999999"));
     }
     throw new IllegalArgumentException("No test values for " + type);
   }

@@ -29,9 +29,9 @@ import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Iceberg metadata tables of protected tables never show metrics or bounds of protected columns
- * (issue 11 item 6, issue 18 items 4 and 5): not of files written through the protected path,
- * which carry none, and not of files written in plaintext before the policy protected the table,
- * whatever the snapshot and the principal.
+ * (issue 11 item 6, issue 18 items 4 and 5): not of files written through the protected path, which
+ * carry none, and not of files written in plaintext before the policy protected the table, whatever
+ * the snapshot and the principal.
  */
 class MetadataTablesTest extends SparkTestBase {
   private static final String TABLE_POLICY =
@@ -58,12 +58,24 @@ class MetadataTablesTest extends SparkTestBase {
   private static final double PLAIN_SCORE = 31415.92653;
   private static final List<String> FILE_TABLES =
       List.of(
-          "files", "data_files", "delete_files", "all_files", "all_data_files",
-          "all_delete_files", "entries", "all_entries");
+          "files",
+          "data_files",
+          "delete_files",
+          "all_files",
+          "all_data_files",
+          "all_delete_files",
+          "entries",
+          "all_entries");
   private static final List<String> OTHER_TABLES =
       List.of(
-          "snapshots", "history", "refs", "manifests", "all_manifests", "partitions",
-          "metadata_log_entries", "position_deletes");
+          "snapshots",
+          "history",
+          "refs",
+          "manifests",
+          "all_manifests",
+          "partitions",
+          "metadata_log_entries",
+          "position_deletes");
   private static final List<String> PRINCIPALS = List.of("alice", "bob", "carol");
 
   /** Protects {@code db.<table>} from now on: a new session reads the policy again. */
@@ -149,16 +161,33 @@ class MetadataTablesTest extends SparkTestBase {
                     "INSERT INTO prot.db.%s VALUES (%d, 'name%d', %s, %s, %s,"
                         + " named_struct('city', 'city%d', 'zip', 'zip%d'),"
                         + " named_struct('phone', 'phone%d', 'mail', 'mail%d'))",
-                    table, id, id, ssn == null ? "NULL" : "'" + ssn + "'", score, rating, id, id,
-                    id, id)));
+                    table,
+                    id,
+                    id,
+                    ssn == null ? "NULL" : "'" + ssn + "'",
+                    score,
+                    rating,
+                    id,
+                    id,
+                    id,
+                    id)));
   }
 
   /** One row whose protected columns hold the plaintext canaries, with full metrics. */
   private static void insertPlaintextCanaries(String table) {
     spark.sql(
-        "INSERT INTO prot.db." + table + " VALUES (1, 'name1', '" + PLAIN_SSN + "', " + PLAIN_SCORE
-            + ", 1.5, named_struct('city', 'Springfield', 'zip', '" + PLAIN_ZIP + "'),"
-            + " named_struct('phone', '" + PLAIN_PHONE + "', 'mail', 'm1'))");
+        "INSERT INTO prot.db."
+            + table
+            + " VALUES (1, 'name1', '"
+            + PLAIN_SSN
+            + "', "
+            + PLAIN_SCORE
+            + ", 1.5, named_struct('city', 'Springfield', 'zip', '"
+            + PLAIN_ZIP
+            + "'),"
+            + " named_struct('phone', '"
+            + PLAIN_PHONE
+            + "', 'mail', 'm1'))");
   }
 
   // ------------------------------------- files written before protection (issue 18 items 4-5)
@@ -217,12 +246,19 @@ class MetadataTablesTest extends SparkTestBase {
     assertThat(sqlAs("alice", "SELECT readable_metrics.ssn FROM " + files))
         .hasSize(2)
         .allMatch(r -> r.isNullAt(0));
-    assertThat(sqlAs("alice", "SELECT readable_metrics.ssn.lower_bound, readable_metrics.name"
-            + ".lower_bound FROM " + files + " ORDER BY record_count"))
+    assertThat(
+            sqlAs(
+                "alice",
+                "SELECT readable_metrics.ssn.lower_bound, readable_metrics.name"
+                    + ".lower_bound FROM "
+                    + files
+                    + " ORDER BY record_count"))
         .allSatisfy(r -> assertThat(r.isNullAt(0)).isTrue())
         .allSatisfy(r -> assertThat(r.getString(1)).startsWith("name"));
-    assertThat(sqlAs("alice", "SELECT lower_bounds[" + ssnId + "], value_counts[" + ssnId
-            + "] FROM " + files))
+    assertThat(
+            sqlAs(
+                "alice",
+                "SELECT lower_bounds[" + ssnId + "], value_counts[" + ssnId + "] FROM " + files))
         .allMatch(r -> r.isNullAt(0) && r.isNullAt(1));
     assertThat(sqlAs("alice", "SELECT count(*) FROM " + files).get(0).getLong(0)).isEqualTo(2);
     assertThat(sqlAs("bob", "SELECT count(*) FROM prot.db.probe.entries").get(0).getLong(0))
@@ -230,28 +266,53 @@ class MetadataTablesTest extends SparkTestBase {
 
     // filters on redacted fields are evaluated on the redacted rows, never by Iceberg before
     String ssnBound = "readable_metrics.ssn.lower_bound";
-    assertThat(sqlAs("alice", "SELECT file_path FROM " + files + " WHERE " + ssnBound
-            + " = '" + PLAIN_SSN + "'")).isEmpty();
-    assertThat(sqlAs("alice", "SELECT file_path FROM " + files + " WHERE " + ssnBound
-            + " IS NULL")).hasSize(2);
-    assertThat(sqlAs("alice", "SELECT file_path FROM " + files + " WHERE lower_bounds["
-            + ssnId + "] IS NOT NULL")).isEmpty();
-    assertThat(sqlAs("alice", "SELECT file_path FROM " + files
-            + " WHERE readable_metrics.name.lower_bound = 'name1' AND record_count = 1"))
+    assertThat(
+            sqlAs(
+                "alice",
+                "SELECT file_path FROM " + files + " WHERE " + ssnBound + " = '" + PLAIN_SSN + "'"))
+        .isEmpty();
+    assertThat(sqlAs("alice", "SELECT file_path FROM " + files + " WHERE " + ssnBound + " IS NULL"))
+        .hasSize(2);
+    assertThat(
+            sqlAs(
+                "alice",
+                "SELECT file_path FROM "
+                    + files
+                    + " WHERE lower_bounds["
+                    + ssnId
+                    + "] IS NOT NULL"))
+        .isEmpty();
+    assertThat(
+            sqlAs(
+                "alice",
+                "SELECT file_path FROM "
+                    + files
+                    + " WHERE readable_metrics.name.lower_bound = 'name1' AND record_count = 1"))
         .hasSize(1);
     String plan =
-        sqlAs("alice", "EXPLAIN SELECT file_path FROM " + files + " WHERE " + ssnBound
-                + " IS NULL AND record_count > 0")
+        sqlAs(
+                "alice",
+                "EXPLAIN SELECT file_path FROM "
+                    + files
+                    + " WHERE "
+                    + ssnBound
+                    + " IS NULL AND record_count > 0")
             .get(0)
             .getString(0);
     String scanLine =
         plan.lines().filter(l -> l.contains("ProtectedMetadataScan[")).findFirst().orElseThrow();
-    String pushed = scanLine.substring(scanLine.indexOf("filters="), scanLine.indexOf(", groupedBy"));
+    String pushed =
+        scanLine.substring(scanLine.indexOf("filters="), scanLine.indexOf(", groupedBy"));
     assertThat(pushed).contains("record_count").doesNotContain("lower_bound");
 
     // the DataFrame reader reaches the same protected metadata table through the catalog
-    assertThat(spark.read().format("iceberg").load(files).select("readable_metrics.ssn")
-            .collectAsList())
+    assertThat(
+            spark
+                .read()
+                .format("iceberg")
+                .load(files)
+                .select("readable_metrics.ssn")
+                .collectAsList())
         .hasSize(2)
         .allMatch(r -> r.isNullAt(0));
 
@@ -297,10 +358,15 @@ class MetadataTablesTest extends SparkTestBase {
   }
 
   private static String[] canaries() {
-    byte[] score = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putDouble(PLAIN_SCORE)
-        .array();
+    byte[] score =
+        ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putDouble(PLAIN_SCORE).array();
     return new String[] {
-      PLAIN_SSN, PLAIN_ZIP, PLAIN_PHONE, SHORT_SSN, "LONGCANARYSSN", String.valueOf(PLAIN_SCORE),
+      PLAIN_SSN,
+      PLAIN_ZIP,
+      PLAIN_PHONE,
+      SHORT_SSN,
+      "LONGCANARYSSN",
+      String.valueOf(PLAIN_SCORE),
       new String(score, StandardCharsets.ISO_8859_1)
     };
   }
@@ -312,15 +378,20 @@ class MetadataTablesTest extends SparkTestBase {
     for (Row row : rows) {
       Row file = dataFile(row);
       for (String map :
-          List.of("column_sizes", "value_counts", "null_value_counts", "nan_value_counts",
-              "lower_bounds", "upper_bounds")) {
-        Map<Integer, Object> values = file.isNullAt(file.fieldIndex(map))
-            ? Map.of()
-            : file.getJavaMap(file.fieldIndex(map));
+          List.of(
+              "column_sizes",
+              "value_counts",
+              "null_value_counts",
+              "nan_value_counts",
+              "lower_bounds",
+              "upper_bounds")) {
+        Map<Integer, Object> values =
+            file.isNullAt(file.fieldIndex(map)) ? Map.of() : file.getJavaMap(file.fieldIndex(map));
         assertThat(values.keySet()).as("%s: %s", what, map).doesNotContainAnyElementsOf(hidden);
       }
       Row metrics = row.getStruct(row.fieldIndex("readable_metrics"));
-      for (String column : List.of("ssn", "score", "address.zip", "contact.phone", "contact.mail")) {
+      for (String column :
+          List.of("ssn", "score", "address.zip", "contact.phone", "contact.mail")) {
         assertThat(metrics.isNullAt(metrics.fieldIndex(column)))
             .as("%s: readable_metrics.%s", what, column)
             .isTrue();
@@ -388,16 +459,23 @@ class MetadataTablesTest extends SparkTestBase {
 
   private static long currentSnapshot(String table) {
     return spark
-        .sql("SELECT snapshot_id FROM prot.db." + table + ".snapshots"
-            + " ORDER BY committed_at DESC LIMIT 1")
+        .sql(
+            "SELECT snapshot_id FROM prot.db."
+                + table
+                + ".snapshots"
+                + " ORDER BY committed_at DESC LIMIT 1")
         .first()
         .getLong(0);
   }
 
   private static String timestampOf(String table, long snapshotId) {
     return spark
-        .sql("SELECT CAST(committed_at AS STRING) FROM prot.db." + table + ".snapshots"
-            + " WHERE snapshot_id = " + snapshotId)
+        .sql(
+            "SELECT CAST(committed_at AS STRING) FROM prot.db."
+                + table
+                + ".snapshots"
+                + " WHERE snapshot_id = "
+                + snapshotId)
         .first()
         .getString(0);
   }

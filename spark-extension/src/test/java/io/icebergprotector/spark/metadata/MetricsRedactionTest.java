@@ -102,8 +102,8 @@ class MetricsRedactionTest {
   void hiddenColumnsCoverPolicyRecordedAndNestedFields() {
     assertThat(hidden.fieldIds()).containsExactlyInAnyOrder(ssn, zip, contact, phone, mail, legacy);
     assertThat(hidden.names())
-        .containsExactlyInAnyOrder("ssn", "address.zip", "contact", "contact.phone",
-            "contact.mail", "legacy");
+        .containsExactlyInAnyOrder(
+            "ssn", "address.zip", "contact", "contact.phone", "contact.mail", "legacy");
   }
 
   @Test
@@ -132,8 +132,8 @@ class MetricsRedactionTest {
     InternalRow readable =
         redacted.getStruct(type.fieldIndex("readable_metrics"), metricsType.size());
     for (String column : metricsType.fieldNames()) {
-      boolean isHidden = List.of("ssn", "address.zip", "contact.phone", "contact.mail")
-          .contains(column);
+      boolean isHidden =
+          List.of("ssn", "address.zip", "contact.phone", "contact.mail").contains(column);
       assertThat(readable.isNullAt(metricsType.fieldIndex(column))).as(column).isEqualTo(isHidden);
     }
     assertThat(metricsType.fieldNames()).contains("id", "address.city", "ssn");
@@ -146,21 +146,22 @@ class MetricsRedactionTest {
     StructType type = SparkSchemaUtil.convert(entries.schema());
     StructType dataFileType = (StructType) type.apply("data_file").dataType();
     InternalRow dataFile =
-        row(dataFileType, Map.of("upper_bounds", bounds(ssn, city), "column_sizes",
-            counts(ssn, 1)));
+        row(
+            dataFileType,
+            Map.of("upper_bounds", bounds(ssn, city), "column_sizes", counts(ssn, 1)));
     InternalRow entry = row(type, Map.of("status", 1, "data_file", dataFile));
 
     MetricsRedaction redaction = MetricsRedaction.of(type, entries.schema().asStruct(), hidden);
     InternalRow redacted =
         redaction.apply(entry).getStruct(type.fieldIndex("data_file"), dataFileType.size());
 
-    assertThat(keys(redacted.getMap(dataFileType.fieldIndex("upper_bounds")))).containsExactly(city);
+    assertThat(keys(redacted.getMap(dataFileType.fieldIndex("upper_bounds"))))
+        .containsExactly(city);
     assertThat(keys(redacted.getMap(dataFileType.fieldIndex("column_sizes")))).containsExactly(1);
     assertThat(redaction.touches(new String[] {"data_file", "upper_bounds"})).isTrue();
     assertThat(redaction.touches(new String[] {"DATA_FILE"})).isTrue();
     assertThat(redaction.touches(new String[] {"data_file", "file_path"})).isFalse();
-    assertThat(redaction.touches(new String[] {"readable_metrics", "ssn", "lower_bound"}))
-        .isTrue();
+    assertThat(redaction.touches(new String[] {"readable_metrics", "ssn", "lower_bound"})).isTrue();
     assertThat(redaction.touches(new String[] {"status"})).isFalse();
   }
 
@@ -173,19 +174,22 @@ class MetricsRedactionTest {
     StructType addressType = (StructType) rowType.apply("address").dataType();
     StructType contactType = (StructType) rowType.apply("contact").dataType();
     InternalRow deleted =
-        row(rowType,
+        row(
+            rowType,
             Map.of(
                 "id", 7L,
                 "ssn", UTF8String.fromString("DELETED-CANARY-SSN"),
-                "address", row(addressType, Map.of(
-                    "zip", UTF8String.fromString("DELETED-CANARY-ZIP"),
-                    "city", UTF8String.fromString("Springfield"))),
+                "address",
+                    row(
+                        addressType,
+                        Map.of(
+                            "zip", UTF8String.fromString("DELETED-CANARY-ZIP"),
+                            "city", UTF8String.fromString("Springfield"))),
                 "contact", row(contactType, Map.of("phone", UTF8String.fromString("555")))));
     InternalRow input = row(type, Map.of("pos", 4L, "row", deleted));
 
     MetricsRedaction redaction = MetricsRedaction.of(type, deletes.schema().asStruct(), hidden);
-    InternalRow redacted =
-        redaction.apply(input).getStruct(type.fieldIndex("row"), rowType.size());
+    InternalRow redacted = redaction.apply(input).getStruct(type.fieldIndex("row"), rowType.size());
 
     assertThat(redacted.getLong(rowType.fieldIndex("id"))).isEqualTo(7L);
     assertThat(redacted.isNullAt(rowType.fieldIndex("ssn"))).isTrue();
@@ -199,8 +203,7 @@ class MetricsRedactionTest {
   @Test
   void projectionsWithoutRedactedFieldsPassRowsThrough() {
     Table files = MetadataTableUtils.createMetadataTableInstance(table, MetadataTableType.FILES);
-    StructType projected =
-        new StructType().add("file_path", "string").add("record_count", "long");
+    StructType projected = new StructType().add("file_path", "string").add("record_count", "long");
     MetricsRedaction redaction = MetricsRedaction.of(projected, files.schema().asStruct(), hidden);
     InternalRow input = row(projected, Map.of("record_count", 2L));
     assertThat(redaction.apply(input)).isSameAs(input);

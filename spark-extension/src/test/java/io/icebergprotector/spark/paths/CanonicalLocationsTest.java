@@ -46,7 +46,8 @@ class CanonicalLocationsTest {
     assertThat(local().canonical("file:" + root + "/open/dangling/f.parquet"))
         .isEqualTo(prot + "/later/f.parquet");
     // no link on the way: unchanged; object stores: unchanged
-    assertThat(local().canonical("file:" + root + "/open/plain/x")).isEqualTo("file:" + root + "/open/plain/x");
+    assertThat(local().canonical("file:" + root + "/open/plain/x"))
+        .isEqualTo("file:" + root + "/open/plain/x");
     assertThat(local().canonical("s3a://bucket/open/link")).isEqualTo("s3a://bucket/open/link");
   }
 
@@ -71,8 +72,12 @@ class CanonicalLocationsTest {
             "protector {",
             "  keys { pii {}, footer {} }",
             "  paths {",
-            "    \"" + root + "/real/prot/\" { footer-key = footer, columns { ssn { key = pii } } }",
-            "    \"file://" + root + "/aliasprefix\" { footer-key = footer, columns { ssn { key = pii } } }",
+            "    \""
+                + root
+                + "/real/prot/\" { footer-key = footer, columns { ssn { key = pii } } }",
+            "    \"file://"
+                + root
+                + "/aliasprefix\" { footer-key = footer, columns { ssn { key = pii } } }",
             "  }",
             "}"));
     Path passphrase = root.resolve("passphrase");
@@ -84,11 +89,15 @@ class CanonicalLocationsTest {
     options.put("protector.user", "etl");
     PathScope scope = PathScope.of(options, false).orElseThrow();
 
-    assertThat(scope.policyFor("file:" + root + "/open/link/base")).get()
-        .extracting(TablePolicy::name).isEqualTo(root + "/real/prot/");
+    assertThat(scope.policyFor("file:" + root + "/open/link/base"))
+        .get()
+        .extracting(TablePolicy::name)
+        .isEqualTo(root + "/real/prot/");
     assertThat(scope.policyFor(root + "/open/dangling")).isPresent();
-    assertThat(scope.policyFor("file:" + root + "/real/aliased/x")).get()
-        .extracting(TablePolicy::name).isEqualTo("file://" + root + "/aliasprefix");
+    assertThat(scope.policyFor("file:" + root + "/real/aliased/x"))
+        .get()
+        .extracting(TablePolicy::name)
+        .isEqualTo("file://" + root + "/aliasprefix");
     assertThat(scope.policyFor("file:" + root + "/open/x")).isEmpty();
     // a read of the parent of a link to a prefix may include files under the prefix
     assertThat(scope.hasPrefixBelow("file:" + root + "/open")).isFalse();

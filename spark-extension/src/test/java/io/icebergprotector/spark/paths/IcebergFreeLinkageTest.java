@@ -31,21 +31,34 @@ import org.junit.jupiter.api.Test;
  */
 class IcebergFreeLinkageTest {
   private static final String OURS = "io.icebergprotector.";
+
   /** class -> the classes it references, for every class of this module. */
   private static Map<String, Set<String>> references;
 
   @BeforeAll
   static void readDependencies() throws Exception {
     Path classes =
-        Path.of(ProtectorSparkSessionExtensions.class.getProtectionDomain().getCodeSource()
-            .getLocation().toURI());
+        Path.of(
+            ProtectorSparkSessionExtensions.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
     ToolProvider jdeps =
-        ToolProvider.findFirst("jdeps").orElseThrow(() -> new AssertionError("no jdeps in this JDK"));
+        ToolProvider.findFirst("jdeps")
+            .orElseThrow(() -> new AssertionError("no jdeps in this JDK"));
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     int rc =
-        jdeps.run(new PrintWriter(out), new PrintWriter(err),
-            "-verbose:class", "-filter:none", "--ignore-missing-deps", "--multi-release", "17", classes.toString());
+        jdeps.run(
+            new PrintWriter(out),
+            new PrintWriter(err),
+            "-verbose:class",
+            "-filter:none",
+            "--ignore-missing-deps",
+            "--multi-release",
+            "17",
+            classes.toString());
     assertThat(rc).as("jdeps on %s: %s", classes, err).isZero();
     references = new TreeMap<>();
     for (String line : out.toString().split("\n")) {
@@ -55,8 +68,9 @@ class IcebergFreeLinkageTest {
         references.computeIfAbsent(parts[0], k -> new TreeSet<>()).add(parts[2]);
       }
     }
-    assertThat(references).as("jdeps output of %s", classes).containsKey(
-        ProtectorSparkSessionExtensions.class.getName());
+    assertThat(references)
+        .as("jdeps output of %s", classes)
+        .containsKey(ProtectorSparkSessionExtensions.class.getName());
   }
 
   @Test
@@ -84,8 +98,9 @@ class IcebergFreeLinkageTest {
             "io.icebergprotector.spark.ProtectorException")
         .doesNotContainKey("io.icebergprotector.spark.IcebergRules");
     assertThat(icebergLinks(reachedFrom))
-        .as("Iceberg classes linked by classes the paths mode loads (class <- how it is reached:"
-            + " referenced Iceberg classes); move them behind IcebergRules")
+        .as(
+            "Iceberg classes linked by classes the paths mode loads (class <- how it is reached:"
+                + " referenced Iceberg classes); move them behind IcebergRules")
         .isEmpty();
   }
 
@@ -100,8 +115,9 @@ class IcebergFreeLinkageTest {
     Map<String, String> reachedFrom = reachable(roots);
     assertThat(reachedFrom).doesNotContainKey("io.icebergprotector.spark.IcebergMaskTypes");
     assertThat(icebergLinks(reachedFrom))
-        .as("Iceberg classes linked by the mask engine (class <- how it is reached: referenced"
-            + " Iceberg classes); map Iceberg types outside it, in IcebergMaskTypes")
+        .as(
+            "Iceberg classes linked by the mask engine (class <- how it is reached: referenced"
+                + " Iceberg classes); map Iceberg types outside it, in IcebergMaskTypes")
         .isEmpty();
   }
 
@@ -170,7 +186,8 @@ class IcebergFreeLinkageTest {
       return false;
     }
     URL resource =
-        IcebergFreeLinkageTest.class.getClassLoader()
+        IcebergFreeLinkageTest.class
+            .getClassLoader()
             .getResource(className.replace('.', '/') + ".class");
     return resource != null && resource.toString().contains("/iceberg-");
   }

@@ -32,9 +32,9 @@ import org.junit.jupiter.api.Test;
 class PathEscapeTest extends PathSessionTest {
   static final int ROWS = 12;
 
-
   static String policy(Path root) {
-    String ssn = "ssn { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }";
+    String ssn =
+        "ssn { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }";
     return String.join(
         "\n",
         "protector {",
@@ -46,7 +46,11 @@ class PathEscapeTest extends PathSessionTest {
         "  keys { pii {}, footer {} }",
         "  paths {",
         // with the trailing slash, as the README writes prefixes
-        "    \"file:" + root + "/prot/\" { footer-key = footer, writers = [etl], columns { " + ssn + " } }",
+        "    \"file:"
+            + root
+            + "/prot/\" { footer-key = footer, writers = [etl], columns { "
+            + ssn
+            + " } }",
         "    \"file:" + root + "/strict/\" {",
         "      footer-key = footer, writers = [etl]",
         "      strict = true, plain-columns = [id, name, person]",
@@ -58,7 +62,11 @@ class PathEscapeTest extends PathSessionTest {
 
   static String source(int from, int to) {
     return "SELECT id, format_string('NAME-%04d', id) AS name,"
-        + " format_string('987-65-%04d', id + 4300) AS ssn FROM range(" + from + ", " + to + ", 1, 2)";
+        + " format_string('987-65-%04d', id + 4300) AS ssn FROM range("
+        + from
+        + ", "
+        + to
+        + ", 1, 2)";
   }
 
   static List<byte[]> canaries(int from, int to) {
@@ -72,28 +80,34 @@ class PathEscapeTest extends PathSessionTest {
   @BeforeAll
   static void start() throws IOException {
     startSession("protector-escape", PathEscapeTest::policy);
-    asUser("etl", () -> {
-      spark.sql(source(0, ROWS)).write().parquet(dir("prot/base"));
-      spark.sql(source(0, ROWS)).write().parquet(dir("open/plain"));
-      return null;
-    });
+    asUser(
+        "etl",
+        () -> {
+          spark.sql(source(0, ROWS)).write().parquet(dir("prot/base"));
+          spark.sql(source(0, ROWS)).write().parquet(dir("open/plain"));
+          return null;
+        });
   }
 
   static void write(String user, String sql, String location) {
-    asUser(user, () -> {
-      spark.sql(sql).write().mode("append").parquet(location);
-      return null;
-    });
+    asUser(
+        user,
+        () -> {
+          spark.sql(sql).write().mode("append").parquet(location);
+          return null;
+        });
   }
 
   static Map<Long, String> ssns(String user, String location) {
-    return asUser(user, () -> {
-      Map<Long, String> out = new TreeMap<>();
-      for (Row r : spark.read().parquet(location).select("id", "ssn").collectAsList()) {
-        out.put(r.getLong(0), r.getString(1));
-      }
-      return out;
-    });
+    return asUser(
+        user,
+        () -> {
+          Map<Long, String> out = new TreeMap<>();
+          for (Row r : spark.read().parquet(location).select("id", "ssn").collectAsList()) {
+            out.put(r.getLong(0), r.getString(1));
+          }
+          return out;
+        });
   }
 
   static List<Path> files(String relative) {
@@ -137,12 +151,24 @@ class PathEscapeTest extends PathSessionTest {
     // Hadoop prints the prefix root without the policy's trailing slash: as the issue saw it,
     // write().partitionBy("ssn") at the root of the prefix, and other spellings of it.
     for (String spelling :
-        List.of(root + "/prot", "file://" + root + "/prot/", root + "/open/../prot", root + "//prot/.")) {
+        List.of(
+            root + "/prot",
+            "file://" + root + "/prot/",
+            root + "/open/../prot",
+            root + "//prot/.")) {
       assertThatThrownBy(
-              () -> asUser("etl", () -> {
-                spark.sql(source(0, 2)).write().mode("append").partitionBy("ssn").parquet(spelling);
-                return null;
-              }))
+              () ->
+                  asUser(
+                      "etl",
+                      () -> {
+                        spark
+                            .sql(source(0, 2))
+                            .write()
+                            .mode("append")
+                            .partitionBy("ssn")
+                            .parquet(spelling);
+                        return null;
+                      }))
           .as(spelling)
           .isInstanceOf(ProtectorException.class)
           .hasMessageContaining("partitioned or bucketed by protected column 'ssn'")
@@ -193,24 +219,41 @@ class PathEscapeTest extends PathSessionTest {
   void aPartitionLocatedUnderThePrefixGetsTheView() throws IOException {
     spark.sql(
         "CREATE TABLE esc_parted (id BIGINT, name STRING, ssn STRING, p INT) USING parquet"
-            + " PARTITIONED BY (p) LOCATION '" + dir("open/parted") + "'");
+            + " PARTITIONED BY (p) LOCATION '"
+            + dir("open/parted")
+            + "'");
     try {
-      asUser("bob", () -> spark.sql(
-          "ALTER TABLE esc_parted ADD PARTITION (p = 1) LOCATION '" + dir("prot/base") + "'"));
+      asUser(
+          "bob",
+          () ->
+              spark.sql(
+                  "ALTER TABLE esc_parted ADD PARTITION (p = 1) LOCATION '"
+                      + dir("prot/base")
+                      + "'"));
       for (String query :
           List.of("SELECT id, ssn FROM esc_parted", "SELECT id, ssn FROM esc_parted WHERE p = 1")) {
         List<Row> rows = asUser("bob", () -> spark.sql(query).collectAsList());
         assertThat(rows).as(query).hasSize(ROWS);
-        assertThat(rows).as(query).allSatisfy(r -> assertThat(r.getString(1)).startsWith("*******43"));
+        assertThat(rows)
+            .as(query)
+            .allSatisfy(r -> assertThat(r.getString(1)).startsWith("*******43"));
         assertThat(rows.stream().map(Row::toString).collect(Collectors.joining()))
             .doesNotContain("987-65");
       }
-      List<Row> clear = asUser("alice", () -> spark.sql("SELECT id, ssn FROM esc_parted WHERE id = 9").collectAsList());
+      List<Row> clear =
+          asUser(
+              "alice",
+              () -> spark.sql("SELECT id, ssn FROM esc_parted WHERE id = 9").collectAsList());
       assertThat(clear.get(0).getString(1)).isEqualTo("987-65-4309");
       // writing the table would stage that partition's files outside the prefix, unencrypted
       assertThatThrownBy(
-              () -> asUser("etl", () -> spark.sql(
-                  "INSERT INTO esc_parted PARTITION (p = 1) " + source(70, 72)).collectAsList()))
+              () ->
+                  asUser(
+                      "etl",
+                      () ->
+                          spark
+                              .sql("INSERT INTO esc_parted PARTITION (p = 1) " + source(70, 72))
+                              .collectAsList()))
           .isInstanceOf(ProtectorException.class)
           .hasMessageContaining("partition location")
           .hasMessageContaining("prot/base");
@@ -227,8 +270,11 @@ class PathEscapeTest extends PathSessionTest {
     Configuration conf = new Configuration();
     conf.set(PathProtection.FACTORY_PROPERTY, PathPolicyCryptoFactory.class.getName());
     options("bob").forEach((k, v) -> conf.set("spark." + k, v));
-    Path file = files("prot/base").stream()
-        .filter(f -> f.toString().endsWith(".parquet")).findFirst().orElseThrow();
+    Path file =
+        files("prot/base").stream()
+            .filter(f -> f.toString().endsWith(".parquet"))
+            .findFirst()
+            .orElseThrow();
     assertThatThrownBy(() -> readStrings(file, conf, "ssn"))
         .hasRootCauseInstanceOf(KeyAccessDeniedException.class)
         .hasStackTraceContaining("Refusing to decrypt columns of file:" + file)
@@ -242,15 +288,27 @@ class PathEscapeTest extends PathSessionTest {
   @Test
   void aForgedViewMarkIsRefused() {
     assertThatThrownBy(
-            () -> asUser("bob", () -> spark.read().option(PathViewMark.OPTION, "ks-made-up.x")
-                .parquet(dir("prot/base")).collectAsList()))
+            () ->
+                asUser(
+                    "bob",
+                    () ->
+                        spark
+                            .read()
+                            .option(PathViewMark.OPTION, "ks-made-up.x")
+                            .parquet(dir("prot/base"))
+                            .collectAsList()))
         .isInstanceOf(ProtectorException.class)
         .hasMessageContaining("which only Iceberg Protector sets");
     spark.conf().set(PathViewMark.OPTION, "ks-made-up.x");
     try {
       assertThatThrownBy(
-              () -> asUser("bob", () -> spark.sql("SELECT ssn FROM parquet.`" + dir("prot/base") + "`")
-                  .collectAsList()))
+              () ->
+                  asUser(
+                      "bob",
+                      () ->
+                          spark
+                              .sql("SELECT ssn FROM parquet.`" + dir("prot/base") + "`")
+                              .collectAsList()))
           .isInstanceOf(ProtectorException.class)
           .hasMessageContaining("sets " + PathViewMark.OPTION);
     } finally {
@@ -258,13 +316,17 @@ class PathEscapeTest extends PathSessionTest {
     }
   }
 
-  // ------------------------------------------------------------------ files the protector did not write
+  // ------------------------------------------------------------------ files the protector did not
+  // write
 
   @Test
   void plaintextFilesUnderThePrefixAreRefusedUnlessAccepted() throws IOException {
     Path planted = Files.createDirectories(root.resolve("prot/planted"));
-    Path source = files("open/plain").stream()
-        .filter(f -> f.toString().endsWith(".parquet")).findFirst().orElseThrow();
+    Path source =
+        files("open/plain").stream()
+            .filter(f -> f.toString().endsWith(".parquet"))
+            .findFirst()
+            .orElseThrow();
     Path plantedFile = Files.copy(source, planted.resolve(source.getFileName()));
     for (String user : List.of("alice", "bob", "mallory")) {
       assertThatThrownBy(() -> ssns(user, dir("prot/planted")))
@@ -291,17 +353,18 @@ class PathEscapeTest extends PathSessionTest {
   void strictEntriesRefuseColumnsNobodyDecidedAbout() throws IOException {
     String ssn = "format_string('987-65-%04d', id + 4300)";
     String person = "named_struct('city', 'CITY', 'ssn', " + ssn + ")";
-    Map<String, String> refused = Map.of(
-        "SELECT id, " + ssn + " AS ssn, 'x' AS note FROM range(0, 2)",
-        "column 'note' is neither protected nor listed in plain-columns",
-        "SELECT id, " + ssn + " AS SSN_ FROM range(0, 2)",
-        "column 'SSN_' is neither protected nor listed in plain-columns",
-        "SELECT id, " + person + " AS person FROM range(0, 2)",
-        "column 'person.ssn' is named like a protected column",
-        "SELECT id, map('k', " + person + ") AS m FROM range(0, 2)",
-        "column 'm.value.ssn' is named like a protected column",
-        "SELECT id, array(" + person + ") AS people FROM range(0, 2)",
-        "column 'people.ssn' is named like a protected column");
+    Map<String, String> refused =
+        Map.of(
+            "SELECT id, " + ssn + " AS ssn, 'x' AS note FROM range(0, 2)",
+            "column 'note' is neither protected nor listed in plain-columns",
+            "SELECT id, " + ssn + " AS SSN_ FROM range(0, 2)",
+            "column 'SSN_' is neither protected nor listed in plain-columns",
+            "SELECT id, " + person + " AS person FROM range(0, 2)",
+            "column 'person.ssn' is named like a protected column",
+            "SELECT id, map('k', " + person + ") AS m FROM range(0, 2)",
+            "column 'm.value.ssn' is named like a protected column",
+            "SELECT id, array(" + person + ") AS people FROM range(0, 2)",
+            "column 'people.ssn' is named like a protected column");
     refused.forEach(
         (sql, message) ->
             assertThatThrownBy(() -> write("etl", sql, dir("strict/t")))
@@ -311,9 +374,12 @@ class PathEscapeTest extends PathSessionTest {
                 .hasMessageContaining("strict entry"));
     assertThat(files("strict/t")).isEmpty();
     // protected and plain columns only: written, the protected one encrypted
-    write("etl", "SELECT id, format_string('NAME-%04d', id) AS name,"
-        + " format_string('987-65-%04d', id + 4300) AS ssn, named_struct('city', 'CITY') AS person"
-        + " FROM range(0, 4)", dir("strict/t"));
+    write(
+        "etl",
+        "SELECT id, format_string('NAME-%04d', id) AS name,"
+            + " format_string('987-65-%04d', id + 4300) AS ssn, named_struct('city', 'CITY') AS person"
+            + " FROM range(0, 4)",
+        dir("strict/t"));
     assertThat(canaryHits("strict/t", canaries(0, 4))).isEmpty();
     assertThat(ssns("bob", dir("strict/t")).get(2L)).isEqualTo("*******4302");
   }

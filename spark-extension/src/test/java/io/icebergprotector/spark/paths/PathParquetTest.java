@@ -41,7 +41,6 @@ import org.junit.jupiter.api.Test;
 class PathParquetTest extends PathSessionTest {
   static final int ROWS = 20;
 
-
   static String policy(Path root) {
     String base = "file:" + root.toAbsolutePath();
     return String.join(
@@ -94,17 +93,26 @@ class PathParquetTest extends PathSessionTest {
         + " array(format_string('TAG-CNRY-%04d', id)) AS tags,"
         + " named_struct('city', format_string('CITY-CLR-%04d', id),"
         + "   'zip', format_string('ZIP-CNRY-%04d', id)) AS address"
-        + " FROM range(" + from + ", " + to + ", 1, 2)";
+        + " FROM range("
+        + from
+        + ", "
+        + to
+        + ", 1, 2)";
   }
 
   static List<byte[]> canaries(int from, int to) {
     List<byte[]> out = new ArrayList<>();
     for (int id = from; id < to; id++) {
       for (String s :
-          List.of("SSN-CNRY-%04d", "m%04d@cnry.io", "PH-CNRY-%04d", "TAG-CNRY-%04d", "ZIP-CNRY-%04d")) {
+          List.of(
+              "SSN-CNRY-%04d", "m%04d@cnry.io", "PH-CNRY-%04d", "TAG-CNRY-%04d", "ZIP-CNRY-%04d")) {
         out.add(String.format(s, id).getBytes(StandardCharsets.UTF_8));
       }
-      out.add(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(7_100_000_000_000L + id).array());
+      out.add(
+          ByteBuffer.allocate(8)
+              .order(ByteOrder.LITTLE_ENDIAN)
+              .putLong(7_100_000_000_000L + id)
+              .array());
     }
     return out;
   }
@@ -112,13 +120,15 @@ class PathParquetTest extends PathSessionTest {
   @BeforeAll
   static void start() throws IOException {
     startSession("protector-paths", PathParquetTest::policy);
-    asUser("etl", () -> {
-      spark.sql(source(0, ROWS)).write().parquet(dir("pii/customers"));
-      spark.sql(source(0, ROWS)).write().parquet(dir("strict/payroll"));
-      spark.sql(source(0, ROWS)).write().parquet(dir("plainfooter/people"));
-      spark.sql(source(0, ROWS)).write().parquet(dir("open/people"));
-      return null;
-    });
+    asUser(
+        "etl",
+        () -> {
+          spark.sql(source(0, ROWS)).write().parquet(dir("pii/customers"));
+          spark.sql(source(0, ROWS)).write().parquet(dir("strict/payroll"));
+          spark.sql(source(0, ROWS)).write().parquet(dir("plainfooter/people"));
+          spark.sql(source(0, ROWS)).write().parquet(dir("open/people"));
+          return null;
+        });
   }
 
   static Map<Long, Row> readAs(String user, String relative) {
@@ -150,7 +160,10 @@ class PathParquetTest extends PathSessionTest {
         byte[] bytes = Files.readAllBytes(file);
         for (byte[] needle : needles) {
           if (indexOf(bytes, needle) >= 0) {
-            hits.add(file.getFileName() + " contains " + new String(needle, StandardCharsets.ISO_8859_1));
+            hits.add(
+                file.getFileName()
+                    + " contains "
+                    + new String(needle, StandardCharsets.ISO_8859_1));
           }
         }
       }
@@ -177,16 +190,22 @@ class PathParquetTest extends PathSessionTest {
   void writeUnderPrefixLeavesNoCanaryAtRest() throws IOException {
     assertThat(parquetFiles("pii/customers")).isNotEmpty();
     assertThat(filesContaining("pii/customers", canaries(0, ROWS))).isEmpty();
-    assertThat(filesContaining("plainfooter/people", List.of("SSN-CNRY-0003".getBytes(StandardCharsets.UTF_8))))
+    assertThat(
+            filesContaining(
+                "plainfooter/people", List.of("SSN-CNRY-0003".getBytes(StandardCharsets.UTF_8))))
         .isEmpty();
     // The search does find clear columns, which are stored as written (uncompressed).
-    assertThat(filesContaining("pii/customers", List.of("CITY-CLR-0003".getBytes(StandardCharsets.UTF_8))))
+    assertThat(
+            filesContaining(
+                "pii/customers", List.of("CITY-CLR-0003".getBytes(StandardCharsets.UTF_8))))
         .isNotEmpty();
   }
 
   @Test
   void filesOutsideEveryPrefixStayPlaintext() throws IOException {
-    assertThat(filesContaining("open/people", List.of("SSN-CNRY-0003".getBytes(StandardCharsets.UTF_8))))
+    assertThat(
+            filesContaining(
+                "open/people", List.of("SSN-CNRY-0003".getBytes(StandardCharsets.UTF_8))))
         .isNotEmpty();
     for (Path file : parquetFiles("open/people")) {
       FooterReport report = ParquetFooterInspector.inspect(file);
@@ -204,16 +223,22 @@ class PathParquetTest extends PathSessionTest {
     for (Path file : parquetFiles("pii/customers")) {
       FooterReport report =
           ParquetFooterInspector.inspect(
-              file, ProtectorCrypto.fileDecryption(
+              file,
+              ProtectorCrypto.fileDecryption(
                   alice.keyScope(), alice.policy(), file.toUri().toString()));
       assertThat(report.footerMode()).isEqualTo(FooterReport.FooterMode.ENCRYPTED);
       assertThat(report.algorithm()).containsIgnoringCase("GCM");
       assertThat(report.footerKey().orElseThrow().masterKeyId()).isEqualTo("footer");
       Map<String, String> keys = new TreeMap<>();
-      report.columns().forEach(
-          c -> keys.put(c.path(), c.encrypted()
-              ? c.keyMaterial().map(k -> k.masterKeyId()).orElse("footer-key")
-              : "plaintext"));
+      report
+          .columns()
+          .forEach(
+              c ->
+                  keys.put(
+                      c.path(),
+                      c.encrypted()
+                          ? c.keyMaterial().map(k -> k.masterKeyId()).orElse("footer-key")
+                          : "plaintext"));
       assertThat(keys)
           .containsEntry("id", "plaintext")
           .containsEntry("name", "plaintext")
@@ -292,42 +317,60 @@ class PathParquetTest extends PathSessionTest {
   @Test
   void deniedColumnsArePrunedFromTheFileScan() {
     String plan =
-        asUser("eve", () -> spark.read().parquet(dir("pii/customers"))
-            .queryExecution().executedPlan().toString());
+        asUser(
+            "eve",
+            () ->
+                spark
+                    .read()
+                    .parquet(dir("pii/customers"))
+                    .queryExecution()
+                    .executedPlan()
+                    .toString());
     String readSchema = plan.substring(plan.indexOf("ReadSchema:"));
     assertThat(readSchema).contains("id:bigint", "name:string", "address:struct<city:string>");
-    assertThat(readSchema).doesNotContain("ssn", "email", "phone", "salary", "birth", "tags", "zip");
+    assertThat(readSchema)
+        .doesNotContain("ssn", "email", "phone", "salary", "birth", "tags", "zip");
   }
 
   @Test
   void filtersOnMaskedOrDeniedColumnsAreNotPushedToParquet() {
-    asUser("bob", () -> {
-      Dataset<Row> masked =
-          spark.read().parquet(dir("pii/customers")).filter("ssn = '*********0003'");
-      String plan = masked.queryExecution().executedPlan().toString();
-      System.out.println("[paths] analyst, filter on masked ssn:\n" + plan);
-      assertThat(pushedFilters(plan)).doesNotContain("EqualTo(ssn");
-      assertThat(masked.collectAsList()).hasSize(1);
-      // a clear value of a masked column matches nothing
-      assertThat(spark.read().parquet(dir("pii/customers")).filter("ssn = 'SSN-CNRY-0003'").count())
-          .isZero();
-      // filters on clear columns are still pushed down
-      Dataset<Row> clear =
-          spark.read().parquet(dir("pii/customers")).filter("email = 'm0003@cnry.io'");
-      assertThat(pushedFilters(clear.queryExecution().executedPlan().toString())).contains("email");
-      assertThat(clear.count()).isEqualTo(1);
-      return null;
-    });
-    asUser("eve", () -> {
-      Dataset<Row> denied =
-          spark.read().parquet(dir("pii/customers")).filter("ssn = 'SSN-CNRY-0003'");
-      String plan = denied.queryExecution().executedPlan().toString();
-      System.out.println("[paths] no role, filter on denied ssn:\n" + plan);
-      assertThat(pushedFilters(plan)).doesNotContain("ssn");
-      assertThat(plan).doesNotContain("ssn:string");
-      assertThat(denied.count()).isZero();
-      return null;
-    });
+    asUser(
+        "bob",
+        () -> {
+          Dataset<Row> masked =
+              spark.read().parquet(dir("pii/customers")).filter("ssn = '*********0003'");
+          String plan = masked.queryExecution().executedPlan().toString();
+          System.out.println("[paths] analyst, filter on masked ssn:\n" + plan);
+          assertThat(pushedFilters(plan)).doesNotContain("EqualTo(ssn");
+          assertThat(masked.collectAsList()).hasSize(1);
+          // a clear value of a masked column matches nothing
+          assertThat(
+                  spark
+                      .read()
+                      .parquet(dir("pii/customers"))
+                      .filter("ssn = 'SSN-CNRY-0003'")
+                      .count())
+              .isZero();
+          // filters on clear columns are still pushed down
+          Dataset<Row> clear =
+              spark.read().parquet(dir("pii/customers")).filter("email = 'm0003@cnry.io'");
+          assertThat(pushedFilters(clear.queryExecution().executedPlan().toString()))
+              .contains("email");
+          assertThat(clear.count()).isEqualTo(1);
+          return null;
+        });
+    asUser(
+        "eve",
+        () -> {
+          Dataset<Row> denied =
+              spark.read().parquet(dir("pii/customers")).filter("ssn = 'SSN-CNRY-0003'");
+          String plan = denied.queryExecution().executedPlan().toString();
+          System.out.println("[paths] no role, filter on denied ssn:\n" + plan);
+          assertThat(pushedFilters(plan)).doesNotContain("ssn");
+          assertThat(plan).doesNotContain("ssn:string");
+          assertThat(denied.count()).isZero();
+          return null;
+        });
   }
 
   private static String pushedFilters(String plan) {
@@ -338,48 +381,72 @@ class PathParquetTest extends PathSessionTest {
   @Test
   void sqlOnFilesAndSelfJoinsGetTheView() {
     List<Row> rows =
-        asUser("bob", () -> spark.sql(
-            "SELECT a.ssn, b.phone FROM parquet.`" + dir("pii/customers") + "` a"
-                + " JOIN parquet.`" + dir("pii/customers") + "` b ON a.id = b.id WHERE a.id = 7")
-            .collectAsList());
+        asUser(
+            "bob",
+            () ->
+                spark
+                    .sql(
+                        "SELECT a.ssn, b.phone FROM parquet.`"
+                            + dir("pii/customers")
+                            + "` a"
+                            + " JOIN parquet.`"
+                            + dir("pii/customers")
+                            + "` b ON a.id = b.id WHERE a.id = 7")
+                    .collectAsList());
     assertThat(rows).hasSize(1);
     assertThat(rows.get(0).getString(0)).isEqualTo("*********0007");
     assertThat(rows.get(0).getString(1)).hasSize(64).doesNotContain("PH-CNRY");
 
     List<Row> joined =
-        asUser("bob", () -> {
-          Dataset<Row> df = spark.read().parquet(dir("pii/customers"));
-          return df.as("a").join(df.as("b"), df.col("id").equalTo(df.col("id")))
-              .filter("a.id = 9").select("a.ssn", "b.email").collectAsList();
-        });
+        asUser(
+            "bob",
+            () -> {
+              Dataset<Row> df = spark.read().parquet(dir("pii/customers"));
+              return df.as("a")
+                  .join(df.as("b"), df.col("id").equalTo(df.col("id")))
+                  .filter("a.id = 9")
+                  .select("a.ssn", "b.email")
+                  .collectAsList();
+            });
     assertThat(joined).hasSize(1);
     assertThat(joined.get(0).getString(0)).isEqualTo("*********0009");
     assertThat(joined.get(0).getString(1)).isEqualTo("m0009@cnry.io");
 
     // a cached view serves the same principal's view
-    asUser("bob", () -> {
-      Dataset<Row> cached = spark.read().parquet(dir("pii/customers")).cache();
-      try {
-        assertThat(cached.filter("id = 2").select("ssn").first().getString(0))
-            .isEqualTo("*********0002");
-      } finally {
-        cached.unpersist();
-      }
-      return null;
-    });
+    asUser(
+        "bob",
+        () -> {
+          Dataset<Row> cached = spark.read().parquet(dir("pii/customers")).cache();
+          try {
+            assertThat(cached.filter("id = 2").select("ssn").first().getString(0))
+                .isEqualTo("*********0002");
+          } finally {
+            cached.unpersist();
+          }
+          return null;
+        });
   }
 
   @Test
   void parquetTablesUnderThePrefixAreProtectedToo() {
     spark.sql("CREATE TABLE customers_tbl USING parquet LOCATION '" + dir("pii/customers") + "'");
     try {
-      Row r = asUser("bob", () -> spark.sql("SELECT ssn, salary FROM customers_tbl WHERE id = 4")
-          .collectAsList().get(0));
+      Row r =
+          asUser(
+              "bob",
+              () ->
+                  spark
+                      .sql("SELECT ssn, salary FROM customers_tbl WHERE id = 4")
+                      .collectAsList()
+                      .get(0));
       assertThat(r.getString(0)).isEqualTo("*********0004");
       assertThat(r.getLong(1)).isZero();
       assertThatThrownBy(
-              () -> asUser("bob", () -> spark.sql("INSERT INTO customers_tbl " + source(50, 51))
-                  .collectAsList()))
+              () ->
+                  asUser(
+                      "bob",
+                      () ->
+                          spark.sql("INSERT INTO customers_tbl " + source(50, 51)).collectAsList()))
           .isInstanceOf(ProtectorException.class)
           .hasMessageContaining("bob");
     } finally {
@@ -389,25 +456,40 @@ class PathParquetTest extends PathSessionTest {
 
   @Test
   void onDeniedFailRefusesQueriesThatReadTheColumn() {
-    asUser("bob", () -> {
-      assertThatThrownBy(() -> spark.read().parquet(dir("strict/payroll")).collectAsList())
-          .isInstanceOf(ProtectorException.class)
-          .hasMessageContaining("bob")
-          .hasMessageContaining("'salary'")
-          .hasMessageContaining("strict/payroll")
-          .hasMessageContaining("on-denied = fail");
-      assertThatThrownBy(
-              () -> spark.read().parquet(dir("strict/payroll")).filter("salary > 0").select("id")
-                  .collectAsList())
-          .isInstanceOf(ProtectorException.class)
-          .hasMessageContaining("'salary'");
-      // leaving it out works
-      assertThat(spark.read().parquet(dir("strict/payroll")).select("id", "ssn").count())
-          .isEqualTo(ROWS);
-      return null;
-    });
-    Row r = asUser("alice", () -> spark.read().parquet(dir("strict/payroll")).filter("id = 3")
-        .collectAsList().get(0));
+    asUser(
+        "bob",
+        () -> {
+          assertThatThrownBy(() -> spark.read().parquet(dir("strict/payroll")).collectAsList())
+              .isInstanceOf(ProtectorException.class)
+              .hasMessageContaining("bob")
+              .hasMessageContaining("'salary'")
+              .hasMessageContaining("strict/payroll")
+              .hasMessageContaining("on-denied = fail");
+          assertThatThrownBy(
+                  () ->
+                      spark
+                          .read()
+                          .parquet(dir("strict/payroll"))
+                          .filter("salary > 0")
+                          .select("id")
+                          .collectAsList())
+              .isInstanceOf(ProtectorException.class)
+              .hasMessageContaining("'salary'");
+          // leaving it out works
+          assertThat(spark.read().parquet(dir("strict/payroll")).select("id", "ssn").count())
+              .isEqualTo(ROWS);
+          return null;
+        });
+    Row r =
+        asUser(
+            "alice",
+            () ->
+                spark
+                    .read()
+                    .parquet(dir("strict/payroll"))
+                    .filter("id = 3")
+                    .collectAsList()
+                    .get(0));
     assertThat(r.<Long>getAs("salary")).isEqualTo(7_100_000_000_003L);
   }
 
@@ -424,10 +506,13 @@ class PathParquetTest extends PathSessionTest {
   @Test
   void nonWriterCannotWriteUnderThePrefix() {
     assertThatThrownBy(
-            () -> asUser("bob", () -> {
-              spark.sql(source(0, 2)).write().mode("append").parquet(dir("pii/customers"));
-              return null;
-            }))
+            () ->
+                asUser(
+                    "bob",
+                    () -> {
+                      spark.sql(source(0, 2)).write().mode("append").parquet(dir("pii/customers"));
+                      return null;
+                    }))
         .isInstanceOf(ProtectorException.class)
         .hasMessageContaining("bob")
         .hasMessageContaining("pii/customers")
@@ -438,10 +523,13 @@ class PathParquetTest extends PathSessionTest {
   @Test
   void partitioningByAProtectedColumnIsRefused() {
     assertThatThrownBy(
-            () -> asUser("etl", () -> {
-              spark.sql(source(0, 2)).write().partitionBy("ssn").parquet(dir("pii/bypart"));
-              return null;
-            }))
+            () ->
+                asUser(
+                    "etl",
+                    () -> {
+                      spark.sql(source(0, 2)).write().partitionBy("ssn").parquet(dir("pii/bypart"));
+                      return null;
+                    }))
         .isInstanceOf(ProtectorException.class)
         .hasMessageContaining("'ssn'");
     assertThat(Files.exists(root.resolve("pii/bypart"))).isFalse();
@@ -449,13 +537,24 @@ class PathParquetTest extends PathSessionTest {
 
   @Test
   void partitionedAndAppendedWritesAreEncryptedToo() throws IOException {
-    asUser("etl", () -> {
-      spark.sql(source(100, 110)).selectExpr("*", "id % 2 AS part")
-          .write().partitionBy("part").parquet(dir("pii/parted"));
-      spark.sql(source(110, 120)).selectExpr("*", "id % 2 AS part")
-          .write().mode("append").partitionBy("part").parquet(dir("pii/parted"));
-      return null;
-    });
+    asUser(
+        "etl",
+        () -> {
+          spark
+              .sql(source(100, 110))
+              .selectExpr("*", "id % 2 AS part")
+              .write()
+              .partitionBy("part")
+              .parquet(dir("pii/parted"));
+          spark
+              .sql(source(110, 120))
+              .selectExpr("*", "id % 2 AS part")
+              .write()
+              .mode("append")
+              .partitionBy("part")
+              .parquet(dir("pii/parted"));
+          return null;
+        });
     assertThat(filesContaining("pii/parted", canaries(100, 120))).isEmpty();
     Map<Long, Row> rows = readAs("bob", "pii/parted");
     assertThat(rows).hasSize(20);
@@ -464,16 +563,21 @@ class PathParquetTest extends PathSessionTest {
 
   @Test
   void aFileWithoutPolicyColumnsIsEncryptedUnderTheFooterKey() {
-    asUser("etl", () -> {
-      spark.sql("SELECT id, format_string('NOTE-%04d', id) AS note FROM range(0, 5)")
-          .write().parquet(dir("pii/notes"));
-      return null;
-    });
+    asUser(
+        "etl",
+        () -> {
+          spark
+              .sql("SELECT id, format_string('NOTE-%04d', id) AS note FROM range(0, 5)")
+              .write()
+              .parquet(dir("pii/notes"));
+          return null;
+        });
     PathScope alice = scopeOf("alice");
     for (Path file : parquetFiles("pii/notes")) {
       FooterReport report =
           ParquetFooterInspector.inspect(
-              file, ProtectorCrypto.fileDecryption(
+              file,
+              ProtectorCrypto.fileDecryption(
                   alice.keyScope(), alice.policy(), file.toUri().toString()));
       assertThat(report.footerMode()).isEqualTo(FooterReport.FooterMode.ENCRYPTED);
       assertThat(report.columns()).allMatch(c -> c.encrypted() && c.encryptedWithFooterKey());

@@ -20,9 +20,9 @@ import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 
 /**
- * Base of the path tests: one local Spark session per test class, with the protector extension
- * and {@code spark.protector.*} settings for a policy over a temporary directory, acting as {@code
- * etl} unless a test switches the principal.
+ * Base of the path tests: one local Spark session per test class, with the protector extension and
+ * {@code spark.protector.*} settings for a policy over a temporary directory, acting as {@code etl}
+ * unless a test switches the principal.
  */
 abstract class PathSessionTest {
   static SparkSession spark;

@@ -20,6 +20,8 @@ class PathSettingsReadmeTest {
             .collect(Collectors.toList());
     assertThat(PathScope.SETTINGS).contains("spark.protector.policy", "spark.protector.user");
     assertThat(missing).as("spark.protector.* settings missing from README.md").isEmpty();
-    assertThat(readme).contains("### Plain Parquet paths", "### REST catalogs: Polaris and Snowflake Open Catalog");
+    assertThat(readme)
+        .contains(
+            "### Plain Parquet paths", "### REST catalogs: Polaris and Snowflake Open Catalog");
   }
 }

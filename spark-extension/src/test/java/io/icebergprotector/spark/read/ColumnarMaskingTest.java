@@ -22,7 +22,6 @@ import org.apache.iceberg.spark.SparkSchemaUtil;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
-import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
@@ -119,9 +118,7 @@ class ColumnarMaskingTest {
     Types.DecimalType small = Types.DecimalType.of(10, 2);
     List<Object> decimals =
         values(
-            Decimal.apply(new BigDecimal("1234.50")),
-            null,
-            Decimal.apply(new BigDecimal("-0.01")));
+            Decimal.apply(new BigDecimal("1234.50")), null, Decimal.apply(new BigDecimal("-0.01")));
     assertSameAsRowMasks("hash", small, decimals);
     assertSameAsRowMasks("redact", small, decimals);
     Types.DecimalType wide = Types.DecimalType.of(30, 4);
@@ -182,14 +179,21 @@ class ColumnarMaskingTest {
     assertThatThrownBy(
             () ->
                 MaskEngine.columnMask(
-                    Mask.parse("hash"), IcebergMaskTypes.of(Types.DoubleType.get()), "d",
-                    "in table db.t", () -> KEY.clone()))
+                    Mask.parse("hash"),
+                    IcebergMaskTypes.of(Types.DoubleType.get()),
+                    "d",
+                    "in table db.t",
+                    () -> KEY.clone()))
         .isInstanceOf(ProtectorException.class)
-        .hasMessageContaining("Mask 'hash' of column 'd' in table db.t cannot be applied to type double");
+        .hasMessageContaining(
+            "Mask 'hash' of column 'd' in table db.t cannot be applied to type double");
     assertThatThrownBy(
             () ->
                 MaskEngine.columnMask(
-                    Mask.parse("year"), IcebergMaskTypes.of(Types.LongType.get()), "l", "",
+                    Mask.parse("year"),
+                    IcebergMaskTypes.of(Types.LongType.get()),
+                    "l",
+                    "",
                     () -> KEY.clone()))
         .isInstanceOf(ProtectorException.class)
         .hasMessageContaining("Mask 'year' of column 'l' cannot be applied to type long");

@@ -8,6 +8,7 @@ import static org.apache.iceberg.types.Types.NestedField.required;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.kms.LocalKeyService;
 import io.icebergprotector.kms.Passphrase;
 import io.icebergprotector.policy.Mask;
@@ -17,7 +18,6 @@ import io.icebergprotector.spark.IcebergMaskTypes;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorContext;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
-import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.masks.ColumnMask;
 import io.icebergprotector.spark.masks.ExpectedMasks;
@@ -89,8 +89,8 @@ import scala.Function1;
 /**
  * The columnar read path against the row path, on a flat table with a mask of every kind: two
  * encrypted files (one with a row group per row) written by the protected appender, and one
- * plaintext file written before protection. Batches hold two rows, so batches end inside row
- * groups too. alice: clear; bob: masks, salary denied; carol: no role.
+ * plaintext file written before protection. Batches hold two rows, so batches end inside row groups
+ * too. alice: clear; bob: masks, salary denied; carol: no role.
  */
 class ProtectedBatchReadTest {
   static final String POLICY =
@@ -174,7 +174,8 @@ class ProtectedBatchReadTest {
           Item.empty(13, "Fay"),
           Item.of(14, "Gus"),
           Item.of(15, "Hal"));
-  static final List<Item> SMALL = List.of(Item.of(21, "Ida"), Item.empty(22, "Jon"), Item.of(23, "Kim"));
+  static final List<Item> SMALL =
+      List.of(Item.of(21, "Ida"), Item.empty(22, "Jon"), Item.of(23, "Kim"));
 
   @TempDir static Path dir;
   static SparkSession spark;
@@ -254,8 +255,7 @@ class ProtectedBatchReadTest {
         record.setField("email", item.email());
         record.setField("salary", item.salary());
         record.setField("birth", item.birth());
-        record.setField(
-            "seen", item.seen() == null ? null : item.seen().atOffset(ZoneOffset.UTC));
+        record.setField("seen", item.seen() == null ? null : item.seen().atOffset(ZoneOffset.UTC));
         record.setField("code", item.code());
         record.setField("card", item.card());
         record.setField("score", item.score());
@@ -315,8 +315,9 @@ class ProtectedBatchReadTest {
           item.email() == null ? null : UTF8String.fromString(item.email()),
           item.salary() == null ? null : Decimal.apply(item.salary()),
           item.birth() == null ? null : (int) item.birth().toEpochDay(),
-          item.seen() == null ? null : item.seen().getEpochSecond() * 1_000_000L
-              + item.seen().getNano() / 1000,
+          item.seen() == null
+              ? null
+              : item.seen().getEpochSecond() * 1_000_000L + item.seen().getNano() / 1000,
           item.code(),
           item.card(),
           item.score(),
@@ -600,14 +601,17 @@ class ProtectedBatchReadTest {
         ParquetReadOptions.builder()
             .withDecryption(
                 ProtectorCrypto.fileDecryption(
-                    bob, bigFile.location(), io.icebergprotector.spark.crypto.FileBinding.of(table)))
+                    bob,
+                    bigFile.location(),
+                    io.icebergprotector.spark.crypto.FileBinding.of(table)))
             .build();
     VectorizedParquetReader<ColumnarBatch> reader =
         new VectorizedParquetReader<>(
             table.io().newInputFile(bigFile.location()),
             readSchema,
             options,
-            fileSchema -> VectorizedSparkParquetReaders.buildReader(readSchema, fileSchema, Map.of()),
+            fileSchema ->
+                VectorizedSparkParquetReaders.buildReader(readSchema, fileSchema, Map.of()),
             NameMapping.empty(),
             Expressions.equal("name", "Eve"),
             true,

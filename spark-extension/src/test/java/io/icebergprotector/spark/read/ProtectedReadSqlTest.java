@@ -77,7 +77,8 @@ class ProtectedReadSqlTest extends SparkTestBase {
     table = icebergTable("customers");
     // The files below are appended as protector versions before file binding wrote them, so the
     // table must predate binding too: without the boundary they read as legacy files.
-    table.updateProperties()
+    table
+        .updateProperties()
         .remove(io.icebergprotector.spark.binding.BindingBoundary.PROPERTY)
         .commit();
     TestTables.appendPlaintext(table, PLAIN);
@@ -122,7 +123,8 @@ class ProtectedReadSqlTest extends SparkTestBase {
     byte[] hashKey = ProtectorCrypto.hashMaskKey(spec("bob"), "pii");
     assertThat(bob.get(0).getString(2)).isEqualTo("*******6789");
     assertThat(bob.get(2).getString(2)).isEqualTo("*******3333");
-    assertThat(bob.get(2).getString(3)).isEqualTo(ExpectedMasks.hashHex(hashKey, "dan@example.com"));
+    assertThat(bob.get(2).getString(3))
+        .isEqualTo(ExpectedMasks.hashHex(hashKey, "dan@example.com"));
     assertThat(bob.get(2).isNullAt(4)).isTrue();
     assertThat(bob.get(2).isNullAt(5)).isTrue();
     assertThat(bob.get(2).getString(1)).isEqualTo("Dan");

@@ -168,8 +168,15 @@ class ProtectedReadTest {
       Predicate... predicates) {
     ProtectedScanBuilder builder =
         new ProtectedScanBuilder(
-            spark, table, null, null, table.schema(), new CaseInsensitiveStringMap(options), spec,
-            null, false);
+            spark,
+            table,
+            null,
+            null,
+            table.schema(),
+            new CaseInsensitiveStringMap(options),
+            spec,
+            null,
+            false);
     Predicate[] postScan = builder.pushPredicates(predicates);
     assertThat(postScan).containsExactly(predicates); // Spark re-evaluates every predicate
     if (requested != null) {
@@ -258,7 +265,8 @@ class ProtectedReadTest {
     for (Person p : concat(PLAIN, ENCRYPTED)) {
       Row row = byId(rows, p.id());
       assertThat(row.getString(1)).isEqualTo(p.name());
-      assertThat(row.getString(2)).isEqualTo(p.ssn() == null ? null : ExpectedMasks.partial(p.ssn(), 4));
+      assertThat(row.getString(2))
+          .isEqualTo(p.ssn() == null ? null : ExpectedMasks.partial(p.ssn(), 4));
       assertThat(row.getString(3))
           .isEqualTo(p.email() == null ? null : ExpectedMasks.hashHex(hashKey, p.email()));
       assertThat(row.isNullAt(4)).as("salary is denied").isTrue();

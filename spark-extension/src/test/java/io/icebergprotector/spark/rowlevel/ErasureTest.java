@@ -29,8 +29,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * An erasure request end to end: DELETE one person's rows, make sure no data file keeps them
  * (merge-on-read deletes only mark rows, so their files are rewritten first), expire the snapshots
- * that still reference the old files and remove orphaned files; then no file of the table holds
- * the person's row, in plaintext or encrypted (every remaining data file is decrypted as an admin).
+ * that still reference the old files and remove orphaned files; then no file of the table holds the
+ * person's row, in plaintext or encrypted (every remaining data file is decrypted as an admin).
  */
 class ErasureTest extends RowLevelTestBase {
   private static final long PERSON = 7;
@@ -60,20 +60,38 @@ class ErasureTest extends RowLevelTestBase {
     if (mergeOnRead) {
       // a position delete or DV only marks the row: its data file still holds it
       assertThat(holdingPerson(admin, iceberg(t))).isNotEmpty();
-      as("alice", "CALL " + CATALOG + ".system.rewrite_protected(table => '" + t + "', force => true)");
+      as(
+          "alice",
+          "CALL " + CATALOG + ".system.rewrite_protected(table => '" + t + "', force => true)");
     }
     assertThat(holdingPerson(admin, iceberg(t))).isEmpty();
 
     String now = Timestamp.from(Instant.now().plusSeconds(1)).toString();
     assertThatThrownBy(
             () ->
-                as("bob", "CALL " + CATALOG + ".system.expire_snapshots(table => '" + t + "',"
-                    + " older_than => TIMESTAMP '" + now + "', retain_last => 1)"))
+                as(
+                    "bob",
+                    "CALL "
+                        + CATALOG
+                        + ".system.expire_snapshots(table => '"
+                        + t
+                        + "',"
+                        + " older_than => TIMESTAMP '"
+                        + now
+                        + "', retain_last => 1)"))
         .isInstanceOf(ProtectorException.class)
         .hasMessageContaining("may not run")
         .hasMessageContaining("expire_snapshots");
-    as("etl", "CALL " + CATALOG + ".system.expire_snapshots(table => '" + t + "',"
-        + " older_than => TIMESTAMP '" + now + "', retain_last => 1)");
+    as(
+        "etl",
+        "CALL "
+            + CATALOG
+            + ".system.expire_snapshots(table => '"
+            + t
+            + "',"
+            + " older_than => TIMESTAMP '"
+            + now
+            + "', retain_last => 1)");
     as("etl", "CALL " + CATALOG + ".system.remove_orphan_files(table => '" + t + "')");
     assertThat(orphan).doesNotExist();
 

@@ -37,7 +37,9 @@ class RowLevelAccessTest extends RowLevelTestBase {
     as("alice", "DROP TABLE IF EXISTS " + name(PARTITIONED) + " PURGE");
     as(
         "alice",
-        "CREATE TABLE " + name(PARTITIONED) + " (id BIGINT, name STRING, ssn STRING, email STRING,"
+        "CREATE TABLE "
+            + name(PARTITIONED)
+            + " (id BIGINT, name STRING, ssn STRING, email STRING,"
             + " salary DECIMAL(10,2), dept STRING) USING iceberg PARTITIONED BY (dept)"
             + " TBLPROPERTIES ('write.parquet.compression-codec'='uncompressed')");
     insert(PARTITIONED, 1, 10);
@@ -54,14 +56,23 @@ class RowLevelAccessTest extends RowLevelTestBase {
                 new String[] {"UPDATE", "UPDATE " + name(t) + " SET dept = 'x' WHERE id = 1"},
                 new String[] {
                   "MERGE",
-                  "MERGE INTO " + name(t) + " t USING (SELECT 1L AS id) s ON t.id = s.id"
+                  "MERGE INTO "
+                      + name(t)
+                      + " t USING (SELECT 1L AS id) s ON t.id = s.id"
                       + " WHEN MATCHED THEN DELETE"
                 })) {
           assertRefusedBeforeWriting(
               t,
               () -> as(user, statement[1]),
-              "Principal '" + user + "' (roles " + roles + ") may not run " + statement[0]
-                  + " on protected table " + t + ": only the table's writer roles"
+              "Principal '"
+                  + user
+                  + "' (roles "
+                  + roles
+                  + ") may not run "
+                  + statement[0]
+                  + " on protected table "
+                  + t
+                  + ": only the table's writer roles"
                   + " [admin, etl, steward] may change its rows");
         }
       }
@@ -84,7 +95,9 @@ class RowLevelAccessTest extends RowLevelTestBase {
     // MERGE that only deletes, on an unprotected ON condition, reads no protected column either
     as(
         "etl",
-        "MERGE INTO " + name(MOR) + " t USING (SELECT 9L AS id) s ON t.id = s.id"
+        "MERGE INTO "
+            + name(MOR)
+            + " t USING (SELECT 9L AS id) s ON t.id = s.id"
             + " WHEN MATCHED THEN DELETE");
     assertThat(ids(as("alice", "SELECT id FROM " + name(MOR)))).doesNotContain(2L, 9L);
   }
@@ -135,7 +148,11 @@ class RowLevelAccessTest extends RowLevelTestBase {
         () ->
             as(
                 "etl",
-                "MERGE INTO " + name(MOR) + " t USING (SELECT '" + ssn(4) + "' AS ssn) s"
+                "MERGE INTO "
+                    + name(MOR)
+                    + " t USING (SELECT '"
+                    + ssn(4)
+                    + "' AS ssn) s"
                     + " ON t.ssn = s.ssn WHEN MATCHED THEN DELETE"),
         "may not run MERGE (merge-on-read)",
         "[ssn]",
@@ -145,8 +162,12 @@ class RowLevelAccessTest extends RowLevelTestBase {
         () ->
             as(
                 "dana",
-                "MERGE INTO " + name(MOR) + " t USING (SELECT 4L AS id) s ON t.id = s.id"
-                    + " WHEN MATCHED AND t.ssn = '" + ssn(4) + "' THEN DELETE"),
+                "MERGE INTO "
+                    + name(MOR)
+                    + " t USING (SELECT 4L AS id) s ON t.id = s.id"
+                    + " WHEN MATCHED AND t.ssn = '"
+                    + ssn(4)
+                    + "' THEN DELETE"),
         "may not run MERGE (merge-on-read)",
         "[ssn]",
         "(ssn: masked)");
@@ -173,15 +194,22 @@ class RowLevelAccessTest extends RowLevelTestBase {
         () ->
             as(
                 "dana",
-                "MERGE INTO " + name(MOR) + " t USING (SELECT 5L AS id) s ON t.id = s.id"
+                "MERGE INTO "
+                    + name(MOR)
+                    + " t USING (SELECT 5L AS id) s ON t.id = s.id"
                     + " WHEN MATCHED THEN UPDATE SET dept = 'x'"),
         "may not run MERGE (merge-on-read)",
         "[ssn]");
     // a MERGE that replaces every protected value copies none of the old ones
     as(
         "dana",
-        "MERGE INTO " + name(MOR) + " t USING (SELECT 5L AS id, 'name-5' AS name, '" + ssn(205)
-            + "' AS ssn, '" + email(205) + "' AS email, CAST(5.00 AS DECIMAL(10,2)) AS salary,"
+        "MERGE INTO "
+            + name(MOR)
+            + " t USING (SELECT 5L AS id, 'name-5' AS name, '"
+            + ssn(205)
+            + "' AS ssn, '"
+            + email(205)
+            + "' AS email, CAST(5.00 AS DECIMAL(10,2)) AS salary,"
             + " 'x' AS dept) s ON t.id = s.id WHEN MATCHED THEN UPDATE SET *");
     List<Row> row = as("alice", "SELECT ssn, email, dept FROM " + name(MOR) + " WHERE id = 5");
     assertThat(row).hasSize(1);
@@ -217,7 +245,11 @@ class RowLevelAccessTest extends RowLevelTestBase {
           () ->
               as(
                   "alice",
-                  "UPDATE " + name(t) + " SET name = IF(ssn = '" + ssn(8) + "', 'a', 'b')"
+                  "UPDATE "
+                      + name(t)
+                      + " SET name = IF(ssn = '"
+                      + ssn(8)
+                      + "', 'a', 'b')"
                       + " WHERE id = 8"),
           "it would declassify protected data",
           "column 'name' <- column 'ssn'");
@@ -241,7 +273,10 @@ class RowLevelAccessTest extends RowLevelTestBase {
         () ->
             as(
                 "etl",
-                "DELETE FROM " + name(PARTITIONED) + " WHERE dept = 'even' AND ssn = '" + ssn(2)
+                "DELETE FROM "
+                    + name(PARTITIONED)
+                    + " WHERE dept = 'even' AND ssn = '"
+                    + ssn(2)
                     + "'"),
         "its condition compares protected column(s) [ssn]");
   }
@@ -255,7 +290,9 @@ class RowLevelAccessTest extends RowLevelTestBase {
     Table table = iceberg(t);
     Long snapshot = table.currentSnapshot() != null ? table.currentSnapshot().snapshotId() : null;
     Set<String> names =
-        files(t).stream().map(p -> p.getFileName().toString()).collect(Collectors.toCollection(TreeSet::new));
+        files(t).stream()
+            .map(p -> p.getFileName().toString())
+            .collect(Collectors.toCollection(TreeSet::new));
     return snapshot + " " + names;
   }
 

@@ -147,9 +147,13 @@ class RowLevelIsolationTest extends RowLevelTestBase {
 
     Throwable failure =
         runAgainst(
-            "MERGE INTO " + name(t) + " t USING (SELECT gate(5L) AS id) s ON t.id = s.id"
+            "MERGE INTO "
+                + name(t)
+                + " t USING (SELECT gate(5L) AS id) s ON t.id = s.id"
                 + " WHEN MATCHED THEN UPDATE SET dept = 'first'",
-            "MERGE INTO " + name(t) + " t USING (SELECT 5L AS id) s ON t.id = s.id"
+            "MERGE INTO "
+                + name(t)
+                + " t USING (SELECT 5L AS id) s ON t.id = s.id"
                 + " WHEN MATCHED THEN UPDATE SET dept = 'second'");
 
     assertThat(failure)
@@ -199,7 +203,8 @@ class RowLevelIsolationTest extends RowLevelTestBase {
             () ->
                 committer.commit(
                     failingAppend(table, new CommitStateUnknownException(new IOException("lost"))),
-                    "append", Expressions.alwaysTrue()))
+                    "append",
+                    Expressions.alwaysTrue()))
         .isInstanceOf(CommitStateUnknownException.class);
     committer.abort(List.of(unknown));
     assertThat(Path.of(java.net.URI.create(unknown.location()))).exists();
@@ -209,7 +214,8 @@ class RowLevelIsolationTest extends RowLevelTestBase {
     assertThatThrownBy(
             () ->
                 second.commit(
-                    failingAppend(table, new ValidationException("conflict %s", "x")), "append",
+                    failingAppend(table, new ValidationException("conflict %s", "x")),
+                    "append",
                     null))
         .isInstanceOf(ValidationException.class);
     second.abort(List.of(rejected));
@@ -241,7 +247,9 @@ class RowLevelIsolationTest extends RowLevelTestBase {
       return null;
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
-      while (cause != null && !(cause instanceof ValidationException) && cause.getCause() != null
+      while (cause != null
+          && !(cause instanceof ValidationException)
+          && cause.getCause() != null
           && cause.getCause() != cause) {
         cause = cause.getCause();
       }

@@ -29,10 +29,10 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
@@ -71,23 +71,37 @@ class RowLevelOperationsTest extends RowLevelTestBase {
     as("alice", "DELETE FROM " + name(t) + " WHERE ssn = '" + ssn(4) + "'");
     as(
         "alice",
-        "UPDATE " + name(t) + " SET email = '" + email(105) + "', salary = 1.50 WHERE ssn = '"
-            + ssn(5) + "'");
+        "UPDATE "
+            + name(t)
+            + " SET email = '"
+            + email(105)
+            + "', salary = 1.50 WHERE ssn = '"
+            + ssn(5)
+            + "'");
     as(
         "alice",
-        "MERGE INTO " + name(t) + " t USING (SELECT * FROM VALUES"
-            + " (6L, 'update', '" + ssn(106) + "'), (7L, 'delete', NULL), (21L, 'insert', '"
-            + ssn(21) + "') AS s(id, op, ssn)) s ON t.id = s.id"
-            + " WHEN MATCHED AND t.email = '" + email(6) + "' THEN UPDATE SET ssn = s.ssn"
+        "MERGE INTO "
+            + name(t)
+            + " t USING (SELECT * FROM VALUES"
+            + " (6L, 'update', '"
+            + ssn(106)
+            + "'), (7L, 'delete', NULL), (21L, 'insert', '"
+            + ssn(21)
+            + "') AS s(id, op, ssn)) s ON t.id = s.id"
+            + " WHEN MATCHED AND t.email = '"
+            + email(6)
+            + "' THEN UPDATE SET ssn = s.ssn"
             + " WHEN MATCHED AND s.op = 'delete' THEN DELETE"
             + " WHEN NOT MATCHED THEN INSERT (id, name, ssn, email, salary, dept)"
-            + " VALUES (s.id, 'name-21', s.ssn, '" + email(21) + "', 21.00, 'odd')");
+            + " VALUES (s.id, 'name-21', s.ssn, '"
+            + email(21)
+            + "', 21.00, 'odd')");
 
     // alice reads every change in clear
     Map<Long, Row> rows = byId(as("alice", "SELECT id, ssn, email, salary FROM " + name(t)));
     assertThat(rows.keySet())
-        .containsExactlyInAnyOrder(1L, 2L, 5L, 6L, 8L, 9L, 10L, 11L, 12L, 13L, 14L, 15L, 16L, 17L,
-            18L, 19L, 20L, 21L);
+        .containsExactlyInAnyOrder(
+            1L, 2L, 5L, 6L, 8L, 9L, 10L, 11L, 12L, 13L, 14L, 15L, 16L, 17L, 18L, 19L, 20L, 21L);
     assertThat(rows.get(5L).getString(2)).isEqualTo(email(105));
     assertThat(rows.get(5L).getDecimal(3)).isEqualByComparingTo(new BigDecimal("1.50"));
     assertThat(rows.get(6L).getString(1)).isEqualTo(ssn(106));
@@ -127,7 +141,9 @@ class RowLevelOperationsTest extends RowLevelTestBase {
     if (mode.equals("copy-on-write")) {
       assertThat(deleteFiles).isEmpty();
     } else {
-      assertThat(deleteFiles).isNotEmpty().allMatch(f -> f.content() == FileContent.POSITION_DELETES);
+      assertThat(deleteFiles)
+          .isNotEmpty()
+          .allMatch(f -> f.content() == FileContent.POSITION_DELETES);
       FileFormat expected = formatVersion >= 3 ? FileFormat.PUFFIN : FileFormat.PARQUET;
       assertThat(deleteFiles).allMatch(f -> f.format() == expected);
       if (expected == FileFormat.PARQUET) {
@@ -155,7 +171,9 @@ class RowLevelOperationsTest extends RowLevelTestBase {
     properties.put("write.parquet.page-size-bytes", "512");
     properties.put("write.target-file-size-bytes", "1073741824");
     create(t, properties);
-    as("alice", "INSERT INTO " + name(t) + " SELECT /*+ COALESCE(1) */ * FROM (" + values(1, 600) + ")");
+    as(
+        "alice",
+        "INSERT INTO " + name(t) + " SELECT /*+ COALESCE(1) */ * FROM (" + values(1, 600) + ")");
     Table table = iceberg(t);
     assertThat(liveFiles(table)).hasSize(1);
 
@@ -168,8 +186,13 @@ class RowLevelOperationsTest extends RowLevelTestBase {
         assertThat(count("SELECT count(*) FROM " + name(t) + " WHERE id BETWEEN 299 AND 302"))
             .isEqualTo(2);
         List<Row> split =
-            spark.read().option("split-size", "4096").option("file-open-cost", "1")
-                .table(name(t)).where("id >= 290 AND id <= 310").select("id", "ssn")
+            spark
+                .read()
+                .option("split-size", "4096")
+                .option("file-open-cost", "1")
+                .table(name(t))
+                .where("id >= 290 AND id <= 310")
+                .select("id", "ssn")
                 .collectAsList();
         assertThat(split).hasSize(19).noneMatch(r -> r.getLong(0) == 300 || r.getLong(0) == 301);
       } finally {
@@ -184,8 +207,10 @@ class RowLevelOperationsTest extends RowLevelTestBase {
     String t = "db.t5";
     create(t, properties(2, "merge-on-read"));
     // the catalog's principal is alice unless a test says otherwise
-    spark.sql(values(1, 4).replace("VALUES", "SELECT * FROM VALUES")
-            + " AS v(id, name, ssn, email, salary, dept)")
+    spark
+        .sql(
+            values(1, 4).replace("VALUES", "SELECT * FROM VALUES")
+                + " AS v(id, name, ssn, email, salary, dept)")
         .writeTo(name(t))
         .option("snapshot-property.ticket", "CHG-1")
         .append();
@@ -194,7 +219,9 @@ class RowLevelOperationsTest extends RowLevelTestBase {
         () -> {
           spark.sql("DELETE FROM " + name(t) + " WHERE id = 2");
           spark.sql(
-              "MERGE INTO " + name(t) + " t USING (SELECT 3L AS id) s ON t.id = s.id"
+              "MERGE INTO "
+                  + name(t)
+                  + " t USING (SELECT 3L AS id) s ON t.id = s.id"
                   + " WHEN MATCHED THEN UPDATE SET dept = 'merged'");
           return 0;
         },
@@ -216,22 +243,31 @@ class RowLevelOperationsTest extends RowLevelTestBase {
     as("alice", "DROP TABLE IF EXISTS " + name(t) + " PURGE");
     as(
         "alice",
-        "CREATE TABLE " + name(t) + " (id BIGINT, name STRING, ssn STRING, email STRING,"
+        "CREATE TABLE "
+            + name(t)
+            + " (id BIGINT, name STRING, ssn STRING, email STRING,"
             + " salary DECIMAL(10,2), dept STRING) USING iceberg PARTITIONED BY (dept)"
             + " TBLPROPERTIES ('write.parquet.compression-codec'='uncompressed')");
-    as("alice", "INSERT INTO " + name(t) + " " + values(1, 10).replace("'even'", "'d-even'")
-        .replace("'odd'", "'d-odd'"));
+    as(
+        "alice",
+        "INSERT INTO "
+            + name(t)
+            + " "
+            + values(1, 10).replace("'even'", "'d-even'").replace("'odd'", "'d-odd'"));
     // over range(), so the filter on code stays a selective predicate (not folded away)
     spark.sql(
         "CREATE OR REPLACE TEMPORARY VIEW depts AS SELECT IF(id = 0, 'd-even', 'd-odd') AS dept,"
             + " id + 1 AS code FROM range(2)");
-    String previous = spark.conf().get("spark.sql.optimizer.dynamicPartitionPruning.reuseBroadcastOnly");
+    String previous =
+        spark.conf().get("spark.sql.optimizer.dynamicPartitionPruning.reuseBroadcastOnly");
     spark.conf().set("spark.sql.optimizer.dynamicPartitionPruning.reuseBroadcastOnly", "false");
     spark.conf().set("spark.sql.catalog." + CATALOG + ".protector.user", "alice");
     try {
       Dataset<Row> joined =
           spark.sql(
-              "SELECT t.id, t.ssn FROM " + name(t) + " t JOIN depts d ON t.dept = d.dept"
+              "SELECT t.id, t.ssn FROM "
+                  + name(t)
+                  + " t JOIN depts d ON t.dept = d.dept"
                   + " WHERE d.code = 1");
       List<Row> rows = joined.collectAsList();
       assertThat(rows).hasSize(5).allMatch(r -> r.getLong(0) % 2 == 0);

@@ -128,8 +128,12 @@ abstract class RowLevelTestBase extends SparkTestBase {
     as("alice", "DROP TABLE IF EXISTS " + name(table) + " PURGE");
     as(
         "alice",
-        "CREATE TABLE " + name(table) + " (id BIGINT, name STRING, ssn STRING, email STRING,"
-            + " salary DECIMAL(10,2), dept STRING) USING iceberg TBLPROPERTIES (" + props + ")");
+        "CREATE TABLE "
+            + name(table)
+            + " (id BIGINT, name STRING, ssn STRING, email STRING,"
+            + " salary DECIMAL(10,2), dept STRING) USING iceberg TBLPROPERTIES ("
+            + props
+            + ")");
   }
 
   /** The canary of a protected column of row {@code id}: unique, and never in a log line. */
@@ -184,8 +188,7 @@ abstract class RowLevelTestBase extends SparkTestBase {
       ProtectingSparkCatalog catalog =
           (ProtectingSparkCatalog) spark.sessionState().catalogManager().catalog(CATALOG);
       String[] parts = table.split("\\.");
-      return ((ProtectedTable)
-              catalog.loadTable(Identifier.of(new String[] {parts[0]}, parts[1])))
+      return ((ProtectedTable) catalog.loadTable(Identifier.of(new String[] {parts[0]}, parts[1])))
           .protectionFor(spark);
     } catch (Exception e) {
       throw new IllegalStateException(e);
@@ -270,8 +273,12 @@ abstract class RowLevelTestBase extends SparkTestBase {
     for (ContentFile<?> file : liveFiles(iceberg)) {
       for (Map<Integer, ?> metrics :
           java.util.Arrays.asList(
-              file.lowerBounds(), file.upperBounds(), file.valueCounts(),
-              file.nullValueCounts(), file.nanValueCounts(), file.columnSizes())) {
+              file.lowerBounds(),
+              file.upperBounds(),
+              file.valueCounts(),
+              file.nullValueCounts(),
+              file.nanValueCounts(),
+              file.columnSizes())) {
         if (metrics != null) {
           assertThat(metrics.keySet())
               .as("metrics of %s", file.location())
@@ -282,8 +289,8 @@ abstract class RowLevelTestBase extends SparkTestBase {
   }
 
   /**
-   * Every row of a Parquet data file, decrypted with {@code spec}'s keys and printed by parquet-mr's
-   * example reader (all columns, deleted rows included: this is what storage holds).
+   * Every row of a Parquet data file, decrypted with {@code spec}'s keys and printed by
+   * parquet-mr's example reader (all columns, deleted rows included: this is what storage holds).
    */
   static List<String> decryptedRows(ProtectionSpec spec, Table table, DataFile file) {
     Path path = Path.of(java.net.URI.create(file.location()));
@@ -291,7 +298,8 @@ abstract class RowLevelTestBase extends SparkTestBase {
         ParquetReadOptions.builder()
             .withDecryption(
                 ProtectorCrypto.fileDecryption(
-                    spec, file.location(),
+                    spec,
+                    file.location(),
                     FileAdmission.bound(file) ? FileBinding.of(table) : null))
             .build();
     List<String> rows = new ArrayList<>();

@@ -39,9 +39,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Structured Streaming into and out of protected tables: append and complete output modes write
- * protected, bound files with one commit per epoch, exactly once across restarts from a
- * checkpoint; non-writers fail before the first epoch; micro-batch reads give each principal the
- * view a batch read gives.
+ * protected, bound files with one commit per epoch, exactly once across restarts from a checkpoint;
+ * non-writers fail before the first epoch; micro-batch reads give each principal the view a batch
+ * read gives.
  */
 class StreamingTest extends SparkTestBase {
   private static final String T = "strm.db.customers";
@@ -66,7 +66,11 @@ class StreamingTest extends SparkTestBase {
   void table() throws IOException {
     spark.sql("DROP TABLE IF EXISTS " + T + " PURGE");
     spark.sql(
-        "CREATE TABLE " + T + " (" + ROWS.toDDL() + ") USING iceberg TBLPROPERTIES"
+        "CREATE TABLE "
+            + T
+            + " ("
+            + ROWS.toDDL()
+            + ") USING iceberg TBLPROPERTIES"
             + " ('format-version'='2', 'write.parquet.compression-codec'='uncompressed')");
     input = Files.createTempDirectory(work, "input");
     checkpoint = Files.createTempDirectory(work, "checkpoint");
@@ -99,14 +103,16 @@ class StreamingTest extends SparkTestBase {
       spark.streams().removeListener(batches);
     }
     assertThat(batches.ids).as("batches the restarted query ran").containsExactly(1L, 2L);
-    assertThat(epochs()).as("one commit per epoch: the replay was skipped")
+    assertThat(epochs())
+        .as("one commit per epoch: the replay was skipped")
         .containsExactly(0L, 1L, 2L);
     assertThat(writtenDataFiles(icebergTable()))
         .as("the files of the skipped replay were deleted: only committed files remain")
         .isEqualTo(liveFiles(icebergTable()).size());
 
     List<Row> rows = sqlAsStrm("alice", "SELECT id, ssn FROM " + T + " ORDER BY id");
-    assertThat(rows).extracting(r -> r.getLong(0))
+    assertThat(rows)
+        .extracting(r -> r.getLong(0))
         .as("every row exactly once")
         .containsExactly(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L, 11L);
     assertThat(rows).allSatisfy(r -> assertThat(r.getString(1)).isEqualTo(ssn(r.getLong(0))));
@@ -118,12 +124,20 @@ class StreamingTest extends SparkTestBase {
   void completeModeReplacesTheTableEveryEpoch() throws Exception {
     writeInput("f0", 0, 4); // countries DE, FR, IT, DE
     Dataset<Row> totals =
-        asUser("strm", "etl", () -> source()
-            .groupBy("country")
-            .agg(max("id").as("id"), first("name").as("name"), max("ssn").as("ssn"),
-                max("email").as("email"), max("salary").as("salary"),
-                first("address").as("address"))
-            .select("id", "name", "ssn", "email", "salary", "address", "country"));
+        asUser(
+            "strm",
+            "etl",
+            () ->
+                source()
+                    .groupBy("country")
+                    .agg(
+                        max("id").as("id"),
+                        first("name").as("name"),
+                        max("ssn").as("ssn"),
+                        max("email").as("email"),
+                        max("salary").as("salary"),
+                        first("address").as("address"))
+                    .select("id", "name", "ssn", "email", "salary", "address", "country"));
     StreamingQuery query =
         asUser("strm", "etl", () -> start(totals.writeStream().outputMode("complete")));
     query.processAllAvailable();
@@ -134,10 +148,13 @@ class StreamingTest extends SparkTestBase {
     assertThat(maxIdByCountry()).isEqualTo(Map.of("DE", 3L, "FR", 4L, "IT", 5L));
     Table table = icebergTable();
     assertThat(table.currentSnapshot().operation()).isEqualTo("overwrite");
-    assertThat(liveFiles(table)).as("the last epoch's files only").isNotEmpty()
+    assertThat(liveFiles(table))
+        .as("the last epoch's files only")
+        .isNotEmpty()
         .allMatch(f -> f.recordCount() <= 3);
     assertThat(sqlAsStrm("alice", "SELECT ssn FROM " + T + " WHERE country = 'IT'"))
-        .singleElement().satisfies(r -> assertThat(r.getString(0)).isEqualTo(ssn(5)));
+        .singleElement()
+        .satisfies(r -> assertThat(r.getString(0)).isEqualTo(ssn(5)));
     assertProtectedAtRest();
   }
 
@@ -150,8 +167,9 @@ class StreamingTest extends SparkTestBase {
     assertThat(failure).isInstanceOf(StreamingQueryException.class);
     ProtectorException refused = causeOf(failure, ProtectorException.class);
     assertThat(refused.getMessage())
-        .contains("Principal 'bob' (roles [analyst]) may not write to protected table"
-            + " db.customers: it is not a writer for key(s)")
+        .contains(
+            "Principal 'bob' (roles [analyst]) may not write to protected table"
+                + " db.customers: it is not a writer for key(s)")
         .contains("(writers: [etl, admin])");
     assertThat(snapshots()).hasSize((int) snapshots);
     assertThat(writtenDataFiles(icebergTable())).isZero();
@@ -165,26 +183,35 @@ class StreamingTest extends SparkTestBase {
     insert(0, 3);
     insert(3, 5);
     List<Row> alice = readStreamAs("alice");
-    assertThat(alice).hasSize(5).allSatisfy(r -> {
-      assertThat(r.getString(2)).isEqualTo(ssn(r.getLong(0)));
-      assertThat(r.getString(3)).isEqualTo("strm" + r.getLong(0) + "@canary.test");
-    });
+    assertThat(alice)
+        .hasSize(5)
+        .allSatisfy(
+            r -> {
+              assertThat(r.getString(2)).isEqualTo(ssn(r.getLong(0)));
+              assertThat(r.getString(3)).isEqualTo("strm" + r.getLong(0) + "@canary.test");
+            });
     List<Row> bob = readStreamAs("bob");
-    assertThat(bob).hasSize(5).allSatisfy(r -> {
-      String ssn = ssn(r.getLong(0));
-      assertThat(r.getString(2))
-          .isEqualTo("*".repeat(ssn.length() - 4) + ssn.substring(ssn.length() - 4));
-      assertThat(r.getString(3)).isNotNull().doesNotContain("@canary.test");
-      assertThat(r.isNullAt(4)).as("salary").isTrue();
-    });
+    assertThat(bob)
+        .hasSize(5)
+        .allSatisfy(
+            r -> {
+              String ssn = ssn(r.getLong(0));
+              assertThat(r.getString(2))
+                  .isEqualTo("*".repeat(ssn.length() - 4) + ssn.substring(ssn.length() - 4));
+              assertThat(r.getString(3)).isNotNull().doesNotContain("@canary.test");
+              assertThat(r.isNullAt(4)).as("salary").isTrue();
+            });
     List<Row> mallory = readStreamAs("mallory");
-    assertThat(mallory).hasSize(5)
+    assertThat(mallory)
+        .hasSize(5)
         .allSatisfy(r -> assertThat(r.isNullAt(2) && r.isNullAt(3) && r.isNullAt(4)).isTrue());
 
     // restarted from its checkpoint, a query reads only what was committed since
     insert(5, 7);
     assertThat(readStreamAs("alice")).extracting(r -> r.getLong(0)).containsExactly(5L, 6L);
-    assertThat(readStreamAs("mallory")).hasSize(2).allSatisfy(r -> assertThat(r.isNullAt(2)).isTrue());
+    assertThat(readStreamAs("mallory"))
+        .hasSize(2)
+        .allSatisfy(r -> assertThat(r.isNullAt(2)).isTrue());
   }
 
   // ------------------------------------------------------------------ helpers
@@ -197,14 +224,21 @@ class StreamingTest extends SparkTestBase {
     Path readCheckpoint = work.resolve("read-checkpoint-" + user);
     List<Row> rows = java.util.Collections.synchronizedList(new ArrayList<>());
     StreamingQuery query =
-        asUser("strm", user, () -> start(
-            spark.readStream().table(T).writeStream()
-                .foreachBatch(
-                    (org.apache.spark.api.java.function.VoidFunction2<Dataset<Row>, Long>)
-                        (batch, id) -> rows.addAll(batch.collectAsList()))
-                .trigger(Trigger.AvailableNow())
-                .option("checkpointLocation", readCheckpoint.toString()),
-            null));
+        asUser(
+            "strm",
+            user,
+            () ->
+                start(
+                    spark
+                        .readStream()
+                        .table(T)
+                        .writeStream()
+                        .foreachBatch(
+                            (org.apache.spark.api.java.function.VoidFunction2<Dataset<Row>, Long>)
+                                (batch, id) -> rows.addAll(batch.collectAsList()))
+                        .trigger(Trigger.AvailableNow())
+                        .option("checkpointLocation", readCheckpoint.toString()),
+                    null));
     query.awaitTermination();
     List<Row> sorted = new ArrayList<>(rows);
     sorted.sort(java.util.Comparator.comparingLong(r -> r.getLong(0)));
@@ -237,11 +271,12 @@ class StreamingTest extends SparkTestBase {
   private void writeInput(String name, int from, int to) {
     StringBuilder json = new StringBuilder();
     for (long id = from; id < to; id++) {
-      json.append(String.format(
-          "{\"id\": %d, \"name\": \"name-%d\", \"ssn\": \"%s\", \"email\": \"strm%d@canary.test\","
-              + " \"salary\": %d.25, \"address\": {\"city\": \"city-%d\", \"zip\": \"STRMZIP%d\"},"
-              + " \"country\": \"%s\"}%n",
-          id, id, ssn(id), id, id, id, 1000 + id, country(id)));
+      json.append(
+          String.format(
+              "{\"id\": %d, \"name\": \"name-%d\", \"ssn\": \"%s\", \"email\": \"strm%d@canary.test\","
+                  + " \"salary\": %d.25, \"address\": {\"city\": \"city-%d\", \"zip\": \"STRMZIP%d\"},"
+                  + " \"country\": \"%s\"}%n",
+              id, id, ssn(id), id, id, id, 1000 + id, country(id)));
     }
     try {
       // written elsewhere and moved in, so the source never sees a partial file
@@ -282,12 +317,15 @@ class StreamingTest extends SparkTestBase {
   }
 
   private static void assertPerRoleReads(int rows) {
-    assertThat(sqlAsStrm("bob", "SELECT ssn, salary FROM " + T)).hasSize(rows)
-        .allSatisfy(r -> {
-          assertThat(r.getString(0)).startsWith("********").doesNotContain("STRMSSN");
-          assertThat(r.isNullAt(1)).isTrue();
-        });
-    assertThat(sqlAsStrm("mallory", "SELECT ssn, email FROM " + T)).hasSize(rows)
+    assertThat(sqlAsStrm("bob", "SELECT ssn, salary FROM " + T))
+        .hasSize(rows)
+        .allSatisfy(
+            r -> {
+              assertThat(r.getString(0)).startsWith("********").doesNotContain("STRMSSN");
+              assertThat(r.isNullAt(1)).isTrue();
+            });
+    assertThat(sqlAsStrm("mallory", "SELECT ssn, email FROM " + T))
+        .hasSize(rows)
         .allSatisfy(r -> assertThat(r.isNullAt(0) && r.isNullAt(1)).isTrue());
   }
 

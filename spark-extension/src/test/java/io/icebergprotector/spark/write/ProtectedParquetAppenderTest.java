@@ -53,12 +53,18 @@ class ProtectedParquetAppenderTest {
   /** Uncompressed, so a byte search would find plaintext if it were there (see the controls). */
   private static final Map<String, String> VISIBLE =
       Map.of(
-          TableProperties.PARQUET_COMPRESSION, "uncompressed",
-          TableProperties.MANIFEST_COMPRESSION, "uncompressed",
-          TableProperties.DEFAULT_WRITE_METRICS_MODE, "full",
-          TableProperties.METRICS_MODE_COLUMN_CONF_PREFIX + "ssn", "full",
-          TableProperties.METRICS_MODE_COLUMN_CONF_PREFIX + "address.zip", "truncate(16)",
-          TableProperties.METRICS_MODE_COLUMN_CONF_PREFIX + "score", "full");
+          TableProperties.PARQUET_COMPRESSION,
+          "uncompressed",
+          TableProperties.MANIFEST_COMPRESSION,
+          "uncompressed",
+          TableProperties.DEFAULT_WRITE_METRICS_MODE,
+          "full",
+          TableProperties.METRICS_MODE_COLUMN_CONF_PREFIX + "ssn",
+          "full",
+          TableProperties.METRICS_MODE_COLUMN_CONF_PREFIX + "address.zip",
+          "truncate(16)",
+          TableProperties.METRICS_MODE_COLUMN_CONF_PREFIX + "score",
+          "full");
 
   @BeforeAll
   static void setUp() {
@@ -83,11 +89,14 @@ class ProtectedParquetAppenderTest {
       assertThat(indexOf(bytes, utf8(SSN_CANARY))).as("ssn canary in %s", path).isNegative();
       assertThat(indexOf(bytes, utf8(ZIP_CANARY))).as("zip canary in %s", path).isNegative();
       assertThat(indexOf(bytes, utf8(ZIP_CANARY.substring(0, 12))))
-          .as("zip prefix in %s", path).isNegative();
+          .as("zip prefix in %s", path)
+          .isNegative();
       assertThat(indexOf(bytes, longLe(SALARY_CANARY.unscaledValue().longValueExact())))
-          .as("salary canary in %s", path).isNegative();
+          .as("salary canary in %s", path)
+          .isNegative();
       assertThat(indexOf(bytes, longLe(Double.doubleToLongBits(SCORE_CANARY))))
-          .as("score canary in %s", path).isNegative();
+          .as("score canary in %s", path)
+          .isNegative();
     }
     // Control for manifests: the (truncated) bound of the unprotected name column is there.
     assertThat(
@@ -123,15 +132,20 @@ class ProtectedParquetAppenderTest {
     // although the table asks for full metrics, the sort order for truncate(16), and the value
     // writer counts the NaNs of the protected double.
     for (Map<Integer, ?> map :
-        List.of(file.columnSizes(), file.valueCounts(), file.nullValueCounts(),
-            file.lowerBounds(), file.upperBounds())) {
+        List.of(
+            file.columnSizes(),
+            file.valueCounts(),
+            file.nullValueCounts(),
+            file.lowerBounds(),
+            file.upperBounds())) {
       assertThat(map).containsKeys(id, name, city).doesNotContainKeys(hidden);
     }
     assertThat(file.nanValueCounts() == null ? Map.of() : file.nanValueCounts())
         .doesNotContainKeys(hidden);
     assertThat(file.valueCounts()).containsEntry(name, (long) rows.size());
     assertThat(file.nullValueCounts()).containsEntry(name, 1L);
-    assertThat(file.fileSizeInBytes()).isEqualTo(WriteFixture.localPath(file.location()).toFile().length());
+    assertThat(file.fileSizeInBytes())
+        .isEqualTo(WriteFixture.localPath(file.location()).toFile().length());
     assertThat(file.format()).isEqualTo(FileFormat.PARQUET);
     assertThat(file.sortOrderId()).isEqualTo(table.sortOrder().orderId());
   }
@@ -204,7 +218,9 @@ class ProtectedParquetAppenderTest {
         .containsEntry("address.city", false);
     assertThat(keyMaterials).isNotEmpty();
     assertThat(keyMaterials)
-        .anyMatch(m -> m.contains("\"isFooterKey\":true") && "footer".equals(jsonField(m, "masterKeyID")));
+        .anyMatch(
+            m ->
+                m.contains("\"isFooterKey\":true") && "footer".equals(jsonField(m, "masterKeyID")));
 
     // Reading every column resolves each column key from the key material in its chunk metadata.
     List<InternalRow> rows =
@@ -237,7 +253,8 @@ class ProtectedParquetAppenderTest {
     DataFile file =
         fixture.writeAndAppend(
             table, fixture.spec("db.customers", table, "etl"), WriteFixture.canaryRows(5));
-    // bob may unwrap only the footer key and pii (masked ssn), never fin: reading id and name works.
+    // bob may unwrap only the footer key and pii (masked ssn), never fin: reading id and name
+    // works.
     ProtectionSpec analyst = fixture.spec("db.customers", table, "bob");
     Schema projection = table.schema().select("id", "name");
     List<InternalRow> read = WriteFixture.read(table, file.location(), analyst, projection);
@@ -246,7 +263,8 @@ class ProtectedParquetAppenderTest {
     assertThat(read.get(0).getUTF8String(1).toString()).isEqualTo(NAME_CONTROL);
     // ...while asking for salary fails: bob has no access to its key.
     assertThatThrownBy(
-            () -> WriteFixture.read(table, file.location(), analyst, table.schema().select("salary")))
+            () ->
+                WriteFixture.read(table, file.location(), analyst, table.schema().select("salary")))
         .hasStackTraceContaining("not allowed to unwrap with key 'fin'");
   }
 
@@ -293,15 +311,16 @@ class ProtectedParquetAppenderTest {
         assertThat(chunk.getMeta_data().isSetStatistics()).as(path).isTrue();
       }
     }
-    assertThat(raw.getRow_groups().get(0).getColumns().stream()
-            .filter(c -> c.getMeta_data().getPath_in_schema().equals(List.of("name")))
-            .allMatch(c -> c.getMeta_data().isSetSize_statistics()))
+    assertThat(
+            raw.getRow_groups().get(0).getColumns().stream()
+                .filter(c -> c.getMeta_data().getPath_in_schema().equals(List.of("name")))
+                .allMatch(c -> c.getMeta_data().isSetSize_statistics()))
         .isTrue();
 
     ProtectionSpec admin = fixture.spec("db.customers_plain", table, "alice");
     assertSameRows(WriteFixture.read(table, file.location(), admin), rows);
-    assertThat(file.lowerBounds()).doesNotContainKeys(
-        writer.protectedFieldIds(table.schema()).toArray(Integer[]::new));
+    assertThat(file.lowerBounds())
+        .doesNotContainKeys(writer.protectedFieldIds(table.schema()).toArray(Integer[]::new));
   }
 
   @Test
@@ -380,7 +399,8 @@ class ProtectedParquetAppenderTest {
     WriteFixture.canaryRows(200).forEach(appender::add);
     assertThat(appender.length()).isPositive();
     appender.close();
-    assertThat(appender.length()).isEqualTo(WriteFixture.localPath(out.location()).toFile().length());
+    assertThat(appender.length())
+        .isEqualTo(WriteFixture.localPath(out.location()).toFile().length());
     assertThatThrownBy(() -> appender.add(WriteFixture.canaryRows(1).get(0)))
         .isInstanceOf(IllegalStateException.class);
   }
@@ -407,7 +427,8 @@ class ProtectedParquetAppenderTest {
         .hasMessageContaining("would store the deleted rows' values in plaintext");
     assertThatThrownBy(() -> factory.newPositionDeleteWriter(out, table.spec(), null))
         .isInstanceOf(UnsupportedOperationException.class)
-        .hasMessageContaining("Cannot write position delete files for protected table db.customers");
+        .hasMessageContaining(
+            "Cannot write position delete files for protected table db.customers");
   }
 
   // ---- helpers ----

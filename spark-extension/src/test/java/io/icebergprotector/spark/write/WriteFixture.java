@@ -4,13 +4,13 @@ import static org.apache.iceberg.types.Types.NestedField.optional;
 import static org.apache.iceberg.types.Types.NestedField.required;
 
 import io.icebergprotector.kms.KeyService;
+import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.kms.LocalKeyService;
 import io.icebergprotector.kms.Passphrase;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorContext;
-import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -120,7 +120,8 @@ final class WriteFixture {
       Path passphrase = root.resolve("passphrase");
       Files.writeString(passphrase, "test-passphrase-for-write-tests\n", StandardCharsets.UTF_8);
       Path keystore = root.resolve("keystore.p12");
-      try (KeyService keys = LocalKeyService.open(keystore, Passphrase.fromFile(passphrase), true)) {
+      try (KeyService keys =
+          LocalKeyService.open(keystore, Passphrase.fromFile(passphrase), true)) {
         keys.createKey("pii");
         keys.createKey("fin");
         keys.createKey("footer");
@@ -165,12 +166,25 @@ final class WriteFixture {
   /** Rows whose protected columns carry the canaries and whose unprotected ones the controls. */
   static List<InternalRow> canaryRows(int count) {
     List<InternalRow> rows = new ArrayList<>();
-    rows.add(row(ID_CONTROL, NAME_CONTROL, SSN_CANARY, SALARY_CANARY, "Springfield", ZIP_CANARY,
-        SCORE_CANARY));
+    rows.add(
+        row(
+            ID_CONTROL,
+            NAME_CONTROL,
+            SSN_CANARY,
+            SALARY_CANARY,
+            "Springfield",
+            ZIP_CANARY,
+            SCORE_CANARY));
     for (int i = 1; i < count; i++) {
       rows.add(
-          row(i, "name-" + i, "ssn-" + i, new BigDecimal(i + ".25"), "city-" + (i % 3),
-              "zip-" + i, i % 7 == 0 ? Double.NaN : i * 1.5));
+          row(
+              i,
+              "name-" + i,
+              "ssn-" + i,
+              new BigDecimal(i + ".25"),
+              "city-" + (i % 3),
+              "zip-" + i,
+              i % 7 == 0 ? Double.NaN : i * 1.5));
     }
     rows.add(row(-1L, null, null, null, null, null, null));
     return rows;
