@@ -205,6 +205,11 @@ public class ProtectingSparkCatalog extends SparkCatalog {
         && ident.name().equalsIgnoreCase(RewriteProtectedProcedure.NAME)) {
       return new RewriteProtectedProcedure(this);
     }
+    if (ident.namespace().length == 1
+        && ident.namespace()[0].equalsIgnoreCase("system")
+        && ident.name().equalsIgnoreCase(DescribeProtectionProcedure.NAME)) {
+      return new DescribeProtectionProcedure(this);
+    }
     Procedure procedure = super.loadProcedure(ident);
     return GuardedProcedure.guard(ident.name(), procedure, this);
   }

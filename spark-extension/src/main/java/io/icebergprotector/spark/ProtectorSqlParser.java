@@ -18,17 +18,20 @@ import scala.collection.immutable.Seq;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
- * Parses {@code CALL <catalog>.system.rewrite_protected(...)}. Iceberg's SQL extensions parse CALL
- * only for Iceberg's own procedure names, so this parser lets Iceberg parse the statement under a
- * known name and then puts ours back; Iceberg's analyzer resolves it through our catalog's {@code
- * loadProcedure}. Everything else goes to the wrapped parser unchanged.
+ * Parses {@code CALL <catalog>.system.rewrite_protected(...)} and {@code describe_protection(...)}.
+ * Iceberg's SQL extensions parse CALL only for Iceberg's own procedure names, so this parser lets
+ * Iceberg parse the statement under a known name and then puts ours back; Iceberg's analyzer
+ * resolves it through our catalog's {@code loadProcedure}. Everything else goes to the wrapped
+ * parser unchanged.
  */
 final class ProtectorSqlParser implements ParserInterface {
   private static final Pattern OUR_CALL =
       Pattern.compile(
-          "(?is)^\\s*call\\s+(.*?)\\bsystem\\s*\\.\\s*`?"
+          "(?is)^\\s*call\\s+(.*?)\\bsystem\\s*\\.\\s*`?("
               + RewriteProtectedProcedure.NAME
-              + "`?\\s*\\(");
+              + "|"
+              + DescribeProtectionProcedure.NAME
+              + ")`?\\s*\\(");
   // any name Iceberg's parser accepts for CALL; only used while parsing
   private static final String STAND_IN = "rewrite_data_files";
 
@@ -44,19 +47,16 @@ final class ProtectorSqlParser implements ParserInterface {
     if (!matcher.find()) {
       return delegate.parsePlan(sqlText);
     }
-    int nameStart =
-        sqlText.toLowerCase(Locale.ROOT).indexOf(RewriteProtectedProcedure.NAME, matcher.start(1));
-    String standIn =
-        sqlText.substring(0, nameStart)
-            + STAND_IN
-            + sqlText.substring(nameStart + RewriteProtectedProcedure.NAME.length());
+    String ours = matcher.group(2).toLowerCase(Locale.ROOT);
+    int nameStart = matcher.start(2);
+    String standIn = sqlText.substring(0, nameStart) + STAND_IN + sqlText.substring(matcher.end(2));
     LogicalPlan parsed = delegate.parsePlan(standIn);
     if (!(parsed instanceof CallStatement)) {
       return parsed;
     }
     CallStatement call = (CallStatement) parsed;
     List<String> name = new ArrayList<>(CollectionConverters.asJava(call.name()));
-    name.set(name.size() - 1, RewriteProtectedProcedure.NAME);
+    name.set(name.size() - 1, ours);
     Seq<String> restored = CollectionConverters.asScala(name).toList();
     return new CallStatement(restored, call.args());
   }
