@@ -14,7 +14,6 @@ import java.util.Set;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
-import org.apache.spark.sql.connector.iceberg.catalog.Procedure;
 import org.apache.spark.sql.connector.iceberg.catalog.ProcedureParameter;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Metadata;
@@ -28,7 +27,7 @@ import org.apache.spark.unsafe.types.UTF8String;
  * explain}). It describes only the caller's own view, so it reveals no more of the policy than the
  * caller's reads would.
  */
-final class DescribeProtectionProcedure implements Procedure {
+final class DescribeProtectionProcedure extends CatalogProcedure {
   static final String NAME = "describe_protection";
 
   private static final ProcedureParameter[] PARAMETERS = {
@@ -47,25 +46,12 @@ final class DescribeProtectionProcedure implements Procedure {
             new StructField("may_write", DataTypes.BooleanType, false, Metadata.empty())
           });
 
-  private final ProtectingSparkCatalog catalog;
-
   DescribeProtectionProcedure(ProtectingSparkCatalog catalog) {
-    this.catalog = catalog;
-  }
-
-  @Override
-  public ProcedureParameter[] parameters() {
-    return PARAMETERS;
-  }
-
-  @Override
-  public StructType outputType() {
-    return OUTPUT;
-  }
-
-  @Override
-  public String description() {
-    return "What the current principal reads from each protected column of a table";
+    super(
+        catalog,
+        PARAMETERS,
+        OUTPUT,
+        "What the current principal reads from each protected column of a table");
   }
 
   @Override

@@ -4,7 +4,6 @@ import io.icebergprotector.spark.actions.RewriteProtected;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
-import org.apache.spark.sql.connector.iceberg.catalog.Procedure;
 import org.apache.spark.sql.connector.iceberg.catalog.ProcedureParameter;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Metadata;
@@ -15,7 +14,7 @@ import org.apache.spark.sql.types.StructType;
  * {@code CALL <catalog>.system.rewrite_protected(table => 'db.t', min_key_version => 3, decrypt =>
  * false, force => false)}: the {@link RewriteProtected} action as a Spark procedure.
  */
-final class RewriteProtectedProcedure implements Procedure {
+final class RewriteProtectedProcedure extends CatalogProcedure {
   static final String NAME = "rewrite_protected";
 
   private static final ProcedureParameter[] PARAMETERS = {
@@ -36,25 +35,12 @@ final class RewriteProtectedProcedure implements Procedure {
             new StructField("added_bytes_count", DataTypes.LongType, false, Metadata.empty())
           });
 
-  private final ProtectingSparkCatalog catalog;
-
   RewriteProtectedProcedure(ProtectingSparkCatalog catalog) {
-    this.catalog = catalog;
-  }
-
-  @Override
-  public ProcedureParameter[] parameters() {
-    return PARAMETERS;
-  }
-
-  @Override
-  public StructType outputType() {
-    return OUTPUT;
-  }
-
-  @Override
-  public String description() {
-    return "Rewrites the files of a protected table whose encryption is out of date";
+    super(
+        catalog,
+        PARAMETERS,
+        OUTPUT,
+        "Rewrites the files of a protected table whose encryption is out of date");
   }
 
   @Override
