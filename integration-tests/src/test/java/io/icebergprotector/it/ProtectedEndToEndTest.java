@@ -340,13 +340,15 @@ class ProtectedEndToEndTest extends StackTestBase {
             (UDF2<Long, Long, Long>)
                 (id, at) -> {
                   if (id.equals(at)) {
-                    Thread.sleep(500); // let the sibling task of this stage finish its file first
+                    // fail only once a sibling task of this stage has finished its file
+                    siblingTaskSucceeded.await(60, TimeUnit.SECONDS);
                     throw new IllegalStateException("injected executor failure at id " + id);
                   }
                   return id;
                 },
             DataTypes.LongType);
 
+    siblingTaskSucceeded = new CountDownLatch(1);
     TaskCounter counter = new TaskCounter();
     spark.sparkContext().addSparkListener(counter);
     try {
@@ -385,6 +387,9 @@ class ProtectedEndToEndTest extends StackTestBase {
         .containsExactlyInAnyOrderElementsOf(dataBefore);
   }
 
+  // Counted down by TaskCounter when a task succeeds; awaited by the failing write task's UDF.
+  static volatile CountDownLatch siblingTaskSucceeded = new CountDownLatch(0);
+
   /** Counts the result-stage tasks of jobs while it is registered. */
   static final class TaskCounter extends SparkListener {
     final AtomicInteger succeeded = new AtomicInteger();
@@ -399,6 +404,7 @@ class ProtectedEndToEndTest extends StackTestBase {
         reasons.add(text.lines().findFirst().orElse(text));
       } else {
         succeeded.incrementAndGet();
+        siblingTaskSucceeded.countDown();
       }
     }
   }
