@@ -2,6 +2,7 @@ package io.icebergprotector.cli;
 
 import io.icebergprotector.kms.LocalKeyService;
 import io.icebergprotector.kms.Passphrase;
+import io.icebergprotector.kms.SelfSignedTls;
 import io.icebergprotector.policy.Digests;
 import io.icebergprotector.server.ProtectorServer;
 import java.io.IOException;
@@ -10,7 +11,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A real protector key server on loopback with a self-signed certificate (keytool), a keystore with
@@ -45,40 +45,8 @@ final class KeyServer implements AutoCloseable {
   KeyServer(Path dir) throws Exception {
     this.dir = dir;
     Path p12 = dir.resolve("tls.p12");
-    keytool(
-        "-genkeypair",
-        "-alias",
-        "server",
-        "-keyalg",
-        "EC",
-        "-groupname",
-        "secp256r1",
-        "-validity",
-        "2",
-        "-dname",
-        "CN=localhost",
-        "-ext",
-        "san=ip:127.0.0.1,dns:localhost",
-        "-storetype",
-        "PKCS12",
-        "-keystore",
-        p12.toString(),
-        "-storepass",
-        TLS_PASSWORD,
-        "-keypass",
-        TLS_PASSWORD);
     this.certificate = dir.resolve("server.pem");
-    keytool(
-        "-exportcert",
-        "-rfc",
-        "-alias",
-        "server",
-        "-keystore",
-        p12.toString(),
-        "-storepass",
-        TLS_PASSWORD,
-        "-file",
-        certificate.toString());
+    SelfSignedTls.create(p12, TLS_PASSWORD, certificate);
     Files.writeString(dir.resolve("tls-password"), TLS_PASSWORD);
     Files.writeString(dir.resolve("passphrase"), PASSPHRASE);
     Files.writeString(dir.resolve("policy.conf"), POLICY);
@@ -160,16 +128,5 @@ final class KeyServer implements AutoCloseable {
   @Override
   public void close() {
     server.close();
-  }
-
-  private static void keytool(String... args) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
-    command.addAll(List.of(args));
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String output = new String(p.getInputStream().readAllBytes());
-    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new IOException("keytool failed: " + output);
-    }
   }
 }

@@ -17,6 +17,7 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import io.icebergprotector.kms.LocalKeyService;
 import io.icebergprotector.kms.Passphrase;
+import io.icebergprotector.kms.SelfSignedTls;
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import io.icebergprotector.policy.Digests;
 import java.io.IOException;
@@ -38,7 +39,6 @@ import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
@@ -350,54 +350,11 @@ final class ServerFixture implements AutoCloseable {
     Path d = Files.createTempDirectory("protector-tls");
     d.toFile().deleteOnExit();
     Path p12 = d.resolve("server.p12");
-    keytool(
-        "-genkeypair",
-        "-alias",
-        "server",
-        "-keyalg",
-        "EC",
-        "-groupname",
-        "secp256r1",
-        "-validity",
-        "2",
-        "-dname",
-        "CN=localhost",
-        "-ext",
-        "san=ip:127.0.0.1,dns:localhost",
-        "-storetype",
-        "PKCS12",
-        "-keystore",
-        p12.toString(),
-        "-storepass",
-        TLS_PASSWORD,
-        "-keypass",
-        TLS_PASSWORD);
-    keytool(
-        "-exportcert",
-        "-rfc",
-        "-alias",
-        "server",
-        "-keystore",
-        p12.toString(),
-        "-storepass",
-        TLS_PASSWORD,
-        "-file",
-        d.resolve("server.pem").toString());
+    SelfSignedTls.create(p12, TLS_PASSWORD, d.resolve("server.pem"));
     p12.toFile().deleteOnExit();
     d.resolve("server.pem").toFile().deleteOnExit();
     tlsDir = d;
     return d;
-  }
-
-  private static void keytool(String... args) throws Exception {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
-    cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      throw new IllegalStateException("keytool failed: " + output);
-    }
   }
 
   private static String quoted(List<String> values) {
