@@ -255,8 +255,19 @@ public final class ProtectorBenchmark implements AutoCloseable {
     }
   }
 
-  /** Times one Spark job with cold key caches; counts the calls that reached the key service. */
   private Job job(Supplier<Object> action) {
+    return time(spec, action);
+  }
+
+  private Job job(Runnable action) {
+    return time(spec, action);
+  }
+
+  /**
+   * Times one Spark job with cold key caches; counts the calls that reached the key service of
+   * {@code spec}.
+   */
+  static Job time(ProtectionSpec spec, Supplier<Object> action) {
     ProtectorCrypto.forgetAllCachedKeys();
     org.apache.parquet.crypto.keytools.KeyToolkit.removeCacheEntriesForAllTokens();
     System.gc();
@@ -267,8 +278,9 @@ public final class ProtectorBenchmark implements AutoCloseable {
     return new Job(seconds, KeyServiceRegistry.backendCalls(spec.kms()) - calls, result);
   }
 
-  private Job job(Runnable action) {
-    return job(
+  static Job time(ProtectionSpec spec, Runnable action) {
+    return time(
+        spec,
         () -> {
           action.run();
           return null;
@@ -278,6 +290,11 @@ public final class ProtectorBenchmark implements AutoCloseable {
   /** The protected table's spec for the benchmark principal (registers its key service). */
   private ProtectionSpec protectionSpec() {
     spark.sql("CREATE TABLE IF NOT EXISTS prot.db.protected (" + COLUMNS_DDL + ") USING iceberg");
+    return loadProtectionSpec(spark);
+  }
+
+  /** The spec of the existing table prot.db.protected for the benchmark principal. */
+  static ProtectionSpec loadProtectionSpec(SparkSession spark) {
     try {
       ProtectingSparkCatalog catalog =
           (ProtectingSparkCatalog) spark.sessionState().catalogManager().catalog("prot");

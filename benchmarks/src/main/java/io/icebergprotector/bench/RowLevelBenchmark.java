@@ -1,11 +1,7 @@
 package io.icebergprotector.bench;
 
 import io.icebergprotector.bench.ProtectorBenchmark.Job;
-import io.icebergprotector.spark.ProtectedTable;
-import io.icebergprotector.spark.ProtectingSparkCatalog;
 import io.icebergprotector.spark.ProtectionSpec;
-import io.icebergprotector.spark.crypto.KeyServiceRegistry;
-import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +16,6 @@ import org.apache.iceberg.spark.Spark3Util;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.storage.StorageLevel;
 
 /**
@@ -99,7 +94,7 @@ public final class RowLevelBenchmark implements AutoCloseable {
               + properties
               + ")");
     }
-    this.spec = protectionSpec();
+    this.spec = ProtectorBenchmark.loadProtectionSpec(spark);
 
     ProtectorBenchmark.log("generating and writing %,d rows to both tables...", options.rows);
     Dataset<Row> data =
@@ -326,33 +321,12 @@ public final class RowLevelBenchmark implements AutoCloseable {
     }
   }
 
-  /** Times one Spark job with cold key caches; counts the calls that reached the key service. */
   private Job job(Supplier<Object> action) {
-    ProtectorCrypto.forgetAllCachedKeys();
-    System.gc();
-    long calls = KeyServiceRegistry.backendCalls(spec.kms());
-    long start = System.nanoTime();
-    Object result = action.get();
-    double seconds = (System.nanoTime() - start) / 1e9;
-    return new Job(seconds, KeyServiceRegistry.backendCalls(spec.kms()) - calls, result);
+    return ProtectorBenchmark.time(spec, action);
   }
 
   private Job job(Runnable action) {
-    return job(
-        () -> {
-          action.run();
-          return null;
-        });
-  }
-
-  private ProtectionSpec protectionSpec() throws Exception {
-    ProtectingSparkCatalog catalog =
-        (ProtectingSparkCatalog) spark.sessionState().catalogManager().catalog("prot");
-    ProtectedTable table =
-        (ProtectedTable) catalog.loadTable(Identifier.of(new String[] {"db"}, "protected"));
-    ProtectionSpec protection = table.protection();
-    KeyServiceRegistry.obtain(protection.keyScope(), protection.policy());
-    return protection;
+    return ProtectorBenchmark.time(spec, action);
   }
 
   String report(long changes) {
