@@ -1,7 +1,10 @@
 package io.icebergprotector.spark.maintenance;
 
+import static io.icebergprotector.spark.ColumnAccessText.clearRoles;
+import static io.icebergprotector.spark.ColumnAccessText.levels;
+import static io.icebergprotector.spark.ColumnAccessText.paths;
+
 import io.icebergprotector.policy.AccessLevel;
-import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.ColumnProtection;
@@ -10,7 +13,6 @@ import io.icebergprotector.spark.ProtectorException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -54,7 +56,7 @@ public final class MaintenanceAccess {
               "it decrypts and re-encrypts every protected column of the files it rewrites, and"
                   + " the principal does not read %s in clear (%s): writing them back would put"
                   + " masked or NULL values in place of the real ones",
-              paths(notClear), levels(notClear)));
+              paths(notClear), levels(spec, notClear)));
     }
     if (!writer) {
       if (why.length() > 0) {
@@ -97,7 +99,7 @@ public final class MaintenanceAccess {
             spec.tableName(),
             what,
             paths(notClear),
-            levels(notClear),
+            levels(spec, notClear),
             clearRoles(spec, notClear)));
   }
 
@@ -133,36 +135,5 @@ public final class MaintenanceAccess {
   private static Set<String> writers(ProtectionSpec spec) {
     return new TreeSet<>(
         spec.policy().table(spec.tableName()).map(TablePolicy::writers).orElse(Set.of()));
-  }
-
-  private static List<String> paths(List<ColumnProtection> columns) {
-    List<String> paths = new ArrayList<>();
-    columns.forEach(c -> paths.add(c.path()));
-    return paths;
-  }
-
-  private static String levels(List<ColumnProtection> columns) {
-    List<String> levels = new ArrayList<>();
-    for (ColumnProtection c : columns) {
-      String level =
-          c.keyDestroyed()
-              ? "key '" + c.keyId() + "' destroyed"
-              : c.level().name().toLowerCase(Locale.ROOT);
-      levels.add(c.path() + ": " + level);
-    }
-    return String.join(", ", levels);
-  }
-
-  private static String clearRoles(ProtectionSpec spec, List<ColumnProtection> columns) {
-    TablePolicy table = spec.policy().table(spec.tableName()).orElse(null);
-    List<String> roles = new ArrayList<>();
-    for (ColumnProtection c : columns) {
-      ColumnPolicy policy = table == null ? null : table.column(c.policyPath()).orElse(null);
-      roles.add(
-          c.path()
-              + ": "
-              + (policy == null ? "none (not in the policy)" : new TreeSet<>(policy.clearRoles())));
-    }
-    return "clear roles " + String.join(", ", roles);
   }
 }

@@ -1,7 +1,10 @@
 package io.icebergprotector.spark.rowlevel;
 
+import static io.icebergprotector.spark.ColumnAccessText.clearRoles;
+import static io.icebergprotector.spark.ColumnAccessText.levels;
+import static io.icebergprotector.spark.ColumnAccessText.paths;
+
 import io.icebergprotector.policy.AccessLevel;
-import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
@@ -13,7 +16,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.iceberg.RowLevelOperationMode;
@@ -194,41 +196,6 @@ public final class RowLevelAccess {
       out.add(field.fieldId());
     }
     return holds;
-  }
-
-  private static List<String> paths(List<ColumnProtection> columns) {
-    List<String> paths = new ArrayList<>();
-    columns.forEach(c -> paths.add(c.path()));
-    return paths;
-  }
-
-  private static String levels(ProtectionSpec spec, List<ColumnProtection> columns) {
-    List<String> levels = new ArrayList<>();
-    for (ColumnProtection c : columns) {
-      String level;
-      if (spec.retiredFieldIds().contains(c.fieldId())) {
-        level = "retired: no longer protected by the policy, files still hold it encrypted";
-      } else if (c.keyDestroyed()) {
-        level = "key '" + c.keyId() + "' destroyed";
-      } else {
-        level = c.level().name().toLowerCase(Locale.ROOT);
-      }
-      levels.add(c.path() + ": " + level);
-    }
-    return String.join(", ", levels);
-  }
-
-  private static String clearRoles(ProtectionSpec spec, List<ColumnProtection> columns) {
-    TablePolicy table = spec.policy().table(spec.tableName()).orElse(null);
-    List<String> roles = new ArrayList<>();
-    for (ColumnProtection c : columns) {
-      ColumnPolicy policy = table == null ? null : table.column(c.policyPath()).orElse(null);
-      roles.add(
-          c.path()
-              + ": "
-              + (policy == null ? "none (not in the policy)" : new TreeSet<>(policy.clearRoles())));
-    }
-    return "clear roles " + String.join(", ", roles);
   }
 
   private static Set<String> writers(ProtectionSpec spec) {
