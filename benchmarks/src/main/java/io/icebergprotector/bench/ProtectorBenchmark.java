@@ -1,14 +1,14 @@
 package io.icebergprotector.bench;
 
 import io.icebergprotector.kms.KeyService;
-import io.icebergprotector.spark.ProtectedTable;
 import io.icebergprotector.spark.ProtectingSparkCatalog;
-import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.ProtectorSparkSessionExtensions;
+import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.crypto.ProtectorUnshadedKmsClient;
-import io.icebergprotector.spark.write.KeyServiceCallsMetric;
+import io.icebergprotector.spark.metrics.KeyServiceCallsMetric;
+import io.icebergprotector.spark.table.ProtectedTable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

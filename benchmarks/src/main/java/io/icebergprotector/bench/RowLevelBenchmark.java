@@ -1,7 +1,7 @@
 package io.icebergprotector.bench;
 
 import io.icebergprotector.bench.ProtectorBenchmark.Job;
-import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.core.ProtectionSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -9,7 +9,7 @@ import io.icebergprotector.it.harness.BucketScan.Kind;
 import io.icebergprotector.it.harness.ProtectorServerProcess;
 import io.icebergprotector.it.harness.StackTestBase;
 import io.icebergprotector.kms.remote.RemoteKeyService;
-import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.core.ProtectorException;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.it.harness.DriverLogCapture;
 import io.icebergprotector.it.harness.KeyServerStackTestBase;
-import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.core.ProtectorException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

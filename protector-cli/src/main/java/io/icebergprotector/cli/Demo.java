@@ -7,7 +7,7 @@ import io.icebergprotector.policy.ColumnType;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
-import io.icebergprotector.spark.ProtectorContext;
+import io.icebergprotector.spark.core.ProtectorContext;
 import io.icebergprotector.spark.inspect.FooterReport;
 import io.icebergprotector.spark.inspect.ParquetFooterInspector;
 import java.io.IOException;

@@ -8,7 +8,7 @@ package io.icebergprotector.cli;
 final class HeavyClasspath {
   static final String SPARK = "org.apache.spark.sql.SparkSession";
   static final String ICEBERG = "org.apache.iceberg.shaded.org.apache.parquet.format.Util";
-  static final String EXTENSION = "io.icebergprotector.spark.ProtectorContext";
+  static final String EXTENSION = "io.icebergprotector.spark.core.ProtectorContext";
 
   private HeavyClasspath() {}
 

@@ -1,6 +1,6 @@
 package io.icebergprotector.cli;
 
-import io.icebergprotector.spark.ProtectorContext;
+import io.icebergprotector.spark.core.ProtectorContext;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -23,7 +23,7 @@ public final class PackagesSmokeMain {
       String denied = ssnAs(spark, "carol");
       String from =
           Class.forName(
-                  "io.icebergprotector.spark.ProtectorContext",
+                  "io.icebergprotector.spark.core.ProtectorContext",
                   false,
                   Thread.currentThread().getContextClassLoader())
               .getProtectionDomain()

@@ -77,7 +77,7 @@ public final class PathsSmokeMain {
 
       String from =
           Class.forName(
-                  "io.icebergprotector.spark.ProtectorContext",
+                  "io.icebergprotector.spark.core.ProtectorContext",
                   false,
                   Thread.currentThread().getContextClassLoader())
               .getProtectionDomain()

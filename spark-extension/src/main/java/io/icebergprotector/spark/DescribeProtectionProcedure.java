@@ -6,6 +6,7 @@ import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.core.ProtectorException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

@@ -1,6 +1,9 @@
 package io.icebergprotector.spark;
 
+import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.maintenance.ProtectedProcedures;
+import io.icebergprotector.spark.table.ProtectedTable;
+import io.icebergprotector.spark.table.TableAdmin;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;

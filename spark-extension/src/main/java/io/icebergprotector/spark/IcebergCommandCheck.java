@@ -1,5 +1,8 @@
 package io.icebergprotector.spark;
 
+import io.icebergprotector.spark.core.ProtectedLayout;
+import io.icebergprotector.spark.table.ProtectedTable;
+import io.icebergprotector.spark.table.TableAdmin;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

@@ -1,7 +1,9 @@
 package io.icebergprotector.spark;
 
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.paths.PathScope;
+import io.icebergprotector.spark.table.ProtectingCatalog;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,7 +43,7 @@ final class NonIcebergTables {
   /** Refuses {@code operation} on a non-Iceberg table the policy lists, unless path-protected. */
   static void check(
       SparkSession session,
-      ProtectingSparkCatalog protecting,
+      ProtectingCatalog protecting,
       String tableName,
       String provider,
       String location,
@@ -79,16 +81,15 @@ final class NonIcebergTables {
 
   /** The check rule: every session-catalog table a plan creates, writes or reads. */
   static void checkPlan(SparkSession session, LogicalPlan plan) {
-    ProtectingSparkCatalog protecting =
-        TableAdmin.protectingCatalog(session.sessionState().catalogManager().v2SessionCatalog());
+    ProtectingCatalog protecting =
+        ProtectingCatalog.unwrap(session.sessionState().catalogManager().v2SessionCatalog());
     if (protecting == null) {
       return;
     }
     visit(session, protecting, plan);
   }
 
-  private static void visit(
-      SparkSession session, ProtectingSparkCatalog protecting, LogicalPlan node) {
+  private static void visit(SparkSession session, ProtectingCatalog protecting, LogicalPlan node) {
     String operation = operation(node);
     java.util.Iterator<Object> elements = CollectionConverters.asJava(node.productIterator());
     while (elements.hasNext()) {
@@ -135,10 +136,7 @@ final class NonIcebergTables {
   }
 
   private static void check(
-      SparkSession session,
-      ProtectingSparkCatalog protecting,
-      CatalogTable table,
-      String operation) {
+      SparkSession session, ProtectingCatalog protecting, CatalogTable table, String operation) {
     checkNamed(
         session,
         protecting,
@@ -149,7 +147,7 @@ final class NonIcebergTables {
   }
 
   private static void checkCreateLike(
-      SparkSession session, ProtectingSparkCatalog protecting, CreateTableLikeCommand create) {
+      SparkSession session, ProtectingCatalog protecting, CreateTableLikeCommand create) {
     // without USING, the new table takes the source table's provider
     Option<String> provider = create.provider();
     SessionCatalog catalog = session.sessionState().catalog();
@@ -171,7 +169,7 @@ final class NonIcebergTables {
 
   /** Renaming a non-Iceberg table to a name the policy lists would make it a "protected" table. */
   private static void checkRename(
-      SparkSession session, ProtectingSparkCatalog protecting, AlterTableRenameCommand rename) {
+      SparkSession session, ProtectingCatalog protecting, AlterTableRenameCommand rename) {
     SessionCatalog catalog = session.sessionState().catalog();
     if (!catalog.tableExists(rename.oldName())) {
       return; // not a V1 table: Spark fails the rename itself
@@ -197,7 +195,7 @@ final class NonIcebergTables {
   /** A session-catalog table by name; without a location it lives at the default table path. */
   private static void checkNamed(
       SparkSession session,
-      ProtectingSparkCatalog protecting,
+      ProtectingCatalog protecting,
       TableIdentifier ident,
       Option<URI> location,
       Option<String> provider,
@@ -220,7 +218,7 @@ final class NonIcebergTables {
 
   /** A path write into the location of a listed non-Iceberg table writes that table. */
   private static void checkPathWrite(
-      SparkSession session, ProtectingSparkCatalog protecting, Path outputPath) {
+      SparkSession session, ProtectingCatalog protecting, Path outputPath) {
     SessionCatalog catalog = session.sessionState().catalog();
     String output = qualified(outputPath.toString());
     for (TablePolicy entry : protecting.protectorContext().policy().tables().values()) {

@@ -1,6 +1,8 @@
 package io.icebergprotector.spark;
 
+import io.icebergprotector.spark.core.PrincipalBinding;
 import io.icebergprotector.spark.read.ProtectedScan;
+import io.icebergprotector.spark.table.ProtectingCatalog;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -76,8 +78,8 @@ final class ProtectedCacheCheck extends Rule<LogicalPlan> {
 
   /** Refuses cached data read as another principal than the session's current one. */
   private void checkPlanning(PrincipalBinding binding) {
-    ProtectingSparkCatalog catalog =
-        ProtectingSparkCatalog.of(session, binding.catalogName(), binding.table());
+    ProtectingCatalog catalog =
+        ProtectingCatalog.of(session, binding.catalogName(), binding.table());
     io.icebergprotector.policy.Principal current = catalog.principal(session);
     if (!current.equals(binding.principal())) {
       throw binding.mismatch(current);

@@ -1,5 +1,7 @@
 package io.icebergprotector.spark;
 
+import io.icebergprotector.spark.table.ProtectingCatalog;
+import io.icebergprotector.spark.table.TableAdmin;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.iceberg.spark.SparkSessionCatalog;
@@ -31,7 +33,7 @@ public class ProtectingSessionCatalog<
             TableCatalog & org.apache.spark.sql.connector.catalog.FunctionCatalog
                 & org.apache.spark.sql.connector.catalog.SupportsNamespaces
                 & org.apache.spark.sql.connector.catalog.ViewCatalog>
-    extends SparkSessionCatalog<T> {
+    extends SparkSessionCatalog<T> implements ProtectingCatalog.Holder {
 
   private ProtectingSparkCatalog protecting;
   private CaseInsensitiveStringMap options;
@@ -46,6 +48,7 @@ public class ProtectingSessionCatalog<
   }
 
   /** The protecting Iceberg catalog behind this session catalog. */
+  @Override
   public ProtectingSparkCatalog protectingCatalog() {
     return protecting;
   }

@@ -3,7 +3,18 @@ package io.icebergprotector.spark;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.binding.BindingBoundary;
+import io.icebergprotector.spark.core.PrincipalBinding;
+import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.core.ProtectorContext;
+import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.spark.core.RecordedColumns;
+import io.icebergprotector.spark.masks.IcebergMaskTypes;
 import io.icebergprotector.spark.metadata.ProtectedMetadataTable;
+import io.icebergprotector.spark.table.ProtectedStagedTable;
+import io.icebergprotector.spark.table.ProtectedTable;
+import io.icebergprotector.spark.table.ProtectingCatalog;
+import io.icebergprotector.spark.table.TableAdmin;
+import io.icebergprotector.spark.table.TableProtection;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -22,7 +33,6 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.NoSuchProcedureException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
 import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
-import org.apache.spark.sql.connector.catalog.CatalogPlugin;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.StagedTable;
 import org.apache.spark.sql.connector.catalog.Table;
@@ -37,7 +47,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * ProtectedTable}; all other tables are Iceberg's own, untouched. Every Iceberg catalog option
  * passes through; the {@code protector.*} options configure the protection.
  */
-public class ProtectingSparkCatalog extends SparkCatalog {
+public class ProtectingSparkCatalog extends SparkCatalog implements ProtectingCatalog {
   private String catalogName;
   private ProtectorContext context;
   private boolean refreshEagerly;
@@ -59,16 +69,19 @@ public class ProtectingSparkCatalog extends SparkCatalog {
     return super.buildIcebergCatalog(name, options);
   }
 
+  @Override
   public ProtectorContext protectorContext() {
     return context;
   }
 
   /** The principal this catalog acts for in the active session. */
+  @Override
   public Principal principal() {
     return principal(activeSession());
   }
 
   /** The principal this catalog acts for in {@code session} now. */
+  @Override
   public Principal principal(SparkSession session) {
     return context.principal(session, catalogName);
   }
@@ -79,37 +92,11 @@ public class ProtectingSparkCatalog extends SparkCatalog {
   }
 
   /**
-   * The protecting catalog named {@code catalogName} in {@code session}: where an operation over a
-   * protected table resolves its principal, whichever session loaded the table.
-   *
-   * @throws ProtectorException if that session has no protecting catalog of that name
-   */
-  static ProtectingSparkCatalog of(SparkSession session, String catalogName, String table) {
-    CatalogPlugin plugin;
-    try {
-      plugin = session.sessionState().catalogManager().catalog(catalogName);
-    } catch (RuntimeException e) {
-      plugin = null;
-    }
-    if (plugin instanceof ProtectingSessionCatalog) {
-      plugin = ((ProtectingSessionCatalog<?>) plugin).protectingCatalog();
-    }
-    if (!(plugin instanceof ProtectingSparkCatalog)) {
-      throw new ProtectorException(
-          String.format(
-              "Refusing to read or write protected table %s from a session whose catalog '%s' is"
-                  + " not a protecting catalog (%s): the session that runs an operation decides"
-                  + " whose keys it uses",
-              table, catalogName, plugin == null ? "not configured" : plugin.getClass().getName()));
-    }
-    return (ProtectingSparkCatalog) plugin;
-  }
-
-  /**
    * The protection of {@code table} (the policy's entry {@code policyTableName}) for the principal
    * this catalog acts for in {@code session} now.
    */
-  ProtectionSpec resolveProtection(
+  @Override
+  public ProtectionSpec resolveProtection(
       SparkSession session, String policyTableName, org.apache.iceberg.Table table, Schema schema) {
     TablePolicy policy =
         context
@@ -234,7 +221,8 @@ public class ProtectingSparkCatalog extends SparkCatalog {
    * ({@link ProtectingCachedTableCatalog}): protected like a loaded table, but never refreshed,
    * since the action pinned the snapshot it rewrites.
    */
-  Table protectCached(SparkTable table) {
+  @Override
+  public Table protectCached(SparkTable table) {
     return protect(table, false);
   }
 
@@ -343,6 +331,7 @@ public class ProtectingSparkCatalog extends SparkCatalog {
     spec.checkPartitioning(partitionSpec, schema);
   }
 
+  @Override
   public String catalogName() {
     return catalogName;
   }

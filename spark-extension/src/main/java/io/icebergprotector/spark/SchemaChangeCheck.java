@@ -2,6 +2,10 @@ package io.icebergprotector.spark;
 
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.spark.core.RecordedColumns;
+import io.icebergprotector.spark.table.ProtectedTable;
+import io.icebergprotector.spark.table.TableAdmin;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -4,6 +4,7 @@ import static org.apache.iceberg.types.Types.NestedField.optional;
 import static org.apache.iceberg.types.Types.NestedField.required;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icebergprotector.spark.core.ExpressionRedactor;
 import java.util.List;
 import java.util.Set;
 import org.apache.iceberg.Schema;

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.policy.ColumnType;
 import io.icebergprotector.policy.Mask;
+import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.spark.masks.IcebergMaskTypes;
 import io.icebergprotector.spark.masks.MaskEngine;
 import io.icebergprotector.spark.masks.MaskType;
 import java.util.List;

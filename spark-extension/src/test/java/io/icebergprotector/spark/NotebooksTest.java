@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.icebergprotector.spark.core.ProtectorContext;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

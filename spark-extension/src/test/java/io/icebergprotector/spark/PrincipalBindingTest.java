@@ -3,6 +3,7 @@ package io.icebergprotector.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.icebergprotector.spark.core.ProtectorException;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.Dataset;

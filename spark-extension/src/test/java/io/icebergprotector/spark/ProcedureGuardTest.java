@@ -5,6 +5,7 @@ import static io.icebergprotector.spark.TableAdminTest.assertRefusedAs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.icebergprotector.spark.core.RecordedColumns;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;

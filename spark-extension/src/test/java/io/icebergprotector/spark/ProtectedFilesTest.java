@@ -3,7 +3,9 @@ package io.icebergprotector.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
+import io.icebergprotector.spark.crypto.KeyTools;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.crypto.ProtectorKmsClient;
 import java.io.RandomAccessFile;
@@ -47,7 +49,9 @@ class ProtectedFilesTest extends SparkTestBase {
     Configuration conf = new Configuration();
     conf.set(KeyToolkit.KMS_CLIENT_CLASS_PROPERTY_NAME, ProtectorKmsClient.class.getName());
     conf.set(KeyToolkit.KMS_INSTANCE_ID_PROPERTY_NAME, alice.kms().endpoint());
-    conf.set(KeyToolkit.KEY_ACCESS_TOKEN_PROPERTY_NAME, alice.accessToken());
+    conf.set(
+        KeyToolkit.KEY_ACCESS_TOKEN_PROPERTY_NAME,
+        KeyTools.accessToken(alice.keyScope(), alice.writeGeneration()));
     org.apache.hadoop.fs.Path hadoopPath = new org.apache.hadoop.fs.Path(file.toUri());
 
     // Without the AAD prefix, parquet-mr's standard factory refuses the bound file.

@@ -3,10 +3,13 @@ package io.icebergprotector.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.inspect.ColumnReport;
 import io.icebergprotector.spark.inspect.FooterReport;
 import io.icebergprotector.spark.inspect.ParquetFooterInspector;
+import io.icebergprotector.spark.table.ProtectedTable;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;

@@ -2,6 +2,7 @@ package io.icebergprotector.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icebergprotector.spark.core.ProtectorContext;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.nio.file.Files;

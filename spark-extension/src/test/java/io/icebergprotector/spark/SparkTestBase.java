@@ -1,8 +1,10 @@
 package io.icebergprotector.spark;
 
+import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
+import io.icebergprotector.spark.table.ProtectedTable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.spark.core.StrictSchema;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;

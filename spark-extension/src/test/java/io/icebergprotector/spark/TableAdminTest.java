@@ -3,6 +3,8 @@ package io.icebergprotector.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.spark.core.RecordedColumns;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;

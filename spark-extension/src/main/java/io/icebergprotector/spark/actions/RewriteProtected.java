@@ -1,13 +1,11 @@
 package io.icebergprotector.spark.actions;
 
-import io.icebergprotector.spark.ProtectedTable;
-import io.icebergprotector.spark.ProtectingSessionCatalog;
-import io.icebergprotector.spark.ProtectingSparkCatalog;
-import io.icebergprotector.spark.ProtectionSpec;
-import io.icebergprotector.spark.ProtectorException;
-import io.icebergprotector.spark.RecordedColumns;
+import io.icebergprotector.spark.access.MaintenanceAccess;
 import io.icebergprotector.spark.binding.BindingBoundary;
 import io.icebergprotector.spark.binding.FileAdmission;
+import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.spark.core.RecordedColumns;
 import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
@@ -15,7 +13,8 @@ import io.icebergprotector.spark.inspect.ColumnReport;
 import io.icebergprotector.spark.inspect.FooterReport;
 import io.icebergprotector.spark.inspect.KeyMaterial;
 import io.icebergprotector.spark.inspect.ParquetFooterInspector;
-import io.icebergprotector.spark.maintenance.MaintenanceAccess;
+import io.icebergprotector.spark.table.ProtectedTable;
+import io.icebergprotector.spark.table.ProtectingCatalog;
 import io.icebergprotector.spark.write.RewriteRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -291,12 +290,7 @@ public final class RewriteProtected {
         Spark3Util.catalogAndIdentifier("table", spark, tableName);
     CatalogPlugin catalog = resolved.catalog();
     this.catalogName = catalog.name();
-    ProtectingSparkCatalog protecting =
-        catalog instanceof ProtectingSparkCatalog
-            ? (ProtectingSparkCatalog) catalog
-            : catalog instanceof ProtectingSessionCatalog
-                ? ((ProtectingSessionCatalog<?>) catalog).protectingCatalog()
-                : null;
+    ProtectingCatalog protecting = ProtectingCatalog.unwrap(catalog);
     if (protecting == null) {
       throw new ProtectorException(
           String.format(

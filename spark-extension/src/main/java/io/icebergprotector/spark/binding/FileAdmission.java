@@ -1,6 +1,6 @@
 package io.icebergprotector.spark.binding;
 
-import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.FileMarker;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.icebergprotector.spark.binding;
 
-import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.core.ProtectorException;
 
 /**
  * A data file failed its integrity check: its bytes are not the ones the table expects at that

@@ -1,6 +1,6 @@
 package io.icebergprotector.spark.binding;
 
-import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.core.ProtectorException;
 
 /**
  * A protected table lists a data file that the protector did not write, committed after the table

@@ -10,6 +10,7 @@ import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServices;
 import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.policy.Policy;
+import io.icebergprotector.spark.metrics.ThreadKeyCalls;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Map;

@@ -2,7 +2,7 @@ package io.icebergprotector.spark.crypto;
 
 import io.icebergprotector.kms.KeyScope;
 import io.icebergprotector.policy.Policy;
-import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.core.ProtectorException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

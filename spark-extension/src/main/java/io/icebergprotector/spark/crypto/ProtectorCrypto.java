@@ -2,8 +2,8 @@ package io.icebergprotector.spark.crypto;
 
 import io.icebergprotector.kms.KeyScope;
 import io.icebergprotector.policy.Policy;
-import io.icebergprotector.spark.ColumnProtection;
-import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.core.ColumnProtection;
+import io.icebergprotector.spark.core.ProtectionSpec;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -104,7 +104,8 @@ public final class ProtectorCrypto {
 
   /** Forgets cached key-encryption keys for a spec, e.g. after a key was destroyed. */
   public static void forgetCachedKeys(ProtectionSpec spec) {
-    KeyToolkit.removeCacheEntriesForToken(spec.accessToken());
+    KeyToolkit.removeCacheEntriesForToken(
+        KeyTools.accessToken(spec.keyScope(), spec.writeGeneration()));
     KeyToolkit.removeCacheEntriesForToken(spec.keyScope().handle());
   }
 

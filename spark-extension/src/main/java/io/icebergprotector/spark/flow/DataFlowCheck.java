@@ -1,7 +1,7 @@
 package io.icebergprotector.spark.flow;
 
 import io.icebergprotector.policy.AccessLevel;
-import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.paths.PathScope;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -6,7 +6,7 @@ import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.kms.remote.DeclassificationDeniedException;
 import io.icebergprotector.kms.remote.DeclassifyReceipt;
 import io.icebergprotector.kms.remote.RemoteKeyService;
-import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.core.ProtectorException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

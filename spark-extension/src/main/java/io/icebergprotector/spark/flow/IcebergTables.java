@@ -1,11 +1,10 @@
 package io.icebergprotector.spark.flow;
 
 import io.icebergprotector.policy.TablePolicy;
-import io.icebergprotector.spark.ColumnProtection;
-import io.icebergprotector.spark.ProtectedTable;
-import io.icebergprotector.spark.ProtectingSessionCatalog;
-import io.icebergprotector.spark.ProtectingSparkCatalog;
-import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.core.ColumnProtection;
+import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.table.ProtectedTable;
+import io.icebergprotector.spark.table.ProtectingCatalog;
 import io.icebergprotector.spark.write.RewriteRequest;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -152,13 +151,13 @@ final class IcebergTables implements IcebergFlows {
   @Override
   public Optional<TablePolicy> createdTableEntry(
       CatalogPlugin catalog, String tableName, Option<String> provider) {
-    ProtectingSparkCatalog protecting = null;
-    if (catalog instanceof ProtectingSparkCatalog) {
-      protecting = (ProtectingSparkCatalog) catalog;
-    } else if (catalog instanceof ProtectingSessionCatalog
+    ProtectingCatalog protecting = null;
+    if (catalog instanceof ProtectingCatalog) {
+      protecting = (ProtectingCatalog) catalog;
+    } else if (catalog instanceof ProtectingCatalog.Holder
         && (provider.isEmpty() || "iceberg".equals(provider.get().toLowerCase(Locale.ROOT)))) {
       // the session catalog passes tables of other providers to Spark's catalog, unprotected
-      protecting = ((ProtectingSessionCatalog<?>) catalog).protectingCatalog();
+      protecting = ((ProtectingCatalog.Holder) catalog).protectingCatalog();
     }
     return protecting == null
         ? Optional.empty()

@@ -1,6 +1,6 @@
 package io.icebergprotector.spark.inspect;
 
-import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.inspect.FooterReport.FooterMode;
 import java.io.ByteArrayInputStream;
 import java.io.EOFException;

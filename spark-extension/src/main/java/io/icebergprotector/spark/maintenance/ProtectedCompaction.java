@@ -1,10 +1,10 @@
 package io.icebergprotector.spark.maintenance;
 
-import io.icebergprotector.spark.ProtectedLayout;
-import io.icebergprotector.spark.ProtectedTable;
-import io.icebergprotector.spark.ProtectingCachedTableCatalog;
-import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.access.MaintenanceAccess;
 import io.icebergprotector.spark.binding.BindingBoundary;
+import io.icebergprotector.spark.core.ProtectedLayout;
+import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.table.ProtectedTable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

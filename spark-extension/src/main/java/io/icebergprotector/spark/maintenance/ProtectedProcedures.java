@@ -1,6 +1,6 @@
 package io.icebergprotector.spark.maintenance;
 
-import io.icebergprotector.spark.ProtectedTable;
+import io.icebergprotector.spark.table.ProtectedTable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

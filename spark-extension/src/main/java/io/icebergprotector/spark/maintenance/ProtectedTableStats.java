@@ -1,8 +1,8 @@
 package io.icebergprotector.spark.maintenance;
 
-import io.icebergprotector.spark.ProtectedTable;
-import io.icebergprotector.spark.ProtectionSpec;
-import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.spark.table.ProtectedTable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

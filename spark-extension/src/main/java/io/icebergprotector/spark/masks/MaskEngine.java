@@ -1,7 +1,7 @@
 package io.icebergprotector.spark.masks;
 
 import io.icebergprotector.policy.Mask;
-import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.core.ProtectorException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Supplier;

@@ -2,7 +2,7 @@ package io.icebergprotector.spark.metadata;
 
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.TablePolicy;
-import io.icebergprotector.spark.RecordedColumns;
+import io.icebergprotector.spark.core.RecordedColumns;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,8 +1,8 @@
 package io.icebergprotector.spark.metadata;
 
 import io.icebergprotector.policy.TablePolicy;
-import io.icebergprotector.spark.ProtectorException;
-import io.icebergprotector.spark.RecordedColumns;
+import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.spark.core.RecordedColumns;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;

@@ -3,7 +3,7 @@ package io.icebergprotector.spark.paths;
 import io.icebergprotector.kms.KeyScope;
 import io.icebergprotector.policy.Mask;
 import io.icebergprotector.policy.Policy;
-import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.crypto.HashMaskKeys;
 import io.icebergprotector.spark.masks.HashKeySource;
 import io.icebergprotector.spark.masks.MaskEngine;

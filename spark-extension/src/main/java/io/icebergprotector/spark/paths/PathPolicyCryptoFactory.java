@@ -3,7 +3,7 @@ package io.icebergprotector.spark.paths;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.FooterMode;
 import io.icebergprotector.policy.TablePolicy;
-import io.icebergprotector.spark.StrictSchema;
+import io.icebergprotector.spark.core.StrictSchema;
 import io.icebergprotector.spark.crypto.KeyTools;
 import io.icebergprotector.spark.crypto.ProtectorUnshadedKmsClient;
 import java.io.IOException;

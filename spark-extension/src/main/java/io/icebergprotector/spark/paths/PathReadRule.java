@@ -1,7 +1,7 @@
 package io.icebergprotector.spark.paths;
 
 import io.icebergprotector.policy.TablePolicy;
-import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.core.ProtectorException;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -2,8 +2,8 @@ package io.icebergprotector.spark.paths;
 
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.TablePolicy;
-import io.icebergprotector.spark.ProtectorException;
-import io.icebergprotector.spark.StrictSchema;
+import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.spark.core.StrictSchema;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -1,13 +1,13 @@
 package io.icebergprotector.spark.read;
 
 import io.icebergprotector.policy.EncryptionAlgorithm;
-import io.icebergprotector.spark.ExpressionRedactor;
-import io.icebergprotector.spark.ProtectionSpec;
-import io.icebergprotector.spark.ProtectorException;
 import io.icebergprotector.spark.binding.FileAdmission;
+import io.icebergprotector.spark.core.ExpressionRedactor;
+import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
-import io.icebergprotector.spark.write.TaskKeyCalls;
+import io.icebergprotector.spark.metrics.TaskKeyCalls;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Iterator;

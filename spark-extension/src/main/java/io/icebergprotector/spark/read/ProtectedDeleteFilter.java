@@ -1,6 +1,6 @@
 package io.icebergprotector.spark.read;
 
-import io.icebergprotector.spark.write.InternalRowStructLike;
+import io.icebergprotector.spark.core.InternalRowStructLike;
 import java.util.List;
 import java.util.function.Supplier;
 import org.apache.iceberg.DeleteFile;

@@ -1,6 +1,6 @@
 package io.icebergprotector.spark.read;
 
-import io.icebergprotector.spark.ExpressionRedactor;
+import io.icebergprotector.spark.core.ExpressionRedactor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

@@ -1,11 +1,11 @@
 package io.icebergprotector.spark.read;
 
 import io.icebergprotector.policy.AccessLevel;
-import io.icebergprotector.spark.ColumnProtection;
-import io.icebergprotector.spark.ExpressionRedactor;
-import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.binding.FileAdmission;
-import io.icebergprotector.spark.write.KeyServiceCallsMetric;
+import io.icebergprotector.spark.core.ColumnProtection;
+import io.icebergprotector.spark.core.ExpressionRedactor;
+import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.metrics.KeyServiceCallsMetric;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

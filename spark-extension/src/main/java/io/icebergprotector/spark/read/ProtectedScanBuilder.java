@@ -1,7 +1,7 @@
 package io.icebergprotector.spark.read;
 
-import io.icebergprotector.spark.ProtectionSpec;
-import io.icebergprotector.spark.maintenance.MaintenanceAccess;
+import io.icebergprotector.spark.access.MaintenanceAccess;
+import io.icebergprotector.spark.core.ProtectionSpec;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;

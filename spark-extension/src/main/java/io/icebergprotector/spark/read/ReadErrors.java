@@ -1,9 +1,9 @@
 package io.icebergprotector.spark.read;
 
 import io.icebergprotector.kms.KeyServiceException;
-import io.icebergprotector.spark.ProtectionSpec;
-import io.icebergprotector.spark.ProtectorException;
 import io.icebergprotector.spark.binding.FileIntegrityException;
+import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.core.ProtectorException;
 import java.util.Locale;
 import javax.crypto.AEADBadTagException;
 import org.apache.iceberg.shaded.org.apache.parquet.crypto.KeyAccessDeniedException;

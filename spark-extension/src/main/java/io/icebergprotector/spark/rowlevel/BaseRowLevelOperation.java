@@ -1,6 +1,5 @@
 package io.icebergprotector.spark.rowlevel;
 
-import io.icebergprotector.spark.ProtectedTable;
 import io.icebergprotector.spark.read.ProtectedScan;
 import io.icebergprotector.spark.read.ProtectedScanBuilder;
 import org.apache.iceberg.IsolationLevel;
@@ -19,7 +18,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  */
 abstract class BaseRowLevelOperation<S extends ProtectedScan> implements RowLevelOperation {
   private final SparkSession spark;
-  private final ProtectedTable table;
+  private final RowLevelTable table;
   private final Command command;
   private final IsolationLevel isolationLevel;
   private final RowLevelOperationMode mode;
@@ -29,7 +28,7 @@ abstract class BaseRowLevelOperation<S extends ProtectedScan> implements RowLeve
 
   BaseRowLevelOperation(
       SparkSession spark,
-      ProtectedTable table,
+      RowLevelTable table,
       Command command,
       IsolationLevel isolationLevel,
       RowLevelOperationMode mode) {
@@ -79,7 +78,7 @@ abstract class BaseRowLevelOperation<S extends ProtectedScan> implements RowLeve
     return spark;
   }
 
-  ProtectedTable table() {
+  RowLevelTable table() {
     return table;
   }
 

@@ -1,6 +1,5 @@
 package io.icebergprotector.spark.rowlevel;
 
-import io.icebergprotector.spark.ProtectedTable;
 import io.icebergprotector.spark.read.ProtectedCopyOnWriteScan;
 import io.icebergprotector.spark.read.ProtectedScanBuilder;
 import java.util.ArrayList;
@@ -28,7 +27,7 @@ final class ProtectedCopyOnWriteOperation extends BaseRowLevelOperation<Protecte
 
   ProtectedCopyOnWriteOperation(
       SparkSession spark,
-      ProtectedTable table,
+      RowLevelTable table,
       RowLevelOperationInfo info,
       IsolationLevel isolationLevel) {
     super(spark, table, info.command(), isolationLevel, RowLevelOperationMode.COPY_ON_WRITE);

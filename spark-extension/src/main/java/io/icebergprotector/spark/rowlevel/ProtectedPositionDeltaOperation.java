@@ -1,6 +1,5 @@
 package io.icebergprotector.spark.rowlevel;
 
-import io.icebergprotector.spark.ProtectedTable;
 import io.icebergprotector.spark.read.ProtectedScan;
 import io.icebergprotector.spark.read.ProtectedScanBuilder;
 import java.util.ArrayList;
@@ -30,7 +29,7 @@ final class ProtectedPositionDeltaOperation extends BaseRowLevelOperation<Protec
 
   ProtectedPositionDeltaOperation(
       SparkSession spark,
-      ProtectedTable table,
+      RowLevelTable table,
       RowLevelOperationInfo info,
       IsolationLevel isolationLevel) {
     super(spark, table, info.command(), isolationLevel, RowLevelOperationMode.MERGE_ON_READ);

@@ -1,15 +1,15 @@
 package io.icebergprotector.spark.rowlevel;
 
-import io.icebergprotector.spark.ExpressionRedactor;
-import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.binding.BindingBoundary;
+import io.icebergprotector.spark.core.ExpressionRedactor;
+import io.icebergprotector.spark.core.InternalRowStructLike;
+import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.metrics.KeyServiceCallsMetric;
+import io.icebergprotector.spark.metrics.TaskKeyCalls;
 import io.icebergprotector.spark.read.ProtectedScan;
 import io.icebergprotector.spark.write.FileCleanup;
-import io.icebergprotector.spark.write.InternalRowStructLike;
-import io.icebergprotector.spark.write.KeyServiceCallsMetric;
 import io.icebergprotector.spark.write.ProtectedCommit;
 import io.icebergprotector.spark.write.ProtectedFileWriterFactory;
-import io.icebergprotector.spark.write.TaskKeyCalls;
 import java.io.IOException;
 import java.io.Serializable;
 import java.util.ArrayList;

@@ -1,8 +1,7 @@
 package io.icebergprotector.spark.rowlevel;
 
-import io.icebergprotector.spark.ProtectedTable;
-import io.icebergprotector.spark.ProtectionSpec;
-import io.icebergprotector.spark.RecordedColumns;
+import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.core.RecordedColumns;
 import io.icebergprotector.spark.read.ProtectedScan;
 import io.icebergprotector.spark.write.ProtectedWrite;
 import io.icebergprotector.spark.write.ProtectedWriteBuilder;
@@ -33,7 +32,7 @@ final class ProtectedPositionDeltaWriteBuilder implements DeltaWriteBuilder {
       new Schema(MetadataColumns.FILE_PATH, MetadataColumns.ROW_POSITION);
 
   private final SparkSession spark;
-  private final ProtectedTable protectedTable;
+  private final RowLevelTable protectedTable;
   private final Table table;
   private final Command command;
   private final ProtectedScan scan;
@@ -43,7 +42,7 @@ final class ProtectedPositionDeltaWriteBuilder implements DeltaWriteBuilder {
 
   ProtectedPositionDeltaWriteBuilder(
       SparkSession spark,
-      ProtectedTable protectedTable,
+      RowLevelTable protectedTable,
       Command command,
       ProtectedScan scan,
       IsolationLevel isolationLevel,

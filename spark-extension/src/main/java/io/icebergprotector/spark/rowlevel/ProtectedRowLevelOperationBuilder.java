@@ -1,6 +1,5 @@
 package io.icebergprotector.spark.rowlevel;
 
-import io.icebergprotector.spark.ProtectedTable;
 import java.util.Map;
 import org.apache.iceberg.IsolationLevel;
 import org.apache.iceberg.RowLevelOperationMode;
@@ -19,13 +18,13 @@ import org.apache.spark.sql.connector.write.RowLevelOperationInfo;
  */
 public final class ProtectedRowLevelOperationBuilder implements RowLevelOperationBuilder {
   private final SparkSession spark;
-  private final ProtectedTable table;
+  private final RowLevelTable table;
   private final RowLevelOperationInfo info;
   private final RowLevelOperationMode mode;
   private final IsolationLevel isolationLevel;
 
   public ProtectedRowLevelOperationBuilder(
-      SparkSession spark, ProtectedTable table, RowLevelOperationInfo info) {
+      SparkSession spark, RowLevelTable table, RowLevelOperationInfo info) {
     this.spark = spark;
     this.table = table;
     this.info = info;

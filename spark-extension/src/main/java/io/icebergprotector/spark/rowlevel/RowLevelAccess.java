@@ -1,16 +1,16 @@
 package io.icebergprotector.spark.rowlevel;
 
-import static io.icebergprotector.spark.ColumnAccessText.clearRoles;
-import static io.icebergprotector.spark.ColumnAccessText.levels;
-import static io.icebergprotector.spark.ColumnAccessText.paths;
+import static io.icebergprotector.spark.access.ColumnAccessText.clearRoles;
+import static io.icebergprotector.spark.access.ColumnAccessText.levels;
+import static io.icebergprotector.spark.access.ColumnAccessText.paths;
 
 import io.icebergprotector.policy.AccessLevel;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
-import io.icebergprotector.spark.ColumnProtection;
-import io.icebergprotector.spark.ProtectionSpec;
-import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.core.ColumnProtection;
+import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.read.ProtectedProjection;
 import java.util.ArrayList;
 import java.util.Collections;

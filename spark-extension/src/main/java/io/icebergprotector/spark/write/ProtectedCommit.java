@@ -1,6 +1,6 @@
 package io.icebergprotector.spark.write;
 
-import io.icebergprotector.spark.ExpressionRedactor;
+import io.icebergprotector.spark.core.ExpressionRedactor;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.ContentFile;

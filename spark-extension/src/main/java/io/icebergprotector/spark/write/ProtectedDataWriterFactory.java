@@ -1,6 +1,8 @@
 package io.icebergprotector.spark.write;
 
-import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.core.InternalRowStructLike;
+import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.metrics.TaskKeyCalls;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;

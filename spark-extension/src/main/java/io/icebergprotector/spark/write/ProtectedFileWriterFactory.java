@@ -1,7 +1,7 @@
 package io.icebergprotector.spark.write;
 
-import io.icebergprotector.spark.ProtectionSpec;
-import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.FileMarker;
 import java.io.IOException;

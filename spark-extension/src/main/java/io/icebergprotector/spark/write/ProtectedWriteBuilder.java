@@ -1,9 +1,9 @@
 package io.icebergprotector.spark.write;
 
-import io.icebergprotector.spark.ExpressionRedactor;
-import io.icebergprotector.spark.ProtectedLayout;
-import io.icebergprotector.spark.ProtectionSpec;
-import io.icebergprotector.spark.RecordedColumns;
+import io.icebergprotector.spark.core.ExpressionRedactor;
+import io.icebergprotector.spark.core.ProtectedLayout;
+import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.core.RecordedColumns;
 import io.icebergprotector.spark.read.ProtectedCopyOnWriteScan;
 import java.util.function.Function;
 import org.apache.iceberg.IsolationLevel;

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.spark.ProtectingSparkCatalog;
-import io.icebergprotector.spark.ProtectionSpec;
-import io.icebergprotector.spark.ProtectorContext;
 import io.icebergprotector.spark.SparkTestBase;
+import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.core.ProtectorContext;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,7 +63,9 @@ class ProtectorUnshadedKmsClientTest extends SparkTestBase {
         "org.apache.parquet.crypto.keytools.PropertiesDrivenCryptoFactory");
     conf.set("parquet.encryption.kms.client.class", ProtectorUnshadedKmsClient.class.getName());
     conf.set("parquet.encryption.kms.instance.id", spec.kms().endpoint());
-    conf.set("parquet.encryption.key.access.token", spec.accessToken());
+    conf.set(
+        "parquet.encryption.key.access.token",
+        KeyTools.accessToken(spec.keyScope(), spec.writeGeneration()));
   }
 
   @Test

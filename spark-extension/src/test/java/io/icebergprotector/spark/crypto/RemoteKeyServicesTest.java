@@ -7,7 +7,7 @@ import io.icebergprotector.kms.KeyServices;
 import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.kms.remote.RemoteKeyService;
-import io.icebergprotector.spark.ProtectorContext;
+import io.icebergprotector.spark.core.ProtectorContext;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

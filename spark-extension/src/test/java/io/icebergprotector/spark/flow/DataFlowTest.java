@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.spark.ProtectingSparkCatalog;
-import io.icebergprotector.spark.ProtectorException;
 import io.icebergprotector.spark.SparkTestBase;
+import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.paths.PathProtection;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -7,7 +7,7 @@ import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
-import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.core.ProtectorException;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.util.List;

@@ -3,7 +3,7 @@ package io.icebergprotector.spark.inspect;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.inspect.FooterReport.FooterMode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

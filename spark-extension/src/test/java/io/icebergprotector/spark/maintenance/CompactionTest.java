@@ -9,9 +9,9 @@ import static io.icebergprotector.spark.TableFiles.writtenDataFiles;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.icebergprotector.spark.ProtectorException;
 import io.icebergprotector.spark.SparkTestBase;
 import io.icebergprotector.spark.binding.FileIntegrityException;
+import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.crypto.FileMarker;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -3,10 +3,10 @@ package io.icebergprotector.spark.metadata;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icebergprotector.spark.ProtectedTable;
 import io.icebergprotector.spark.ProtectingSparkCatalog;
-import io.icebergprotector.spark.ProtectorException;
 import io.icebergprotector.spark.SparkTestBase;
+import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.spark.table.ProtectedTable;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;

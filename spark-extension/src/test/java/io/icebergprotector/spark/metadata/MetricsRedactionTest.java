@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.TablePolicy;
-import io.icebergprotector.spark.RecordedColumns;
+import io.icebergprotector.spark.core.RecordedColumns;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;

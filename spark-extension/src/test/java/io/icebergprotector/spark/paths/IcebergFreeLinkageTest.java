@@ -94,8 +94,8 @@ class IcebergFreeLinkageTest {
             "io.icebergprotector.spark.masks.MaskEngine",
             "io.icebergprotector.spark.masks.ColumnMask",
             "io.icebergprotector.spark.masks.ValueHash",
-            "io.icebergprotector.spark.ProtectorContext",
-            "io.icebergprotector.spark.ProtectorException")
+            "io.icebergprotector.spark.core.ProtectorContext",
+            "io.icebergprotector.spark.core.ProtectorException")
         .doesNotContainKey("io.icebergprotector.spark.IcebergRules");
     assertThat(icebergLinks(reachedFrom))
         .as(
@@ -113,7 +113,7 @@ class IcebergFreeLinkageTest {
             .collect(Collectors.toList());
     assertThat(roots).contains("io.icebergprotector.spark.masks.MaskEngine");
     Map<String, String> reachedFrom = reachable(roots);
-    assertThat(reachedFrom).doesNotContainKey("io.icebergprotector.spark.IcebergMaskTypes");
+    assertThat(reachedFrom).doesNotContainKey("io.icebergprotector.spark.masks.IcebergMaskTypes");
     assertThat(icebergLinks(reachedFrom))
         .as(
             "Iceberg classes linked by the mask engine (class <- how it is reached: referenced"

@@ -3,7 +3,7 @@ package io.icebergprotector.spark.paths;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.crypto.HashMaskKeys;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;

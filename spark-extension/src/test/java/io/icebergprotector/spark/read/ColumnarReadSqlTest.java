@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icebergprotector.spark.SparkTestBase;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
-import io.icebergprotector.spark.write.KeyServiceCallsMetric;
+import io.icebergprotector.spark.metrics.KeyServiceCallsMetric;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -2,7 +2,7 @@ package io.icebergprotector.spark.read;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.core.ProtectionSpec;
 import java.nio.file.Path;
 import java.util.Set;
 import org.apache.spark.sql.connector.expressions.Expression;

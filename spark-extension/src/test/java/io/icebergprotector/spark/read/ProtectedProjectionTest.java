@@ -3,8 +3,8 @@ package io.icebergprotector.spark.read;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icebergprotector.spark.ProtectionSpec;
-import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.core.ProtectorException;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
@@ -136,7 +136,7 @@ class ProtectedProjectionTest {
         io.icebergprotector.policy.Policy.parse(policy, "nested");
     ProtectionSpec spec =
         ProtectionSpec.resolve(
-            io.icebergprotector.spark.ProtectorContext.of(parsed, fixture.kms),
+            io.icebergprotector.spark.core.ProtectorContext.of(parsed, fixture.kms),
             parsed.table("db.nested").orElseThrow(),
             schema,
             io.icebergprotector.policy.Principal.user("bob"));

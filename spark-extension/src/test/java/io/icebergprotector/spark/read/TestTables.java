@@ -1,6 +1,6 @@
 package io.icebergprotector.spark.read;
 
-import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import java.io.File;
 import java.io.IOException;

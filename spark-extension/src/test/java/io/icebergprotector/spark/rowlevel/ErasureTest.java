@@ -3,8 +3,8 @@ package io.icebergprotector.spark.rowlevel;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icebergprotector.spark.ProtectionSpec;
-import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.core.ProtectorException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

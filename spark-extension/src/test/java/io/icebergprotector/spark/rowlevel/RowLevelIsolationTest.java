@@ -3,7 +3,7 @@ package io.icebergprotector.spark.rowlevel;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icebergprotector.spark.ExpressionRedactor;
+import io.icebergprotector.spark.core.ExpressionRedactor;
 import io.icebergprotector.spark.write.ProtectedCommit;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;

@@ -2,13 +2,13 @@ package io.icebergprotector.spark.rowlevel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icebergprotector.spark.ProtectedTable;
 import io.icebergprotector.spark.ProtectingSparkCatalog;
-import io.icebergprotector.spark.ProtectionSpec;
 import io.icebergprotector.spark.SparkTestBase;
 import io.icebergprotector.spark.binding.FileAdmission;
+import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
+import io.icebergprotector.spark.table.ProtectedTable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -9,8 +9,8 @@ import static org.apache.spark.sql.functions.max;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.icebergprotector.spark.ProtectorException;
 import io.icebergprotector.spark.SparkTestBase;
+import io.icebergprotector.spark.core.ProtectorException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

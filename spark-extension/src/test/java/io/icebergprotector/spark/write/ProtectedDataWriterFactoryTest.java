@@ -3,8 +3,10 @@ package io.icebergprotector.spark.write;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icebergprotector.spark.ProtectionSpec;
-import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.core.InternalRowStructLike;
+import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.spark.metrics.KeyServiceCallsMetric;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.ObjectOutputStream;

@@ -9,7 +9,7 @@ import static io.icebergprotector.spark.write.WriteFixture.ZIP_CANARY;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icebergprotector.spark.ProtectionSpec;
+import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import java.io.IOException;

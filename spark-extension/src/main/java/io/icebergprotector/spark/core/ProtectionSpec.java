@@ -1,4 +1,4 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.core;
 
 import io.icebergprotector.kms.KeyScope;
 import io.icebergprotector.kms.KmsSettings;
@@ -9,7 +9,6 @@ import io.icebergprotector.policy.FooterMode;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
-import io.icebergprotector.spark.crypto.KeyTools;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -300,11 +299,6 @@ public final class ProtectionSpec implements Serializable {
   /** What distinguishes Parquet key caches of this spec's writes after a key rotation, or "". */
   public String writeGeneration() {
     return writeGeneration;
-  }
-
-  /** The token Parquet's key tools cache this spec's key-encryption keys under. */
-  public String accessToken() {
-    return KeyTools.accessToken(keyScope, writeGeneration);
   }
 
   /** Master keys a write needs: every column key and the footer key. */

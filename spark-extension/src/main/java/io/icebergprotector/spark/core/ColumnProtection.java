@@ -1,4 +1,4 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.core;
 
 import io.icebergprotector.policy.AccessLevel;
 import io.icebergprotector.policy.Mask;

@@ -1,4 +1,4 @@
-package io.icebergprotector.spark.write;
+package io.icebergprotector.spark.metrics;
 
 import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.metric.CustomSumMetric;
@@ -11,7 +11,7 @@ import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 public class KeyServiceCallsMetric extends CustomSumMetric {
   public static final String NAME = "keyServiceCalls";
   public static final String DESCRIPTION = "key service calls";
-  static final CustomMetric[] ALL = {new KeyServiceCallsMetric()};
+  public static final CustomMetric[] ALL = {new KeyServiceCallsMetric()};
 
   /** The metrics a protected write or scan reports (for {@code supportedCustomMetrics}). */
   public static CustomMetric[] all() {

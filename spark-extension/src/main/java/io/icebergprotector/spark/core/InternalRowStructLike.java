@@ -1,4 +1,4 @@
-package io.icebergprotector.spark.write;
+package io.icebergprotector.spark.core;
 
 import java.nio.ByteBuffer;
 import java.util.List;

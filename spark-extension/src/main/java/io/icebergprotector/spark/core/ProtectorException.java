@@ -1,4 +1,4 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.core;
 
 /**
  * A protection rule was violated or protection could not be applied; the message names the cause.

@@ -1,4 +1,4 @@
-package io.icebergprotector.spark.crypto;
+package io.icebergprotector.spark.metrics;
 
 import io.icebergprotector.kms.ForwardingKeyService;
 import io.icebergprotector.kms.KeyService;
@@ -15,7 +15,7 @@ public final class ThreadKeyCalls extends ForwardingKeyService {
 
   private final AtomicLong total;
 
-  ThreadKeyCalls(KeyService delegate, AtomicLong total) {
+  public ThreadKeyCalls(KeyService delegate, AtomicLong total) {
     super(delegate);
     this.total = total;
   }

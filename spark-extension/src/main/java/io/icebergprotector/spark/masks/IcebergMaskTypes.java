@@ -1,7 +1,6 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.masks;
 
 import io.icebergprotector.policy.ColumnType;
-import io.icebergprotector.spark.masks.MaskType;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.iceberg.Schema;

@@ -1,4 +1,4 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.core;
 
 import java.util.ArrayList;
 import java.util.Collection;

@@ -1,8 +1,9 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.table;
 
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.core.ProtectorException;
 import java.util.Collections;
 import java.util.Locale;
 import java.util.Map;
@@ -33,17 +34,17 @@ public final class TableAdmin {
 
   /** A table the policy governs, as found through a protecting catalog. */
   public static final class Governed {
-    private final ProtectingSparkCatalog catalog;
+    private final ProtectingCatalog catalog;
     private final TablePolicy entry;
     private final Table table;
 
-    Governed(ProtectingSparkCatalog catalog, TablePolicy entry, Table table) {
+    Governed(ProtectingCatalog catalog, TablePolicy entry, Table table) {
       this.catalog = catalog;
       this.entry = entry;
       this.table = table;
     }
 
-    public ProtectingSparkCatalog catalog() {
+    public ProtectingCatalog catalog() {
       return catalog;
     }
 
@@ -73,17 +74,6 @@ public final class TableAdmin {
     }
   }
 
-  /** The protecting catalog behind a Spark catalog, or null when it protects nothing. */
-  public static ProtectingSparkCatalog protectingCatalog(CatalogPlugin catalog) {
-    if (catalog instanceof ProtectingSparkCatalog) {
-      return (ProtectingSparkCatalog) catalog;
-    }
-    if (catalog instanceof ProtectingSessionCatalog) {
-      return ((ProtectingSessionCatalog<?>) catalog).protectingCatalog();
-    }
-    return null;
-  }
-
   /**
    * Whether the table {@code ident} of {@code catalog} is governed by a protecting catalog's
    * policy: it loads as a {@link ProtectedTable}, or its name is listed in the policy (a table that
@@ -91,7 +81,7 @@ public final class TableAdmin {
    * protection has no policy entry any more fails to load, and that error is thrown here as well.
    */
   public static Optional<Governed> governed(CatalogPlugin catalog, Identifier ident) {
-    ProtectingSparkCatalog protecting = protectingCatalog(catalog);
+    ProtectingCatalog protecting = ProtectingCatalog.unwrap(catalog);
     if (protecting == null || !(catalog instanceof TableCatalog)) {
       return Optional.empty();
     }
@@ -127,8 +117,8 @@ public final class TableAdmin {
    * Refuses {@code operation} on a loaded protected table unless the principal is one of its
    * writers; returns the table's policy entry.
    */
-  static TablePolicy requireWriter(
-      ProtectingSparkCatalog catalog, ProtectedTable table, String operation) {
+  public static TablePolicy requireWriter(
+      ProtectingCatalog catalog, ProtectedTable table, String operation) {
     String policyName = table.protection().tableName();
     TablePolicy entry =
         catalog
@@ -147,8 +137,8 @@ public final class TableAdmin {
   }
 
   /** Refuses {@code operation} on a protected table; other tables are Iceberg's own business. */
-  static void requireWriterIfProtected(
-      ProtectingSparkCatalog catalog, Identifier ident, String operation) {
+  public static void requireWriterIfProtected(
+      ProtectingCatalog catalog, Identifier ident, String operation) {
     Table table;
     try {
       table = catalog.loadTable(ident);
@@ -164,7 +154,7 @@ public final class TableAdmin {
    * Renaming a protected table needs a writer role; so does renaming a table to a name the policy
    * lists, which puts the table under that entry.
    */
-  static void checkRename(ProtectingSparkCatalog catalog, Identifier from, Identifier to) {
+  public static void checkRename(ProtectingCatalog catalog, Identifier from, Identifier to) {
     String operation = "RENAME TABLE " + policyName(from) + " TO " + policyName(to);
     requireWriterIfProtected(catalog, from, operation);
     Optional<TablePolicy> target = catalog.protectorContext().policy().table(policyName(to));
@@ -176,7 +166,7 @@ public final class TableAdmin {
   /**
    * Refuses {@code operation} on a policy table unless the principal holds one of its writer roles.
    */
-  static void requireWriter(ProtectingSparkCatalog catalog, TablePolicy entry, String operation) {
+  public static void requireWriter(ProtectingCatalog catalog, TablePolicy entry, String operation) {
     Principal principal = catalog.principal();
     Policy policy = catalog.protectorContext().policy();
     Set<String> roles = policy.rolesOf(principal);

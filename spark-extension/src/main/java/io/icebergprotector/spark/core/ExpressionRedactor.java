@@ -1,4 +1,4 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.core;
 
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;

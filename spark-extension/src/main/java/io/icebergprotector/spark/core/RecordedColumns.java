@@ -1,4 +1,4 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.core;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;

@@ -1,15 +1,15 @@
-package io.icebergprotector.spark.maintenance;
+package io.icebergprotector.spark.access;
 
-import static io.icebergprotector.spark.ColumnAccessText.clearRoles;
-import static io.icebergprotector.spark.ColumnAccessText.levels;
-import static io.icebergprotector.spark.ColumnAccessText.paths;
+import static io.icebergprotector.spark.access.ColumnAccessText.clearRoles;
+import static io.icebergprotector.spark.access.ColumnAccessText.levels;
+import static io.icebergprotector.spark.access.ColumnAccessText.paths;
 
 import io.icebergprotector.policy.AccessLevel;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
-import io.icebergprotector.spark.ColumnProtection;
-import io.icebergprotector.spark.ProtectionSpec;
-import io.icebergprotector.spark.ProtectorException;
+import io.icebergprotector.spark.core.ColumnProtection;
+import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.core.ProtectorException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

@@ -1,7 +1,9 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.access;
 
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.core.ColumnProtection;
+import io.icebergprotector.spark.core.ProtectionSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -1,14 +1,18 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.table;
 
 import io.icebergprotector.kms.KeyDestroyedException;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.spark.binding.FileAdmission;
+import io.icebergprotector.spark.core.ColumnProtection;
+import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import io.icebergprotector.spark.read.ProtectedFilters;
 import io.icebergprotector.spark.read.ProtectedScanBuilder;
 import io.icebergprotector.spark.rowlevel.ProtectedRowLevelOperationBuilder;
 import io.icebergprotector.spark.rowlevel.RowLevelAccess;
+import io.icebergprotector.spark.rowlevel.RowLevelTable;
 import io.icebergprotector.spark.write.ProtectedWriteBuilder;
 import io.icebergprotector.spark.write.RewriteRequest;
 import java.util.Set;
@@ -38,7 +42,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * writes encrypt the policy columns, and DELETE, UPDATE and MERGE run through both (package {@code
  * rowlevel}).
  */
-public class ProtectedTable extends SparkTable {
+public class ProtectedTable extends SparkTable implements RowLevelTable {
   private final Long snapshotId;
   private final String branch;
   private final boolean refreshEagerly;
@@ -46,7 +50,7 @@ public class ProtectedTable extends SparkTable {
   private final ProtectionSpec spec;
   private StructType lazySchema;
 
-  ProtectedTable(
+  public ProtectedTable(
       Table table,
       Long snapshotId,
       String branch,
@@ -69,6 +73,7 @@ public class ProtectedTable extends SparkTable {
   }
 
   /** The protection for the principal that {@code session} acts as now, on the current schema. */
+  @Override
   public ProtectionSpec protectionFor(SparkSession session) {
     return protection.resolve(session, table().schema());
   }
@@ -107,6 +112,7 @@ public class ProtectedTable extends SparkTable {
    * The scan builder of this table for the principal the active session acts as now; row-level
    * operations build their scans from it.
    */
+  @Override
   public ProtectedScanBuilder newProtectedScanBuilder(CaseInsensitiveStringMap options) {
     // a rewrite's scan reads the tasks staged for the snapshot its action pinned: no refresh
     if (refreshEagerly && !options.containsKey(SparkReadOptions.SCAN_TASK_SET_ID)) {
@@ -136,6 +142,7 @@ public class ProtectedTable extends SparkTable {
   }
 
   /** The write builder of this table for the principal the active session acts as now. */
+  @Override
   public ProtectedWriteBuilder newProtectedWriteBuilder(LogicalWriteInfo info) {
     if (snapshotId != null) {
       throw new IllegalArgumentException(

@@ -1,5 +1,6 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.table;
 
+import io.icebergprotector.spark.core.ProtectionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.spark.sql.SparkSession;
@@ -10,13 +11,14 @@ import org.apache.spark.sql.SparkSession;
  * any plan, view or DataFrame holding it) is therefore never bound to the principal that loaded it:
  * a scan built later, or in another session, gets its own principal's view and keys.
  */
-final class TableProtection {
+public final class TableProtection {
   private final String catalogName;
   private final String policyTableName;
   private final Table table;
   private final ProtectionSpec loaded;
 
-  TableProtection(String catalogName, String policyTableName, Table table, ProtectionSpec loaded) {
+  public TableProtection(
+      String catalogName, String policyTableName, Table table, ProtectionSpec loaded) {
     this.catalogName = catalogName;
     this.policyTableName = policyTableName;
     this.table = table;
@@ -34,7 +36,7 @@ final class TableProtection {
 
   /** The protection of {@code schema} for the principal that {@code session} acts as now. */
   ProtectionSpec resolve(SparkSession session, Schema schema) {
-    ProtectingSparkCatalog catalog = ProtectingSparkCatalog.of(session, catalogName, table.name());
+    ProtectingCatalog catalog = ProtectingCatalog.of(session, catalogName, table.name());
     return catalog.resolveProtection(session, policyTableName, table, schema);
   }
 }

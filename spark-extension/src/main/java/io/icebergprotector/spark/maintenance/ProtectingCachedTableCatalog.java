@@ -1,6 +1,9 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.maintenance;
 
 import io.icebergprotector.spark.binding.BindingBoundary;
+import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.spark.core.RecordedColumns;
+import io.icebergprotector.spark.table.ProtectingCatalog;
 import java.util.Map;
 import org.apache.iceberg.BaseMetadataTable;
 import org.apache.iceberg.PositionDeletesTable;
@@ -97,7 +100,7 @@ public class ProtectingCachedTableCatalog implements TableCatalog, FunctionCatal
       return table;
     }
     org.apache.iceberg.Table data = metadata ? ((BaseMetadataTable) iceberg).table() : iceberg;
-    ProtectingSparkCatalog owner = owner(data.name());
+    ProtectingCatalog owner = owner(data.name());
     if (owner != null) {
       return owner.protectCached(table);
     }
@@ -118,7 +121,7 @@ public class ProtectingCachedTableCatalog implements TableCatalog, FunctionCatal
    * The protecting catalog of the active session that names its tables {@code <catalog>.<...>}:
    * Iceberg's catalogs name their tables with the Spark catalog's name first.
    */
-  private static ProtectingSparkCatalog owner(String tableName) {
+  private static ProtectingCatalog owner(String tableName) {
     int dot = tableName.indexOf('.');
     if (dot <= 0) {
       return null;
@@ -129,7 +132,7 @@ public class ProtectingCachedTableCatalog implements TableCatalog, FunctionCatal
       return null;
     }
     CatalogPlugin plugin = catalogs.catalog(catalogName);
-    ProtectingSparkCatalog protecting = TableAdmin.protectingCatalog(plugin);
+    ProtectingCatalog protecting = ProtectingCatalog.unwrap(plugin);
     return protecting;
   }
 

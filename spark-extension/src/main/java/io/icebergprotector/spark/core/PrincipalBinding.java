@@ -1,4 +1,4 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.core;
 
 import io.icebergprotector.policy.Principal;
 import java.io.Serializable;
@@ -92,7 +92,7 @@ public final class PrincipalBinding implements Serializable {
         settings, catalogName, configuredUser, configuredGroups, fallbackUser);
   }
 
-  ProtectorException mismatch(Principal executing) {
+  public ProtectorException mismatch(Principal executing) {
     return new ProtectorException(
         String.format(
             "Refusing to run a plan over protected table %s that was resolved for principal '%s'"

@@ -1,6 +1,5 @@
-package io.icebergprotector.spark.write;
+package io.icebergprotector.spark.metrics;
 
-import io.icebergprotector.spark.crypto.ThreadKeyCalls;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 
 /**

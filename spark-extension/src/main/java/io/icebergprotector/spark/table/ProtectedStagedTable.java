@@ -1,12 +1,12 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.table;
 
 import org.apache.spark.sql.connector.catalog.StagedTable;
 
 /** CTAS / RTAS target: writes go through the protected path into Iceberg's pending transaction. */
-final class ProtectedStagedTable extends ProtectedTable implements StagedTable {
+public final class ProtectedStagedTable extends ProtectedTable implements StagedTable {
   private final StagedTable staged;
 
-  ProtectedStagedTable(
+  public ProtectedStagedTable(
       org.apache.iceberg.spark.source.SparkTable stagedSparkTable, TableProtection protection) {
     super(stagedSparkTable.table(), null, null, false, protection);
     this.staged = (StagedTable) stagedSparkTable;

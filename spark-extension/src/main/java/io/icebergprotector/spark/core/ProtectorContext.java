@@ -1,4 +1,4 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.core;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -208,7 +208,8 @@ public final class ProtectorContext {
   }
 
   /** How tasks of a scan or write for {@code principal} recognize their session's principal. */
-  PrincipalBinding binding(String catalogName, String table, Principal principal, String fallback) {
+  public PrincipalBinding binding(
+      String catalogName, String table, Principal principal, String fallback) {
     return new PrincipalBinding(
         catalogName, table, principal, remotePrincipal, configuredUser, configuredGroups, fallback);
   }

@@ -1,4 +1,4 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.core;
 
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.TablePolicy;
