@@ -37,10 +37,8 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import javax.crypto.AEADBadTagException;
 import javax.crypto.Cipher;
 import javax.crypto.Mac;
-import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
@@ -61,9 +59,6 @@ public final class LocalKeyService implements KeyService {
 
   private static final String KEYSTORE_TYPE = "PKCS12";
   private static final String PROTECTION_ALGORITHM = "PBEWithHmacSHA256AndAES_256";
-  private static final String CIPHER = "AES/GCM/NoPadding";
-  private static final int NONCE_BYTES = 12;
-  private static final int TAG_BITS = 128;
   private static final int KEY_BYTES = 32;
   private static final int LATEST = 0;
 
@@ -324,74 +319,36 @@ public final class LocalKeyService implements KeyService {
   @Override
   public String wrap(String keyId, byte[] plaintext) {
     KeyIds.check(keyId);
-    if (plaintext == null || plaintext.length == 0) {
-      throw new IllegalArgumentException(
-          "Cannot wrap a null or empty data key with key '" + keyId + "'");
-    }
+    KeySeal.checkDataKey(keyId, plaintext);
     return withKey(
         keyId,
         LATEST,
         "wrap",
-        (version, material) -> {
-          byte[] nonce = new byte[NONCE_BYTES];
-          random.nextBytes(nonce);
-          Cipher cipher = Cipher.getInstance(CIPHER);
-          cipher.init(
-              Cipher.ENCRYPT_MODE,
-              new SecretKeySpec(material, "AES"),
-              new GCMParameterSpec(TAG_BITS, nonce));
-          cipher.updateAAD(WrappedKey.associatedData(keyId, version));
-          byte[] blob = new byte[NONCE_BYTES + cipher.getOutputSize(plaintext.length)];
-          System.arraycopy(nonce, 0, blob, 0, NONCE_BYTES);
-          cipher.doFinal(plaintext, 0, plaintext.length, blob, NONCE_BYTES);
-          return WrappedKey.format(version, blob);
-        });
+        (version, material) ->
+            KeySeal.wrap(
+                keyId,
+                version,
+                plaintext,
+                Cipher.getInstance(KeySeal.CIPHER),
+                jceKey(material),
+                random));
   }
 
   @Override
   public byte[] unwrap(String keyId, String wrapped) {
     KeyIds.check(keyId);
-    WrappedKey parsed;
-    try {
-      parsed = WrappedKey.parse(wrapped);
-    } catch (IllegalArgumentException e) {
-      throw new KeyIntegrityException(
-          "cannot unwrap with key '" + keyId + "': " + e.getMessage(), e);
-    }
-    byte[] blob = parsed.blob();
-    if (blob.length < NONCE_BYTES + TAG_BITS / 8) {
-      throw new KeyIntegrityException(
-          "cannot unwrap with key '"
-              + keyId
-              + "' v"
-              + parsed.version()
-              + ": blob too short ("
-              + blob.length
-              + " bytes)");
-    }
+    WrappedKey parsed = KeySeal.parse(keyId, wrapped);
     return withKey(
         keyId,
         parsed.version(),
         "unwrap",
-        (version, material) -> {
-          Cipher cipher = Cipher.getInstance(CIPHER);
-          cipher.init(
-              Cipher.DECRYPT_MODE,
-              new SecretKeySpec(material, "AES"),
-              new GCMParameterSpec(TAG_BITS, blob, 0, NONCE_BYTES));
-          cipher.updateAAD(WrappedKey.associatedData(keyId, version));
-          try {
-            return cipher.doFinal(blob, NONCE_BYTES, blob.length - NONCE_BYTES);
-          } catch (AEADBadTagException e) {
-            throw new KeyIntegrityException(
-                "cannot unwrap with key '"
-                    + keyId
-                    + "' v"
-                    + version
-                    + ": authentication failed (blob tampered, truncated, or wrapped under another key)",
-                e);
-          }
-        });
+        (version, material) ->
+            KeySeal.unwrap(keyId, parsed, Cipher.getInstance(KeySeal.CIPHER), jceKey(material))
+                .orElseThrow(() -> KeySeal.authenticationFailed(keyId, version)));
+  }
+
+  private static KeySeal.KeyLoader jceKey(byte[] material) {
+    return (cipher, mode, spec) -> cipher.init(mode, new SecretKeySpec(material, "AES"), spec);
   }
 
   @Override

@@ -3,8 +3,8 @@ package io.icebergprotector.kms.pkcs11;
 import io.icebergprotector.kms.KeyAlreadyExistsException;
 import io.icebergprotector.kms.KeyDestroyedException;
 import io.icebergprotector.kms.KeyInfo;
-import io.icebergprotector.kms.KeyIntegrityException;
 import io.icebergprotector.kms.KeyNotFoundException;
+import io.icebergprotector.kms.KeySeal;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.KeyVersionRetiredException;
@@ -22,9 +22,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
-import javax.crypto.AEADBadTagException;
 import javax.crypto.Cipher;
 import javax.crypto.KeyGenerator;
 import javax.crypto.Mac;
@@ -55,10 +55,7 @@ import javax.crypto.spec.GCMParameterSpec;
  * two HMAC keys, and deriveKey follows the older one.
  */
 public final class Pkcs11KeyService implements KeyService {
-  private static final String CIPHER = "AES/GCM/NoPadding";
   private static final String MAC = "HmacSHA256";
-  private static final int NONCE_BYTES = 12;
-  private static final int TAG_BITS = 128;
   private static final int AES_KEY_BITS = 256;
   private static final int HMAC_KEY_BITS = 256;
   private static final int TOMBSTONE_KEY_BITS = 128;
@@ -464,51 +461,28 @@ public final class Pkcs11KeyService implements KeyService {
   @Override
   public String wrap(String keyId, byte[] plaintext) {
     KeyIds.check(keyId);
-    if (plaintext == null || plaintext.length == 0) {
-      throw new IllegalArgumentException(
-          "Cannot wrap a null or empty data key with key '" + keyId + "'");
-    }
+    KeySeal.checkDataKey(keyId, plaintext);
     return withKey(
         keyId,
         "wrap",
         key -> {
           int version = key.latestVersion();
           Labels.Parsed object = key.candidates(version).get(0);
-          byte[] nonce = new byte[NONCE_BYTES];
-          random.nextBytes(nonce);
-          Cipher cipher = Cipher.getInstance(CIPHER, session.provider());
-          init(cipher, Cipher.ENCRYPT_MODE, object, new GCMParameterSpec(TAG_BITS, nonce));
-          cipher.updateAAD(WrappedKey.associatedData(keyId, version));
-          byte[] sealed = cipher.doFinal(plaintext);
-          byte[] blob = new byte[NONCE_BYTES + sealed.length];
-          System.arraycopy(nonce, 0, blob, 0, NONCE_BYTES);
-          System.arraycopy(sealed, 0, blob, NONCE_BYTES, sealed.length);
-          return WrappedKey.format(version, blob);
+          return KeySeal.wrap(
+              keyId,
+              version,
+              plaintext,
+              Cipher.getInstance(KeySeal.CIPHER, session.provider()),
+              tokenKey(object),
+              random);
         });
   }
 
   @Override
   public byte[] unwrap(String keyId, String wrapped) {
     KeyIds.check(keyId);
-    WrappedKey parsed;
-    try {
-      parsed = WrappedKey.parse(wrapped);
-    } catch (IllegalArgumentException e) {
-      throw new KeyIntegrityException(
-          "cannot unwrap with key '" + keyId + "': " + e.getMessage(), e);
-    }
+    WrappedKey parsed = KeySeal.parse(keyId, wrapped);
     int version = parsed.version();
-    byte[] blob = parsed.blob();
-    if (blob.length < NONCE_BYTES + TAG_BITS / 8) {
-      throw new KeyIntegrityException(
-          "cannot unwrap with key '"
-              + keyId
-              + "' v"
-              + version
-              + ": blob too short ("
-              + blob.length
-              + " bytes)");
-    }
     return withKey(
         keyId,
         "unwrap",
@@ -532,25 +506,17 @@ public final class Pkcs11KeyService implements KeyService {
           // Normally one object; several only after a cross-process rotation race, and then the tag
           // tells which.
           for (Labels.Parsed object : candidates) {
-            Cipher cipher = Cipher.getInstance(CIPHER, session.provider());
-            init(
-                cipher,
-                Cipher.DECRYPT_MODE,
-                object,
-                new GCMParameterSpec(TAG_BITS, blob, 0, NONCE_BYTES));
-            cipher.updateAAD(WrappedKey.associatedData(keyId, version));
-            try {
-              return cipher.doFinal(blob, NONCE_BYTES, blob.length - NONCE_BYTES);
-            } catch (AEADBadTagException e) {
-              // try the next candidate
+            Optional<byte[]> opened =
+                KeySeal.unwrap(
+                    keyId,
+                    parsed,
+                    Cipher.getInstance(KeySeal.CIPHER, session.provider()),
+                    tokenKey(object));
+            if (opened.isPresent()) {
+              return opened.get();
             }
           }
-          throw new KeyIntegrityException(
-              "cannot unwrap with key '"
-                  + keyId
-                  + "' v"
-                  + version
-                  + ": authentication failed (blob tampered, truncated, or wrapped under another key)");
+          throw KeySeal.authenticationFailed(keyId, version);
         });
   }
 
@@ -647,6 +613,10 @@ public final class Pkcs11KeyService implements KeyService {
       }
       view = session.refresh(); // another process may have created, rotated or destroyed the key
     }
+  }
+
+  private KeySeal.KeyLoader tokenKey(Labels.Parsed object) {
+    return (cipher, mode, spec) -> init(cipher, mode, object, spec);
   }
 
   private void init(Cipher cipher, int mode, Labels.Parsed object, GCMParameterSpec spec)
