@@ -1,7 +1,5 @@
 package io.icebergprotector.spark.crypto;
 
-import io.icebergprotector.kms.KeyService;
-import io.icebergprotector.kms.KeyServiceException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.shaded.org.apache.parquet.crypto.KeyAccessDeniedException;
 import org.apache.iceberg.shaded.org.apache.parquet.crypto.ParquetCryptoRuntimeException;
@@ -12,7 +10,8 @@ import org.apache.iceberg.shaded.org.apache.parquet.crypto.keytools.KmsClient;
  * by class name and caches it per access token; the token selects the principal's service.
  */
 public final class ProtectorKmsClient implements KmsClient {
-  private KeyService keys;
+  private final KmsClientCalls calls =
+      new KmsClientCalls(KeyAccessDeniedException::new, ParquetCryptoRuntimeException::new);
 
   @Override
   public void initialize(
@@ -20,35 +19,20 @@ public final class ProtectorKmsClient implements KmsClient {
       String kmsInstanceId,
       String kmsInstanceUrl,
       String accessToken) {
-    this.keys =
-        KeyServiceRegistry.lookup(accessToken)
-            .orElseThrow(
-                () ->
-                    new KeyAccessDeniedException(
-                        "No Iceberg Protector key service is registered in this JVM for the given"
-                            + " access token; files must be read and written through the"
-                            + " protector catalog"));
+    calls.initialize(
+        accessToken,
+        "No Iceberg Protector key service is registered in this JVM for the given"
+            + " access token; files must be read and written through the"
+            + " protector catalog");
   }
 
   @Override
   public String wrapKey(byte[] keyBytes, String masterKeyIdentifier) {
-    try {
-      return keys.wrap(masterKeyIdentifier, keyBytes);
-    } catch (io.icebergprotector.kms.KeyAccessDeniedException e) {
-      throw new KeyAccessDeniedException(e.getMessage(), e);
-    } catch (KeyServiceException e) {
-      throw new ParquetCryptoRuntimeException(e.getMessage(), e);
-    }
+    return calls.wrap(keyBytes, masterKeyIdentifier);
   }
 
   @Override
   public byte[] unwrapKey(String wrappedKey, String masterKeyIdentifier) {
-    try {
-      return keys.unwrap(masterKeyIdentifier, wrappedKey);
-    } catch (io.icebergprotector.kms.KeyAccessDeniedException e) {
-      throw new KeyAccessDeniedException(e.getMessage(), e);
-    } catch (KeyServiceException e) {
-      throw new ParquetCryptoRuntimeException(e.getMessage(), e);
-    }
+    return calls.unwrap(wrappedKey, masterKeyIdentifier);
   }
 }

@@ -1,7 +1,5 @@
 package io.icebergprotector.spark.crypto;
 
-import io.icebergprotector.kms.KeyService;
-import io.icebergprotector.kms.KeyServiceException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.crypto.KeyAccessDeniedException;
 import org.apache.parquet.crypto.ParquetCryptoRuntimeException;
@@ -17,7 +15,8 @@ import org.apache.parquet.crypto.keytools.KmsClient;
  * a Hadoop configuration instead: that would let any code in the JVM claim to be anyone.
  */
 public final class ProtectorUnshadedKmsClient implements KmsClient {
-  private KeyService keys;
+  private final KmsClientCalls calls =
+      new KmsClientCalls(KeyAccessDeniedException::new, ParquetCryptoRuntimeException::new);
 
   @Override
   public void initialize(
@@ -25,36 +24,21 @@ public final class ProtectorUnshadedKmsClient implements KmsClient {
       String kmsInstanceId,
       String kmsInstanceUrl,
       String accessToken) {
-    this.keys =
-        KeyServiceRegistry.lookup(accessToken)
-            .orElseThrow(
-                () ->
-                    new KeyAccessDeniedException(
-                        "No Iceberg Protector key scope is registered in this JVM for the given"
-                            + " access token (parquet.encryption.key.access.token); files under a"
-                            + " protected prefix are read and written through the protector's"
-                            + " Spark extension"));
+    calls.initialize(
+        accessToken,
+        "No Iceberg Protector key scope is registered in this JVM for the given"
+            + " access token (parquet.encryption.key.access.token); files under a"
+            + " protected prefix are read and written through the protector's"
+            + " Spark extension");
   }
 
   @Override
   public String wrapKey(byte[] keyBytes, String masterKeyIdentifier) {
-    try {
-      return keys.wrap(masterKeyIdentifier, keyBytes);
-    } catch (io.icebergprotector.kms.KeyAccessDeniedException e) {
-      throw new KeyAccessDeniedException(e.getMessage(), e);
-    } catch (KeyServiceException e) {
-      throw new ParquetCryptoRuntimeException(e.getMessage(), e);
-    }
+    return calls.wrap(keyBytes, masterKeyIdentifier);
   }
 
   @Override
   public byte[] unwrapKey(String wrappedKey, String masterKeyIdentifier) {
-    try {
-      return keys.unwrap(masterKeyIdentifier, wrappedKey);
-    } catch (io.icebergprotector.kms.KeyAccessDeniedException e) {
-      throw new KeyAccessDeniedException(e.getMessage(), e);
-    } catch (KeyServiceException e) {
-      throw new ParquetCryptoRuntimeException(e.getMessage(), e);
-    }
+    return calls.unwrap(wrappedKey, masterKeyIdentifier);
   }
 }
