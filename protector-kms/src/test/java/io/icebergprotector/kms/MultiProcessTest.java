@@ -2,12 +2,17 @@ package io.icebergprotector.kms;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -35,8 +40,37 @@ class MultiProcessTest {
             Integer.toString(count));
     pb.environment().put("KMS_TEST_PASS", PASS);
     pb.redirectError(ProcessBuilder.Redirect.INHERIT);
-    pb.redirectOutput(output.toFile());
+    if (output != null) {
+      pb.redirectOutput(output.toFile());
+    }
     return pb.start();
+  }
+
+  /**
+   * Collects a child's output lines on a thread of their own and counts down {@code committed} for
+   * each key the child reports as committed, so the test waits on the latch instead of polling.
+   */
+  private static Thread collect(Process child, List<String> lines, CountDownLatch committed) {
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader in =
+                  new BufferedReader(
+                      new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line = in.readLine(); line != null; line = in.readLine()) {
+                  lines.add(line);
+                  if (!committed(List.of(line)).isEmpty()) {
+                    committed.countDown();
+                  }
+                }
+              } catch (IOException e) {
+                lines.add("# output ended: " + e);
+              }
+            },
+            "child-output");
+    reader.setDaemon(true);
+    reader.start();
+    return reader;
   }
 
   private static List<String> committed(List<String> lines) {
@@ -93,21 +127,21 @@ class MultiProcessTest {
     Path store = dir.resolve("crash.p12");
     java.util.Random random = new java.util.Random();
     for (int round = 0; round < 4; round++) {
-      // Output goes to a file: destroyForcibly closes pipes, but every flushed line is in the file.
-      Path log = dir.resolve("child-" + round + ".log");
-      Process child = spawn(store, "r" + round, -1, log);
+      Process child = spawn(store, "r" + round, -1, null);
       int killAfter = 4 + round;
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
-      while (committed(Files.readAllLines(log)).size() < killAfter) {
-        assertThat(child.isAlive()).as("child died early: %s", Files.readAllLines(log)).isTrue();
-        assertThat(System.nanoTime()).as("child too slow").isLessThan(deadline);
-        Thread.sleep(5);
-      }
-      Thread.sleep(random.nextInt(40)); // land anywhere in the next read-modify-write cycle
+      List<String> lines = new CopyOnWriteArrayList<>();
+      CountDownLatch enough = new CountDownLatch(killAfter);
+      Thread reader = collect(child, lines, enough);
+      assertThat(enough.await(40, TimeUnit.SECONDS))
+          .as("child committed %d keys in time (alive %s): %s", killAfter, child.isAlive(), lines)
+          .isTrue();
+      // Fault injection, not a wait: kill at a random point of the next read-modify-write cycle.
+      Thread.sleep(random.nextInt(40));
       child.destroyForcibly(); // SIGKILL: no shutdown hooks, no finally blocks, likely mid-write
       assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      reader.join(TimeUnit.SECONDS.toMillis(30)); // the pipe still holds what the child flushed
       // Everything printed was committed before it was printed.
-      List<String> ids = committed(Files.readAllLines(log));
+      List<String> ids = committed(lines);
       assertThat(ids).hasSizeGreaterThanOrEqualTo(killAfter);
       try (LocalKeyService kms = open(store)) {
         Set<String> stored = kms.listKeys().stream().map(KeyInfo::id).collect(Collectors.toSet());

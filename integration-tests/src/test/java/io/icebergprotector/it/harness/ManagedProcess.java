@@ -15,7 +15,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -128,7 +130,12 @@ public final class ManagedProcess implements AutoCloseable {
                 name, timeout.toSeconds(), last, logFile, tail(40)));
       }
       try {
-        Thread.sleep(200);
+        // The next check, or at once when the process exits (reported at the top of the loop).
+        process.onExit().get(200, TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        // not exited: check again
+      } catch (ExecutionException e) {
+        throw new IllegalStateException("Cannot watch " + name + " for its exit", e);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         stop();
