@@ -8,7 +8,6 @@ import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.masks.ColumnMask;
-import io.icebergprotector.spark.masks.IcebergMaskTypes;
 import io.icebergprotector.spark.masks.MaskEngine;
 import java.io.Serializable;
 import java.util.Collections;

@@ -113,7 +113,7 @@ class IcebergFreeLinkageTest {
             .collect(Collectors.toList());
     assertThat(roots).contains("io.icebergprotector.spark.masks.MaskEngine");
     Map<String, String> reachedFrom = reachable(roots);
-    assertThat(reachedFrom).doesNotContainKey("io.icebergprotector.spark.masks.IcebergMaskTypes");
+    assertThat(reachedFrom).doesNotContainKey("io.icebergprotector.spark.read.IcebergMaskTypes");
     assertThat(icebergLinks(reachedFrom))
         .as(
             "Iceberg classes linked by the mask engine (class <- how it is reached: referenced"

@@ -7,7 +7,6 @@ import io.icebergprotector.policy.Mask;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.masks.ColumnMask;
 import io.icebergprotector.spark.masks.ExpectedMasks;
-import io.icebergprotector.spark.masks.IcebergMaskTypes;
 import io.icebergprotector.spark.masks.MaskEngine;
 import io.icebergprotector.spark.masks.PartialMask;
 import io.icebergprotector.spark.masks.TestVectors;

@@ -20,7 +20,6 @@ import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.masks.ColumnMask;
 import io.icebergprotector.spark.masks.ExpectedMasks;
-import io.icebergprotector.spark.masks.IcebergMaskTypes;
 import io.icebergprotector.spark.masks.MaskEngine;
 import io.icebergprotector.spark.metrics.KeyServiceCallsMetric;
 import io.icebergprotector.spark.write.ProtectedParquetAppender;

@@ -9,7 +9,6 @@ import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.masks.ColumnMask;
 import io.icebergprotector.spark.masks.ExpectedMasks;
-import io.icebergprotector.spark.masks.IcebergMaskTypes;
 import io.icebergprotector.spark.masks.MaskEngine;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,7 @@
-package io.icebergprotector.spark.masks;
+package io.icebergprotector.spark.read;
 
 import io.icebergprotector.policy.ColumnType;
+import io.icebergprotector.spark.masks.MaskType;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.iceberg.Schema;
