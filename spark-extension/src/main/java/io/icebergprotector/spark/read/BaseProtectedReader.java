@@ -212,7 +212,8 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
               nameMapping,
               caseSensitive,
               decryption,
-              verifyPageChecksums);
+              verifyPageChecksums,
+              deletes == null && !countsRowPositions(readSchema));
       CloseableIterator<T> read = items(file, readSchema, constants(task, readSchema));
       items = deletes != null ? withDeletes(read, deletes) : read;
     } catch (RuntimeException e) {
@@ -307,6 +308,14 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
       return null;
     }
     return residual;
+  }
+
+  /** Whether the read returns a column computed from row positions (page filtering drops rows). */
+  private static boolean countsRowPositions(Schema readSchema) {
+    return readSchema.findField(MetadataColumns.ROW_POSITION.fieldId()) != null
+        || readSchema.findField(MetadataColumns.ROW_ID.fieldId()) != null
+        || readSchema.findField(MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER.fieldId()) != null
+        || readSchema.findField(MetadataColumns.IS_DELETED.fieldId()) != null;
   }
 
   /** Partition and metadata constants, plus NULL for every field this principal reads as NULL. */

@@ -31,6 +31,7 @@ import org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.BlockMetaDat
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.FileMetaData;
+import org.apache.iceberg.shaded.org.apache.parquet.internal.filter2.columnindex.RowRanges;
 import org.apache.iceberg.shaded.org.apache.parquet.schema.MessageType;
 import org.apache.iceberg.shaded.org.apache.parquet.schema.Type;
 
@@ -55,6 +56,7 @@ final class ProtectedParquetFile implements Closeable {
   private final MessageType requested;
   private final List<BlockMetaData> rowGroups;
   private final boolean[] skip;
+  private final RowRanges[] pageRows;
   private final long totalRows;
   private final boolean encrypted;
 
@@ -65,6 +67,7 @@ final class ProtectedParquetFile implements Closeable {
       MessageType requested,
       List<BlockMetaData> rowGroups,
       boolean[] skip,
+      RowRanges[] pageRows,
       long totalRows,
       boolean encrypted) {
     this.location = location;
@@ -73,6 +76,7 @@ final class ProtectedParquetFile implements Closeable {
     this.requested = requested;
     this.rowGroups = rowGroups;
     this.skip = skip;
+    this.pageRows = pageRows;
     this.totalRows = totalRows;
     this.encrypted = encrypted;
   }
@@ -89,6 +93,8 @@ final class ProtectedParquetFile implements Closeable {
    * @param nameMapping for files written without field ids; null means {@link NameMapping#empty}
    * @param decryption PME decryption properties (they also accept plaintext files)
    * @param verifyPageChecksums check page CRCs (useful when page payloads are not authenticated)
+   * @param pageFiltering read only the pages whose rows may match {@code filter} ({@link
+   *     PageFilter}); only for readers that need no row positions
    */
   static ProtectedParquetFile open(
       InputFile file,
@@ -100,13 +106,18 @@ final class ProtectedParquetFile implements Closeable {
       NameMapping nameMapping,
       boolean caseSensitive,
       FileDecryptionProperties decryption,
-      boolean verifyPageChecksums) {
-    ParquetReadOptions options =
+      boolean verifyPageChecksums,
+      boolean pageFiltering) {
+    boolean filterPages = pageFiltering && filter != null && filter != Expressions.alwaysTrue();
+    ParquetReadOptions.Builder builder =
         ParquetReadOptions.builder(new PlainParquetConfiguration())
             .withRange(start, start + length)
             .withDecryption(decryption)
-            .usePageChecksumVerification(verifyPageChecksums)
-            .build();
+            .usePageChecksumVerification(verifyPageChecksums);
+    if (filterPages) {
+      builder.withRecordFilter(PageFilter.rangesFromCaller()).useColumnIndexFilter(true);
+    }
+    ParquetReadOptions options = builder.build();
 
     ParquetFileReader reader;
     try {
@@ -143,9 +154,33 @@ final class ProtectedParquetFile implements Closeable {
       }
 
       reader.setRequestedSchema(projection);
+      RowRanges[] pageRows = new RowRanges[rowGroups.size()];
+      PageFilter pages =
+          filterPages ? PageFilter.of(filterSchema, filter, typeWithIds, caseSensitive) : null;
+      if (pages != null) {
+        for (int i = 0; i < rowGroups.size(); i++) {
+          if (skip[i]) {
+            continue;
+          }
+          RowRanges rows = pages.rowsToRead(reader, i, rowGroups.get(i), projection);
+          if (rows != null) {
+            totalRows -= rowGroups.get(i).getRowCount() - rows.rowCount();
+            skip[i] = rows.rowCount() == 0;
+            pageRows[i] = skip[i] ? null : rows;
+          }
+        }
+      }
       boolean encrypted = footer.getEncryptionType() != FileMetaData.EncryptionType.UNENCRYPTED;
       return new ProtectedParquetFile(
-          file.location(), reader, typeWithIds, projection, rowGroups, skip, totalRows, encrypted);
+          file.location(),
+          reader,
+          typeWithIds,
+          projection,
+          rowGroups,
+          skip,
+          pageRows,
+          totalRows,
+          encrypted);
     } catch (RuntimeException e) {
       closeQuietly(reader, e);
       throw e;
@@ -240,7 +275,12 @@ final class ProtectedParquetFile implements Closeable {
       }
       PageReadStore pages;
       try {
-        pages = reader.readNextRowGroup();
+        if (pageRows[nextRowGroup] != null) {
+          pages = reader.readFilteredRowGroup(nextRowGroup, pageRows[nextRowGroup]);
+          reader.skipNextRowGroup(); // keep the reader's sequential position in step
+        } else {
+          pages = reader.readNextRowGroup();
+        }
       } catch (IOException e) {
         throw new UncheckedIOException("Failed to read a row group of " + location, e);
       }
