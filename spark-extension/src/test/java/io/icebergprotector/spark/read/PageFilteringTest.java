@@ -9,6 +9,7 @@ import java.util.stream.Collectors;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -153,6 +154,9 @@ class PageFilteringTest extends SparkTestBase {
       Dataset<Row> df = spark.sql(query);
       List<Row> rows = df.collectAsList();
       SparkPlan plan = df.queryExecution().executedPlan();
+      if (plan instanceof AdaptiveSparkPlanExec) {
+        plan = ((AdaptiveSparkPlanExec) plan).executedPlan();
+      }
       long scanned =
           CollectionConverters.asJava(plan.collectLeaves()).stream()
               .filter(BatchScanExec.class::isInstance)
