@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.LongAdder;
  * decisions: bounded sets, never key names or principals (which callers choose).
  */
 final class Metrics {
+  static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
   private static final double[] BUCKETS = {
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5
   };

@@ -95,6 +95,9 @@ public final class ServerConfig {
   private final long maxBodyBytes;
   private final int workerThreads;
   private final int queueSize;
+  private final long maxHeaderBytes;
+  private final Duration idleTimeout;
+  private final int maxConnections;
   private final boolean metricsRequireAuth;
 
   private ServerConfig(Config root, Path origin) {
@@ -229,6 +232,23 @@ public final class ServerConfig {
     queueSize = c.hasPath("limits.queue-size") ? c.getInt("limits.queue-size") : 1024;
     if (queueSize < 1) {
       throw bad("limits.queue-size", "must be >= 1, got " + queueSize);
+    }
+    maxHeaderBytes =
+        c.hasPath("limits.max-header-size") ? c.getBytes("limits.max-header-size") : 16 * 1024;
+    if (maxHeaderBytes < 1024 || maxHeaderBytes > 1024 * 1024) {
+      throw bad("limits.max-header-size", "must be between 1k and 1m bytes, got " + maxHeaderBytes);
+    }
+    idleTimeout =
+        c.hasPath("limits.idle-timeout")
+            ? c.getDuration("limits.idle-timeout")
+            : Duration.ofSeconds(30);
+    if (idleTimeout.toMillis() < 100 || idleTimeout.compareTo(Duration.ofHours(1)) > 0) {
+      throw bad("limits.idle-timeout", "must be between 100ms and 1h, got " + idleTimeout);
+    }
+    maxConnections =
+        c.hasPath("limits.max-connections") ? c.getInt("limits.max-connections") : 4096;
+    if (maxConnections < 1) {
+      throw bad("limits.max-connections", "must be >= 1, got " + maxConnections);
     }
     metricsRequireAuth = c.hasPath("metrics.require-auth") && c.getBoolean("metrics.require-auth");
   }
@@ -448,6 +468,24 @@ public final class ServerConfig {
 
   public int queueSize() {
     return queueSize;
+  }
+
+  /** The largest request line plus headers accepted (431 above it). */
+  public int maxHeaderBytes() {
+    return (int) maxHeaderBytes;
+  }
+
+  /**
+   * How long a connection may sit without progress (idle between requests, or stalled in the middle
+   * of one) before the server closes it.
+   */
+  public Duration idleTimeout() {
+    return idleTimeout;
+  }
+
+  /** Open connections at most; further clients wait in the OS's accept queue. */
+  public int maxConnections() {
+    return maxConnections;
   }
 
   public boolean metricsRequireAuth() {
