@@ -11,7 +11,7 @@ import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.KeyServiceUnavailableException;
 import io.icebergprotector.kms.KeyVersionRetiredException;
 import io.icebergprotector.kms.WrappedKey;
-import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.kms.remote.JsonCodec;
 import io.icebergprotector.policy.Digests;
 import io.icebergprotector.policy.KeyIds;
 import io.icebergprotector.policy.Policy;
@@ -199,7 +199,7 @@ final class ApiHandler {
 
   private void health(Request r) {
     requireMethod(r, "GET");
-    sendJson(r, 200, Json.object("status", "ok"));
+    sendJson(r, 200, JsonCodec.object("status", "ok"));
   }
 
   private void metricsPage(Request r) {
@@ -249,7 +249,7 @@ final class ApiHandler {
         names.add(info.id());
       }
       auditOk(r, null, null);
-      sendJson(r, 200, Json.object("data", Json.object("keys", names)));
+      sendJson(r, 200, JsonCodec.object("data", JsonCodec.object("keys", names)));
       return;
     }
     r.rawKey = parts[1];
@@ -287,21 +287,21 @@ final class ApiHandler {
         case "create":
           {
             Map<String, Object> body = readJson(r, true);
-            String type = Json.string(body, "type");
+            String type = JsonCodec.string(body, "type");
             if (type != null && !type.equals(KEY_TYPE)) {
               throw badRequest(
                   r, key, null, "unsupported key type '" + clip(type) + "': only " + KEY_TYPE);
             }
             KeyInfo info = keys.createKey(key);
             auditOk(r, key, info.latestVersion());
-            sendJson(r, 200, Json.object("data", keyInfoJson(info)));
+            sendJson(r, 200, JsonCodec.object("data", keyInfoJson(info)));
             return;
           }
         case "rotate":
           {
             KeyInfo info = keys.rotateKey(key);
             auditOk(r, key, info.latestVersion());
-            sendJson(r, 200, Json.object("data", keyInfoJson(info)));
+            sendJson(r, 200, JsonCodec.object("data", keyInfoJson(info)));
             return;
           }
         case "retire":
@@ -316,14 +316,14 @@ final class ApiHandler {
               throw badRequest(r, key, minimum, e.getMessage());
             }
             auditOk(r, key, info.minDecryptionVersion());
-            sendJson(r, 200, Json.object("data", keyInfoJson(info)));
+            sendJson(r, 200, JsonCodec.object("data", keyInfoJson(info)));
             return;
           }
         case "read":
           {
             KeyInfo info = keys.describeKey(key);
             auditOk(r, key, null);
-            sendJson(r, 200, Json.object("data", keyInfoJson(info)));
+            sendJson(r, 200, JsonCodec.object("data", keyInfoJson(info)));
             return;
           }
         default:
@@ -351,7 +351,7 @@ final class ApiHandler {
     }
     Long value;
     try {
-      value = Json.integer(body, "min_decryption_version");
+      value = JsonCodec.integer(body, "min_decryption_version");
     } catch (IllegalArgumentException e) {
       throw badRequest(r, key, null, e.getMessage());
     }
@@ -395,7 +395,8 @@ final class ApiHandler {
       sendJson(
           r,
           200,
-          Json.object("data", Json.object("ciphertext", ciphertext, "key_version", version)));
+          JsonCodec.object(
+              "data", JsonCodec.object("ciphertext", ciphertext, "key_version", version)));
     } catch (KeyServiceException | IllegalArgumentException e) {
       throw keyFailure(r, key, null, e);
     } finally {
@@ -428,7 +429,7 @@ final class ApiHandler {
       plaintext = keys.unwrap(key, ciphertext);
       String encoded = Base64.getEncoder().encodeToString(plaintext);
       auditOk(r, key, version);
-      sendJson(r, 200, Json.object("data", Json.object("plaintext", encoded)));
+      sendJson(r, 200, JsonCodec.object("data", JsonCodec.object("plaintext", encoded)));
     } catch (KeyServiceException | IllegalArgumentException e) {
       throw keyFailure(r, key, version, e);
     } finally {
@@ -442,14 +443,14 @@ final class ApiHandler {
     authorize(r, KeyGrants.Operation.DERIVE, key);
     Map<String, Object> body = readJson(r, false);
     rejectBatch(r, key, body);
-    String algo = algorithm != null ? algorithm : Json.string(body, "algorithm");
+    String algo = algorithm != null ? algorithm : JsonCodec.string(body, "algorithm");
     if (algo != null && !algo.equals("sha2-256")) {
       throw badRequest(
           r, key, null, "unsupported hmac algorithm '" + clip(algo) + "': only sha2-256");
     }
     Long requested;
     try {
-      requested = Json.integer(body, "key_version");
+      requested = JsonCodec.integer(body, "key_version");
     } catch (IllegalArgumentException e) {
       throw badRequest(r, key, null, e.getMessage());
     }
@@ -481,7 +482,7 @@ final class ApiHandler {
       mac = keys.deriveKey(key, context);
       String out = "vault:v1:" + Base64.getEncoder().encodeToString(mac);
       auditOk(r, key, 1);
-      sendJson(r, 200, Json.object("data", Json.object("hmac", out)));
+      sendJson(r, 200, JsonCodec.object("data", JsonCodec.object("hmac", out)));
     } catch (KeyServiceException | IllegalArgumentException e) {
       throw keyFailure(r, key, 1, e);
     } finally {
@@ -542,7 +543,7 @@ final class ApiHandler {
     receipt.put("principal", r.caller.principal().user());
     receipt.put("entry", request.entry().name());
     receipt.put("columns", request.columns());
-    sendJson(r, 200, Json.object("data", receipt));
+    sendJson(r, 200, JsonCodec.object("data", receipt));
   }
 
   private void whoami(Request r) {
@@ -558,7 +559,7 @@ final class ApiHandler {
     data.put("unwrappable_keys", new ArrayList<>(new TreeSet<>(g.unwrappable())));
     data.put("admin", g.admin());
     data.put("auth", r.caller.method());
-    sendJson(r, 200, Json.object("data", data));
+    sendJson(r, 200, JsonCodec.object("data", data));
   }
 
   // ---- checks --------------------------------------------------------------------------------
@@ -714,7 +715,7 @@ final class ApiHandler {
       throw badRequest(r, null, null, "request body is not valid UTF-8");
     }
     try {
-      return Json.parseObject(text);
+      return JsonCodec.parseObject(text);
     } catch (IllegalArgumentException e) {
       throw badRequest(r, null, null, "malformed JSON: " + e.getMessage());
     }
@@ -911,7 +912,7 @@ final class ApiHandler {
   }
 
   private void sendJson(Request r, int status, Map<String, Object> body) {
-    send(r, status, "application/json", Json.write(body).getBytes(StandardCharsets.UTF_8));
+    send(r, status, "application/json", JsonCodec.write(body).getBytes(StandardCharsets.UTF_8));
   }
 
   private void send(Request r, int status, String contentType, byte[] body) {

@@ -1,6 +1,6 @@
 package io.icebergprotector.server;
 
-import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.kms.remote.JsonCodec;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -118,7 +118,7 @@ final class JettyTransport extends Handler.Abstract {
 
     private static byte[] body(int code, String message) {
       String text = message == null || message.isBlank() ? HttpStatus.getMessage(code) : message;
-      return Json.write(Map.of("errors", List.of(text))).getBytes(StandardCharsets.UTF_8);
+      return JsonCodec.write(Map.of("errors", List.of(text))).getBytes(StandardCharsets.UTF_8);
     }
   }
 }

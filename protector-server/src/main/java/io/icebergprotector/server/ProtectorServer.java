@@ -3,8 +3,6 @@ package io.icebergprotector.server;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServices;
 import io.icebergprotector.kms.Passphrase;
-import io.icebergprotector.kms.SecretRef;
-import io.icebergprotector.policy.Digests;
 import io.icebergprotector.policy.Policy;
 import java.io.IOException;
 import java.io.InputStream;
@@ -334,80 +332,11 @@ public final class ProtectorServer implements AutoCloseable {
     }
   }
 
-  /** Returns 0 when the server was started (it keeps running) or the subcommand succeeded. */
+  /**
+   * Runs the command line ({@link ServerCommandLine}); returns 0 when the server was started (it
+   * keeps running) or the subcommand succeeded, 2 on a usage error, 1 when the server cannot start.
+   */
   static int run(String[] args, InputStream stdin, PrintStream out, PrintStream err) {
-    String[] a =
-        args.length > 0 && args[0].equals("server")
-            ? Arrays.copyOfRange(args, 1, args.length)
-            : args;
-    if (a.length == 0 || a[0].equals("--help") || a[0].equals("-h")) {
-      out.println(usage());
-      return a.length == 0 ? 2 : 0;
-    }
-    switch (a[0]) {
-      case "new-token":
-        {
-          String token = TokenAuthenticator.newToken();
-          out.println("token:  " + token);
-          out.println("sha256: " + Digests.sha256Hex(token));
-          out.println("# give the token to its owner; put only the sha256 in auth.tokens");
-          return 0;
-        }
-      case "hash-token":
-        {
-          try {
-            // The rule clients read token files by: the whole input, trimmed, on one line.
-            String token =
-                SecretRef.token(
-                    new String(stdin.readAllBytes(), StandardCharsets.UTF_8), "standard input");
-            out.println(Digests.sha256Hex(token));
-            return 0;
-          } catch (IllegalArgumentException e) {
-            err.println(
-                "protector-server: hash-token reads one token from standard input: "
-                    + e.getMessage());
-            return 2;
-          } catch (IOException e) {
-            err.println("protector-server: cannot read standard input: " + e.getMessage());
-            return 2;
-          }
-        }
-      default:
-        break;
-    }
-    Path config = null;
-    for (int i = 0; i < a.length; i++) {
-      if (a[i].equals("--config") && i + 1 < a.length) {
-        config = Path.of(a[++i]);
-      } else if (a[i].startsWith("--config=")) {
-        config = Path.of(a[i].substring("--config=".length()));
-      } else {
-        err.println("protector-server: unknown argument '" + a[i] + "'\n" + usage());
-        return 2;
-      }
-    }
-    if (config == null) {
-      err.println("protector-server: --config <file> is required\n" + usage());
-      return 2;
-    }
-    ProtectorServer server;
-    try {
-      server = start(config);
-    } catch (RuntimeException e) {
-      err.println("protector-server: error: " + e.getMessage());
-      return 1;
-    }
-    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "protector-shutdown"));
-    out.println(LISTENING + server.url());
-    out.flush();
-    return 0;
-  }
-
-  private static String usage() {
-    return String.join(
-        "\n",
-        "usage: protector-server [server] --config <server.conf>   run the key server",
-        "       protector-server new-token                       print a new token and its sha256",
-        "       protector-server hash-token < token-file          print the sha256 of a token");
+    return ServerCommandLine.execute(args, stdin, out, err);
   }
 }
