@@ -31,7 +31,7 @@ import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
-import org.eclipse.jetty.util.BlockingArrayQueue;
+import org.eclipse.jetty.server.handler.QoSHandler;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
@@ -168,24 +168,26 @@ public final class ProtectorServer implements AutoCloseable {
   }
 
   /**
-   * Jetty on one connector: TLS (the configured protocols) over HTTP/1.1 with keep-alive. Requests
-   * run on a bounded pool of {@code limits.worker-threads} with a queue of {@code
-   * limits.queue-size}; connections idle (or stalled mid-request) for {@code limits.idle-timeout}
-   * are closed, and at most {@code limits.max-connections} are open at once. Reading headers and
-   * the TLS handshake take no worker, so stalled clients cannot starve others.
+   * Jetty on one connector: TLS (the configured protocols) over HTTP/1.1 with keep-alive. At most
+   * {@code limits.worker-threads} requests run at once and {@code limits.queue-size} wait;
+   * connections idle (or stalled mid-request) for {@code limits.idle-timeout} are closed, and at
+   * most {@code limits.max-connections} are open at once. Reading headers and the TLS handshake
+   * take no worker, so stalled clients cannot starve others.
    */
   private static Server jetty(
       ServerConfig config, InetAddress bindAddress, SSLContext ssl, JettyTransport transport) {
     // Jetty's selector and acceptor run on the same pool: give them threads of their own.
     int selectors = 1;
     int acceptors = 1;
+    // The pool's queue is unbounded, as Jetty needs for its own tasks; the QoS handler below
+    // bounds the requests instead.
     QueuedThreadPool pool =
         new QueuedThreadPool(
             config.workerThreads() + selectors + acceptors + 2,
             Math.min(4, config.workerThreads()),
             60_000,
             0,
-            new BlockingArrayQueue<>(config.queueSize(), 0, config.queueSize()),
+            null,
             null,
             threads("protector-worker", false));
     pool.setName("protector-worker");
@@ -221,7 +223,14 @@ public final class ProtectorServer implements AutoCloseable {
     connector.setAcceptQueueSize(256);
     server.addConnector(connector);
     server.addBean(new NetworkConnectionLimit(config.maxConnections(), connector));
-    server.setHandler(transport);
+    // At most worker-threads requests run at once; up to queue-size more wait (no thread held)
+    // for up to the idle timeout, and the rest get 503 at once.
+    QoSHandler qos = new QoSHandler(transport);
+    qos.setMaxRequestCount(config.workerThreads());
+    qos.setMaxSuspendedRequestCount(config.queueSize());
+    qos.setMaxSuspend(config.idleTimeout());
+    qos.setRejectStatusCode(503);
+    server.setHandler(qos);
     return server;
   }
 
