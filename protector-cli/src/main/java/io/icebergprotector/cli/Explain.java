@@ -1,6 +1,6 @@
 package io.icebergprotector.cli;
 
-import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.kms.remote.JsonCodec;
 import io.icebergprotector.policy.Access;
 import io.icebergprotector.policy.AccessLevel;
 import io.icebergprotector.policy.ColumnPolicy;
@@ -56,14 +56,14 @@ final class Explain {
       for (ColumnPolicy c : t.columns()) {
         Access a = c.accessFor(policy.rolesOf(who));
         columns.add(
-            Json.object(
+            JsonCodec.object(
                 "column", c.path(),
                 "access", a.level().name().toLowerCase(java.util.Locale.ROOT),
                 "mask", a.level() == AccessLevel.MASKED ? a.mask().spec() : null,
                 "key", c.keyId()));
       }
       tables.add(
-          Json.object(
+          JsonCodec.object(
               policy.tables().containsValue(t) ? "table" : "location",
               t.name(),
               "footer_key",
@@ -73,7 +73,7 @@ final class Explain {
               "columns",
               columns));
     }
-    return Json.object(
+    return JsonCodec.object(
         "user",
         who.user(),
         "groups",

@@ -1,7 +1,7 @@
 package io.icebergprotector.cli;
 
 import io.icebergprotector.kms.KmsSettings;
-import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.kms.remote.JsonCodec;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
@@ -52,7 +52,7 @@ final class Inspector {
                     ? ParquetFooterInspector.inspect(file)
                     : ParquetFooterInspector.inspect(file, footerDecryption(keys, file))));
       }
-      OutputFormat.print(out, Json.object("files", reports));
+      OutputFormat.print(out, JsonCodec.object("files", reports));
       return ProtectorCli.OK;
     }
     boolean first = true;
@@ -80,7 +80,7 @@ final class Inspector {
     if (report.columnsVisible()) {
       for (ColumnReport c : report.columns()) {
         Map<String, Object> column =
-            Json.object(
+            JsonCodec.object(
                 "column",
                 c.path(),
                 "encrypted",
@@ -92,7 +92,7 @@ final class Inspector {
       }
     }
     Map<String, Object> doc =
-        Json.object(
+        JsonCodec.object(
             "file", report.location(),
             "bytes", report.fileLength(),
             "footer_mode", report.footerMode().name().toLowerCase(java.util.Locale.ROOT),
@@ -110,7 +110,7 @@ final class Inspector {
 
   private static Map<String, Object> keyJson(KeyMaterial k) {
     Integer version = k.masterKeyVersion().isPresent() ? k.masterKeyVersion().getAsInt() : null;
-    return Json.object(
+    return JsonCodec.object(
         "master_key",
         k.masterKeyId(),
         "master_key_version",

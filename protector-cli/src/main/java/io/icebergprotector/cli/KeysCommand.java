@@ -4,7 +4,7 @@ import io.icebergprotector.kms.KeyInfo;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServices;
 import io.icebergprotector.kms.KmsSettings;
-import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.kms.remote.JsonCodec;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -212,7 +212,7 @@ public final class KeysCommand implements Runnable {
       for (KeyInfo k : infos) {
         boolean known = k.createdAt() != null && !k.createdAt().equals(Instant.EPOCH);
         list.add(
-            Json.object(
+            JsonCodec.object(
                 "id", k.id(),
                 "latest_version", k.destroyed() ? null : k.latestVersion(),
                 "versions", k.destroyed() ? List.of() : k.versions(),
@@ -220,7 +220,7 @@ public final class KeysCommand implements Runnable {
                 "created", known ? k.createdAt().truncatedTo(ChronoUnit.SECONDS).toString() : null,
                 "status", k.destroyed() ? "destroyed" : "active"));
       }
-      OutputFormat.print(out, Json.object("source", target.describe(), "keys", list));
+      OutputFormat.print(out, JsonCodec.object("source", target.describe(), "keys", list));
       return ProtectorCli.OK;
     }
     out.println(target.describe() + ": " + infos.size() + (infos.size() == 1 ? " key" : " keys"));

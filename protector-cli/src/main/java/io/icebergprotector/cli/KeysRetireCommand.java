@@ -4,7 +4,7 @@ import io.icebergprotector.kms.KeyInfo;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServices;
 import io.icebergprotector.kms.KmsSettings;
-import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.kms.remote.JsonCodec;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.TablePolicy;
 import java.io.PrintWriter;
@@ -272,7 +272,7 @@ public final class KeysRetireCommand implements Callable<Integer> {
     List<Object> tables = new ArrayList<>();
     for (RetireScan.TableResult t : scan.tables()) {
       tables.add(
-          Json.object(
+          JsonCodec.object(
               "table",
               catalog.catalog + "." + t.table(),
               "scanned",
@@ -289,14 +289,15 @@ public final class KeysRetireCommand implements Callable<Integer> {
       List<Object> uses = new ArrayList<>();
       f.usesByVersion()
           .forEach(
-              (v, where) -> uses.add(Json.object("version", v, "used_by", List.copyOf(where))));
+              (v, where) ->
+                  uses.add(JsonCodec.object("version", v, "used_by", List.copyOf(where))));
       files.add(
-          Json.object(
+          JsonCodec.object(
               "table", catalog.catalog + "." + f.table(), "file", f.location(), "needs", uses));
     }
     OutputFormat.print(
         out,
-        Json.object(
+        JsonCodec.object(
             "key", keyId,
             "below", below,
             "source", source,

@@ -1,6 +1,6 @@
 package io.icebergprotector.cli;
 
-import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.kms.remote.JsonCodec;
 import java.io.PrintWriter;
 import picocli.CommandLine.Option;
 
@@ -26,7 +26,7 @@ final class OutputFormat {
   }
 
   static void print(PrintWriter out, Object document) {
-    out.println(Json.write(document));
+    out.println(JsonCodec.write(document));
     out.flush();
   }
 }

@@ -1,6 +1,6 @@
 package io.icebergprotector.cli;
 
-import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.kms.remote.JsonCodec;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.ColumnType;
 import io.icebergprotector.policy.Policy;
@@ -146,7 +146,7 @@ public final class PolicyCommand implements Runnable {
     List<Object> errorList = new ArrayList<>();
     for (PolicyException e : errors) {
       errorList.add(
-          Json.object(
+          JsonCodec.object(
               "file",
               e.origin(),
               "line",
@@ -171,7 +171,7 @@ public final class PolicyCommand implements Runnable {
     }
     OutputFormat.print(
         out,
-        Json.object(
+        JsonCodec.object(
             "file", file,
             "valid", errors.isEmpty(),
             "errors", errorList,
@@ -185,11 +185,13 @@ public final class PolicyCommand implements Runnable {
   }
 
   private static Map<String, Object> entryJson(String kind, TablePolicy t) {
-    return Json.object(
+    return JsonCodec.object(
         kind,
         t.name(),
         "columns",
-        t.columns().stream().map(c -> Json.object("column", c.path(), "key", c.keyId())).toList(),
+        t.columns().stream()
+            .map(c -> JsonCodec.object("column", c.path(), "key", c.keyId()))
+            .toList(),
         "footer_key",
         t.footerKeyId(),
         "footer_mode",

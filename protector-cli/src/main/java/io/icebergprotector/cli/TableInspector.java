@@ -1,7 +1,7 @@
 package io.icebergprotector.cli;
 
 import io.icebergprotector.kms.KmsSettings;
-import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.kms.remote.JsonCodec;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
@@ -103,10 +103,10 @@ final class TableInspector {
       groups.forEach(
           (g, locations) ->
               groupList.add(
-                  Json.object("group", g, "files", locations.size(), "locations", locations)));
+                  JsonCodec.object("group", g, "files", locations.size(), "locations", locations)));
       OutputFormat.print(
           out,
-          Json.object(
+          JsonCodec.object(
               "table",
               catalog.catalog + "." + tableName,
               "protected",

@@ -2,7 +2,7 @@ package io.icebergprotector.cli;
 
 import io.icebergprotector.kms.KeyServices;
 import io.icebergprotector.kms.KmsSettings;
-import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.kms.remote.JsonCodec;
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import io.icebergprotector.kms.remote.WhoAmI;
 import io.icebergprotector.policy.Policy;
@@ -112,7 +112,7 @@ public final class WhoamiCommand implements Callable<Integer> {
     try (RemoteKeyService keys = KeyServices.openRemote(settings)) {
       me = keys.whoami();
     }
-    return Json.object(
+    return JsonCodec.object(
         "source", server.describe(),
         "principal", me.principal(),
         "groups", me.groups(),
@@ -127,7 +127,7 @@ public final class WhoamiCommand implements Callable<Integer> {
     Policy p = Policy.load(file.toString());
     Principal who =
         PolicyCommand.principal(user != null ? user : System.getProperty("user.name"), groups);
-    return Json.object(
+    return JsonCodec.object(
         "source", "policy " + file,
         "principal", who.user(),
         "groups", new ArrayList<>(who.groups()),

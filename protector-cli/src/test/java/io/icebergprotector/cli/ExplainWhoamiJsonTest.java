@@ -2,7 +2,7 @@ package io.icebergprotector.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.kms.remote.JsonCodec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -83,7 +83,7 @@ class ExplainWhoamiJsonTest {
             "--format",
             "json");
     assertThat(r.code()).as(r.err()).isZero();
-    Map<String, Object> doc = Json.parseObject(r.out().strip());
+    Map<String, Object> doc = JsonCodec.parseObject(r.out().strip());
     assertThat(doc)
         .containsEntry("user", "carol")
         .containsEntry("groups", List.of("bi", "ops"))
@@ -91,7 +91,8 @@ class ExplainWhoamiJsonTest {
     Map<String, Object> table = (Map<String, Object>) ((List<Object>) doc.get("tables")).get(0);
     assertThat(table).containsEntry("table", "db.customers").containsEntry("writer", false);
     assertThat((List<Object>) table.get("columns"))
-        .contains(Json.object("column", "ssn", "access", "denied", "mask", null, "key", "pii"));
+        .contains(
+            JsonCodec.object("column", "ssn", "access", "denied", "mask", null, "key", "pii"));
   }
 
   @Test
@@ -120,7 +121,7 @@ class ExplainWhoamiJsonTest {
 
     Cli.Result bob = run(with(List.of("whoami", "--format", "json"), server.as("bob")));
     assertThat(bob.code()).as(bob.err()).isZero();
-    Map<String, Object> doc = Json.parseObject(bob.out().strip());
+    Map<String, Object> doc = JsonCodec.parseObject(bob.out().strip());
     assertThat(doc)
         .containsEntry("principal", "bob")
         .containsEntry("admin", false)
@@ -133,7 +134,7 @@ class ExplainWhoamiJsonTest {
   void keysListAsJson() {
     Cli.Result r = run(with(List.of("keys", "list", "--format", "json"), server.as("ops")));
     assertThat(r.code()).as(r.err()).isZero();
-    Map<String, Object> doc = Json.parseObject(r.out().strip());
+    Map<String, Object> doc = JsonCodec.parseObject(r.out().strip());
     List<Object> keys = (List<Object>) doc.get("keys");
     assertThat(keys).hasSize(2);
     assertThat((Map<String, Object>) keys.get(1))
@@ -155,7 +156,7 @@ class ExplainWhoamiJsonTest {
     Cli.Result r = Cli.run("policy", "validate", bad.toString(), "--format", "json");
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.err()).isEmpty();
-    Map<String, Object> doc = Json.parseObject(r.out().strip());
+    Map<String, Object> doc = JsonCodec.parseObject(r.out().strip());
     assertThat(doc).containsEntry("valid", false);
     List<Object> errors = (List<Object>) doc.get("errors");
     assertThat(errors).hasSize(2);
@@ -169,7 +170,7 @@ class ExplainWhoamiJsonTest {
 
     Cli.Result good = Cli.run("policy", "validate", policy.toString(), "--format", "json");
     assertThat(good.code()).isZero();
-    assertThat(Json.parseObject(good.out().strip()))
+    assertThat(JsonCodec.parseObject(good.out().strip()))
         .containsEntry("valid", true)
         .containsEntry("tables", 1L)
         .containsEntry("protected_columns", 2L);

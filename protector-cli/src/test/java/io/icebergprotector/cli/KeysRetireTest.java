@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.icebergprotector.kms.KeyInfo;
 import io.icebergprotector.kms.LocalKeyService;
 import io.icebergprotector.kms.Passphrase;
-import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.kms.remote.JsonCodec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -87,7 +87,7 @@ class KeysRetireTest {
       retire.addAll(List.of("--format", "json"));
       Cli.Result stillKept = run(retire);
       assertThat(stillKept.code()).as(stillKept.err()).isEqualTo(1);
-      Map<String, Object> doc = Json.parseObject(stillKept.out().strip());
+      Map<String, Object> doc = JsonCodec.parseObject(stillKept.out().strip());
       assertThat(doc)
           .containsEntry("key", "pii")
           .containsEntry("below", 2L)

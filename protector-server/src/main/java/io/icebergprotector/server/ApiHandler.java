@@ -1,7 +1,5 @@
 package io.icebergprotector.server;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
 import io.icebergprotector.kms.KeyAlreadyExistsException;
 import io.icebergprotector.kms.KeyDestroyedException;
 import io.icebergprotector.kms.KeyGrants;
@@ -13,7 +11,7 @@ import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.KeyServiceUnavailableException;
 import io.icebergprotector.kms.KeyVersionRetiredException;
 import io.icebergprotector.kms.WrappedKey;
-import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.kms.remote.JsonCodec;
 import io.icebergprotector.policy.Digests;
 import io.icebergprotector.policy.KeyIds;
 import io.icebergprotector.policy.Policy;
@@ -22,7 +20,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -52,7 +49,7 @@ import java.util.UUID;
  * body as every 403); allowed or denied, the audit line carries source, columns, destination and
  * query id.
  */
-final class ApiHandler implements HttpHandler {
+final class ApiHandler {
   private static final System.Logger LOG = System.getLogger(ApiHandler.class.getName());
   private static final String TRANSIT = "/v1/transit/";
   private static final String KEY_TYPE = "aes256-gcm96";
@@ -68,6 +65,8 @@ final class ApiHandler implements HttpHandler {
   private final long maxBodyBytes;
   private final boolean autoCreateKeys;
   private final boolean metricsRequireAuth;
+  private final Map<String, Route> exact;
+  private final Map<String, Route> transit;
 
   ApiHandler(
       KeyService keys,
@@ -89,15 +88,22 @@ final class ApiHandler implements HttpHandler {
     this.maxBodyBytes = config.maxBodyBytes();
     this.autoCreateKeys = config.autoCreateKeys();
     this.metricsRequireAuth = config.metricsRequireAuth();
+    this.exact = exactRoutes();
+    this.transit = transitRoutes();
   }
+
+  /** The answer to one request, for the transport to send. */
+  record Reply(int status, Map<String, String> headers, byte[] body) {}
 
   /** Per-request state. */
   private static final class Request {
-    final HttpExchange exchange;
+    final HttpCall call;
     final String method;
     final String path;
     final String query;
     final String client;
+    final Map<String, String> responseHeaders = new LinkedHashMap<>();
+    byte[] responseBody = new byte[0];
     String route = "unmatched";
     String op;
     String rawKey;
@@ -107,30 +113,27 @@ final class ApiHandler implements HttpHandler {
     Instant time; // when set, the time of the audit line (and of a receipt)
     Map<String, Object> details; // extra audit members of the operation
 
-    Request(HttpExchange exchange) {
-      this.exchange = exchange;
-      this.method = exchange.getRequestMethod().toUpperCase(Locale.ROOT);
-      this.path =
-          exchange.getRequestURI().getRawPath() == null
-              ? ""
-              : exchange.getRequestURI().getRawPath();
-      this.query = exchange.getRequestURI().getRawQuery();
-      InetSocketAddress remote = exchange.getRemoteAddress();
-      this.client =
-          remote == null || remote.getAddress() == null
-              ? "-"
-              : remote.getAddress().getHostAddress();
+    Request(HttpCall call) {
+      this.call = call;
+      this.method = call.method().toUpperCase(Locale.ROOT);
+      this.path = call.rawPath() == null ? "" : call.rawPath();
+      this.query = call.rawQuery();
+      this.client = call.clientAddress() == null ? "-" : call.clientAddress();
     }
 
     String principalName() {
       return caller == null ? null : caller.principal().user();
     }
+
+    void header(String name, String value) {
+      responseHeaders.put(name, value);
+    }
   }
 
-  @Override
-  public void handle(HttpExchange exchange) {
+  /** Serves one request; never throws. The audit line (if any) is written before this returns. */
+  Reply handle(HttpCall call) {
     long start = System.nanoTime();
-    Request r = new Request(exchange);
+    Request r = new Request(call);
     try {
       dispatch(r);
     } catch (HttpError e) {
@@ -140,87 +143,93 @@ final class ApiHandler implements HttpHandler {
       sendError(r, 500, "internal error", true);
     } finally {
       metrics.request(r.route, r.method, r.status, System.nanoTime() - start);
-      exchange.close();
     }
+    return new Reply(r.status, r.responseHeaders, r.responseBody);
   }
 
   // ---- routing -------------------------------------------------------------------------------
 
-  private void dispatch(Request r) {
-    String p = r.path;
-    if (p.equals("/health")) {
-      r.route = "/health";
-      requireMethod(r, "GET");
-      sendJson(r, 200, Json.object("status", "ok"));
-    } else if (p.equals("/metrics")) {
-      r.route = "/metrics";
-      requireMethod(r, "GET");
-      if (metricsRequireAuth) {
-        r.op = "metrics";
-        authenticate(r);
-      }
-      send(
-          r,
-          200,
-          "text/plain; version=0.0.4; charset=utf-8",
-          metrics.render().getBytes(StandardCharsets.UTF_8));
-    } else if (p.equals("/v1/protector/policy")) {
-      r.route = p;
-      r.op = "read-policy";
-      requireMethod(r, "GET");
-      authenticate(r);
-      readPolicy(r);
-    } else if (p.equals("/v1/protector/declassify")) {
-      r.route = p;
-      r.op = "declassify";
-      requireMethod(r, "POST");
-      authenticate(r);
-      declassify(r);
-    } else if (p.equals("/v1/protector/whoami")) {
-      r.route = p;
-      r.op = "whoami";
-      requireMethod(r, "GET");
-      whoami(r);
-    } else if (p.startsWith(TRANSIT)) {
-      transit(r, p.substring(TRANSIT.length()));
-    } else {
-      throw new HttpError(404, "unsupported path");
-    }
+  /**
+   * Serves one route. {@code tail} is the raw path below the route's prefix split at '/' (empty for
+   * an exact route); the route checks the method, authenticates and decides everything else.
+   */
+  @FunctionalInterface
+  private interface Route {
+    void serve(Request r, String[] tail);
   }
 
-  private void transit(Request r, String rest) {
-    String[] parts = rest.split("/", -1);
-    String action = parts[0];
-    switch (action) {
-      case "encrypt":
-      case "decrypt":
-      case "hmac":
-        {
-          r.route = TRANSIT + action + "/{key}";
-          r.op = action.equals("encrypt") ? "wrap" : action.equals("decrypt") ? "unwrap" : "hmac";
-          requireMethod(r, "POST");
-          r.rawKey = parts.length > 1 ? parts[1] : "";
-          String algorithm = null;
-          boolean shapeOk = parts.length == 2 || (action.equals("hmac") && parts.length == 3);
-          if (action.equals("hmac") && parts.length == 3) {
-            algorithm = parts[2];
-          }
-          authenticate(r);
-          String key = keyName(r, shapeOk);
-          if (action.equals("encrypt")) {
-            encrypt(r, key);
-          } else if (action.equals("decrypt")) {
-            decrypt(r, key);
-          } else {
-            hmac(r, key, algorithm);
-          }
-          return;
-        }
-      case "keys":
-        keysRoute(r, parts);
+  /** Exact paths: the route table. A new endpoint is one more line here. */
+  private Map<String, Route> exactRoutes() {
+    Map<String, Route> m = new LinkedHashMap<>();
+    m.put("/health", (r, tail) -> health(r));
+    m.put("/metrics", (r, tail) -> metricsPage(r));
+    m.put("/v1/protector/policy", (r, tail) -> readPolicy(r));
+    m.put("/v1/protector/declassify", (r, tail) -> declassify(r));
+    m.put("/v1/protector/whoami", (r, tail) -> whoami(r));
+    return m;
+  }
+
+  /** Prefix routes under {@code /v1/transit/<action>}: the key name (and more) follows. */
+  private Map<String, Route> transitRoutes() {
+    Map<String, Route> m = new LinkedHashMap<>();
+    m.put("encrypt", (r, tail) -> keyOperation(r, "encrypt", tail));
+    m.put("decrypt", (r, tail) -> keyOperation(r, "decrypt", tail));
+    m.put("hmac", (r, tail) -> keyOperation(r, "hmac", tail));
+    m.put("keys", this::keysRoute);
+    return m;
+  }
+
+  private void dispatch(Request r) {
+    Route route = exact.get(r.path);
+    if (route != null) {
+      r.route = r.path;
+      route.serve(r, new String[0]);
+      return;
+    }
+    if (r.path.startsWith(TRANSIT)) {
+      String[] parts = r.path.substring(TRANSIT.length()).split("/", -1);
+      route = transit.get(parts[0]);
+      if (route != null) {
+        route.serve(r, parts);
         return;
-      default:
-        throw new HttpError(404, "unsupported path");
+      }
+    }
+    throw new HttpError(404, "unsupported path");
+  }
+
+  private void health(Request r) {
+    requireMethod(r, "GET");
+    sendJson(r, 200, JsonCodec.object("status", "ok"));
+  }
+
+  private void metricsPage(Request r) {
+    requireMethod(r, "GET");
+    if (metricsRequireAuth) {
+      r.op = "metrics";
+      authenticate(r);
+    }
+    send(r, 200, Metrics.CONTENT_TYPE, metrics.render().getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** encrypt, decrypt and hmac of {@code /v1/transit/<action>/<key>[/<algorithm>]}. */
+  private void keyOperation(Request r, String action, String[] parts) {
+    r.route = TRANSIT + action + "/{key}";
+    r.op = action.equals("encrypt") ? "wrap" : action.equals("decrypt") ? "unwrap" : "hmac";
+    requireMethod(r, "POST");
+    r.rawKey = parts.length > 1 ? parts[1] : "";
+    String algorithm = null;
+    boolean shapeOk = parts.length == 2 || (action.equals("hmac") && parts.length == 3);
+    if (action.equals("hmac") && parts.length == 3) {
+      algorithm = parts[2];
+    }
+    authenticate(r);
+    String key = keyName(r, shapeOk);
+    if (action.equals("encrypt")) {
+      encrypt(r, key);
+    } else if (action.equals("decrypt")) {
+      decrypt(r, key);
+    } else {
+      hmac(r, key, algorithm);
     }
   }
 
@@ -240,7 +249,7 @@ final class ApiHandler implements HttpHandler {
         names.add(info.id());
       }
       auditOk(r, null, null);
-      sendJson(r, 200, Json.object("data", Json.object("keys", names)));
+      sendJson(r, 200, JsonCodec.object("data", JsonCodec.object("keys", names)));
       return;
     }
     r.rawKey = parts[1];
@@ -278,21 +287,21 @@ final class ApiHandler implements HttpHandler {
         case "create":
           {
             Map<String, Object> body = readJson(r, true);
-            String type = Json.string(body, "type");
+            String type = JsonCodec.string(body, "type");
             if (type != null && !type.equals(KEY_TYPE)) {
               throw badRequest(
                   r, key, null, "unsupported key type '" + clip(type) + "': only " + KEY_TYPE);
             }
             KeyInfo info = keys.createKey(key);
             auditOk(r, key, info.latestVersion());
-            sendJson(r, 200, Json.object("data", keyInfoJson(info)));
+            sendJson(r, 200, JsonCodec.object("data", keyInfoJson(info)));
             return;
           }
         case "rotate":
           {
             KeyInfo info = keys.rotateKey(key);
             auditOk(r, key, info.latestVersion());
-            sendJson(r, 200, Json.object("data", keyInfoJson(info)));
+            sendJson(r, 200, JsonCodec.object("data", keyInfoJson(info)));
             return;
           }
         case "retire":
@@ -307,14 +316,14 @@ final class ApiHandler implements HttpHandler {
               throw badRequest(r, key, minimum, e.getMessage());
             }
             auditOk(r, key, info.minDecryptionVersion());
-            sendJson(r, 200, Json.object("data", keyInfoJson(info)));
+            sendJson(r, 200, JsonCodec.object("data", keyInfoJson(info)));
             return;
           }
         case "read":
           {
             KeyInfo info = keys.describeKey(key);
             auditOk(r, key, null);
-            sendJson(r, 200, Json.object("data", keyInfoJson(info)));
+            sendJson(r, 200, JsonCodec.object("data", keyInfoJson(info)));
             return;
           }
         default:
@@ -342,7 +351,7 @@ final class ApiHandler implements HttpHandler {
     }
     Long value;
     try {
-      value = Json.integer(body, "min_decryption_version");
+      value = JsonCodec.integer(body, "min_decryption_version");
     } catch (IllegalArgumentException e) {
       throw badRequest(r, key, null, e.getMessage());
     }
@@ -386,7 +395,8 @@ final class ApiHandler implements HttpHandler {
       sendJson(
           r,
           200,
-          Json.object("data", Json.object("ciphertext", ciphertext, "key_version", version)));
+          JsonCodec.object(
+              "data", JsonCodec.object("ciphertext", ciphertext, "key_version", version)));
     } catch (KeyServiceException | IllegalArgumentException e) {
       throw keyFailure(r, key, null, e);
     } finally {
@@ -419,7 +429,7 @@ final class ApiHandler implements HttpHandler {
       plaintext = keys.unwrap(key, ciphertext);
       String encoded = Base64.getEncoder().encodeToString(plaintext);
       auditOk(r, key, version);
-      sendJson(r, 200, Json.object("data", Json.object("plaintext", encoded)));
+      sendJson(r, 200, JsonCodec.object("data", JsonCodec.object("plaintext", encoded)));
     } catch (KeyServiceException | IllegalArgumentException e) {
       throw keyFailure(r, key, version, e);
     } finally {
@@ -433,14 +443,14 @@ final class ApiHandler implements HttpHandler {
     authorize(r, KeyGrants.Operation.DERIVE, key);
     Map<String, Object> body = readJson(r, false);
     rejectBatch(r, key, body);
-    String algo = algorithm != null ? algorithm : Json.string(body, "algorithm");
+    String algo = algorithm != null ? algorithm : JsonCodec.string(body, "algorithm");
     if (algo != null && !algo.equals("sha2-256")) {
       throw badRequest(
           r, key, null, "unsupported hmac algorithm '" + clip(algo) + "': only sha2-256");
     }
     Long requested;
     try {
-      requested = Json.integer(body, "key_version");
+      requested = JsonCodec.integer(body, "key_version");
     } catch (IllegalArgumentException e) {
       throw badRequest(r, key, null, e.getMessage());
     }
@@ -472,7 +482,7 @@ final class ApiHandler implements HttpHandler {
       mac = keys.deriveKey(key, context);
       String out = "vault:v1:" + Base64.getEncoder().encodeToString(mac);
       auditOk(r, key, 1);
-      sendJson(r, 200, Json.object("data", Json.object("hmac", out)));
+      sendJson(r, 200, JsonCodec.object("data", JsonCodec.object("hmac", out)));
     } catch (KeyServiceException | IllegalArgumentException e) {
       throw keyFailure(r, key, 1, e);
     } finally {
@@ -487,6 +497,9 @@ final class ApiHandler implements HttpHandler {
    * same decisions for them, and no other user, group or role named.
    */
   private void readPolicy(Request r) {
+    r.op = "read-policy";
+    requireMethod(r, "GET");
+    authenticate(r);
     Principal principal = r.caller.principal();
     String text;
     String etag;
@@ -497,7 +510,7 @@ final class ApiHandler implements HttpHandler {
       text = policy.restrictedTo(principal).toHocon();
       etag = etag(text);
     }
-    r.exchange.getResponseHeaders().set("ETag", etag);
+    r.header("ETag", etag);
     send(r, 200, "text/plain; charset=utf-8", text.getBytes(StandardCharsets.UTF_8));
   }
 
@@ -506,6 +519,9 @@ final class ApiHandler implements HttpHandler {
    * not protect them. The body names the source entry; its {@code declassify} roles decide.
    */
   private void declassify(Request r) {
+    r.op = "declassify";
+    requireMethod(r, "POST");
+    authenticate(r);
     Map<String, Object> body = readJson(r, false);
     DeclassifyRequest request;
     try {
@@ -527,10 +543,12 @@ final class ApiHandler implements HttpHandler {
     receipt.put("principal", r.caller.principal().user());
     receipt.put("entry", request.entry().name());
     receipt.put("columns", request.columns());
-    sendJson(r, 200, Json.object("data", receipt));
+    sendJson(r, 200, JsonCodec.object("data", receipt));
   }
 
   private void whoami(Request r) {
+    r.op = "whoami";
+    requireMethod(r, "GET");
     authenticate(r);
     KeyGrants g = authorizer.grants(r.caller.principal());
     Map<String, Object> data = new LinkedHashMap<>();
@@ -541,15 +559,15 @@ final class ApiHandler implements HttpHandler {
     data.put("unwrappable_keys", new ArrayList<>(new TreeSet<>(g.unwrappable())));
     data.put("admin", g.admin());
     data.put("auth", r.caller.method());
-    sendJson(r, 200, Json.object("data", data));
+    sendJson(r, 200, JsonCodec.object("data", data));
   }
 
   // ---- checks --------------------------------------------------------------------------------
 
   private void authenticate(Request r) {
-    String token = r.exchange.getRequestHeaders().getFirst("X-Vault-Token");
+    String token = r.call.header("X-Vault-Token");
     if (token == null) {
-      String authorization = r.exchange.getRequestHeaders().getFirst("Authorization");
+      String authorization = r.call.header("Authorization");
       if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
         token = authorization.substring(7).strip();
       }
@@ -560,7 +578,7 @@ final class ApiHandler implements HttpHandler {
       metrics.authFailure(e.getMessage());
       String reason = "authentication failed: " + e.getMessage();
       record(r, r.rawKey, null, r.op, "deny", reason, 401);
-      r.exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"iceberg-protector\"");
+      r.header("WWW-Authenticate", "Bearer realm=\"iceberg-protector\"");
       throw new HttpError(401, reason);
     }
   }
@@ -593,7 +611,7 @@ final class ApiHandler implements HttpHandler {
   }
 
   private static HttpError methodNotAllowed(Request r, String allowed) {
-    r.exchange.getResponseHeaders().set("Allow", allowed);
+    r.header("Allow", allowed);
     return new HttpError(405, "method " + r.method + " not allowed here");
   }
 
@@ -697,7 +715,7 @@ final class ApiHandler implements HttpHandler {
       throw badRequest(r, null, null, "request body is not valid UTF-8");
     }
     try {
-      return Json.parseObject(text);
+      return JsonCodec.parseObject(text);
     } catch (IllegalArgumentException e) {
       throw badRequest(r, null, null, "malformed JSON: " + e.getMessage());
     }
@@ -710,13 +728,13 @@ final class ApiHandler implements HttpHandler {
    */
   private void finishRequestBody(Request r) {
     if (!r.bodyRead && !discardBody(r)) {
-      r.exchange.getResponseHeaders().set("Connection", "close");
+      r.header("Connection", "close");
     }
   }
 
   private boolean discardBody(Request r) {
     r.bodyRead = true;
-    String length = r.exchange.getRequestHeaders().getFirst("Content-Length");
+    String length = r.call.header("Content-Length");
     try {
       if (length != null && Long.parseLong(length.trim()) > maxBodyBytes) {
         return false;
@@ -724,7 +742,7 @@ final class ApiHandler implements HttpHandler {
     } catch (NumberFormatException e) {
       return false;
     }
-    try (InputStream in = r.exchange.getRequestBody()) {
+    try (InputStream in = r.call.body()) {
       byte[] chunk = new byte[8192];
       long total = 0;
       int n;
@@ -742,7 +760,7 @@ final class ApiHandler implements HttpHandler {
 
   private byte[] readBody(Request r) {
     r.bodyRead = true;
-    String length = r.exchange.getRequestHeaders().getFirst("Content-Length");
+    String length = r.call.header("Content-Length");
     if (length != null) {
       long declared;
       try {
@@ -756,7 +774,7 @@ final class ApiHandler implements HttpHandler {
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     byte[] chunk = new byte[8192];
-    try (InputStream in = r.exchange.getRequestBody()) {
+    try (InputStream in = r.call.body()) {
       int n;
       while ((n = in.read(chunk)) > 0) {
         if (out.size() + n > maxBodyBytes) {
@@ -888,39 +906,29 @@ final class ApiHandler implements HttpHandler {
       body.put("principal", r.caller.principal().user()); // the caller's own name: same for any key
     }
     if (close) {
-      r.exchange.getResponseHeaders().set("Connection", "close");
+      r.header("Connection", "close");
     }
     sendJson(r, status, body);
   }
 
   private void sendJson(Request r, int status, Map<String, Object> body) {
-    send(r, status, "application/json", Json.write(body).getBytes(StandardCharsets.UTF_8));
+    send(r, status, "application/json", JsonCodec.write(body).getBytes(StandardCharsets.UTF_8));
   }
 
   private void send(Request r, int status, String contentType, byte[] body) {
     r.status = status;
     finishRequestBody(r);
-    try {
-      r.exchange.getResponseHeaders().set("Content-Type", contentType);
-      r.exchange.getResponseHeaders().set("Cache-Control", "no-store");
-      r.exchange.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
-      r.exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
-      r.exchange.getResponseBody().write(body);
-    } catch (IOException e) {
-      // the client went away; nothing to tell it
-      LOG.log(System.Logger.Level.DEBUG, "cannot send response", e);
-    }
+    r.header("Content-Type", contentType);
+    r.header("Cache-Control", "no-store");
+    r.header("X-Content-Type-Options", "nosniff");
+    r.responseBody = body;
   }
 
   private void sendEmpty(Request r, int status) {
     r.status = status;
     finishRequestBody(r);
-    try {
-      r.exchange.getResponseHeaders().set("Cache-Control", "no-store");
-      r.exchange.sendResponseHeaders(status, -1);
-    } catch (IOException e) {
-      LOG.log(System.Logger.Level.DEBUG, "cannot send response", e);
-    }
+    r.header("Cache-Control", "no-store");
+    r.responseBody = new byte[0];
   }
 
   private static String etag(String text) {

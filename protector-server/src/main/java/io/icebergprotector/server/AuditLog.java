@@ -1,6 +1,6 @@
 package io.icebergprotector.server;
 
-import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.kms.remote.JsonCodec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -216,7 +216,7 @@ final class AuditLog implements AutoCloseable {
     }
     m.put("status", e.status());
     m.put("client", e.client());
-    return (Json.write(m) + "\n").getBytes(StandardCharsets.UTF_8);
+    return (JsonCodec.write(m) + "\n").getBytes(StandardCharsets.UTF_8);
   }
 
   private static Object clipped(Object value) {

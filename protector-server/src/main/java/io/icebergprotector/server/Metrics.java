@@ -1,172 +1,87 @@
 package io.icebergprotector.server;
 
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.LongAdder;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 
 /**
- * Prometheus text-format metrics. Labels are route templates, methods, statuses, operations and
- * decisions: bounded sets, never key names or principals (which callers choose).
+ * The server's Prometheus metrics (Prometheus Java client, text format). Labels are route
+ * templates, methods, statuses, operations and decisions: bounded sets, never key names or
+ * principals (which callers choose). Each server has its own registry.
  */
 final class Metrics {
-  private static final double[] BUCKETS = {
-    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5
-  };
+  private static final PrometheusTextFormatWriter TEXT = PrometheusTextFormatWriter.create();
+  static final String CONTENT_TYPE = TEXT.getContentType();
 
-  private record RequestKey(String route, String method, int status) {}
+  private final PrometheusRegistry registry = new PrometheusRegistry();
+  private final Counter requests =
+      Counter.builder()
+          .name("protector_http_requests_total")
+          .help("HTTP requests by route template, method and status.")
+          .labelNames("route", "method", "status")
+          .register(registry);
+  private final Histogram latency =
+      Histogram.builder()
+          .name("protector_http_request_duration_seconds")
+          .help("Request latency by route template.")
+          .labelNames("route")
+          .classicOnly()
+          .classicUpperBounds(
+              0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
+          .withoutExemplars()
+          .register(registry);
+  private final Counter operations =
+      Counter.builder()
+          .name("protector_key_operations_total")
+          .help("Key operations (wrap = encrypt, unwrap = decrypt) by decision.")
+          .labelNames("op", "decision")
+          .register(registry);
+  private final Counter authFailures =
+      Counter.builder()
+          .name("protector_auth_failures_total")
+          .help("Rejected credentials by cause category.")
+          .labelNames("reason")
+          .register(registry);
+  private final Counter auditErrors =
+      Counter.builder()
+          .name("protector_audit_write_errors_total")
+          .help("Audit lines that could not be written (request refused).")
+          .register(registry);
 
-  private record OpKey(String op, String decision) {}
-
-  private static final class Histogram {
-    final LongAdder[] counts = new LongAdder[BUCKETS.length];
-    final LongAdder count = new LongAdder();
-    final LongAdder sumNanos = new LongAdder();
-
-    Histogram() {
-      for (int i = 0; i < counts.length; i++) {
-        counts[i] = new LongAdder();
-      }
-    }
-
-    void observe(long nanos) {
-      double seconds = nanos / 1e9;
-      for (int i = 0; i < BUCKETS.length; i++) {
-        if (seconds <= BUCKETS[i]) {
-          counts[i].increment(); // non-cumulative here, summed on output
-          break;
-        }
-      }
-      count.increment();
-      sumNanos.add(nanos);
-    }
+  Metrics() {
+    auditErrors.inc(0); // present (as 0) from the start
   }
-
-  private final ConcurrentHashMap<RequestKey, LongAdder> requests = new ConcurrentHashMap<>();
-  private final ConcurrentHashMap<String, Histogram> latency = new ConcurrentHashMap<>();
-  private final ConcurrentHashMap<OpKey, LongAdder> operations = new ConcurrentHashMap<>();
-  private final ConcurrentHashMap<String, LongAdder> authFailures = new ConcurrentHashMap<>();
-  private final LongAdder auditErrors = new LongAdder();
 
   void request(String route, String method, int status, long nanos) {
-    requests
-        .computeIfAbsent(new RequestKey(route, method, status), k -> new LongAdder())
-        .increment();
-    latency.computeIfAbsent(route, k -> new Histogram()).observe(nanos);
+    requests.labelValues(route, method, Integer.toString(status)).inc();
+    latency.labelValues(route).observe(nanos / 1e9);
   }
 
-  /** op: encrypt, decrypt, hmac, create-key, ...; decision: allow, deny, error. */
+  /** op: wrap, unwrap, hmac, create, ...; decision: allow, deny, error. */
   void operation(String op, String decision) {
-    operations.computeIfAbsent(new OpKey(op, decision), k -> new LongAdder()).increment();
+    operations.labelValues(op, decision).inc();
   }
 
   void authFailure(String category) {
-    authFailures.computeIfAbsent(category, k -> new LongAdder()).increment();
+    authFailures.labelValues(category).inc();
   }
 
   void auditError() {
-    auditErrors.increment();
+    auditErrors.inc();
   }
 
-  long requestCount(String route, int status) {
-    long n = 0;
-    for (Map.Entry<RequestKey, LongAdder> e : requests.entrySet()) {
-      if (e.getKey().route().equals(route) && e.getKey().status() == status) {
-        n += e.getValue().sum();
-      }
-    }
-    return n;
-  }
-
+  /** The text exposition format, {@link #CONTENT_TYPE}. */
   String render() {
-    StringBuilder out = new StringBuilder(4096);
-    out.append(
-        "# HELP protector_http_requests_total HTTP requests by route template, method and status.\n");
-    out.append("# TYPE protector_http_requests_total counter\n");
-    Map<String, Long> byLabels = new TreeMap<>();
-    requests.forEach(
-        (k, v) ->
-            byLabels.put(
-                "{route=\""
-                    + k.route()
-                    + "\",method=\""
-                    + k.method()
-                    + "\",status=\""
-                    + k.status()
-                    + "\"}",
-                v.sum()));
-    byLabels.forEach(
-        (labels, v) ->
-            out.append("protector_http_requests_total")
-                .append(labels)
-                .append(' ')
-                .append(v)
-                .append('\n'));
-
-    out.append(
-        "# HELP protector_http_request_duration_seconds Request latency by route template.\n");
-    out.append("# TYPE protector_http_request_duration_seconds histogram\n");
-    new TreeMap<>(latency)
-        .forEach(
-            (route, h) -> {
-              long cumulative = 0;
-              for (int i = 0; i < BUCKETS.length; i++) {
-                cumulative += h.counts[i].sum();
-                out.append("protector_http_request_duration_seconds_bucket{route=\"")
-                    .append(route)
-                    .append("\",le=\"")
-                    .append(BUCKETS[i])
-                    .append("\"} ")
-                    .append(cumulative)
-                    .append('\n');
-              }
-              long count = h.count.sum();
-              out.append("protector_http_request_duration_seconds_bucket{route=\"")
-                  .append(route)
-                  .append("\",le=\"+Inf\"} ")
-                  .append(count)
-                  .append('\n');
-              out.append("protector_http_request_duration_seconds_sum{route=\"")
-                  .append(route)
-                  .append("\"} ")
-                  .append(h.sumNanos.sum() / 1e9)
-                  .append('\n');
-              out.append("protector_http_request_duration_seconds_count{route=\"")
-                  .append(route)
-                  .append("\"} ")
-                  .append(count)
-                  .append('\n');
-            });
-
-    out.append(
-        "# HELP protector_key_operations_total Key operations (wrap = encrypt, unwrap = decrypt) by decision.\n");
-    out.append("# TYPE protector_key_operations_total counter\n");
-    Map<String, Long> byOp = new TreeMap<>();
-    operations.forEach(
-        (k, v) -> byOp.put("{op=\"" + k.op() + "\",decision=\"" + k.decision() + "\"}", v.sum()));
-    byOp.forEach(
-        (labels, v) ->
-            out.append("protector_key_operations_total")
-                .append(labels)
-                .append(' ')
-                .append(v)
-                .append('\n'));
-
-    out.append("# HELP protector_auth_failures_total Rejected credentials by cause category.\n");
-    out.append("# TYPE protector_auth_failures_total counter\n");
-    new TreeMap<>(authFailures)
-        .forEach(
-            (reason, v) ->
-                out.append("protector_auth_failures_total{reason=\"")
-                    .append(reason)
-                    .append("\"} ")
-                    .append(v.sum())
-                    .append('\n'));
-
-    out.append(
-        "# HELP protector_audit_write_errors_total Audit lines that could not be written (request refused).\n");
-    out.append("# TYPE protector_audit_write_errors_total counter\n");
-    out.append("protector_audit_write_errors_total ").append(auditErrors.sum()).append('\n');
-    return out.toString();
+    ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
+    try {
+      TEXT.write(out, registry.scrape());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
+    }
+    return out.toString(java.nio.charset.StandardCharsets.UTF_8);
   }
 }

@@ -1,20 +1,13 @@
 package io.icebergprotector.server;
 
-import com.sun.net.httpserver.HttpServer;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsParameters;
-import com.sun.net.httpserver.HttpsServer;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServices;
 import io.icebergprotector.kms.Passphrase;
-import io.icebergprotector.kms.SecretRef;
-import io.icebergprotector.policy.Digests;
 import io.icebergprotector.policy.Policy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
@@ -24,16 +17,23 @@ import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
+import org.eclipse.jetty.http.UriCompliance;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.server.handler.QoSHandler;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * The Iceberg Protector key server: a standalone HTTPS service answering a Vault Transit compatible
@@ -51,17 +51,7 @@ public final class ProtectorServer implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(ProtectorServer.class.getName());
   static final String LISTENING = "protector-server listening on ";
 
-  static {
-    // JDK HTTP server knobs, read once when its first server is created. TCP_NODELAY: responses
-    // go out as header + body writes, and Nagle + delayed ACK would add ~40 ms to every call.
-    // Request/response time limits keep a slow client from holding a worker forever.
-    System.getProperties().putIfAbsent("sun.net.httpserver.nodelay", "true");
-    System.getProperties().putIfAbsent("sun.net.httpserver.maxReqTime", "30");
-    System.getProperties().putIfAbsent("sun.net.httpserver.maxRspTime", "30");
-  }
-
-  private final HttpServer server;
-  private final ThreadPoolExecutor workers;
+  private final Server server;
   private final ScheduledExecutorService housekeeping;
   private final KeyService keys;
   private final AuditLog audit;
@@ -70,15 +60,13 @@ public final class ProtectorServer implements AutoCloseable {
   private volatile boolean closed;
 
   private ProtectorServer(
-      HttpServer server,
-      ThreadPoolExecutor workers,
+      Server server,
       ScheduledExecutorService housekeeping,
       KeyService keys,
       AuditLog audit,
       Metrics metrics,
       URI url) {
     this.server = server;
-    this.workers = workers;
     this.housekeeping = housekeeping;
     this.keys = keys;
     this.audit = audit;
@@ -134,51 +122,9 @@ public final class ProtectorServer implements AutoCloseable {
     Authorizer authorizer = new Authorizer(policy, config.adminRoles());
     ApiHandler handler =
         new ApiHandler(keys, policy, policyText, authenticator, authorizer, audit, metrics, config);
-    InetSocketAddress address = new InetSocketAddress(bindAddress, config.port());
-    HttpServer server;
-    try {
-      if (ssl == null) {
-        server = HttpServer.create(address, 256);
-      } else {
-        HttpsServer https = HttpsServer.create(address, 256);
-        String[] protocols = config.tlsProtocols().toArray(new String[0]);
-        https.setHttpsConfigurator(
-            new HttpsConfigurator(ssl) {
-              @Override
-              public void configure(HttpsParameters params) {
-                SSLParameters p = getSSLContext().getDefaultSSLParameters();
-                p.setProtocols(protocols);
-                p.setNeedClientAuth(false);
-                params.setSSLParameters(p);
-              }
-            });
-        server = https;
-      }
-    } catch (IOException e) {
-      throw new IllegalArgumentException(
-          "cannot listen on "
-              + bindAddress.getHostAddress()
-              + ":"
-              + config.port()
-              + ": "
-              + e.getMessage(),
-          e);
-    }
-    // Bounded pool and queue; when both are full the dispatcher runs the exchange itself, which
-    // stops it accepting new connections for a moment: back-pressure instead of unbounded memory.
-    ThreadPoolExecutor workers =
-        new ThreadPoolExecutor(
-            config.workerThreads(),
-            config.workerThreads(),
-            60,
-            TimeUnit.SECONDS,
-            new ArrayBlockingQueue<>(config.queueSize()),
-            threads("protector-worker"),
-            new ThreadPoolExecutor.CallerRunsPolicy());
-    server.setExecutor(workers);
-    server.createContext("/", handler);
+    Server server = jetty(config, bindAddress, ssl, new JettyTransport(handler));
     ScheduledExecutorService housekeeping =
-        Executors.newSingleThreadScheduledExecutor(threads("protector-audit"));
+        Executors.newSingleThreadScheduledExecutor(threads("protector-audit", true));
     if (config.auditSync() == ServerConfig.AuditSync.NONE) {
       housekeeping.scheduleWithFixedDelay(
           () -> {
@@ -192,19 +138,108 @@ public final class ProtectorServer implements AutoCloseable {
           1,
           TimeUnit.SECONDS);
     }
-    server.start();
-    InetSocketAddress bound = server.getAddress();
-    String host = bound.getAddress().getHostAddress();
+    try {
+      server.start();
+    } catch (Exception e) {
+      housekeeping.shutdownNow();
+      stopQuietly(server);
+      throw new IllegalArgumentException(
+          "cannot listen on "
+              + bindAddress.getHostAddress()
+              + ":"
+              + config.port()
+              + ": "
+              + e.getMessage(),
+          e);
+    }
+    ServerConnector connector = (ServerConnector) server.getConnectors()[0];
+    String host = bindAddress.getHostAddress();
     if (host.contains(":")) {
       host = "[" + host + "]";
     }
-    URI url = URI.create((ssl == null ? "http" : "https") + "://" + host + ":" + bound.getPort());
+    int port = connector.getLocalPort();
+    URI url = URI.create((ssl == null ? "http" : "https") + "://" + host + ":" + port);
     if (ssl == null) {
       LOG.log(
           System.Logger.Level.WARNING,
           "serving plain HTTP on loopback (allow-insecure-http = true)");
     }
-    return new ProtectorServer(server, workers, housekeeping, keys, audit, metrics, url);
+    return new ProtectorServer(server, housekeeping, keys, audit, metrics, url);
+  }
+
+  /**
+   * Jetty on one connector: TLS (the configured protocols) over HTTP/1.1 with keep-alive. At most
+   * {@code limits.worker-threads} requests run at once and {@code limits.queue-size} wait;
+   * connections idle (or stalled mid-request) for {@code limits.idle-timeout} are closed, and at
+   * most {@code limits.max-connections} are open at once. Reading headers and the TLS handshake
+   * take no worker, so stalled clients cannot starve others.
+   */
+  private static Server jetty(
+      ServerConfig config, InetAddress bindAddress, SSLContext ssl, JettyTransport transport) {
+    // Jetty's selector and acceptor run on the same pool: give them threads of their own.
+    int selectors = 1;
+    int acceptors = 1;
+    // The pool's queue is unbounded, as Jetty needs for its own tasks; the QoS handler below
+    // bounds the requests instead.
+    QueuedThreadPool pool =
+        new QueuedThreadPool(
+            config.workerThreads() + selectors + acceptors + 2,
+            Math.min(4, config.workerThreads()),
+            60_000,
+            0,
+            null,
+            null,
+            threads("protector-worker", false));
+    pool.setName("protector-worker");
+    Server server = new Server(pool);
+    server.setStopAtShutdown(false); // close() is the one shutdown path
+    server.setErrorHandler(new JettyTransport.VaultErrors());
+
+    HttpConfiguration http = new HttpConfiguration();
+    http.setSendServerVersion(false);
+    http.setSendXPoweredBy(false);
+    http.setRequestHeaderSize(config.maxHeaderBytes());
+    // Routing works on the raw path and a key name must be one segment of KeyIds.RULE, so an
+    // encoded slash or dot can never become a path step: the API itself answers such names with
+    // its own audited 400 instead of Jetty's generic refusal.
+    http.setUriCompliance(UriCompliance.UNSAFE);
+    HttpConnectionFactory h1 = new HttpConnectionFactory(http);
+    ServerConnector connector;
+    if (ssl == null) {
+      connector = new ServerConnector(server, acceptors, selectors, h1);
+    } else {
+      SslContextFactory.Server tls = new SslContextFactory.Server();
+      tls.setSslContext(ssl);
+      tls.setIncludeProtocols(config.tlsProtocols().toArray(new String[0]));
+      tls.setNeedClientAuth(false);
+      tls.setSniRequired(false);
+      connector =
+          new ServerConnector(
+              server, acceptors, selectors, new SslConnectionFactory(tls, h1.getProtocol()), h1);
+    }
+    connector.setHost(bindAddress.getHostAddress());
+    connector.setPort(config.port());
+    connector.setIdleTimeout(config.idleTimeout().toMillis());
+    connector.setAcceptQueueSize(256);
+    server.addConnector(connector);
+    server.addBean(new NetworkConnectionLimit(config.maxConnections(), connector));
+    // At most worker-threads requests run at once; up to queue-size more wait (no thread held)
+    // for up to the idle timeout, and the rest get 503 at once.
+    QoSHandler qos = new QoSHandler(transport);
+    qos.setMaxRequestCount(config.workerThreads());
+    qos.setMaxSuspendedRequestCount(config.queueSize());
+    qos.setMaxSuspend(config.idleTimeout());
+    qos.setRejectStatusCode(503);
+    server.setHandler(qos);
+    return server;
+  }
+
+  private static void stopQuietly(Server server) {
+    try {
+      server.stop();
+    } catch (Exception e) {
+      LOG.log(System.Logger.Level.DEBUG, "stopping the HTTP server failed", e);
+    }
   }
 
   /** The base URL actually bound, e.g. {@code https://127.0.0.1:40123}. */
@@ -230,14 +265,8 @@ public final class ProtectorServer implements AutoCloseable {
       return;
     }
     closed = true;
-    server.stop(0);
-    workers.shutdown();
-    try {
-      workers.awaitTermination(1, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    workers.shutdownNow();
+    server.setStopTimeout(1000); // in-flight requests get up to 1 s
+    stopQuietly(server);
     housekeeping.shutdownNow();
     audit.close();
     keys.close();
@@ -293,11 +322,12 @@ public final class ProtectorServer implements AutoCloseable {
     }
   }
 
-  private static ThreadFactory threads(String prefix) {
+  /** Jetty's pool is not daemon: its threads keep the server process alive. */
+  private static ThreadFactory threads(String prefix, boolean daemon) {
     AtomicInteger n = new AtomicInteger();
     return runnable -> {
       Thread t = new Thread(runnable, prefix + "-" + n.incrementAndGet());
-      t.setDaemon(true); // the HTTP dispatcher thread keeps the process alive
+      t.setDaemon(daemon);
       return t;
     };
   }
@@ -311,80 +341,11 @@ public final class ProtectorServer implements AutoCloseable {
     }
   }
 
-  /** Returns 0 when the server was started (it keeps running) or the subcommand succeeded. */
+  /**
+   * Runs the command line ({@link ServerCommandLine}); returns 0 when the server was started (it
+   * keeps running) or the subcommand succeeded, 2 on a usage error, 1 when the server cannot start.
+   */
   static int run(String[] args, InputStream stdin, PrintStream out, PrintStream err) {
-    String[] a =
-        args.length > 0 && args[0].equals("server")
-            ? Arrays.copyOfRange(args, 1, args.length)
-            : args;
-    if (a.length == 0 || a[0].equals("--help") || a[0].equals("-h")) {
-      out.println(usage());
-      return a.length == 0 ? 2 : 0;
-    }
-    switch (a[0]) {
-      case "new-token":
-        {
-          String token = TokenAuthenticator.newToken();
-          out.println("token:  " + token);
-          out.println("sha256: " + Digests.sha256Hex(token));
-          out.println("# give the token to its owner; put only the sha256 in auth.tokens");
-          return 0;
-        }
-      case "hash-token":
-        {
-          try {
-            // The rule clients read token files by: the whole input, trimmed, on one line.
-            String token =
-                SecretRef.token(
-                    new String(stdin.readAllBytes(), StandardCharsets.UTF_8), "standard input");
-            out.println(Digests.sha256Hex(token));
-            return 0;
-          } catch (IllegalArgumentException e) {
-            err.println(
-                "protector-server: hash-token reads one token from standard input: "
-                    + e.getMessage());
-            return 2;
-          } catch (IOException e) {
-            err.println("protector-server: cannot read standard input: " + e.getMessage());
-            return 2;
-          }
-        }
-      default:
-        break;
-    }
-    Path config = null;
-    for (int i = 0; i < a.length; i++) {
-      if (a[i].equals("--config") && i + 1 < a.length) {
-        config = Path.of(a[++i]);
-      } else if (a[i].startsWith("--config=")) {
-        config = Path.of(a[i].substring("--config=".length()));
-      } else {
-        err.println("protector-server: unknown argument '" + a[i] + "'\n" + usage());
-        return 2;
-      }
-    }
-    if (config == null) {
-      err.println("protector-server: --config <file> is required\n" + usage());
-      return 2;
-    }
-    ProtectorServer server;
-    try {
-      server = start(config);
-    } catch (RuntimeException e) {
-      err.println("protector-server: error: " + e.getMessage());
-      return 1;
-    }
-    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "protector-shutdown"));
-    out.println(LISTENING + server.url());
-    out.flush();
-    return 0;
-  }
-
-  private static String usage() {
-    return String.join(
-        "\n",
-        "usage: protector-server [server] --config <server.conf>   run the key server",
-        "       protector-server new-token                       print a new token and its sha256",
-        "       protector-server hash-token < token-file          print the sha256 of a token");
+    return ServerCommandLine.execute(args, stdin, out, err);
   }
 }

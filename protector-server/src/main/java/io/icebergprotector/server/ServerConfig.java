@@ -95,30 +95,36 @@ public final class ServerConfig {
   private final long maxBodyBytes;
   private final int workerThreads;
   private final int queueSize;
+  private final long maxHeaderBytes;
+  private final Duration idleTimeout;
+  private final int maxConnections;
   private final boolean metricsRequireAuth;
 
-  private ServerConfig(Config root, Path origin) {
+  /** The defaults: {@code reference.conf} of the server jar. */
+  private static Config reference() {
+    return ConfigFactory.parseResources(ServerConfig.class.getClassLoader(), "reference.conf")
+        .resolve();
+  }
+
+  private ServerConfig(Config given, Path origin) {
     this.origin = origin;
     Path base =
         origin == null || origin.toAbsolutePath().getParent() == null
             ? Path.of("").toAbsolutePath()
             : origin.toAbsolutePath().getParent();
-    Config c = root.getConfig(ROOT);
+    Config c = given.getConfig(ROOT).withFallback(reference().getConfig(ROOT));
 
-    host = c.hasPath("bind.host") ? c.getString("bind.host") : "127.0.0.1";
-    port = c.hasPath("bind.port") ? c.getInt("bind.port") : 8200;
+    host = c.getString("bind.host");
+    port = c.getInt("bind.port");
     if (port < 0 || port > 65535) {
       throw bad("bind.port", "must be 0..65535, got " + port);
     }
-    allowInsecureHttp = c.hasPath("allow-insecure-http") && c.getBoolean("allow-insecure-http");
+    allowInsecureHttp = c.getBoolean("allow-insecure-http");
 
     tlsKeystore = optionalPath(c, "tls.keystore", base);
-    tlsKeystoreType = c.hasPath("tls.keystore-type") ? c.getString("tls.keystore-type") : "PKCS12";
+    tlsKeystoreType = c.getString("tls.keystore-type");
     tlsPassword = secret(c, "tls.password", base, tlsKeystore != null && !allowInsecureHttp, "");
-    tlsProtocols =
-        c.hasPath("tls.protocols")
-            ? List.copyOf(c.getStringList("tls.protocols"))
-            : List.of("TLSv1.3", "TLSv1.2");
+    tlsProtocols = List.copyOf(c.getStringList("tls.protocols"));
     if (!allowInsecureHttp && tlsKeystore == null) {
       throw bad(
           "tls.keystore",
@@ -127,19 +133,19 @@ public final class ServerConfig {
     }
 
     keyService = keyService(c, base);
-    createKeystore = c.hasPath("keys.create-if-missing") && c.getBoolean("keys.create-if-missing");
+    createKeystore = c.getBoolean("keys.create-if-missing");
     if (createKeystore && keyService.type() != KmsSettings.Type.LOCAL) {
       throw bad(
           "keys.create-if-missing",
           "applies to type = local only (a PKCS#11 token is initialized"
               + " with its own tools, e.g. softhsm2-util --init-token)");
     }
-    autoCreateKeys = c.hasPath("keys.auto-create") && c.getBoolean("keys.auto-create");
+    autoCreateKeys = c.getBoolean("keys.auto-create");
 
     policy = requiredPath(c, "policy", base);
 
     List<TokenEntry> entries = new ArrayList<>();
-    if (c.hasPath("auth.tokens")) {
+    {
       List<? extends Config> list = c.getConfigList("auth.tokens");
       Set<String> names = new LinkedHashSet<>();
       for (int i = 0; i < list.size(); i++) {
@@ -168,9 +174,10 @@ public final class ServerConfig {
     }
     tokens = List.copyOf(entries);
 
+    // On when the server config has an auth.jwt block, unless it says enabled = false.
     if (c.hasPath("auth.jwt")
         && (!c.hasPath("auth.jwt.enabled") || c.getBoolean("auth.jwt.enabled"))) {
-      Config j = c.getConfig("auth.jwt");
+      Config j = c.getConfig("auth.jwt").withFallback(c.getConfig("auth.jwt-defaults"));
       if (!j.hasPath("issuer") || j.getString("issuer").isBlank()) {
         throw bad("auth.jwt.issuer", "is required when JWT authentication is enabled");
       }
@@ -192,9 +199,9 @@ public final class ServerConfig {
               Set.copyOf(audiences),
               secret,
               jwks,
-              j.hasPath("principal-claim") ? j.getString("principal-claim") : "sub",
-              j.hasPath("groups-claim") ? j.getString("groups-claim") : "groups",
-              j.hasPath("clock-skew") ? j.getDuration("clock-skew") : Duration.ofSeconds(60));
+              j.getString("principal-claim"),
+              j.getString("groups-claim"),
+              j.getDuration("clock-skew"));
     } else {
       jwt = null;
     }
@@ -203,34 +210,45 @@ public final class ServerConfig {
           "auth", "configures no tokens and no JWT verification: nobody could use the server");
     }
 
-    adminRoles = Set.copyOf(c.hasPath("admin-roles") ? c.getStringList("admin-roles") : List.of());
+    adminRoles = Set.copyOf(c.getStringList("admin-roles"));
 
     auditFile = requiredPath(c, "audit.file", base);
-    String sync = c.hasPath("audit.sync") ? c.getString("audit.sync") : "flush";
+    String sync = c.getString("audit.sync");
     try {
       auditSync = AuditSync.valueOf(sync.trim().toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
       throw bad("audit.sync", "must be none, flush or fsync, got '" + sync + "'");
     }
 
-    maxBodyBytes =
-        c.hasPath("limits.max-body-size") ? c.getBytes("limits.max-body-size") : 64 * 1024;
+    maxBodyBytes = c.getBytes("limits.max-body-size");
     if (maxBodyBytes < 256 || maxBodyBytes > 64L * 1024 * 1024) {
       throw bad(
           "limits.max-body-size", "must be between 256 bytes and 64 MiB, got " + maxBodyBytes);
     }
-    workerThreads =
-        c.hasPath("limits.worker-threads")
-            ? c.getInt("limits.worker-threads")
-            : Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
-    if (workerThreads < 1 || workerThreads > 1024) {
-      throw bad("limits.worker-threads", "must be 1..1024, got " + workerThreads);
+    int threads = c.getInt("limits.worker-threads");
+    if (threads < 0 || threads > 1024) {
+      throw bad(
+          "limits.worker-threads", "must be 1..1024 (0: 2 x cores, at least 4), got " + threads);
     }
-    queueSize = c.hasPath("limits.queue-size") ? c.getInt("limits.queue-size") : 1024;
+    workerThreads =
+        threads == 0 ? Math.max(4, 2 * Runtime.getRuntime().availableProcessors()) : threads;
+    queueSize = c.getInt("limits.queue-size");
     if (queueSize < 1) {
       throw bad("limits.queue-size", "must be >= 1, got " + queueSize);
     }
-    metricsRequireAuth = c.hasPath("metrics.require-auth") && c.getBoolean("metrics.require-auth");
+    maxHeaderBytes = c.getBytes("limits.max-header-size");
+    if (maxHeaderBytes < 1024 || maxHeaderBytes > 1024 * 1024) {
+      throw bad("limits.max-header-size", "must be between 1k and 1m bytes, got " + maxHeaderBytes);
+    }
+    idleTimeout = c.getDuration("limits.idle-timeout");
+    if (idleTimeout.toMillis() < 100 || idleTimeout.compareTo(Duration.ofHours(1)) > 0) {
+      throw bad("limits.idle-timeout", "must be between 100ms and 1h, got " + idleTimeout);
+    }
+    maxConnections = c.getInt("limits.max-connections");
+    if (maxConnections < 1) {
+      throw bad("limits.max-connections", "must be >= 1, got " + maxConnections);
+    }
+    metricsRequireAuth = c.getBoolean("metrics.require-auth");
   }
 
   /** Reads and validates a config file; {@code ${?ENV}} substitutions are resolved. */
@@ -448,6 +466,24 @@ public final class ServerConfig {
 
   public int queueSize() {
     return queueSize;
+  }
+
+  /** The largest request line plus headers accepted (431 above it). */
+  public int maxHeaderBytes() {
+    return (int) maxHeaderBytes;
+  }
+
+  /**
+   * How long a connection may sit without progress (idle between requests, or stalled in the middle
+   * of one) before the server closes it.
+   */
+  public Duration idleTimeout() {
+    return idleTimeout;
+  }
+
+  /** Open connections at most; further clients wait in the OS's accept queue. */
+  public int maxConnections() {
+    return maxConnections;
   }
 
   public boolean metricsRequireAuth() {

@@ -3,7 +3,7 @@ package io.icebergprotector.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.kms.remote.JsonCodec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -59,7 +59,7 @@ class AuditLogTest {
     assertThat(lines).hasSize(threads * perThread);
     Set<String> seen = new HashSet<>();
     for (String line : lines) {
-      Map<String, Object> e = Json.parseObject(line);
+      Map<String, Object> e = JsonCodec.parseObject(line);
       assertThat(e.get("time").toString()).matches("\\d{4}-\\d\\d-\\d\\dT.*Z");
       seen.add(e.get("principal") + "/" + e.get("version"));
     }

@@ -2,7 +2,7 @@ package io.icebergprotector.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.kms.remote.JsonCodec;
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -57,7 +57,7 @@ class BadInputTest {
   private static void assertVaultError(HttpResponse<String> r, int status, String fragment) {
     assertThat(r.statusCode()).as(r.body()).isEqualTo(status);
     assertThat(r.headers().firstValue("Content-Type")).hasValue("application/json");
-    Object errors = Json.parseObject(r.body()).get("errors");
+    Object errors = JsonCodec.parseObject(r.body()).get("errors");
     assertThat(errors).isInstanceOf(List.class);
     assertThat((List<?>) errors).hasSize(1);
     assertThat((String) ((List<?>) errors).get(0)).contains(fragment);
@@ -177,7 +177,7 @@ class BadInputTest {
     HttpResponse<String> r =
         fx.post("/v1/transit/encrypt/" + name, etl, "{\"plaintext\":\"AAAA\"}");
     assertThat(r.statusCode()).as(name + " -> " + r.body()).isBetween(400, 499);
-    assertThat(Json.parseObject(r.body())).containsKey("errors");
+    assertThat(JsonCodec.parseObject(r.body())).containsKey("errors");
   }
 
   @Test
@@ -217,7 +217,8 @@ class BadInputTest {
     }
     String v99 = wrapped.replaceFirst("^vault:v1:", "vault:v99:");
     assertVaultError(
-        fx.post("/v1/transit/decrypt/pii", alice, Json.write(Json.object("ciphertext", v99))),
+        fx.post(
+            "/v1/transit/decrypt/pii", alice, JsonCodec.write(JsonCodec.object("ciphertext", v99))),
         400,
         "unknown key version 99");
     assertVaultError(
@@ -249,7 +250,8 @@ class BadInputTest {
     }
     // alice may unwrap both keys; a pii blob presented as fin must not decrypt
     HttpResponse<String> r =
-        fx.post("/v1/transit/decrypt/fin", alice, Json.write(Json.object("ciphertext", pii)));
+        fx.post(
+            "/v1/transit/decrypt/fin", alice, JsonCodec.write(JsonCodec.object("ciphertext", pii)));
     assertVaultError(r, 400, "integrity");
     assertThat(r.body()).doesNotContain(Base64.getEncoder().encodeToString(dek));
     // tampering with one byte of the blob
@@ -257,7 +259,10 @@ class BadInputTest {
     blob[blob.length - 1] ^= 1;
     String tampered = "vault:v1:" + Base64.getEncoder().encodeToString(blob);
     assertVaultError(
-        fx.post("/v1/transit/decrypt/pii", alice, Json.write(Json.object("ciphertext", tampered))),
+        fx.post(
+            "/v1/transit/decrypt/pii",
+            alice,
+            JsonCodec.write(JsonCodec.object("ciphertext", tampered))),
         400,
         "integrity");
   }

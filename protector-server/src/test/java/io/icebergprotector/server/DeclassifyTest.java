@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.remote.DeclassificationDeniedException;
 import io.icebergprotector.kms.remote.DeclassifyReceipt;
-import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.kms.remote.JsonCodec;
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
@@ -49,7 +49,7 @@ class DeclassifyTest {
     List<Map<String, Object>> lines =
         fx.auditLines().stream()
             .filter(l -> !l.isBlank())
-            .map(Json::parseObject)
+            .map(JsonCodec::parseObject)
             .filter(e -> queryId.equals(e.get("query_id")))
             .toList();
     assertThat(lines).as("audit lines of %s", queryId).hasSize(1);
@@ -135,7 +135,7 @@ class DeclassifyTest {
 
     // the same shape as every other 403: nothing about the entry or the roles
     String body =
-        Json.write(
+        JsonCodec.write(
             Map.of(
                 "source",
                 "db.customers",
@@ -200,7 +200,7 @@ class DeclassifyTest {
       assertThat(r.statusCode()).as(c.getKey()).isEqualTo(400);
       assertThat(r.body())
           .as(c.getKey())
-          .isEqualTo(Json.write(Map.of("errors", List.of(c.getValue()))));
+          .isEqualTo(JsonCodec.write(Map.of("errors", List.of(c.getValue()))));
     }
     // an unauthorized caller learns the same: the body is checked first
     assertThat(fx.post(PATH, fx.token("carol"), "{}").statusCode()).isEqualTo(400);
@@ -224,7 +224,7 @@ class DeclassifyTest {
     assertThat(fx.auditLines())
         .anySatisfy(
             l ->
-                assertThat(Json.parseObject(l))
+                assertThat(JsonCodec.parseObject(l))
                     .containsEntry("op", "declassify")
                     .containsEntry("decision", "error")
                     .containsEntry("status", 400L)
@@ -237,13 +237,13 @@ class DeclassifyTest {
   private static String body(
       String source, String columnsJson, String destination, String queryId) {
     return "{\"source\":"
-        + Json.write(source)
+        + JsonCodec.write(source)
         + ",\"columns\":"
         + columnsJson
         + ",\"destination\":"
-        + (destination.contains("\\") ? "\"" + destination + "\"" : Json.write(destination))
+        + (destination.contains("\\") ? "\"" + destination + "\"" : JsonCodec.write(destination))
         + ",\"query-id\":"
-        + Json.write(queryId)
+        + JsonCodec.write(queryId)
         + "}";
   }
 }

@@ -13,7 +13,7 @@ import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.PlainJWT;
 import com.nimbusds.jwt.SignedJWT;
-import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.kms.remote.JsonCodec;
 import io.icebergprotector.kms.remote.KeyAuthenticationException;
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import java.net.http.HttpResponse;
@@ -45,7 +45,7 @@ class JwtAuthTest {
   private static Map<String, Object> whoami(String token) throws Exception {
     HttpResponse<String> r = fx.get("/v1/protector/whoami", token);
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-    return Json.object(Json.parseObject(r.body()), "data");
+    return JsonCodec.object(JsonCodec.parseObject(r.body()), "data");
   }
 
   private static void assertRejected(String token, String category) throws Exception {

@@ -161,6 +161,29 @@ class ServerConfigTest {
   }
 
   @Test
+  void defaultsComeFromReferenceConfAndNewLimitsAreChecked() throws Exception {
+    Path conf = prepared();
+    String base = Files.readString(conf);
+    ServerConfig config = ServerConfig.load(conf);
+    assertThat(config.idleTimeout()).isEqualTo(java.time.Duration.ofSeconds(30));
+    assertThat(config.maxHeaderBytes()).isEqualTo(16 * 1024);
+    assertThat(config.maxConnections()).isEqualTo(4096);
+    assertThat(config.queueSize()).isEqualTo(1024);
+    assertThat(config.tlsProtocols()).containsExactly("TLSv1.3", "TLSv1.2");
+    assertThat(config.jwt().clockSkew()).isEqualTo(java.time.Duration.ofSeconds(5)); // fixture's
+    assertThat(config.jwt().principalClaim()).isEqualTo("sub"); // reference.conf's
+
+    Files.writeString(conf, base + "\nprotector-server.limits.idle-timeout = 10ms\n");
+    assertThatThrownBy(() -> ServerConfig.load(conf))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("protector-server.limits.idle-timeout must be between 100ms and 1h");
+    Files.writeString(conf, base + "\nprotector-server.limits.max-connections = 0\n");
+    assertThatThrownBy(() -> ServerConfig.load(conf))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("protector-server.limits.max-connections must be >= 1, got 0");
+  }
+
+  @Test
   void wrongKeystorePassphraseFailsToStart() throws Exception {
     Path conf = prepared();
     Files.writeString(dir.resolve("keystore-passphrase"), "wrong");

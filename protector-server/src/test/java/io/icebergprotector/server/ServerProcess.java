@@ -76,6 +76,11 @@ final class ServerProcess implements AutoCloseable {
     return url;
   }
 
+  /** The server JVM's total CPU time so far (user + system). */
+  java.time.Duration cpuTime() {
+    return process.info().totalCpuDuration().orElseThrow();
+  }
+
   /**
    * Stops the server the way a service manager does (SIGTERM: the shutdown hook closes audit and
    * keys).

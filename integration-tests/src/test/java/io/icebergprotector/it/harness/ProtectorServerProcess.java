@@ -1,7 +1,7 @@
 package io.icebergprotector.it.harness;
 
 import io.icebergprotector.kms.KeyAlreadyExistsException;
-import io.icebergprotector.kms.remote.Json;
+import io.icebergprotector.kms.remote.JsonCodec;
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import io.icebergprotector.policy.Digests;
 import java.io.IOException;
@@ -340,10 +340,10 @@ public final class ProtectorServerProcess implements AutoCloseable {
     claims.put("exp", expires.getEpochSecond());
     String signingInput =
         b64.encodeToString(
-                Json.write(Json.object("alg", "HS256", "typ", "JWT"))
+                JsonCodec.write(JsonCodec.object("alg", "HS256", "typ", "JWT"))
                     .getBytes(StandardCharsets.UTF_8))
             + "."
-            + b64.encodeToString(Json.write(claims).getBytes(StandardCharsets.UTF_8));
+            + b64.encodeToString(JsonCodec.write(claims).getBytes(StandardCharsets.UTF_8));
     try {
       Mac mac = Mac.getInstance("HmacSHA256");
       mac.init(new SecretKeySpec(jwtSecret, "HmacSHA256"));
@@ -425,7 +425,7 @@ public final class ProtectorServerProcess implements AutoCloseable {
     try {
       return Files.readAllLines(auditFile, StandardCharsets.UTF_8).stream()
           .filter(line -> !line.isBlank())
-          .map(Json::parseObject)
+          .map(JsonCodec::parseObject)
           .collect(Collectors.toList());
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read " + auditFile, e);

@@ -122,7 +122,13 @@ public final class RemoteKeyService implements KeyService {
   @Override
   public KeyInfo createKey(String keyId) {
     Map<String, Object> data =
-        call("POST", keysPath(keyId), Json.object("type", "aes256-gcm96"), "create", keyId, false);
+        call(
+            "POST",
+            keysPath(keyId),
+            JsonCodec.object("type", "aes256-gcm96"),
+            "create",
+            keyId,
+            false);
     return data != null && data.containsKey("latest_version")
         ? toKeyInfo(keyId, data)
         : describeKey(keyId);
@@ -131,7 +137,7 @@ public final class RemoteKeyService implements KeyService {
   @Override
   public KeyInfo rotateKey(String keyId) {
     Map<String, Object> data =
-        call("POST", keysPath(keyId) + "/rotate", Json.object(), "rotate", keyId, false);
+        call("POST", keysPath(keyId) + "/rotate", JsonCodec.object(), "rotate", keyId, false);
     return data != null && data.containsKey("latest_version")
         ? toKeyInfo(keyId, data)
         : describeKey(keyId);
@@ -144,7 +150,7 @@ public final class RemoteKeyService implements KeyService {
         call(
             "POST",
             keysPath(keyId) + "/config",
-            Json.object("min_decryption_version", minDecryptionVersion),
+            JsonCodec.object("min_decryption_version", minDecryptionVersion),
             "retire",
             keyId,
             false);
@@ -194,7 +200,7 @@ public final class RemoteKeyService implements KeyService {
         call(
             "POST",
             "/v1/" + mount + "/encrypt/" + segment(keyId),
-            Json.object("plaintext", Base64.getEncoder().encodeToString(plaintext)),
+            JsonCodec.object("plaintext", Base64.getEncoder().encodeToString(plaintext)),
             "wrap",
             keyId,
             true);
@@ -217,7 +223,7 @@ public final class RemoteKeyService implements KeyService {
         call(
             "POST",
             "/v1/" + mount + "/decrypt/" + segment(keyId),
-            Json.object("ciphertext", wrapped),
+            JsonCodec.object("ciphertext", wrapped),
             "unwrap",
             keyId,
             true);
@@ -239,7 +245,7 @@ public final class RemoteKeyService implements KeyService {
         call(
             "POST",
             "/v1/" + mount + "/hmac/" + segment(keyId),
-            Json.object("input", input, "key_version", 1),
+            JsonCodec.object("input", input, "key_version", 1),
             "derive",
             keyId,
             true);
@@ -301,7 +307,7 @@ public final class RemoteKeyService implements KeyService {
     Objects.requireNonNull(destination, "destination");
     Objects.requireNonNull(queryId, "queryId");
     Map<String, Object> body =
-        Json.object(
+        JsonCodec.object(
             "source",
             source,
             "columns",
@@ -326,16 +332,16 @@ public final class RemoteKeyService implements KeyService {
       if (data == null) {
         throw new IllegalArgumentException("empty answer");
       }
-      String auditId = Json.string(data, "audit_id");
-      String time = Json.string(data, "time");
+      String auditId = JsonCodec.string(data, "audit_id");
+      String time = JsonCodec.string(data, "time");
       if (auditId == null || time == null) {
         throw new IllegalArgumentException("no audit_id or time");
       }
       return new DeclassifyReceipt(
           auditId,
           Instant.parse(time),
-          Json.string(data, "principal"),
-          Json.string(data, "entry"),
+          JsonCodec.string(data, "principal"),
+          JsonCodec.string(data, "entry"),
           strings(data.get("columns")));
     } catch (RuntimeException e) {
       throw new KeyServiceException(
@@ -377,7 +383,7 @@ public final class RemoteKeyService implements KeyService {
       return null;
     }
     try {
-      return Json.object(Json.parseObject(text), "data");
+      return JsonCodec.object(JsonCodec.parseObject(text), "data");
     } catch (IllegalArgumentException e) {
       throw new KeyServiceException(
           "key service at "
@@ -410,7 +416,7 @@ public final class RemoteKeyService implements KeyService {
       rb.header("Content-Type", "application/json")
           .method(
               method,
-              HttpRequest.BodyPublishers.ofString(Json.write(body), StandardCharsets.UTF_8));
+              HttpRequest.BodyPublishers.ofString(JsonCodec.write(body), StandardCharsets.UTF_8));
     } else {
       rb.method(method, HttpRequest.BodyPublishers.noBody());
     }
@@ -501,7 +507,7 @@ public final class RemoteKeyService implements KeyService {
         {
           String principal = null;
           try {
-            principal = Json.string(Json.parseObject(body), "principal");
+            principal = JsonCodec.string(JsonCodec.parseObject(body), "principal");
           } catch (RuntimeException e) {
             // Vault's 403 bodies carry no principal
           }
@@ -577,7 +583,7 @@ public final class RemoteKeyService implements KeyService {
       return null;
     }
     try {
-      Object errors = Json.parseObject(body).get("errors");
+      Object errors = JsonCodec.parseObject(body).get("errors");
       if (errors instanceof Collection && !((Collection<?>) errors).isEmpty()) {
         StringBuilder sb = new StringBuilder();
         for (Object e : (Collection<?>) errors) {
@@ -603,9 +609,9 @@ public final class RemoteKeyService implements KeyService {
           "key service at " + shownUrl + " returned no metadata for key '" + keyId + "'");
     }
     try {
-      String name = Json.string(data, "name");
-      Long latest = Json.integer(data, "latest_version");
-      Map<String, Object> keys = Json.object(data, "keys");
+      String name = JsonCodec.string(data, "name");
+      Long latest = JsonCodec.integer(data, "latest_version");
+      Map<String, Object> keys = JsonCodec.object(data, "keys");
       List<Integer> versions = new ArrayList<>();
       long earliest = Long.MAX_VALUE;
       if (keys != null) {
@@ -618,7 +624,7 @@ public final class RemoteKeyService implements KeyService {
       }
       versions.sort(null);
       boolean destroyed = Boolean.TRUE.equals(data.get("destroyed"));
-      Long minDecryption = Json.integer(data, "min_decryption_version");
+      Long minDecryption = JsonCodec.integer(data, "min_decryption_version");
       return new KeyInfo(
           name == null ? keyId : name,
           latest == null ? 0 : Math.toIntExact(latest),
@@ -639,7 +645,7 @@ public final class RemoteKeyService implements KeyService {
 
   private String stringField(Map<String, Object> data, String field) {
     try {
-      return Json.string(data, field);
+      return JsonCodec.string(data, field);
     } catch (IllegalArgumentException e) {
       throw new KeyServiceException(
           "key service at " + shownUrl + " sent a bad '" + field + "' field");
