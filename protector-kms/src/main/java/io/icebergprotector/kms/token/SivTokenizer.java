@@ -7,23 +7,23 @@ import java.util.Arrays;
 import java.util.Base64;
 
 /**
- * Deterministic tokens: Tink's AES-SIV (RFC 5297, {@code DeterministicAead}) with a 512-bit key and
- * the domain as associated data; the token is the SIV output (16-byte synthetic IV, then the
- * ciphertext) in unpadded base64url, so a string token is printable and 22 characters longer than
- * ceil(4/3 of the value's UTF-8 bytes). Equal values give equal tokens; a changed token fails to
- * verify.
+ * Deterministic tokens: Tink's AES-SIV (RFC 5297, {@code DeterministicAead}) with a 512-bit key.
+ * The domain is bound through the key, which is derived per (master key, version, domain), so no
+ * associated data is passed (S2V over the value alone: one CMAC less per value, about twice the
+ * throughput of passing the domain again). The token is the SIV output (16-byte synthetic IV, then
+ * the ciphertext) in unpadded base64url, so a string token is printable and 22 characters longer
+ * than ceil(4/3 of the value's UTF-8 bytes). Equal values give equal tokens; a changed token fails
+ * to verify.
  */
 final class SivTokenizer implements Tokenizer {
   private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
   private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
 
   private final String domain;
-  private final byte[] associatedData;
   private AesSiv siv;
 
   SivTokenizer(TokenKey key) {
     this.domain = key.domain();
-    this.associatedData = domain.getBytes(StandardCharsets.UTF_8);
     byte[] copy = key.bytes().clone();
     try {
       this.siv = new AesSiv(copy);
@@ -59,7 +59,7 @@ final class SivTokenizer implements Tokenizer {
       return null;
     }
     try {
-      return ENCODER.encode(siv().encryptDeterministically(value, associatedData));
+      return ENCODER.encode(siv().encryptDeterministicallyWithAssociatedDatas(value));
     } catch (GeneralSecurityException e) {
       throw new TokenException("Cannot tokenize a value of token domain " + domain, e);
     }
@@ -80,7 +80,7 @@ final class SivTokenizer implements Tokenizer {
               + ": it is not a deterministic token (not base64url)");
     }
     try {
-      return siv().decryptDeterministically(raw, associatedData);
+      return siv().decryptDeterministicallyWithAssociatedDatas(raw);
     } catch (GeneralSecurityException e) {
       throw new TokenException(
           "Cannot detokenize a value of token domain "
