@@ -5,6 +5,7 @@ import java.util.Objects;
 /** The outcome of a policy decision for one reader and one column. Immutable. */
 public final class Access {
   private static final Access CLEAR = new Access(AccessLevel.CLEAR, null, OnDenied.NULL);
+  private static final Access TOKEN = new Access(AccessLevel.TOKEN, null, OnDenied.NULL);
   private static final Access DENIED_NULL = new Access(AccessLevel.DENIED, null, OnDenied.NULL);
   private static final Access DENIED_FAIL = new Access(AccessLevel.DENIED, null, OnDenied.FAIL);
 
@@ -20,6 +21,11 @@ public final class Access {
 
   public static Access clear() {
     return CLEAR;
+  }
+
+  /** The stored token of a tokenized column, read without the token key. */
+  public static Access token() {
+    return TOKEN;
   }
 
   public static Access masked(Mask mask) {
@@ -48,9 +54,20 @@ public final class Access {
     return onDenied;
   }
 
-  /** True when the reader must be given the column key: CLEAR or MASKED. */
+  /**
+   * True when the reader must be given the column key: CLEAR, MASKED, or TOKEN (whose reader needs
+   * the column key of a tokenized column that is also PME-encrypted, never its token key).
+   */
   public boolean canDecrypt() {
     return level != AccessLevel.DENIED;
+  }
+
+  /**
+   * True when the reader of a tokenized column needs its token key to see values: CLEAR reads the
+   * detokenized value, MASKED the mask of it.
+   */
+  public boolean detokenizes() {
+    return level == AccessLevel.CLEAR || level == AccessLevel.MASKED;
   }
 
   @Override
@@ -78,6 +95,8 @@ public final class Access {
         return "CLEAR";
       case MASKED:
         return "MASKED(" + mask.spec() + ")";
+      case TOKEN:
+        return "TOKEN";
       default:
         return "DENIED(" + onDenied.spec() + ")";
     }

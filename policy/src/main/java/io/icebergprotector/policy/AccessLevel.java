@@ -6,6 +6,11 @@ public enum AccessLevel {
   CLEAR,
   /** The reader gets the key, but values are masked before they leave the reader. */
   MASKED,
+  /**
+   * The reader sees the stored token of a tokenized column (deterministic or fpe), without the
+   * token key; it still gets the column's PME key when the column is also PME-encrypted.
+   */
+  TOKEN,
   /** The reader does not get the key; see {@link OnDenied}. */
   DENIED
 }

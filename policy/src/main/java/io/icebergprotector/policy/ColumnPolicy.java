@@ -18,6 +18,10 @@ public final class ColumnPolicy {
   private final Set<String> clearRoles;
   private final Map<String, Mask> maskedRoles;
   private final OnDenied onDenied;
+  private final ProtectionMethod method;
+  private final String domain;
+  private final boolean pme;
+  private final Set<String> tokenRoles;
   // Where the column was defined, so later checks (validateSchema) can point at it.
   private final String configKey;
   private final int line;
@@ -29,6 +33,10 @@ public final class ColumnPolicy {
       Set<String> clearRoles,
       Map<String, Mask> maskedRoles,
       OnDenied onDenied,
+      ProtectionMethod method,
+      String domain,
+      boolean pme,
+      Set<String> tokenRoles,
       String configKey,
       int line,
       Map<String, Integer> maskLines) {
@@ -38,6 +46,10 @@ public final class ColumnPolicy {
     this.clearRoles = Collections.unmodifiableSet(new LinkedHashSet<>(clearRoles));
     this.maskedRoles = Collections.unmodifiableMap(new LinkedHashMap<>(maskedRoles));
     this.onDenied = onDenied == null ? OnDenied.NULL : onDenied;
+    this.method = method == null ? ProtectionMethod.pme() : method;
+    this.domain = this.method.tokenizes() ? domain : null;
+    this.pme = pme || !this.method.tokenizes();
+    this.tokenRoles = Collections.unmodifiableSet(new LinkedHashSet<>(tokenRoles));
     this.configKey = configKey;
     this.line = line;
     this.maskLines = Map.copyOf(maskLines);
@@ -50,7 +62,57 @@ public final class ColumnPolicy {
       Set<String> clearRoles,
       Map<String, Mask> maskedRoles,
       OnDenied onDenied) {
-    return new ColumnPolicy(path, keyId, clearRoles, maskedRoles, onDenied, path, -1, Map.of());
+    return new ColumnPolicy(
+        path,
+        keyId,
+        clearRoles,
+        maskedRoles,
+        onDenied,
+        ProtectionMethod.pme(),
+        null,
+        true,
+        Set.of(),
+        path,
+        -1,
+        Map.of());
+  }
+
+  /**
+   * A tokenized column built in code (tests, tools); no source location. {@code domain} null means
+   * the default, {@code table.column}.
+   */
+  public static ColumnPolicy tokenized(
+      String table,
+      String path,
+      String keyId,
+      ProtectionMethod method,
+      String domain,
+      boolean pme,
+      Set<String> clearRoles,
+      Set<String> tokenRoles,
+      Map<String, Mask> maskedRoles,
+      OnDenied onDenied) {
+    if (!method.tokenizes()) {
+      throw new IllegalArgumentException("Cannot tokenize column " + path + " with method pme");
+    }
+    return new ColumnPolicy(
+        path,
+        keyId,
+        clearRoles,
+        maskedRoles,
+        onDenied,
+        method,
+        domain == null ? defaultDomain(table, path) : domain,
+        pme,
+        tokenRoles,
+        path,
+        -1,
+        Map.of());
+  }
+
+  /** The default token domain of a column: {@code <table>.<column path>}, lower case. */
+  public static String defaultDomain(String table, String path) {
+    return (table + "." + path).toLowerCase(java.util.Locale.ROOT);
   }
 
   /** Dotted path as written in the policy, e.g. {@code address.zip}. */
@@ -82,9 +144,41 @@ public final class ColumnPolicy {
     return onDenied;
   }
 
+  /** How the values are protected; {@link ProtectionMethod#pme()} by default. */
+  public ProtectionMethod method() {
+    return method;
+  }
+
+  /** True for deterministic and fpe columns, whose stored values are tokens. */
+  public boolean tokenized() {
+    return method.tokenizes();
+  }
+
+  /**
+   * The token domain (the tweak, and part of the token key's derivation) of a tokenized column;
+   * null for pme columns. Columns that share key and domain give equal tokens for equal values.
+   */
+  public String domain() {
+    return domain;
+  }
+
+  /**
+   * Whether the column chunk is PME-encrypted as well: always for pme columns; for tokenized
+   * columns unless the policy says {@code pme = false}, when the tokens are stored as a plain
+   * column that engines without any key read.
+   */
+  public boolean pme() {
+    return pme;
+  }
+
+  /** Roles that read the stored token (tokenized columns only). */
+  public Set<String> tokenRoles() {
+    return tokenRoles;
+  }
+
   /**
    * CLEAR if any role is clear; else MASKED with the mask of the first masked role (policy order);
-   * else DENIED with {@link #onDenied()}.
+   * else TOKEN if any role is a token role; else DENIED with {@link #onDenied()}.
    */
   public Access accessFor(Set<String> roles) {
     if (roles == null || roles.isEmpty()) {
@@ -100,6 +194,11 @@ public final class ColumnPolicy {
         return Access.masked(e.getValue());
       }
     }
+    for (String r : tokenRoles) {
+      if (roles.contains(r)) {
+        return Access.token();
+      }
+    }
     return Access.denied(onDenied);
   }
 
@@ -109,7 +208,11 @@ public final class ColumnPolicy {
     clear.retainAll(roles);
     Map<String, Mask> masked = new LinkedHashMap<>(maskedRoles);
     masked.keySet().retainAll(roles);
-    return new ColumnPolicy(path, keyId, clear, masked, onDenied, configKey, line, maskLines);
+    Set<String> token = new LinkedHashSet<>(tokenRoles);
+    token.retainAll(roles);
+    return new ColumnPolicy(
+        path, keyId, clear, masked, onDenied, method, domain, pme, token, configKey, line,
+        maskLines);
   }
 
   String configKey() {
@@ -126,7 +229,8 @@ public final class ColumnPolicy {
 
   /**
    * Value equality over what decides access: path, key, clear roles, masked roles in order (the
-   * first listed wins) and on-denied. Where the column was written is not compared.
+   * first listed wins), on-denied, method, domain, pme and token roles. Where the column was
+   * written is not compared.
    */
   @Override
   public boolean equals(Object o) {
@@ -142,12 +246,16 @@ public final class ColumnPolicy {
         && clearRoles.equals(that.clearRoles)
         && new ArrayList<>(maskedRoles.entrySet())
             .equals(new ArrayList<>(that.maskedRoles.entrySet()))
-        && onDenied == that.onDenied;
+        && onDenied == that.onDenied
+        && method.equals(that.method)
+        && Objects.equals(domain, that.domain)
+        && pme == that.pme
+        && tokenRoles.equals(that.tokenRoles);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(path, keyId, clearRoles, maskedRoles, onDenied);
+    return Objects.hash(path, keyId, clearRoles, maskedRoles, onDenied, method, domain, pme);
   }
 
   @Override
@@ -161,6 +269,16 @@ public final class ColumnPolicy {
         + maskedRoles
         + ", on-denied="
         + onDenied.spec()
+        + (method.tokenizes()
+            ? ", method="
+                + method.spec()
+                + ", domain="
+                + domain
+                + ", pme="
+                + pme
+                + ", token="
+                + tokenRoles
+            : "")
         + "}";
   }
 }

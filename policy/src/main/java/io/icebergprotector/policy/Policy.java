@@ -355,7 +355,7 @@ public final class Policy implements Serializable {
     for (TablePolicy t : allEntries()) {
       out.add(t.footerKeyId());
       for (ColumnPolicy c : t.columns()) {
-        if (c.accessFor(mine).canDecrypt()) {
+        if (c.pme() && c.accessFor(mine).canDecrypt()) {
           out.add(c.keyId());
         }
       }
@@ -370,8 +370,96 @@ public final class Policy implements Serializable {
   }
 
   /**
+   * The first tokenized column (in policy order) of the token domain {@code domain}; every column
+   * of a domain has the same key and method, which the parser checks.
+   */
+  public Optional<ColumnPolicy> tokenDomain(String domain) {
+    for (TablePolicy t : allEntries()) {
+      for (ColumnPolicy c : t.columns()) {
+        if (c.tokenized() && c.domain().equals(domain)) {
+          return Optional.of(c);
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Every token domain of the policy, in policy order. */
+  public Set<String> tokenDomains() {
+    Set<String> out = new LinkedHashSet<>();
+    for (TablePolicy t : allEntries()) {
+      for (ColumnPolicy c : t.columns()) {
+        if (c.tokenized()) {
+          out.add(c.domain());
+        }
+      }
+    }
+    return Collections.unmodifiableSet(out);
+  }
+
+  /**
+   * Whether the key service may release the token key of ({@code keyId}, {@code domain}) to p: p
+   * writes a table or path with a column of that key and domain, or reads such a column in clear or
+   * masked (a masked reader sees the mask of the detokenized value, as it sees the mask of the
+   * decrypted value of a pme column). Token roles never get it.
+   */
+  public boolean mayReleaseTokenKey(Principal p, String keyId, String domain) {
+    Set<String> mine = rolesOf(p);
+    for (TablePolicy t : allEntries()) {
+      boolean writer = !Collections.disjoint(t.writers(), mine);
+      for (ColumnPolicy c : t.columns()) {
+        if (c.tokenized()
+            && c.keyId().equals(keyId)
+            && c.domain().equals(domain)
+            && (writer || c.accessFor(mine).detokenizes())) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether p may tokenize values of {@code domain} outside a table (the SQL function {@code
+   * protect}): p writes an entry with a column of that domain, or reads one in clear.
+   */
+  public boolean mayProtect(Principal p, String domain) {
+    Set<String> mine = rolesOf(p);
+    for (TablePolicy t : allEntries()) {
+      boolean writer = !Collections.disjoint(t.writers(), mine);
+      for (ColumnPolicy c : t.columns()) {
+        if (c.tokenized()
+            && c.domain().equals(domain)
+            && (writer || c.accessFor(mine).level() == AccessLevel.CLEAR)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether p may detokenize values of {@code domain} outside a table (the SQL function {@code
+   * unprotect}): p reads a column of that domain in clear.
+   */
+  public boolean mayUnprotect(Principal p, String domain) {
+    Set<String> mine = rolesOf(p);
+    for (TablePolicy t : allEntries()) {
+      for (ColumnPolicy c : t.columns()) {
+        if (c.tokenized()
+            && c.domain().equals(domain)
+            && c.accessFor(mine).level() == AccessLevel.CLEAR) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
    * Checks the policy of {@code table} against the table's schema: every protected column must
-   * exist, and every mask must fit its column type. A table the policy does not list passes.
+   * exist, and its method and every mask must fit its column type. A table the policy does not list
+   * passes.
    *
    * @param columnTypes dotted column paths (case-insensitive) to types
    * @throws PolicyException pointing at the offending policy line
@@ -399,6 +487,20 @@ public final class Policy implements Serializable {
                 + t.name()
                 + "; schema columns: "
                 + preview(columnTypes == null ? Set.of() : columnTypes.keySet()));
+      }
+      if (!c.method().appliesTo(type)) {
+        throw new PolicyException(
+            origin,
+            c.line(),
+            c.configKey() + ".method",
+            "method '"
+                + c.method().spec()
+                + "' does not fit column '"
+                + c.path()
+                + "' of type "
+                + type
+                + "; it applies to: "
+                + c.method().applicableTypes());
       }
       for (Map.Entry<String, Mask> e : c.maskedRoles().entrySet()) {
         Mask m = e.getValue();

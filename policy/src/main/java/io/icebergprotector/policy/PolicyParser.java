@@ -46,7 +46,8 @@ final class PolicyParser {
           "columns",
           "description");
   private static final List<String> COLUMN_FIELDS =
-      List.of("key", "clear", "masked", "on-denied", "description");
+      List.of(
+          "key", "method", "domain", "pme", "clear", "token", "masked", "on-denied", "description");
 
   private static final Pattern TABLE_NAME = Pattern.compile("[^.\\s\"/]+(\\.[^.\\s\"/]+)+");
   // Typesafe merges repeated object keys silently. A merged origin from one file renders as
@@ -63,6 +64,8 @@ final class PolicyParser {
   // First column that uses each key, to reject a footer key that also protects a column.
   private final Map<String, String> columnKeyUse = new LinkedHashMap<>();
   private final List<FooterRef> footerRefs = new ArrayList<>();
+  // Token domain -> its first column: a domain names one key and one method in the whole policy.
+  private final Map<String, DomainUse> domainUses = new LinkedHashMap<>();
   private final List<PolicyWarning> warnings = new ArrayList<>();
 
   /**
@@ -79,6 +82,18 @@ final class PolicyParser {
       this.keyId = keyId;
       this.at = at;
       this.path = path;
+    }
+  }
+
+  private static final class DomainUse {
+    final String keyId;
+    final ProtectionMethod method;
+    final String where;
+
+    DomainUse(String keyId, ProtectionMethod method, String where) {
+      this.keyId = keyId;
+      this.method = method;
+      this.where = where;
     }
   }
 
@@ -731,10 +746,126 @@ final class PolicyParser {
       }
     }
 
+    ProtectionMethod method = ProtectionMethod.pme();
+    ConfigValue mtv = o.get("method");
+    List<String> mtPath = append(path, "method");
+    if (mtv != null) {
+      try {
+        method =
+            ProtectionMethod.parse(
+                str(mtv, mtPath, "a method (" + ProtectionMethod.VALID_SPECS + ")"));
+      } catch (IllegalArgumentException ex) {
+        throw err(mtv, mtPath, ex.getMessage());
+      }
+    }
+
+    ConfigValue dmv = o.get("domain");
+    List<String> dmPath = append(path, "domain");
+    String domain = null;
+    if (dmv != null) {
+      if (!method.tokenizes()) {
+        throw err(
+            dmv,
+            dmPath,
+            "domain applies to tokenized columns only; column '"
+                + colPath
+                + "' uses method pme (set method = deterministic or fpe(...), or remove domain)");
+      }
+      domain = str(dmv, dmPath, "a token domain name, e.g. \"ssn\"");
+      if (domain.length() > 200 || domain.chars().anyMatch(Character::isISOControl)) {
+        throw err(
+            dmv, dmPath, "a token domain is 1-200 printable characters, got " + describe(dmv));
+      }
+    }
+
+    boolean pme = true;
+    ConfigValue pmv = o.get("pme");
+    if (pmv != null) {
+      if (pmv.valueType() != ConfigValueType.BOOLEAN) {
+        throw err(pmv, append(path, "pme"), "expected true or false but got " + describe(pmv));
+      }
+      pme = (Boolean) pmv.unwrapped();
+      if (!pme && !method.tokenizes()) {
+        throw err(
+            pmv,
+            append(path, "pme"),
+            "pme = false would store column '"
+                + colPath
+                + "' in plaintext: it applies to tokenized columns only (method = deterministic or"
+                + " fpe(...))");
+      }
+    }
+
+    Set<String> token = new LinkedHashSet<>();
+    List<String> tPath = append(path, "token");
+    for (Str s : stringList(o.get("token"), tPath, "role names", "[analyst]")) {
+      checkRole(s, tPath, "token");
+      if (!method.tokenizes()) {
+        throw err(
+            s.at,
+            tPath,
+            "token access applies to tokenized columns only; column '"
+                + colPath
+                + "' uses method pme (set method = deterministic or fpe(...))");
+      }
+      if (clear.contains(s.value) || masked.containsKey(s.value)) {
+        throw err(
+            s.at,
+            tPath,
+            "role '"
+                + s.value
+                + "' is both "
+                + (clear.contains(s.value) ? "clear" : "masked")
+                + " and token for column '"
+                + colPath
+                + "'; a role gets one access level, remove it from one list");
+      }
+      token.add(s.value);
+    }
+
+    if (method.tokenizes()) {
+      if (domain == null) {
+        domain = ColumnPolicy.defaultDomain(table, colPath);
+      }
+      String where = "column '" + colPath + "' of " + table + " (line " + line(o) + ")";
+      DomainUse first = domainUses.putIfAbsent(domain, new DomainUse(keyId, method, where));
+      if (first != null && (!first.keyId.equals(keyId) || !first.method.equals(method))) {
+        throw err(
+            dmv != null ? dmv : o,
+            dmv != null ? dmPath : path,
+            "token domain '"
+                + domain
+                + "' of column '"
+                + colPath
+                + "' is already used by "
+                + first.where
+                + " with key "
+                + first.keyId
+                + " and method "
+                + first.method.spec()
+                + "; columns of one domain share key and method (here key "
+                + keyId
+                + ", method "
+                + method.spec()
+                + "), so that equal values give equal tokens");
+      }
+    }
+
     columnKeyUse.putIfAbsent(
         keyId, "column '" + colPath + "' of " + table + " (line " + line(kv) + ")");
     return new ColumnPolicy(
-        colPath, keyId, clear, masked, onDenied, ConfigUtil.joinPath(path), line(o), maskLines);
+        colPath,
+        keyId,
+        clear,
+        masked,
+        onDenied,
+        method,
+        domain,
+        pme,
+        token,
+        ConfigUtil.joinPath(path),
+        line(o),
+        maskLines);
   }
 
   // ------------------------------------------------------------------------ checks

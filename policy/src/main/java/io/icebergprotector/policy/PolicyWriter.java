@@ -89,6 +89,12 @@ final class PolicyWriter {
   private void column(ColumnPolicy c) {
     open(4, quote(c.path()));
     line(5, "key = " + quote(c.keyId()));
+    if (c.tokenized()) {
+      line(5, "method = " + quote(c.method().spec()));
+      line(5, "domain = " + quote(c.domain()));
+      line(5, "pme = " + c.pme());
+      line(5, "token = " + list(c.tokenRoles()));
+    }
     line(5, "clear = " + list(c.clearRoles()));
     if (c.maskedRoles().isEmpty()) {
       line(5, "masked {}");

@@ -646,7 +646,7 @@ class BadPolicyTest {
             }
             """,
             "did you mean 'clear'",
-            "key, clear, masked, on-denied"),
+            "key, method, domain, pme, clear, token, masked, on-denied"),
         bad(
             "typo in a table field",
             "protector.tables.\"db.t\".footer_key",

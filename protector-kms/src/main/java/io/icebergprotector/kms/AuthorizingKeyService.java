@@ -1,7 +1,9 @@
 package io.icebergprotector.kms;
 
+import io.icebergprotector.kms.token.TokenKey;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
+import io.icebergprotector.policy.ProtectionMethod;
 import java.util.Set;
 
 /**
@@ -12,6 +14,8 @@ import java.util.Set;
  * server's admin roles; the keystore passphrase for a local keystore).
  */
 public final class AuthorizingKeyService extends ForwardingKeyService {
+  private static final System.Logger AUDIT = System.getLogger("io.icebergprotector.audit");
+
   private final KeyGrants grants;
 
   public AuthorizingKeyService(KeyService delegate, Policy policy, Principal principal) {
@@ -43,6 +47,38 @@ public final class AuthorizingKeyService extends ForwardingKeyService {
   public byte[] deriveKey(String keyId, String context) {
     grants.check(KeyGrants.Operation.DERIVE, keyId);
     return delegate().deriveKey(keyId, context);
+  }
+
+  /**
+   * Checks the token-key rule for (key, domain) before the delegate is touched, and writes an audit
+   * line for every release and refusal (logger {@code io.icebergprotector.audit}): principal, key,
+   * version and domain, never the key.
+   */
+  @Override
+  public TokenKey deriveTokenKey(
+      String keyId, int version, String domain, ProtectionMethod.Kind kind) {
+    try {
+      grants.checkTokenKey(keyId, domain);
+    } catch (KeyAccessDeniedException e) {
+      AUDIT.log(
+          System.Logger.Level.WARNING,
+          "token key refused: principal={0} key={1} domain={2} reason={3}",
+          grants.principal(),
+          keyId,
+          domain,
+          KeyGrants.Operation.TOKEN_KEY.refusal());
+      throw e;
+    }
+    TokenKey key = delegate().deriveTokenKey(keyId, version, domain, kind);
+    AUDIT.log(
+        System.Logger.Level.INFO,
+        "token key released: principal={0} key={1} version={2} domain={3} method={4}",
+        grants.principal(),
+        keyId,
+        key.version(),
+        domain,
+        kind);
+    return key;
   }
 
   @Override

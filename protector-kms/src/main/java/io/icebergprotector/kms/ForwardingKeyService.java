@@ -72,6 +72,15 @@ public abstract class ForwardingKeyService implements KeyService {
   }
 
   @Override
+  public io.icebergprotector.kms.token.TokenKey deriveTokenKey(
+      String keyId,
+      int version,
+      String domain,
+      io.icebergprotector.policy.ProtectionMethod.Kind kind) {
+    return delegate().deriveTokenKey(keyId, version, domain, kind);
+  }
+
+  @Override
   public void close() {
     delegate().close();
   }

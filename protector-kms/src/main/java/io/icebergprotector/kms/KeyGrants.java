@@ -29,6 +29,10 @@ public final class KeyGrants {
     WRAP("wrap", "not a writer of any table using this key"),
     UNWRAP("unwrap", "no role with clear or masked access to a column under this key"),
     DERIVE("deriveKey", "no role with clear or masked access to a column under this key"),
+    TOKEN_KEY(
+        "derive the token key",
+        "not a writer, and no role with clear or masked access, of a column of this key and token"
+            + " domain"),
     ADMIN("administer keys", "not in an admin role");
 
     private final String verb;
@@ -55,6 +59,8 @@ public final class KeyGrants {
   private final Set<String> wrappable;
   private final Set<String> unwrappable;
   private final boolean admin;
+  // "keyId\0domain" of every token key the principal may be given
+  private final Set<String> tokenKeys;
 
   private KeyGrants(Policy policy, Principal principal, Set<String> adminRoles) {
     this.principal = principal;
@@ -62,6 +68,14 @@ public final class KeyGrants {
     this.wrappable = Set.copyOf(policy.wrappableKeys(principal));
     this.unwrappable = Set.copyOf(policy.unwrappableKeys(principal));
     this.admin = roles.stream().anyMatch(adminRoles::contains);
+    Set<String> tokens = new TreeSet<>();
+    for (String domain : policy.tokenDomains()) {
+      String keyId = policy.tokenDomain(domain).orElseThrow().keyId();
+      if (policy.mayReleaseTokenKey(principal, keyId, domain)) {
+        tokens.add(keyId + "\u0000" + domain);
+      }
+    }
+    this.tokenKeys = Set.copyOf(tokens);
   }
 
   /**
@@ -109,8 +123,33 @@ public final class KeyGrants {
       case UNWRAP:
       case DERIVE:
         return keyId != null && unwrappable.contains(keyId);
+      case TOKEN_KEY:
+        return keyId != null && tokenKeys.stream().anyMatch(k -> k.startsWith(keyId + "\u0000"));
       default:
         return admin;
+    }
+  }
+
+  /**
+   * Whether the principal may be given the token key of ({@code keyId}, {@code domain}): it writes
+   * an entry with a column of that key and domain, or reads one in clear or masked ({@link
+   * Policy#mayReleaseTokenKey}). Token roles never may.
+   */
+  public boolean allowsTokenKey(String keyId, String domain) {
+    return keyId != null && domain != null && tokenKeys.contains(keyId + "\u0000" + domain);
+  }
+
+  /**
+   * Throws unless the principal may be given the token key of ({@code keyId}, {@code domain}).
+   *
+   * @throws KeyAccessDeniedException naming the principal, the key and the domain
+   */
+  public void checkTokenKey(String keyId, String domain) {
+    if (!allowsTokenKey(keyId, domain)) {
+      throw new KeyAccessDeniedException(
+          String.valueOf(principal),
+          keyId,
+          Operation.TOKEN_KEY.verb() + " of token domain '" + domain + "'");
     }
   }
 

@@ -1,5 +1,7 @@
 package io.icebergprotector.kms;
 
+import io.icebergprotector.kms.token.TokenKey;
+import io.icebergprotector.policy.ProtectionMethod;
 import java.util.List;
 
 /**
@@ -69,6 +71,23 @@ public interface KeyService extends AutoCloseable {
    * masks).
    */
   byte[] deriveKey(String keyId, String context);
+
+  /** {@link #deriveTokenKey}'s version for the latest version of the master key. */
+  int LATEST_VERSION = 0;
+
+  /**
+   * The token key of ({@code keyId}, {@code version}, {@code domain}) for a tokenizing method: HKDF
+   * of that version's material (see {@link TokenKey#derive}). {@link #LATEST_VERSION} asks for the
+   * latest version (writers); the returned key names the version it was derived from. A retired
+   * version is refused, as for {@link #unwrap}. The caller closes the key to wipe it.
+   *
+   * @throws KeyServiceException where the implementation cannot derive token keys
+   */
+  default TokenKey deriveTokenKey(
+      String keyId, int version, String domain, ProtectionMethod.Kind kind) {
+    throw new KeyServiceException(
+        "Cannot derive token keys with " + this + ": it has no token-key derivation");
+  }
 
   @Override
   void close();

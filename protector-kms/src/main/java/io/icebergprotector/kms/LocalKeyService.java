@@ -1,6 +1,8 @@
 package io.icebergprotector.kms;
 
+import io.icebergprotector.kms.token.TokenKey;
 import io.icebergprotector.policy.KeyIds;
+import io.icebergprotector.policy.ProtectionMethod;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -371,6 +373,26 @@ public final class LocalKeyService implements KeyService {
   }
 
   @Override
+  public TokenKey deriveTokenKey(
+      String keyId, int version, String domain, ProtectionMethod.Kind kind) {
+    KeyIds.check(keyId);
+    if (domain == null || version < 0) {
+      throw new IllegalArgumentException(
+          "Cannot derive a token key from key '"
+              + keyId
+              + "' for version "
+              + version
+              + " and domain "
+              + domain);
+    }
+    return withKey(
+        keyId,
+        version,
+        "deriveTokenKey",
+        (v, material) -> TokenKey.derive(material, keyId, v, domain, kind));
+  }
+
+  @Override
   public void close() {
     pathLock.lock(); // no mutation or reload of this JVM is using the passphrase while we wipe it
     try {
@@ -466,7 +488,7 @@ public final class LocalKeyService implements KeyService {
    * 1.
    */
   private static boolean retiredFor(String operation) {
-    return operation.equals("unwrap");
+    return operation.equals("unwrap") || operation.equals("deriveTokenKey");
   }
 
   /**

@@ -31,6 +31,8 @@ final class IcebergRules implements Consumer<SparkSessionExtensions> {
         session -> (Function1<LogicalPlan, BoxedUnit>) plan -> checkPlan(session, plan));
     // Cached data of protected tables never answers another principal.
     extensions.injectOptimizerRule(ProtectedCacheCheck::new);
+    // protect(value, domain) and unprotect(token, domain): tokens outside protected tables
+    TokenFunctions.register(extensions);
   }
 
   private static BoxedUnit checkPlan(SparkSession session, LogicalPlan plan) {

@@ -59,6 +59,14 @@ public abstract class SparkTestBase {
           "      writers = [etl]",
           "      columns { salary { key = fin, clear = [admin], on-denied = fail } }",
           "    }",
+          "    \"db.tokens\" {",
+          "      footer-key = footer",
+          "      writers = [etl]",
+          "      columns {",
+          "        ssn { key = pii, method = \"fpe(alphabet = digits, keep = '-')\", domain = ssn,"
+              + " clear = [admin], token = [analyst] }",
+          "      }",
+          "    }",
           "  }",
           "}");
 

@@ -286,6 +286,29 @@ public final class RemoteKeyService implements KeyService {
   }
 
   /**
+   * Token keys need a server endpoint that checks the token-key rule (writers, clear and masked
+   * roles of a column of that key and domain) and derives per key version: the existing {@code
+   * hmac} endpoint derives from version 1 and releases to every role that may unwrap the key, token
+   * roles of a PME-encrypted tokenized column included, so it is not used for them.
+   */
+  @Override
+  public io.icebergprotector.kms.token.TokenKey deriveTokenKey(
+      String keyId,
+      int version,
+      String domain,
+      io.icebergprotector.policy.ProtectionMethod.Kind kind) {
+    throw new KeyServiceException(
+        "Cannot derive the token key of key '"
+            + keyId
+            + "' for token domain '"
+            + domain
+            + "' through the key server at "
+            + shownUrl
+            + ": the server has no token-key endpoint yet; tokenized columns need"
+            + " protector.kms.type = local for now");
+  }
+
+  /**
    * Asks the key server to allow and audit one write of clear values of protected {@code columns}
    * of {@code source} (a table name or path prefix of the policy) to {@code destination}, a place
    * that does not protect them ({@code POST /v1/protector/declassify}; not on Vault). The server

@@ -119,6 +119,7 @@ public final class ProtectionSpec implements Serializable {
       Schema schema,
       Principal principal,
       RecordedColumns recorded) {
+    TokenizedColumns.refuse(table);
     Policy policy = context.policy();
     Set<String> roles = policy.rolesOf(principal);
     Map<Integer, ColumnProtection> resolved = new LinkedHashMap<>();

@@ -4,6 +4,7 @@ import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.FooterMode;
 import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.core.StrictSchema;
+import io.icebergprotector.spark.core.TokenizedColumns;
 import io.icebergprotector.spark.crypto.KeyTools;
 import io.icebergprotector.spark.crypto.ProtectorUnshadedKmsClient;
 import java.io.IOException;
@@ -71,6 +72,7 @@ public class PathPolicyCryptoFactory
     checkStrict(entry.get(), context, location, scope);
     Configuration crypto = cryptoConf(scope);
     TablePolicy policy = entry.get();
+    TokenizedColumns.refuse(policy);
     crypto.set(
         PropertiesDrivenCryptoFactory.ENCRYPTION_ALGORITHM_PROPERTY_NAME,
         policy.algorithm().name());

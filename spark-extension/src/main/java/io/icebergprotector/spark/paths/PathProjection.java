@@ -5,6 +5,7 @@ import io.icebergprotector.policy.AccessLevel;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.OnDenied;
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.core.TokenizedColumns;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.catalyst.expressions.Alias;
@@ -42,6 +43,7 @@ final class PathProjection {
   private final String location;
 
   private PathProjection(TablePolicy entry, PathScope scope, String location) {
+    TokenizedColumns.refuse(entry);
     this.entry = entry;
     this.scope = scope;
     this.location = location;

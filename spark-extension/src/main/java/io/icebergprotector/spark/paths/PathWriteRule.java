@@ -4,6 +4,7 @@ import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.core.StrictSchema;
+import io.icebergprotector.spark.core.TokenizedColumns;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -64,6 +65,7 @@ final class PathWriteRule extends Rule<LogicalPlan> {
       return;
     }
     TablePolicy entry = maybeEntry.get();
+    TokenizedColumns.refuse(entry);
     scope.checkWrite(entry, location);
     checkFactory(write, scope, location);
     List<String> partitioning = new ArrayList<>();

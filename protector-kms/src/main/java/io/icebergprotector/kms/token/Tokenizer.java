@@ -1,0 +1,48 @@
+package io.icebergprotector.kms.token;
+
+import io.icebergprotector.policy.ProtectionMethod;
+
+/**
+ * Tokenizes and detokenizes the values of one token domain under one {@link TokenKey}. Every method
+ * returns null for null. Not thread-safe: one per task or thread. Close it to wipe the key copies
+ * it holds (the key schedules inside the libraries go with the object).
+ */
+public interface Tokenizer extends AutoCloseable {
+
+  /** The method of {@code method} under {@code key}; the key may be closed afterwards. */
+  static Tokenizer of(TokenKey key, ProtectionMethod method) {
+    switch (method.kind()) {
+      case DETERMINISTIC:
+        return new SivTokenizer(key);
+      case FPE:
+        return new Ff1Tokenizer(key, method);
+      default:
+        throw new IllegalArgumentException(
+            "Cannot tokenize with method pme: domain " + key.domain());
+    }
+  }
+
+  /** The token domain (the tweak). */
+  String domain();
+
+  /** A string value's token: printable (deterministic) or of the same format (fpe). */
+  String protect(String value);
+
+  /** The value of a string token. @throws TokenException for a malformed or foreign token */
+  String unprotect(String token);
+
+  /** A binary value's token, as the bytes of a printable string (deterministic only). */
+  byte[] protect(byte[] value);
+
+  /** The value of a binary token (deterministic only). */
+  byte[] unprotect(byte[] token);
+
+  /** An integer's token of the same width and sign (fpe with a width only). */
+  long protect(long value);
+
+  /** The value of an integer token (fpe with a width only). */
+  long unprotect(long token);
+
+  @Override
+  void close();
+}
