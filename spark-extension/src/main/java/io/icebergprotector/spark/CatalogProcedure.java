@@ -1,39 +1,51 @@
 package io.icebergprotector.spark;
 
-import org.apache.spark.sql.connector.iceberg.catalog.Procedure;
-import org.apache.spark.sql.connector.iceberg.catalog.ProcedureParameter;
+import io.icebergprotector.spark.maintenance.ProcedureParam;
+import java.util.List;
+import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.StructType;
 
-/** A procedure the protecting catalog serves itself: its signature, and the catalog it runs in. */
-abstract class CatalogProcedure implements Procedure {
-  private final ProcedureParameter[] parameters;
+/**
+ * A procedure the protecting catalog serves itself: its signature, and the catalog it runs in.
+ * {@code SparkProcedures} (src/main/spark-*) presents it through the Spark version's procedure
+ * interface.
+ */
+abstract class CatalogProcedure {
+  private final String name;
+  private final List<ProcedureParam> parameters;
   private final StructType output;
   private final String description;
   final ProtectingSparkCatalog catalog;
 
   CatalogProcedure(
       ProtectingSparkCatalog catalog,
-      ProcedureParameter[] parameters,
+      String name,
+      List<ProcedureParam> parameters,
       StructType output,
       String description) {
     this.catalog = catalog;
-    this.parameters = parameters;
+    this.name = name;
+    this.parameters = List.copyOf(parameters);
     this.output = output;
     this.description = description;
   }
 
-  @Override
-  public ProcedureParameter[] parameters() {
-    return parameters.clone();
+  String name() {
+    return name;
   }
 
-  @Override
-  public StructType outputType() {
+  List<ProcedureParam> parameters() {
+    return parameters;
+  }
+
+  StructType outputType() {
     return output;
   }
 
-  @Override
-  public String description() {
+  String description() {
     return description;
   }
+
+  /** Runs the procedure with {@code args} (one value per parameter, null when not given). */
+  abstract InternalRow[] call(InternalRow args);
 }

@@ -7,6 +7,7 @@ import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.spark.maintenance.ProcedureParam;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -15,7 +16,6 @@ import java.util.Set;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
-import org.apache.spark.sql.connector.iceberg.catalog.ProcedureParameter;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructField;
@@ -31,9 +31,8 @@ import org.apache.spark.unsafe.types.UTF8String;
 final class DescribeProtectionProcedure extends CatalogProcedure {
   static final String NAME = "describe_protection";
 
-  private static final ProcedureParameter[] PARAMETERS = {
-    ProcedureParameter.required("table", DataTypes.StringType)
-  };
+  private static final List<ProcedureParam> PARAMETERS =
+      List.of(ProcedureParam.required("table", DataTypes.StringType));
 
   private static final StructType OUTPUT =
       new StructType(
@@ -50,13 +49,14 @@ final class DescribeProtectionProcedure extends CatalogProcedure {
   DescribeProtectionProcedure(ProtectingSparkCatalog catalog) {
     super(
         catalog,
+        NAME,
         PARAMETERS,
         OUTPUT,
         "What the current principal reads from each protected column of a table");
   }
 
   @Override
-  public InternalRow[] call(InternalRow args) {
+  InternalRow[] call(InternalRow args) {
     String table = args.getUTF8String(0).toString();
     Policy policy = catalog.protectorContext().policy();
     TablePolicy entry =

@@ -1,9 +1,12 @@
 package io.icebergprotector.spark;
 
 import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.spark.maintenance.ProcedureParam;
+import io.icebergprotector.spark.maintenance.ProcedureResult;
 import io.icebergprotector.spark.maintenance.ProtectedProcedures;
 import io.icebergprotector.spark.table.ProtectedTable;
 import io.icebergprotector.spark.table.TableAdmin;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -15,9 +18,6 @@ import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.connector.catalog.CatalogPlugin;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
-import org.apache.spark.sql.connector.iceberg.catalog.Procedure;
-import org.apache.spark.sql.connector.iceberg.catalog.ProcedureParameter;
-import org.apache.spark.sql.types.StructType;
 
 /**
  * Guards Iceberg's procedures on protected tables. Every table-valued argument is resolved the way
@@ -38,8 +38,11 @@ import org.apache.spark.sql.types.StructType;
  * </ul>
  *
  * Table properties passed to {@code migrate} and {@code snapshot} may not be protector properties.
+ *
+ * <p>This is the version-independent part: {@code SparkProcedures} (src/main/spark-*) wraps
+ * Iceberg's procedure in that Spark version's procedure interface and asks {@link #call} first.
  */
-final class GuardedProcedure implements Procedure {
+final class GuardedProcedure {
   static final Set<String> REFUSED =
       Set.of("add_files", "migrate", "snapshot", "create_changelog_view");
 
@@ -74,43 +77,26 @@ final class GuardedProcedure implements Procedure {
   private static final Set<String> PROPERTY_SETTING = Set.of("migrate", "snapshot");
 
   private final String name;
-  private final Procedure delegate;
+  private final List<ProcedureParam> params;
   private final TableCatalog catalog;
 
-  private GuardedProcedure(String name, Procedure delegate, TableCatalog catalog) {
-    this.name = name;
-    this.delegate = delegate;
+  /**
+   * The guard of procedure {@code name} of {@code catalog} (a protecting catalog or session
+   * catalog), whose parameters are {@code params}.
+   */
+  GuardedProcedure(String name, List<ProcedureParam> params, TableCatalog catalog) {
+    this.name = name.toLowerCase(Locale.ROOT);
+    this.params = List.copyOf(params);
     this.catalog = catalog;
   }
 
-  /** Wraps a procedure of {@code catalog} (a protecting catalog or session catalog). */
-  static Procedure guard(String name, Procedure procedure, TableCatalog catalog) {
-    return new GuardedProcedure(name.toLowerCase(Locale.ROOT), procedure, catalog);
-  }
-
-  @Override
-  public ProcedureParameter[] parameters() {
-    return delegate.parameters();
-  }
-
-  @Override
-  public StructType outputType() {
-    return delegate.outputType();
-  }
-
-  @Override
-  public String description() {
-    return delegate.description();
-  }
-
-  @Override
-  public InternalRow[] call(InternalRow args) {
+  /** Checks a call with {@code args}; says whether Iceberg's procedure runs, and with what. */
+  ProcedureResult call(InternalRow args) {
     SparkSession spark = SparkSession.active();
     Map<String, DefaultCatalog> tableParameters = TABLE_PARAMETERS.getOrDefault(name, ONLY_TABLE);
-    ProcedureParameter[] params = delegate.parameters();
     Target target = null;
-    for (int i = 0; i < params.length; i++) {
-      String param = params[i].name().toLowerCase(Locale.ROOT);
+    for (int i = 0; i < params.size(); i++) {
+      String param = params.get(i).name().toLowerCase(Locale.ROOT);
       if (args.isNullAt(i)) {
         continue;
       }
@@ -131,7 +117,7 @@ final class GuardedProcedure implements Procedure {
     if (target != null && target.governed.table() instanceof ProtectedTable) {
       return ProtectedProcedures.call(
           name,
-          delegate,
+          params,
           args,
           spark,
           catalog.name(),
@@ -140,7 +126,7 @@ final class GuardedProcedure implements Procedure {
           (ProtectedTable) target.governed.table(),
           target.governed.displayName());
     }
-    return delegate.call(args);
+    return ProcedureResult.delegate(args);
   }
 
   /** A protected table argument: where it resolved, and its policy entry. */

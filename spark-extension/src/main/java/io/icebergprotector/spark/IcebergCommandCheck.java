@@ -1,5 +1,6 @@
 package io.icebergprotector.spark;
 
+import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.core.ProtectedLayout;
 import io.icebergprotector.spark.table.ProtectedTable;
 import io.icebergprotector.spark.table.TableAdmin;
@@ -26,8 +27,7 @@ import org.apache.spark.sql.catalyst.plans.logical.SetWriteDistributionAndOrderi
 import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.Transform;
 import scala.Tuple3;
-import scala.collection.immutable.Seq;
-import scala.jdk.javaapi.CollectionConverters;
+import scala.collection.Seq;
 
 /**
  * Checks the table commands of Iceberg's SQL extensions before they run. Their executors load the
@@ -70,7 +70,7 @@ final class IcebergCommandCheck {
           .ifPresent(t -> checkOrdering(t, order, what));
     } else if (plan instanceof SetIdentifierFields) {
       SetIdentifierFields set = (SetIdentifierFields) plan;
-      List<String> fields = CollectionConverters.asJava(set.fields());
+      List<String> fields = ScalaCollections.asJava(set.fields());
       guarded(
               session,
               set.table(),
@@ -85,7 +85,7 @@ final class IcebergCommandCheck {
           session,
           drop.table(),
           "ALTER TABLE ... DROP IDENTIFIER FIELDS "
-              + String.join(", ", CollectionConverters.asJava(drop.fields())));
+              + String.join(", ", ScalaCollections.asJava(drop.fields())));
     } else if (plan instanceof CreateOrReplaceBranch) {
       CreateOrReplaceBranch branch = (CreateOrReplaceBranch) plan;
       guarded(
@@ -111,7 +111,7 @@ final class IcebergCommandCheck {
   private static Optional<ProtectedTable> guarded(
       SparkSession session, Seq<String> nameParts, String operation) {
     Spark3Util.CatalogAndIdentifier resolved =
-        Spark3Util.catalogAndIdentifier(session, CollectionConverters.asJava(nameParts));
+        Spark3Util.catalogAndIdentifier(session, ScalaCollections.asJava(nameParts));
     Optional<TableAdmin.Governed> governed =
         TableAdmin.governed(resolved.catalog(), resolved.identifier());
     if (governed.isEmpty()) {
@@ -135,7 +135,7 @@ final class IcebergCommandCheck {
   private static void checkOrdering(
       ProtectedTable table, SetWriteDistributionAndOrdering order, String what) {
     List<String> columns = new ArrayList<>();
-    for (Tuple3<Term, ?, ?> field : CollectionConverters.asJava(order.sortOrder())) {
+    for (Tuple3<Term, ?, ?> field : ScalaCollections.asJava(order.sortOrder())) {
       if (field._1() instanceof Unbound) {
         columns.add(((Unbound<?, ?>) field._1()).ref().name());
       }
@@ -150,7 +150,7 @@ final class IcebergCommandCheck {
 
   private static String describe(SetWriteDistributionAndOrdering order) {
     List<String> terms = new ArrayList<>();
-    for (Tuple3<Term, ?, ?> field : CollectionConverters.asJava(order.sortOrder())) {
+    for (Tuple3<Term, ?, ?> field : ScalaCollections.asJava(order.sortOrder())) {
       terms.add(text(field._1()) + " " + field._2() + " " + field._3());
     }
     String ordering =

@@ -3,7 +3,6 @@ package io.icebergprotector.spark;
 import java.util.function.Consumer;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.SparkSessionExtensions;
-import org.apache.spark.sql.catalyst.parser.ParserInterface;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import scala.Function1;
 import scala.runtime.BoxedUnit;
@@ -22,8 +21,8 @@ final class IcebergRules implements Consumer<SparkSessionExtensions> {
 
   @Override
   public void accept(SparkSessionExtensions extensions) {
-    // CALL <catalog>.system.rewrite_protected(...)
-    extensions.injectParser((session, parser) -> (ParserInterface) new ProtectorSqlParser(parser));
+    // CALL <catalog>.system.rewrite_protected(...): a parser on Spark 3.5, nothing on 4.0
+    CallSyntax.register(extensions);
     // What bypasses the catalog: Iceberg's table commands (writer role, no partitioning or
     // ordering by protected columns) and Spark's V1 commands on non-Iceberg tables the policy
     // lists.

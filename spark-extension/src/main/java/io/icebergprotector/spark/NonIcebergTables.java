@@ -1,6 +1,7 @@
 package io.icebergprotector.spark;
 
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.paths.PathScope;
 import io.icebergprotector.spark.table.ProtectingCatalog;
@@ -21,7 +22,6 @@ import org.apache.spark.sql.execution.command.CreateTableLikeCommand;
 import org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationCommand;
 import org.apache.spark.sql.execution.datasources.LogicalRelation;
 import scala.Option;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Non-Iceberg tables of the session catalog whose names the policy lists. The protector protects
@@ -91,7 +91,7 @@ final class NonIcebergTables {
 
   private static void visit(SparkSession session, ProtectingCatalog protecting, LogicalPlan node) {
     String operation = operation(node);
-    java.util.Iterator<Object> elements = CollectionConverters.asJava(node.productIterator());
+    java.util.Iterator<Object> elements = ScalaCollections.asJava(node.productIterator());
     while (elements.hasNext()) {
       Object element = elements.next();
       Object value =
@@ -113,13 +113,13 @@ final class NonIcebergTables {
         && ((InsertIntoHadoopFsRelationCommand) node).catalogTable().isEmpty()) {
       checkPathWrite(session, protecting, ((InsertIntoHadoopFsRelationCommand) node).outputPath());
     }
-    List<LogicalPlan> next = new ArrayList<>(CollectionConverters.asJava(node.children()));
-    for (Object inner : CollectionConverters.asJava(node.innerChildren())) {
+    List<LogicalPlan> next = new ArrayList<>(ScalaCollections.asJava(node.children()));
+    for (Object inner : ScalaCollections.asJava(node.innerChildren())) {
       if (inner instanceof LogicalPlan) {
         next.add((LogicalPlan) inner); // e.g. the query of CreateDataSourceTableAsSelectCommand
       }
     }
-    next.addAll(CollectionConverters.asJava(node.subqueries()));
+    next.addAll(ScalaCollections.asJava(node.subqueries()));
     for (LogicalPlan child : next) {
       visit(session, protecting, child);
     }

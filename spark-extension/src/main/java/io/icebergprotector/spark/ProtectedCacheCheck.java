@@ -1,5 +1,7 @@
 package io.icebergprotector.spark;
 
+import io.icebergprotector.spark.compat.ScalaCollections;
+import io.icebergprotector.spark.compat.SparkCompat;
 import io.icebergprotector.spark.core.PrincipalBinding;
 import io.icebergprotector.spark.read.ProtectedScan;
 import io.icebergprotector.spark.table.ProtectingCatalog;
@@ -24,7 +26,6 @@ import org.apache.spark.sql.expressions.UserDefinedFunction;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataTypes;
 import scala.Function1;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Optimizer rule for cached data ({@code CACHE TABLE}, {@code df.cache()}): Spark answers a query
@@ -104,8 +105,8 @@ final class ProtectedCacheCheck extends Rule<LogicalPlan> {
     if (plan instanceof BatchScanExec && ((BatchScanExec) plan).scan() instanceof ProtectedScan) {
       onScan.accept((ProtectedScan) ((BatchScanExec) plan).scan());
     }
-    List<SparkPlan> next = new ArrayList<>(CollectionConverters.asJava(plan.children()));
-    next.addAll(CollectionConverters.asJava(plan.subqueries()));
+    List<SparkPlan> next = new ArrayList<>(ScalaCollections.asJava(plan.children()));
+    next.addAll(ScalaCollections.asJava(plan.subqueries()));
     if (plan instanceof AdaptiveSparkPlanExec) {
       next.add(((AdaptiveSparkPlanExec) plan).executedPlan());
     } else if (plan instanceof QueryStageExec) {
@@ -127,7 +128,7 @@ final class ProtectedCacheCheck extends Rule<LogicalPlan> {
         };
     UserDefinedFunction udf =
         functions.udf(check, DataTypes.BooleanType).asNondeterministic().withName(CHECK_NAME);
-    return udf.apply(new Column[0]).expr();
+    return SparkCompat.expression(udf.apply(new Column[0]));
   }
 
   static boolean isCheck(Expression expression) {

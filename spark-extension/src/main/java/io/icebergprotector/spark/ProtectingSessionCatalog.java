@@ -4,12 +4,10 @@ import io.icebergprotector.spark.table.ProtectingCatalog;
 import io.icebergprotector.spark.table.TableAdmin;
 import java.util.Locale;
 import java.util.Map;
-import org.apache.iceberg.spark.SparkSessionCatalog;
 import org.apache.iceberg.spark.source.SparkTable;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.TableIdentifier;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
-import org.apache.spark.sql.catalyst.analysis.NoSuchProcedureException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
 import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
 import org.apache.spark.sql.connector.catalog.Identifier;
@@ -17,7 +15,6 @@ import org.apache.spark.sql.connector.catalog.StagedTable;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.connector.expressions.Transform;
-import org.apache.spark.sql.connector.iceberg.catalog.Procedure;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import scala.Option;
@@ -33,7 +30,7 @@ public class ProtectingSessionCatalog<
             TableCatalog & org.apache.spark.sql.connector.catalog.FunctionCatalog
                 & org.apache.spark.sql.connector.catalog.SupportsNamespaces
                 & org.apache.spark.sql.connector.catalog.ViewCatalog>
-    extends SparkSessionCatalog<T> implements ProtectingCatalog.Holder {
+    extends SessionCatalogWithProcedures<T> implements ProtectingCatalog.Holder {
 
   private ProtectingSparkCatalog protecting;
   private CaseInsensitiveStringMap options;
@@ -98,11 +95,6 @@ public class ProtectingSessionCatalog<
       throws NoSuchNamespaceException {
     checkCreate(ident, properties, "create or replace");
     return super.stageCreateOrReplace(ident, schema, partitions, properties);
-  }
-
-  @Override
-  public Procedure loadProcedure(Identifier ident) throws NoSuchProcedureException {
-    return GuardedProcedure.guard(ident.name(), super.loadProcedure(ident), this);
   }
 
   /** Reads and writes by name of a non-Iceberg table the policy lists load it first: refused. */

@@ -30,7 +30,6 @@ import org.apache.iceberg.spark.source.SparkChangelogTable;
 import org.apache.iceberg.spark.source.SparkTable;
 import org.apache.iceberg.util.PropertyUtil;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.catalyst.analysis.NoSuchProcedureException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
 import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
 import org.apache.spark.sql.connector.catalog.Identifier;
@@ -38,7 +37,6 @@ import org.apache.spark.sql.connector.catalog.StagedTable;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableChange;
 import org.apache.spark.sql.connector.expressions.Transform;
-import org.apache.spark.sql.connector.iceberg.catalog.Procedure;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
@@ -47,7 +45,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * ProtectedTable}; all other tables are Iceberg's own, untouched. Every Iceberg catalog option
  * passes through; the {@code protector.*} options configure the protection.
  */
-public class ProtectingSparkCatalog extends SparkCatalog implements ProtectingCatalog {
+public class ProtectingSparkCatalog extends CatalogWithProcedures implements ProtectingCatalog {
   private String catalogName;
   private ProtectorContext context;
   private boolean refreshEagerly;
@@ -185,8 +183,9 @@ public class ProtectingSparkCatalog extends SparkCatalog implements ProtectingCa
     super.renameTable(from, to);
   }
 
+  /** Our procedures; Iceberg's are guarded ({@link CatalogWithProcedures#loadProcedure}). */
   @Override
-  public Procedure loadProcedure(Identifier ident) throws NoSuchProcedureException {
+  CatalogProcedure ownProcedure(Identifier ident) {
     if (ident.namespace().length == 1
         && ident.namespace()[0].equalsIgnoreCase("system")
         && ident.name().equalsIgnoreCase(RewriteProtectedProcedure.NAME)) {
@@ -197,8 +196,7 @@ public class ProtectingSparkCatalog extends SparkCatalog implements ProtectingCa
         && ident.name().equalsIgnoreCase(DescribeProtectionProcedure.NAME)) {
       return new DescribeProtectionProcedure(this);
     }
-    Procedure procedure = super.loadProcedure(ident);
-    return GuardedProcedure.guard(ident.name(), procedure, this);
+    return null;
   }
 
   /** The policy entry of a table identifier such as {@code db.t} or {@code <catalog>.db.t}. */

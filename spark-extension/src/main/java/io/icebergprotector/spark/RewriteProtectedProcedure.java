@@ -1,10 +1,11 @@
 package io.icebergprotector.spark;
 
 import io.icebergprotector.spark.actions.RewriteProtected;
+import io.icebergprotector.spark.maintenance.ProcedureParam;
+import java.util.List;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
-import org.apache.spark.sql.connector.iceberg.catalog.ProcedureParameter;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructField;
@@ -17,12 +18,12 @@ import org.apache.spark.sql.types.StructType;
 final class RewriteProtectedProcedure extends CatalogProcedure {
   static final String NAME = "rewrite_protected";
 
-  private static final ProcedureParameter[] PARAMETERS = {
-    ProcedureParameter.required("table", DataTypes.StringType),
-    ProcedureParameter.optional("min_key_version", DataTypes.IntegerType),
-    ProcedureParameter.optional("decrypt", DataTypes.BooleanType),
-    ProcedureParameter.optional("force", DataTypes.BooleanType)
-  };
+  private static final List<ProcedureParam> PARAMETERS =
+      List.of(
+          ProcedureParam.required("table", DataTypes.StringType),
+          ProcedureParam.optional("min_key_version", DataTypes.IntegerType),
+          ProcedureParam.optional("decrypt", DataTypes.BooleanType),
+          ProcedureParam.optional("force", DataTypes.BooleanType));
 
   private static final StructType OUTPUT =
       new StructType(
@@ -38,13 +39,14 @@ final class RewriteProtectedProcedure extends CatalogProcedure {
   RewriteProtectedProcedure(ProtectingSparkCatalog catalog) {
     super(
         catalog,
+        NAME,
         PARAMETERS,
         OUTPUT,
         "Rewrites the files of a protected table whose encryption is out of date");
   }
 
   @Override
-  public InternalRow[] call(InternalRow args) {
+  InternalRow[] call(InternalRow args) {
     String table = args.getUTF8String(0).toString();
     String qualified =
         table

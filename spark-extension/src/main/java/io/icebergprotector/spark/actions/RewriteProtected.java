@@ -248,10 +248,15 @@ public final class RewriteProtected {
               .option(RewriteRequest.DECRYPT, String.valueOf(decrypt))
               .option(FileAdmission.ACCEPT_UNVERIFIED, String.valueOf(acceptAll))
               .table(tableName);
-      rows.writeTo(tableName)
+      // The DataFrameWriter form, as Iceberg's own rewrites write: with writeTo(tableName),
+      // Spark 4.0 resolves the target to the relation the read above resolved (with the read's
+      // options), and its V2Writes rule fails an assertion on the differing options.
+      rows.write()
+          .format("iceberg")
           .option(SparkWriteOptions.REWRITTEN_FILE_SCAN_TASK_SET_ID, groupId)
           .option(RewriteRequest.DECRYPT, String.valueOf(decrypt))
-          .append();
+          .mode("append")
+          .save(tableName);
       Set<DataFile> added = coordinator.fetchNewFiles(table, groupId);
       if (added == null) {
         throw new ProtectorException(
@@ -277,8 +282,6 @@ public final class RewriteProtected {
       new RewriteDataFilesCommitManager(table, snapshotId, true, properties)
           .commitOrClean(Set.of(group));
       return added;
-    } catch (org.apache.spark.sql.catalyst.analysis.NoSuchTableException e) {
-      throw new ProtectorException("Table " + tableName + " disappeared during the rewrite", e);
     } finally {
       taskSets.removeTasks(table, groupId);
       coordinator.clearRewrite(table, groupId);

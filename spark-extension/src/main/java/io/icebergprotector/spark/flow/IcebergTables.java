@@ -1,6 +1,7 @@
 package io.icebergprotector.spark.flow;
 
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.core.ColumnProtection;
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.table.ProtectedTable;
@@ -23,7 +24,6 @@ import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.write.RowLevelOperationTable;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
 import scala.Option;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Everything the data-flow check needs from Iceberg tables of a protecting catalog. Only this class
@@ -69,7 +69,7 @@ final class IcebergTables implements IcebergFlows {
             spec.kms());
     Schema schema = table.table().schema();
     List<Set<Flow>> out = new ArrayList<>();
-    for (Attribute attribute : CollectionConverters.asJava(relation.output())) {
+    for (Attribute attribute : ScalaCollections.asJava(relation.output())) {
       Set<Flow> flows = new LinkedHashSet<>();
       for (ColumnProtection column : spec.columns().values()) {
         boolean retired = spec.retiredFieldIds().contains(column.fieldId());

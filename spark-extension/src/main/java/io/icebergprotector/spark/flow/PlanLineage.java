@@ -1,5 +1,6 @@
 package io.icebergprotector.spark.flow;
 
+import io.icebergprotector.spark.compat.ScalaCollections;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -33,7 +34,6 @@ import org.apache.spark.sql.catalyst.plans.logical.MergeRows;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
 import org.apache.spark.sql.catalyst.plans.logical.Union;
 import org.apache.spark.sql.catalyst.plans.logical.Window;
-import scala.jdk.javaapi.CollectionConverters;
 import scala.runtime.BoxedUnit;
 
 /**
@@ -289,6 +289,6 @@ public final class PlanLineage {
   }
 
   private static <T> List<T> list(scala.collection.Seq<T> seq) {
-    return CollectionConverters.asJava(seq);
+    return ScalaCollections.asJava(seq);
   }
 }

@@ -1,6 +1,7 @@
 package io.icebergprotector.spark.flow;
 
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.paths.PathScope;
 import java.lang.reflect.Method;
 import java.net.URI;
@@ -33,7 +34,6 @@ import org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationComm
 import org.apache.spark.sql.execution.datasources.SaveIntoDataSourceCommand;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
-import scala.jdk.javaapi.CollectionConverters;
 import scala.runtime.BoxedUnit;
 
 /**
@@ -223,7 +223,7 @@ final class PlanWrites {
               "table " + relation.name() + ", which the policy does not protect");
     }
     List<String> tableColumns = outputNames(relation);
-    List<Attribute> output = CollectionConverters.asJava(write.query().output());
+    List<Attribute> output = ScalaCollections.asJava(write.query().output());
     List<String> columns = new ArrayList<>();
     if (output.size() == tableColumns.size()) {
       columns.addAll(tableColumns);
@@ -316,13 +316,13 @@ final class PlanWrites {
 
   private static List<String> outputNames(LogicalPlan plan) {
     List<String> out = new ArrayList<>();
-    for (Attribute attribute : CollectionConverters.asJava(plan.output())) {
+    for (Attribute attribute : ScalaCollections.asJava(plan.output())) {
       out.add(attribute.name());
     }
     return out;
   }
 
   private static List<String> names(scala.collection.Seq<String> names) {
-    return new ArrayList<>(CollectionConverters.asJava(names));
+    return new ArrayList<>(ScalaCollections.asJava(names));
   }
 }

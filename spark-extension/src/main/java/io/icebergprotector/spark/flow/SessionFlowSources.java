@@ -4,6 +4,7 @@ import io.icebergprotector.policy.Access;
 import io.icebergprotector.policy.AccessLevel;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.paths.PathProtection;
 import io.icebergprotector.spark.paths.PathScope;
 import java.util.ArrayList;
@@ -18,7 +19,6 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
 import org.apache.spark.sql.execution.datasources.LogicalRelation;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The protected sources of a session: Iceberg tables of a protecting catalog ({@link
@@ -68,7 +68,7 @@ final class SessionFlowSources implements FlowSources {
             scope.principal(),
             scope.context().kms());
     List<Set<Flow>> out = new ArrayList<>();
-    for (Attribute attribute : CollectionConverters.asJava(relation.output())) {
+    for (Attribute attribute : ScalaCollections.asJava(relation.output())) {
       Set<Flow> flows = new LinkedHashSet<>();
       for (ColumnPolicy column : entry.get().columns()) {
         List<String> parts = column.pathParts();

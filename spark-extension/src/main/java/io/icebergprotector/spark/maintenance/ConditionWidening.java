@@ -1,5 +1,6 @@
 package io.icebergprotector.spark.maintenance;
 
+import io.icebergprotector.spark.compat.ScalaCollections;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -11,7 +12,6 @@ import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.Not;
 import org.apache.spark.sql.catalyst.expressions.Or;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Widens a file-selection condition (the {@code where} of {@code rewrite_data_files}) so that no
@@ -74,13 +74,13 @@ final class ConditionWidening {
     boolean found = false;
     if (expr instanceof UnresolvedAttribute) {
       UnresolvedAttribute attribute = (UnresolvedAttribute) expr;
-      String name = String.join(".", CollectionConverters.asJava(attribute.nameParts()));
+      String name = String.join(".", ScalaCollections.asJava(attribute.nameParts()));
       if (isProtected(name)) {
         widened.add(name);
         found = true;
       }
     }
-    for (Expression child : CollectionConverters.asJava(expr.children())) {
+    for (Expression child : ScalaCollections.asJava(expr.children())) {
       found |= refersToProtected(child);
     }
     return found;

@@ -11,8 +11,10 @@ import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
-import org.apache.spark.sql.connector.iceberg.catalog.Procedure;
-import org.apache.spark.sql.connector.iceberg.catalog.ProcedureParameter;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.Metadata;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
@@ -29,6 +31,13 @@ import org.apache.spark.unsafe.types.UTF8String;
  * </ul>
  */
 public final class ProtectedProcedures {
+  /** The result of Iceberg's {@code compute_table_stats} (1.11.0). */
+  private static final StructType STATS_OUTPUT =
+      new StructType(
+          new StructField[] {
+            new StructField("statistics_file", DataTypes.StringType, true, Metadata.empty())
+          });
+
   private ProtectedProcedures() {}
 
   /**
@@ -41,11 +50,12 @@ public final class ProtectedProcedures {
 
   /**
    * Calls procedure {@code name} of {@code catalogName} whose {@code table} argument is the
-   * protected table {@code table}, loaded through {@code catalog} as {@code ident}.
+   * protected table {@code table}, loaded through {@code catalog} as {@code ident}; {@code
+   * parameters} are those of Iceberg's procedure.
    */
-  public static InternalRow[] call(
+  public static ProcedureResult call(
       String name,
-      Procedure delegate,
+      List<ProcedureParam> parameters,
       InternalRow args,
       SparkSession spark,
       String catalogName,
@@ -57,7 +67,7 @@ public final class ProtectedProcedures {
     switch (name.toLowerCase(Locale.ROOT)) {
       case "rewrite_data_files":
         {
-          Arguments arguments = new Arguments(delegate.parameters(), args);
+          Arguments arguments = new Arguments(parameters, args);
           String where =
               ProtectedCompaction.prepare(
                   spark,
@@ -67,11 +77,11 @@ public final class ProtectedProcedures {
                   arguments.string("strategy"),
                   arguments.string("sort_order"),
                   arguments.string("where"));
-          return delegate.call(arguments.withString("where", where));
+          return ProcedureResult.delegate(arguments.withString("where", where));
         }
       case "compute_table_stats":
         {
-          Arguments arguments = new Arguments(delegate.parameters(), args);
+          Arguments arguments = new Arguments(parameters, args);
           ProtectedTableStats stats =
               new ProtectedTableStats(spark, table, catalog, ident, displayName);
           Long snapshotId = arguments.longValue("snapshot_id");
@@ -83,34 +93,35 @@ public final class ProtectedProcedures {
             stats.columns(columns);
           }
           StatisticsFile file = stats.execute();
-          return file == null
-              ? new InternalRow[0]
-              : new InternalRow[] {
-                new GenericInternalRow(new Object[] {UTF8String.fromString(file.path())})
-              };
+          return ProcedureResult.rows(
+              STATS_OUTPUT,
+              file == null
+                  ? new InternalRow[0]
+                  : new InternalRow[] {
+                    new GenericInternalRow(new Object[] {UTF8String.fromString(file.path())})
+                  });
         }
       default:
-        return delegate.call(args);
+        return ProcedureResult.delegate(args);
     }
   }
 
   /** A procedure's arguments by parameter name. */
   private static final class Arguments {
-    private final ProcedureParameter[] parameters;
+    private final List<ProcedureParam> parameters;
     private final InternalRow row;
 
-    Arguments(ProcedureParameter[] parameters, InternalRow row) {
+    Arguments(List<ProcedureParam> parameters, InternalRow row) {
       this.parameters = parameters;
       this.row = row;
     }
 
     private int index(String name) {
-      for (int i = 0; i < parameters.length; i++) {
-        if (parameters[i].name().equalsIgnoreCase(name)) {
-          return i;
-        }
+      int i = ProcedureParam.indexOf(parameters, name);
+      if (i < 0) {
+        throw new IllegalStateException("Procedure has no parameter " + name);
       }
-      throw new IllegalStateException("Procedure has no parameter " + name);
+      return i;
     }
 
     String string(String name) {
@@ -138,9 +149,9 @@ public final class ProtectedProcedures {
 
     /** A copy of the arguments with {@code name} set to {@code value} (null: not given). */
     InternalRow withString(String name, String value) {
-      Object[] values = new Object[parameters.length];
-      for (int i = 0; i < parameters.length; i++) {
-        values[i] = row.isNullAt(i) ? null : row.get(i, parameters[i].dataType());
+      Object[] values = new Object[parameters.size()];
+      for (int i = 0; i < values.length; i++) {
+        values[i] = row.isNullAt(i) ? null : row.get(i, parameters.get(i).type());
       }
       values[index(name)] = value == null ? null : UTF8String.fromString(value);
       return new GenericInternalRow(values);

@@ -1,5 +1,6 @@
 package io.icebergprotector.spark.maintenance;
 
+import io.icebergprotector.spark.compat.SparkCompat;
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.table.ProtectedTable;
@@ -123,10 +124,10 @@ public final class ProtectedTableStats {
             Option.apply(catalog),
             Option.apply(ident),
             CaseInsensitiveStringMap.empty());
-    Dataset<Row> rows = Dataset.ofRows(spark, relation);
+    Dataset<Row> rows = SparkCompat.ofRows(spark, relation);
     Column[] sketches =
         names.stream()
-            .map(name -> new Column(new ThetaSketchAgg(name).toAggregateExpression()))
+            .map(name -> SparkCompat.column(new ThetaSketchAgg(name).toAggregateExpression()))
             .toArray(Column[]::new);
     Row result = rows.select(sketches).first();
 

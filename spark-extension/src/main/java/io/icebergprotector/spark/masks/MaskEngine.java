@@ -1,6 +1,8 @@
 package io.icebergprotector.spark.masks;
 
 import io.icebergprotector.policy.Mask;
+import io.icebergprotector.spark.compat.ScalaCollections;
+import io.icebergprotector.spark.compat.SparkCompat;
 import io.icebergprotector.spark.core.ProtectorException;
 import java.util.Arrays;
 import java.util.List;
@@ -8,10 +10,8 @@ import java.util.function.Supplier;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.objects.Invoke;
-import org.apache.spark.sql.catalyst.expressions.objects.StaticInvoke;
 import org.apache.spark.sql.types.AbstractDataType;
 import org.apache.spark.sql.types.DataType;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The masks of every read path: one implementation per mask ({@link NullMask}, {@link RedactMask},
@@ -106,15 +106,7 @@ public final class MaskEngine {
   /** A null-propagating, deterministic call of a public static kernel. */
   static Expression staticInvoke(
       Class<?> kernel, DataType type, String method, Expression... arguments) {
-    return new StaticInvoke(
-        kernel,
-        type,
-        method,
-        seq(Arrays.asList(arguments)),
-        seq(List.<AbstractDataType>of()),
-        true,
-        true,
-        true);
+    return SparkCompat.staticInvoke(kernel, type, method, Arrays.asList(arguments));
   }
 
   /** A null-propagating, deterministic call of a kernel object's public method. */
@@ -131,7 +123,7 @@ public final class MaskEngine {
         true);
   }
 
-  private static <T> scala.collection.immutable.Seq<T> seq(List<T> list) {
-    return CollectionConverters.asScala(list).toList();
+  private static <T> scala.collection.immutable.List<T> seq(List<T> list) {
+    return ScalaCollections.asScalaList(list);
   }
 }

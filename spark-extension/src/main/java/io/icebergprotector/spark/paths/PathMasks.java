@@ -3,6 +3,7 @@ package io.icebergprotector.spark.paths;
 import io.icebergprotector.kms.KeyScope;
 import io.icebergprotector.policy.Mask;
 import io.icebergprotector.policy.Policy;
+import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.crypto.HashMaskKeys;
 import io.icebergprotector.spark.masks.HashKeySource;
@@ -12,7 +13,6 @@ import java.util.List;
 import java.util.Objects;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.types.DataType;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The masks of a principal's view of a path, as Catalyst expressions that call the kernels of
@@ -45,8 +45,8 @@ final class PathMasks {
         new HashKey(keyScope, policy, keyId));
   }
 
-  static <T> scala.collection.immutable.Seq<T> seq(List<T> list) {
-    return CollectionConverters.asScala(list).toList();
+  static <T> scala.collection.immutable.List<T> seq(List<T> list) {
+    return ScalaCollections.asScalaList(list);
   }
 
   /**

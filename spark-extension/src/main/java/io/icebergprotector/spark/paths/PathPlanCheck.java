@@ -2,20 +2,18 @@ package io.icebergprotector.spark.paths;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.icebergprotector.spark.compat.ScalaCollections;
+import io.icebergprotector.spark.compat.SparkCompat;
 import io.icebergprotector.spark.core.ProtectorException;
 import java.util.Optional;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.expressions.Expression;
-import org.apache.spark.sql.catalyst.expressions.Literal;
-import org.apache.spark.sql.catalyst.expressions.RaiseError;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.SparkStrategy;
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
 import org.apache.spark.sql.execution.datasources.LogicalRelation;
 import scala.Option;
-import scala.collection.immutable.Seq;
-import scala.jdk.javaapi.CollectionConverters;
 import scala.runtime.BoxedUnit;
 
 /**
@@ -43,7 +41,7 @@ final class PathPlanCheck extends SparkStrategy {
   }
 
   @Override
-  public Seq<SparkPlan> apply(LogicalPlan plan) {
+  public scala.collection.immutable.List<SparkPlan> apply(LogicalPlan plan) {
     // Strategies plan several nodes at once (a scan with its filters and projections), so every
     // call checks its whole subtree.
     plan.foreach(
@@ -55,10 +53,10 @@ final class PathPlanCheck extends SparkStrategy {
   }
 
   private void check(LogicalPlan node) {
-    for (Expression expression : CollectionConverters.asJava(node.expressions())) {
+    for (Expression expression : ScalaCollections.asJava(node.expressions())) {
       Option<Expression> denied = expression.find(PathPlanCheck::deniedMarker);
       if (denied.isDefined()) {
-        String message = String.valueOf(((Literal) ((RaiseError) denied.get()).child()).value());
+        String message = SparkCompat.raisedMessage(denied.get());
         throw new ProtectorException(message.substring(PathProjection.DENIED_MARKER.length()));
       }
     }
@@ -69,15 +67,12 @@ final class PathPlanCheck extends SparkStrategy {
   }
 
   private static boolean deniedMarker(Expression e) {
-    if (!(e instanceof RaiseError) || !(((RaiseError) e).child() instanceof Literal)) {
-      return false;
-    }
-    Object value = ((Literal) ((RaiseError) e).child()).value();
-    return value != null && value.toString().startsWith(PathProjection.DENIED_MARKER);
+    String message = SparkCompat.raisedMessage(e);
+    return message != null && message.startsWith(PathProjection.DENIED_MARKER);
   }
 
   private void checkRelation(LogicalRelation relation, HadoopFsRelation fs) {
-    String mark = PathViewMark.in(CollectionConverters.asJava(fs.options()));
+    String mark = PathViewMark.in(ScalaCollections.asJava(fs.options()));
     if (mark != null && !PathViewMark.isIssued(mark)) {
       throw PathReadRule.reservedOption(relation);
     }

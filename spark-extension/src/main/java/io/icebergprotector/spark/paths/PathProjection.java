@@ -5,6 +5,7 @@ import io.icebergprotector.policy.AccessLevel;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.OnDenied;
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.compat.SparkCompat;
 import io.icebergprotector.spark.core.TokenizedColumns;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +19,6 @@ import org.apache.spark.sql.catalyst.expressions.IsNull;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression$;
-import org.apache.spark.sql.catalyst.expressions.RaiseError;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
@@ -199,6 +199,6 @@ final class PathProjection {
                 + " says on-denied = fail for it. Leave the column out of the query (also out of"
                 + " filters), or ask for a role with clear or masked access.",
             DENIED_MARKER, scope.principal(), column, location, scope.policy().origin());
-    return new RaiseError(new Literal(UTF8String.fromString(message), DataTypes.StringType), type);
+    return SparkCompat.raiseError(message, type);
   }
 }

@@ -1,6 +1,7 @@
 package io.icebergprotector.spark.paths;
 
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.compat.ScalaCollections;
 import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.crypto.keytools.KeyToolkit;
@@ -10,7 +11,6 @@ import org.apache.spark.sql.SparkSessionExtensions;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
 import org.apache.spark.sql.execution.datasources.LogicalRelation;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Protection of plain Parquet paths ({@code df.write.parquet}, {@code spark.read.parquet}, Parquet
@@ -67,7 +67,7 @@ public final class PathProtection {
    */
   public static boolean hasView(LogicalPlan relation) {
     HadoopFsRelation fs = PathReadRule.parquetRelation(relation);
-    return fs != null && PathViewMark.in(CollectionConverters.asJava(fs.options())) != null;
+    return fs != null && PathViewMark.in(ScalaCollections.asJava(fs.options())) != null;
   }
 
   /**

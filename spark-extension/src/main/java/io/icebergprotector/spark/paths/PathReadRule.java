@@ -1,6 +1,8 @@
 package io.icebergprotector.spark.paths;
 
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.compat.ScalaCollections;
+import io.icebergprotector.spark.compat.SparkCompat;
 import io.icebergprotector.spark.core.ProtectorException;
 import java.net.URI;
 import java.util.ArrayList;
@@ -28,8 +30,6 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
 import org.apache.spark.sql.execution.datasources.v2.FileTable;
 import org.apache.spark.sql.execution.datasources.v2.parquet.ParquetTable;
 import scala.Option;
-import scala.PartialFunction$;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Analyzer rule: a Parquet relation under a policy path prefix is read through the principal's view
@@ -56,8 +56,7 @@ final class PathReadRule extends Rule<LogicalPlan> {
     if (scope.isEmpty()) {
       return plan;
     }
-    return plan.resolveOperatorsUp(
-        PartialFunction$.MODULE$.fromFunction(node -> rewrite(node, scope.get())));
+    return plan.resolveOperatorsUp(ScalaCollections.total(node -> rewrite(node, scope.get())));
   }
 
   private static boolean candidate(LogicalPlan node) {
@@ -86,7 +85,7 @@ final class PathReadRule extends Rule<LogicalPlan> {
       return node;
     }
     LogicalRelation relation = (LogicalRelation) node;
-    String mark = PathViewMark.in(CollectionConverters.asJava(fs.options()));
+    String mark = PathViewMark.in(ScalaCollections.asJava(fs.options()));
     if (mark != null) {
       if (!PathViewMark.isIssued(mark)) {
         throw reservedOption(relation);
@@ -100,7 +99,7 @@ final class PathReadRule extends Rule<LogicalPlan> {
     // The marked copy differs from the relation (its options do), so Spark keeps it everywhere in
     // the plan, also where a parent would keep an equal child.
     LogicalRelation marked = marked(relation, PathViewMark.issue(scope.identity()));
-    List<Attribute> output = new ArrayList<>(CollectionConverters.asJava(relation.output()));
+    List<Attribute> output = new ArrayList<>(ScalaCollections.asJava(relation.output()));
     List<NamedExpression> view =
         PathProjection.of(output, governed.get().entry, scope, governed.get().location);
     return view == null ? marked : new Project(PathMasks.seq(view), marked);
@@ -120,9 +119,7 @@ final class PathReadRule extends Rule<LogicalPlan> {
             fs.fileFormat(),
             options,
             fs.sparkSession());
-    LogicalRelation copy =
-        new LogicalRelation(
-            withMark, relation.output(), relation.catalogTable(), relation.isStreaming());
+    LogicalRelation copy = SparkCompat.withRelation(relation, withMark);
     copy.copyTagsFrom(relation);
     return copy;
   }
@@ -140,7 +137,7 @@ final class PathReadRule extends Rule<LogicalPlan> {
       return "table " + relation.catalogTable().get().identifier().unquotedString();
     }
     HadoopFsRelation fs = (HadoopFsRelation) relation.relation();
-    return CollectionConverters.asJava(fs.location().rootPaths()).toString();
+    return ScalaCollections.asJava(fs.location().rootPaths()).toString();
   }
 
   /** The policy entry and the location it governs, for a relation's files. */
@@ -170,7 +167,7 @@ final class PathReadRule extends Rule<LogicalPlan> {
     Map<String, String> entries = new LinkedHashMap<>(); // entry name -> a governed location
     Map<String, TablePolicy> byName = new LinkedHashMap<>();
     List<String> locations = new ArrayList<>();
-    for (Path root : CollectionConverters.asJava(fs.location().rootPaths())) {
+    for (Path root : ScalaCollections.asJava(fs.location().rootPaths())) {
       locations.add(root.toString());
     }
     if (relation.catalogTable().isDefined()) {
@@ -209,7 +206,7 @@ final class PathReadRule extends Rule<LogicalPlan> {
     }
     SessionCatalog catalog = session.sessionState().catalog();
     for (CatalogTablePartition partition :
-        CollectionConverters.asJava(catalog.listPartitions(table.identifier(), Option.empty()))) {
+        ScalaCollections.asJava(catalog.listPartitions(table.identifier(), Option.empty()))) {
       Option<URI> location = partition.storage().locationUri();
       if (location.isDefined()) {
         out.add(new Path(location.get()).toString());
@@ -223,7 +220,7 @@ final class PathReadRule extends Rule<LogicalPlan> {
     if (!(table instanceof ParquetTable)) {
       return;
     }
-    for (Path root : CollectionConverters.asJava(((FileTable) table).fileIndex().rootPaths())) {
+    for (Path root : ScalaCollections.asJava(((FileTable) table).fileIndex().rootPaths())) {
       String location = root.toString();
       if (scope.policyFor(location).isPresent() || scope.hasPrefixBelow(location)) {
         throw new ProtectorException(

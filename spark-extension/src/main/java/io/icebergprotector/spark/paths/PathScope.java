@@ -6,6 +6,7 @@ import io.icebergprotector.policy.Locations;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.core.ProtectorContext;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
@@ -29,7 +30,6 @@ import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.spark.sql.SparkSession;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The protector settings of a Spark session for plain Parquet paths: the policy, the key service
@@ -82,7 +82,7 @@ public final class PathScope {
 
   /** The session's settings (driver side); empty when the session sets no protector policy. */
   public static Optional<PathScope> fromSession(SparkSession session) {
-    Map<String, String> all = CollectionConverters.asJava(session.conf().getAll());
+    Map<String, String> all = ScalaCollections.asJava(session.conf().getAll());
     return of(
         options(all, SESSION_PREFIX + OPTION_PREFIX, null),
         true,

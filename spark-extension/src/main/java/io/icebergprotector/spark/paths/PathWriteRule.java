@@ -2,6 +2,7 @@ package io.icebergprotector.spark.paths;
 
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.core.StrictSchema;
 import io.icebergprotector.spark.core.TokenizedColumns;
@@ -17,7 +18,6 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.rules.Rule;
 import org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationCommand;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Post-hoc analyzer rule for Parquet writes ({@code df.write.parquet}, {@code INSERT} into a
@@ -69,12 +69,12 @@ final class PathWriteRule extends Rule<LogicalPlan> {
     scope.checkWrite(entry, location);
     checkFactory(write, scope, location);
     List<String> partitioning = new ArrayList<>();
-    for (Attribute a : CollectionConverters.asJava(write.partitionColumns())) {
+    for (Attribute a : ScalaCollections.asJava(write.partitionColumns())) {
       partitioning.add(a.name());
     }
     if (write.bucketSpec().isDefined()) {
       BucketSpec bucketing = write.bucketSpec().get();
-      partitioning.addAll(CollectionConverters.asJava(bucketing.bucketColumnNames()));
+      partitioning.addAll(ScalaCollections.asJava(bucketing.bucketColumnNames()));
     }
     for (String column : partitioning) {
       for (ColumnPolicy protectedColumn : entry.columns()) {

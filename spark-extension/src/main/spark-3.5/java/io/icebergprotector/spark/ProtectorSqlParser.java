@@ -1,5 +1,6 @@
 package io.icebergprotector.spark;
 
+import io.icebergprotector.spark.compat.ScalaCollections;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -14,8 +15,6 @@ import org.apache.spark.sql.catalyst.plans.logical.CallStatement;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
-import scala.collection.immutable.Seq;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Parses {@code CALL <catalog>.system.rewrite_protected(...)} and {@code describe_protection(...)}.
@@ -55,10 +54,9 @@ final class ProtectorSqlParser implements ParserInterface {
       return parsed;
     }
     CallStatement call = (CallStatement) parsed;
-    List<String> name = new ArrayList<>(CollectionConverters.asJava(call.name()));
+    List<String> name = new ArrayList<>(ScalaCollections.asJava(call.name()));
     name.set(name.size() - 1, ours);
-    Seq<String> restored = CollectionConverters.asScala(name).toList();
-    return new CallStatement(restored, call.args());
+    return new CallStatement(ScalaCollections.asScalaList(name), call.args());
   }
 
   @Override
@@ -77,8 +75,10 @@ final class ProtectorSqlParser implements ParserInterface {
   }
 
   @Override
-  public Seq<String> parseMultipartIdentifier(String sqlText) throws ParseException {
-    return delegate.parseMultipartIdentifier(sqlText);
+  public scala.collection.immutable.List<String> parseMultipartIdentifier(String sqlText)
+      throws ParseException {
+    // a List is the Seq of Scala 2.12 and of 2.13
+    return delegate.parseMultipartIdentifier(sqlText).toList();
   }
 
   @Override

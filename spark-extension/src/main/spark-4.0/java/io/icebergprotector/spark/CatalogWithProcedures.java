@@ -1,0 +1,25 @@
+package io.icebergprotector.spark;
+
+import org.apache.iceberg.spark.SparkCatalog;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
+
+/**
+ * Spark 4.0 version: the procedures of {@link ProtectingSparkCatalog}, through Spark's own {@code
+ * ProcedureCatalog} (Spark 4.0 parses and runs {@code CALL}). The Spark 3.5 version goes through
+ * Iceberg's procedure API; the method's return type is all that differs, so ProtectingSparkCatalog
+ * (shared) extends this class.
+ */
+abstract class CatalogWithProcedures extends SparkCatalog {
+  /** Our own procedure {@code ident}, or null when it names none. */
+  abstract CatalogProcedure ownProcedure(Identifier ident);
+
+  @Override
+  public UnboundProcedure loadProcedure(Identifier ident) {
+    CatalogProcedure own = ownProcedure(ident);
+    if (own != null) {
+      return SparkProcedures.own(own);
+    }
+    return SparkProcedures.guard(ident.name(), super.loadProcedure(ident), this);
+  }
+}

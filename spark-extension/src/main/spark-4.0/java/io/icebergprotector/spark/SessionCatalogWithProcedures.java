@@ -1,0 +1,22 @@
+package io.icebergprotector.spark;
+
+import org.apache.iceberg.spark.SparkSessionCatalog;
+import org.apache.spark.sql.connector.catalog.FunctionCatalog;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
+import org.apache.spark.sql.connector.catalog.TableCatalog;
+import org.apache.spark.sql.connector.catalog.ViewCatalog;
+import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
+
+/**
+ * Spark 4.0 version: the procedures of {@link ProtectingSessionCatalog} (Iceberg's, guarded),
+ * through Spark's own {@code ProcedureCatalog}; see {@link CatalogWithProcedures}.
+ */
+abstract class SessionCatalogWithProcedures<
+        T extends TableCatalog & FunctionCatalog & SupportsNamespaces & ViewCatalog>
+    extends SparkSessionCatalog<T> {
+  @Override
+  public UnboundProcedure loadProcedure(Identifier ident) {
+    return SparkProcedures.guard(ident.name(), super.loadProcedure(ident), this);
+  }
+}

@@ -1,0 +1,97 @@
+package io.icebergprotector.spark.compat;
+
+import java.util.List;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.expressions.CreateMap;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.Literal;
+import org.apache.spark.sql.catalyst.expressions.RaiseError;
+import org.apache.spark.sql.catalyst.expressions.objects.StaticInvoke;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.classic.ExpressionUtils;
+import org.apache.spark.sql.execution.datasources.LogicalRelation;
+import org.apache.spark.sql.sources.BaseRelation;
+import org.apache.spark.sql.types.AbstractDataType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.unsafe.types.UTF8String;
+import scala.Option;
+
+/**
+ * Spark 4.0 version of the Spark calls whose form differs between Spark 3.5 and 4.0 (the Spark 3.5
+ * version, in src/main/spark-3.5, has the same methods). Spark 4.0 split the Dataset and Column API
+ * from the classic engine ({@code org.apache.spark.sql.classic}), gave {@code StaticInvoke} a
+ * scalar function, {@code RaiseError} an error class with parameters, and {@code LogicalRelation} a
+ * stream.
+ */
+public final class SparkCompat {
+  private SparkCompat() {}
+
+  /** The Catalyst expression of a column. */
+  public static Expression expression(Column column) {
+    return ExpressionUtils.expression(column);
+  }
+
+  /** A column of a Catalyst expression. */
+  public static Column column(Expression expression) {
+    return ExpressionUtils.column(expression);
+  }
+
+  /** The rows of a resolved or unresolved logical plan. */
+  public static Dataset<Row> ofRows(SparkSession spark, LogicalPlan plan) {
+    return org.apache.spark.sql.classic.Dataset.ofRows(
+        (org.apache.spark.sql.classic.SparkSession) spark, plan);
+  }
+
+  /** A null-propagating, deterministic call of a public static method. */
+  public static Expression staticInvoke(
+      Class<?> kernel, DataType type, String method, List<Expression> arguments) {
+    return new StaticInvoke(
+        kernel,
+        type,
+        method,
+        ScalaCollections.asScalaList(arguments),
+        ScalaCollections.asScalaList(List.<AbstractDataType>of()),
+        true,
+        true,
+        true,
+        Option.empty());
+  }
+
+  /** An expression of type {@code type} that fails the query with {@code message}. */
+  public static Expression raiseError(String message, DataType type) {
+    // Spark's own form of raise_error(message): USER_RAISED_EXCEPTION with errorMessage
+    RaiseError user =
+        new RaiseError(new Literal(UTF8String.fromString(message), DataTypes.StringType));
+    return new RaiseError(user.errorClass(), user.errorParms(), type);
+  }
+
+  /** The message of a {@link #raiseError} expression, or null for any other expression. */
+  public static String raisedMessage(Expression expression) {
+    if (!(expression instanceof RaiseError)
+        || !(((RaiseError) expression).errorParms() instanceof CreateMap)) {
+      return null;
+    }
+    // errorParms is map('errorMessage', <message>)
+    List<Expression> parameters =
+        ScalaCollections.asJava(((RaiseError) expression).errorParms().children());
+    if (parameters.size() != 2 || !(parameters.get(1) instanceof Literal)) {
+      return null;
+    }
+    Object value = ((Literal) parameters.get(1)).value();
+    return value == null ? null : value.toString();
+  }
+
+  /** {@code relation} reading {@code newRelation} instead, with the same output and table. */
+  public static LogicalRelation withRelation(LogicalRelation relation, BaseRelation newRelation) {
+    return new LogicalRelation(
+        newRelation,
+        relation.output(),
+        relation.catalogTable(),
+        relation.isStreaming(),
+        relation.stream());
+  }
+}
