@@ -8,6 +8,8 @@ import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.ProtectionMethod;
+import io.icebergprotector.spark.compat.ScalaCollections;
+import io.icebergprotector.spark.compat.SparkCompat;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import io.icebergprotector.spark.table.ProtectingCatalog;
@@ -16,7 +18,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.spark.TaskContext;
-import org.apache.spark.sql.Column;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.SparkSessionExtensions;
 import org.apache.spark.sql.api.java.UDF1;
@@ -31,8 +32,6 @@ import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import scala.Option;
 import scala.Tuple3;
-import scala.collection.immutable.Seq;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The SQL functions {@code protect(value, domain)} and {@code unprotect(token, domain)}: tokens of
@@ -46,13 +45,18 @@ import scala.jdk.javaapi.CollectionConverters;
 final class TokenFunctions {
   private TokenFunctions() {}
 
+  // Raw: the builder's Seq is scala.collection.Seq on Scala 2.12 and immutable.Seq on 2.13; a
+  // builder over scala.collection.Seq accepts both.
+  @SuppressWarnings({"unchecked", "rawtypes"})
   static void register(SparkSessionExtensions extensions) {
-    extensions.injectFunction(function("protect", true));
-    extensions.injectFunction(function("unprotect", false));
+    extensions.injectFunction((Tuple3) function("protect", true));
+    extensions.injectFunction((Tuple3) function("unprotect", false));
   }
 
   private static Tuple3<
-          FunctionIdentifier, ExpressionInfo, scala.Function1<Seq<Expression>, Expression>>
+          FunctionIdentifier,
+          ExpressionInfo,
+          scala.Function1<scala.collection.Seq<Expression>, Expression>>
       function(String name, boolean forward) {
     ExpressionInfo info =
         new ExpressionInfo(
@@ -69,8 +73,8 @@ final class TokenFunctions {
             "",
             "",
             "");
-    scala.Function1<Seq<Expression>, Expression> builder =
-        children -> build(name, forward, CollectionConverters.asJava(children));
+    scala.Function1<scala.collection.Seq<Expression>, Expression> builder =
+        children -> build(name, forward, ScalaCollections.asJava(children));
     return new Tuple3<>(new FunctionIdentifier(name, Option.empty()), info, builder);
   }
 
@@ -119,7 +123,7 @@ final class TokenFunctions {
         numeric
             ? functions.udf((UDF1<Long, Long>) call::applyLong, type)
             : functions.udf((UDF1<String, String>) call::applyString, type);
-    return udf.apply(CollectionConverters.asScala(List.of(new Column(args.get(0)))).toSeq()).expr();
+    return SparkCompat.expression(udf.apply(SparkCompat.column(args.get(0))));
   }
 
   /** The first protecting catalog (the current one first) whose policy has {@code domain}. */
@@ -127,7 +131,7 @@ final class TokenFunctions {
     CatalogManager catalogs = session.sessionState().catalogManager();
     Set<String> names = new LinkedHashSet<>();
     names.add(catalogs.currentCatalog().name());
-    for (String key : CollectionConverters.asJava(session.conf().getAll()).keySet()) {
+    for (String key : ScalaCollections.asJava(session.conf().getAll()).keySet()) {
       String prefix = "spark.sql.catalog.";
       if (key.startsWith(prefix) && key.indexOf('.', prefix.length()) < 0) {
         names.add(key.substring(prefix.length()));
