@@ -1,6 +1,8 @@
 package io.icebergprotector.kms;
 
 import io.icebergprotector.kms.token.TokenKey;
+import io.icebergprotector.kms.token.TokenMode;
+import io.icebergprotector.kms.token.Tokenizer;
 import io.icebergprotector.policy.ProtectionMethod;
 import java.util.List;
 
@@ -87,6 +89,29 @@ public interface KeyService extends AutoCloseable {
       String keyId, int version, String domain, ProtectionMethod.Kind kind) {
     throw new KeyServiceException(
         "Cannot derive token keys with " + this + ": it has no token-key derivation");
+  }
+
+  /**
+   * A tokenizer of {@code domain} under ({@code keyId}, {@code version}; {@link #LATEST_VERSION}
+   * for writers). {@link TokenMode#LOCAL} derives the token key ({@link #deriveTokenKey}, with its
+   * checks and audit) and tokenizes in this process; {@link TokenMode#SERVER} leaves the key in the
+   * key service, which tokenizes each batch the tokenizer sends. The caller closes the tokenizer.
+   *
+   * @throws KeyServiceException where the mode is not available, or the key is refused
+   */
+  default Tokenizer tokenizer(
+      String keyId, int version, String domain, ProtectionMethod method, TokenMode mode) {
+    if (mode == TokenMode.SERVER) {
+      throw new KeyServiceException(
+          "Cannot tokenize domain '"
+              + domain
+              + "' in token mode server with "
+              + this
+              + ": only a key server tokenizes for its callers; use token mode local");
+    }
+    try (TokenKey key = deriveTokenKey(keyId, version, domain, method.kind())) {
+      return Tokenizer.of(key, method);
+    }
   }
 
   @Override

@@ -25,6 +25,7 @@ final class Ff1Tokenizer implements Tokenizer {
   }
 
   private final String domain;
+  private final int version;
   private final ProtectionMethod method;
   private final ProtectionMethod.Alphabet alphabet;
   private final String keep;
@@ -34,6 +35,7 @@ final class Ff1Tokenizer implements Tokenizer {
 
   Ff1Tokenizer(TokenKey key, ProtectionMethod method) {
     this.domain = key.domain();
+    this.version = key.version();
     this.method = method;
     this.alphabet = method.alphabet();
     this.keep = method.keep();
@@ -59,6 +61,11 @@ final class Ff1Tokenizer implements Tokenizer {
   @Override
   public String domain() {
     return domain;
+  }
+
+  @Override
+  public int version() {
+    return version;
   }
 
   @Override

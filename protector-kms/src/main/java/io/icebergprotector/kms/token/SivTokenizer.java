@@ -20,10 +20,12 @@ final class SivTokenizer implements Tokenizer {
   private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
 
   private final String domain;
+  private final int version;
   private AesSiv siv;
 
   SivTokenizer(TokenKey key) {
     this.domain = key.domain();
+    this.version = key.version();
     byte[] copy = key.bytes().clone();
     try {
       this.siv = new AesSiv(copy);
@@ -37,6 +39,11 @@ final class SivTokenizer implements Tokenizer {
   @Override
   public String domain() {
     return domain;
+  }
+
+  @Override
+  public int version() {
+    return version;
   }
 
   @Override

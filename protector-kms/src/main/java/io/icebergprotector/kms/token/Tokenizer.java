@@ -25,6 +25,12 @@ public interface Tokenizer extends AutoCloseable {
   /** The token domain (the tweak). */
   String domain();
 
+  /**
+   * The master key version whose token key this tokenizer uses. Tokens carry no version, so whoever
+   * stores tokens records it beside them.
+   */
+  int version();
+
   /** A string value's token: printable (deterministic) or of the same format (fpe). */
   String protect(String value);
 
@@ -42,6 +48,51 @@ public interface Tokenizer extends AutoCloseable {
 
   /** The value of an integer token (fpe with a width only). */
   long unprotect(long token);
+
+  /**
+   * Replaces {@code values[0..count)} by their tokens; nulls stay null. A tokenizer that calls a
+   * key server sends them in one request, so callers on a hot path tokenize in batches.
+   */
+  default void protectAll(String[] values, int count) {
+    for (int i = 0; i < count; i++) {
+      values[i] = protect(values[i]);
+    }
+  }
+
+  /** Replaces {@code tokens[0..count)} by their values; nulls stay null. */
+  default void unprotectAll(String[] tokens, int count) {
+    for (int i = 0; i < count; i++) {
+      tokens[i] = unprotect(tokens[i]);
+    }
+  }
+
+  /** Replaces {@code values[0..count)} by their tokens; nulls stay null. */
+  default void protectAll(byte[][] values, int count) {
+    for (int i = 0; i < count; i++) {
+      values[i] = protect(values[i]);
+    }
+  }
+
+  /** Replaces {@code tokens[0..count)} by their values; nulls stay null. */
+  default void unprotectAll(byte[][] tokens, int count) {
+    for (int i = 0; i < count; i++) {
+      tokens[i] = unprotect(tokens[i]);
+    }
+  }
+
+  /** Replaces {@code values[0..count)} by their tokens (callers leave nulls out). */
+  default void protectAll(long[] values, int count) {
+    for (int i = 0; i < count; i++) {
+      values[i] = protect(values[i]);
+    }
+  }
+
+  /** Replaces {@code tokens[0..count)} by their values (callers leave nulls out). */
+  default void unprotectAll(long[] tokens, int count) {
+    for (int i = 0; i < count; i++) {
+      tokens[i] = unprotect(tokens[i]);
+    }
+  }
 
   @Override
   void close();
