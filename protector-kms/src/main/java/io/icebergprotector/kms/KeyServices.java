@@ -3,6 +3,7 @@ package io.icebergprotector.kms;
 import io.icebergprotector.kms.pkcs11.Pkcs11KeyService;
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Locale;
 
 /**
@@ -48,7 +49,8 @@ public final class KeyServices {
         RemoteKeyService.builder()
             .url(settings.url())
             .token(settings.token().read())
-            .allowInsecureHttp(settings.allowInsecureHttp());
+            .allowInsecureHttp(settings.allowInsecureHttp())
+            .cacheTtl(Duration.ofSeconds(settings.keyCacheSeconds()));
     if (settings.trustStore() != null) {
       Path trust = Path.of(settings.trustStore());
       String lower = trust.getFileName().toString().toLowerCase(Locale.ROOT);

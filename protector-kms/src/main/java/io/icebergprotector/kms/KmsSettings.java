@@ -14,7 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * messages without carrying a token, a passphrase or a PIN.
  */
 public final class KmsSettings implements Serializable {
-  private static final long serialVersionUID = 3L;
+  private static final long serialVersionUID = 4L;
 
   public static final String TYPE = "protector.kms.type";
   public static final String KEYSTORE = "protector.kms.keystore";
@@ -31,9 +31,20 @@ public final class KmsSettings implements Serializable {
   public static final String SLOT_LIST_INDEX = "protector.kms.slot-list-index";
   public static final String PIN_ENV = "protector.kms.pin-env";
   public static final String PIN_FILE = "protector.kms.pin-file";
+  public static final String KEY_CACHE_SECONDS = "protector.kms.key-cache-seconds";
   public static final String TOKEN = "protector.token";
   public static final String TOKEN_FILE = "protector.token-file";
   public static final String TOKEN_ENV = "protector.token-env";
+
+  /**
+   * How long a JVM may use a key it obtained from the key service (key-encryption keys, derived
+   * keys) before it asks again: the bound on how long a rotation, a destroyed key or a revoked
+   * grant takes to reach running executors.
+   */
+  public static final int DEFAULT_KEY_CACHE_SECONDS = 30;
+
+  /** The longest {@link #KEY_CACHE_SECONDS} accepted: Parquet's own default. */
+  public static final int MAX_KEY_CACHE_SECONDS = 600;
 
   /** The token variable when no token option is set. */
   public static final String DEFAULT_TOKEN_ENV = "PROTECTOR_TOKEN";
@@ -62,6 +73,7 @@ public final class KmsSettings implements Serializable {
   private final Long slot;
   private final Integer slotListIndex;
   private final SecretRef pin;
+  private final int keyCacheSeconds;
 
   private KmsSettings(Builder b) {
     this.type = b.type;
@@ -78,6 +90,7 @@ public final class KmsSettings implements Serializable {
     this.slot = b.slot;
     this.slotListIndex = b.slotListIndex;
     this.pin = b.pin;
+    this.keyCacheSeconds = b.keyCacheSeconds;
   }
 
   public static Builder builder(Type type) {
@@ -91,17 +104,42 @@ public final class KmsSettings implements Serializable {
    * @param owner what the options belong to, for messages (e.g. "catalog 'prod'"), or null
    */
   public static KmsSettings fromOptions(Map<String, String> options, String owner) {
+    try {
+      return builderFromOptions(options, owner)
+          .keyCacheSeconds(keyCacheSeconds(options.get(KEY_CACHE_SECONDS)))
+          .build();
+    } catch (IllegalArgumentException e) {
+      if (owner == null) {
+        throw e;
+      }
+      throw new IllegalArgumentException(owner + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static int keyCacheSeconds(String text) {
+    if (text == null || text.isBlank()) {
+      return DEFAULT_KEY_CACHE_SECONDS;
+    }
+    try {
+      return Integer.parseInt(text.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          String.format(
+              "%s must be a whole number of seconds, got '%s'", KEY_CACHE_SECONDS, text.trim()),
+          e);
+    }
+  }
+
+  private static Builder builderFromOptions(Map<String, String> options, String owner) {
     String type = options.getOrDefault(TYPE, "local").trim().toLowerCase(Locale.ROOT);
     boolean create =
         Boolean.parseBoolean(options.getOrDefault(CREATE_MISSING_KEYS, "false").trim());
-    try {
-      switch (type) {
+    switch (type) {
         case "local":
           return builder(Type.LOCAL)
               .keystore(options.get(KEYSTORE))
               .passphrase(SecretRef.choose(options, null, PASSPHRASE_FILE, PASSPHRASE_ENV, null))
-              .createMissingKeys(create)
-              .build();
+              .createMissingKeys(create);
         case "remote":
           refuseCreateMissingKeys(create);
           String trustPasswordEnv = options.get(TRUST_STORE_PASSWORD_ENV);
@@ -130,8 +168,7 @@ public final class KmsSettings implements Serializable {
                       ? null
                       : SecretRef.ofEnv(trustPasswordEnv))
               .allowInsecureHttp(
-                  Boolean.parseBoolean(options.getOrDefault(ALLOW_INSECURE_HTTP, "false").trim()))
-              .build();
+                  Boolean.parseBoolean(options.getOrDefault(ALLOW_INSECURE_HTTP, "false").trim()));
         case "pkcs11":
           refuseCreateMissingKeys(create);
           return builder(Type.PKCS11)
@@ -139,18 +176,11 @@ public final class KmsSettings implements Serializable {
               .tokenLabel(options.get(TOKEN_LABEL))
               .slot(number(options, SLOT))
               .slotListIndex(index(options, SLOT_LIST_INDEX))
-              .pin(SecretRef.choose(options, null, PIN_FILE, PIN_ENV, null))
-              .build();
+              .pin(SecretRef.choose(options, null, PIN_FILE, PIN_ENV, null));
         default:
           throw new IllegalArgumentException(
               String.format("unknown %s '%s' (expected local, remote or pkcs11)", TYPE, type));
       }
-    } catch (IllegalArgumentException e) {
-      if (owner == null) {
-        throw e;
-      }
-      throw new IllegalArgumentException(owner + ": " + e.getMessage(), e);
-    }
   }
 
   private static void refuseCreateMissingKeys(boolean create) {
@@ -246,6 +276,14 @@ public final class KmsSettings implements Serializable {
     return pin;
   }
 
+  /**
+   * How long, in seconds, a JVM may use a key it obtained from this key service before it asks
+   * again ({@link #KEY_CACHE_SECONDS}, default {@value #DEFAULT_KEY_CACHE_SECONDS}).
+   */
+  public int keyCacheSeconds() {
+    return keyCacheSeconds;
+  }
+
   /** A stable, non-secret identity of the key-service endpoint. */
   public String endpoint() {
     switch (type) {
@@ -272,7 +310,13 @@ public final class KmsSettings implements Serializable {
    */
   public String identity() {
     SecretRef credential = credential();
-    return endpoint() + "|" + (credential == null ? "" : credential.fingerprint());
+    // the cache lifetime too: a backend's caches expire as the settings that opened it say
+    return endpoint()
+        + "|"
+        + (credential == null ? "" : credential.fingerprint())
+        + "|"
+        + keyCacheSeconds
+        + "s";
   }
 
   /** The secret that opens the backend: keystore passphrase, token or PIN. */
@@ -329,6 +373,7 @@ public final class KmsSettings implements Serializable {
     private Long slot;
     private Integer slotListIndex;
     private SecretRef pin;
+    private int keyCacheSeconds = DEFAULT_KEY_CACHE_SECONDS;
 
     private Builder(Type type) {
       this.type = Objects.requireNonNull(type, "type");
@@ -402,6 +447,18 @@ public final class KmsSettings implements Serializable {
 
     public Builder pin(SecretRef ref) {
       this.pin = ref;
+      return this;
+    }
+
+    /** See {@link KmsSettings#keyCacheSeconds()}: 1 to {@value #MAX_KEY_CACHE_SECONDS}. */
+    public Builder keyCacheSeconds(int seconds) {
+      if (seconds < 1 || seconds > MAX_KEY_CACHE_SECONDS) {
+        throw new IllegalArgumentException(
+            String.format(
+                "%s must be between 1 and %d seconds, got %d",
+                KEY_CACHE_SECONDS, MAX_KEY_CACHE_SECONDS, seconds));
+      }
+      this.keyCacheSeconds = seconds;
       return this;
     }
 

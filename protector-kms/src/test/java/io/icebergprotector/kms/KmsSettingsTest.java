@@ -128,6 +128,36 @@ class KmsSettingsTest {
   }
 
   @Test
+  void keyCacheLifetimeDefaultsToThirtySecondsAndIsBounded() {
+    Map<String, String> remote = new HashMap<>();
+    remote.put(KmsSettings.TYPE, "remote");
+    remote.put(KmsSettings.URL, "https://keys.example.com:8200");
+    remote.put(KmsSettings.TOKEN_FILE, "/run/secrets/token");
+    KmsSettings byDefault = KmsSettings.fromOptions(remote, "catalog 'prod'");
+    assertThat(byDefault.keyCacheSeconds()).isEqualTo(30);
+
+    remote.put(KmsSettings.KEY_CACHE_SECONDS, " 5 ");
+    KmsSettings short5 = KmsSettings.fromOptions(remote, "catalog 'prod'");
+    assertThat(short5.keyCacheSeconds()).isEqualTo(5);
+    assertThat(short5.identity())
+        .as("backends with different lifetimes are not shared")
+        .isNotEqualTo(byDefault.identity());
+
+    remote.put(KmsSettings.KEY_CACHE_SECONDS, "0");
+    assertThatThrownBy(() -> KmsSettings.fromOptions(remote, "catalog 'prod'"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "catalog 'prod': protector.kms.key-cache-seconds must be between 1 and 600 seconds,"
+                + " got 0");
+    remote.put(KmsSettings.KEY_CACHE_SECONDS, "30s");
+    assertThatThrownBy(() -> KmsSettings.fromOptions(remote, "catalog 'prod'"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "catalog 'prod': protector.kms.key-cache-seconds must be a whole number of seconds,"
+                + " got '30s'");
+  }
+
+  @Test
   void settingsTravelWithoutTheirSecrets() throws Exception {
     KmsSettings settings =
         KmsSettings.fromOptions(
