@@ -2,6 +2,7 @@ package io.icebergprotector.spark.crypto;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import io.icebergprotector.kms.KeyScope;
 import io.icebergprotector.policy.Policy;
@@ -10,21 +11,41 @@ import java.util.Arrays;
 
 /**
  * The keys of {@code hash} masks, derived by the key service once per scope and master key. Cached
- * for as long as Parquet caches key-encryption keys, at most {@link #MAX_KEYS}; bytes are wiped
- * when an entry leaves the cache. Free of Iceberg classes (plain-Parquet paths use it too).
+ * for as long as Parquet caches key-encryption keys (the scope's key-cache lifetime, so that a
+ * revoked grant stops working within it), at most {@link #MAX_KEYS}; bytes are wiped when an entry
+ * leaves the cache. Free of Iceberg classes (plain-Parquet paths use it too).
  */
 public final class HashMaskKeys {
   /** Key-derivation context: one HMAC key per master key, stable across rotation. */
   public static final String CONTEXT = "iceberg-protector/mask/hash/v1";
 
   private static final int MAX_KEYS = 10_000;
-  private static final Cache<String, byte[]> KEYS =
+  /** A derived key and how long it may be used, from its scope's settings. */
+  private record Cached(byte[] key, long lifetimeNanos) {}
+
+  private static final Cache<String, Cached> KEYS =
       Caffeine.newBuilder()
           .maximumSize(MAX_KEYS)
-          .expireAfterWrite(Duration.ofSeconds(KeyTools.CACHE_LIFETIME_SECONDS))
+          .expireAfter(
+              new Expiry<String, Cached>() {
+                @Override
+                public long expireAfterCreate(String k, Cached v, long now) {
+                  return v.lifetimeNanos();
+                }
+
+                @Override
+                public long expireAfterUpdate(String k, Cached v, long now, long remaining) {
+                  return v.lifetimeNanos();
+                }
+
+                @Override
+                public long expireAfterRead(String k, Cached v, long now, long remaining) {
+                  return remaining;
+                }
+              })
           .ticker(CacheClock.TICKER)
           .executor(Runnable::run)
-          .removalListener((String k, byte[] key, RemovalCause cause) -> wipe(key))
+          .removalListener((String k, Cached cached, RemovalCause cause) -> wipe(cached))
           .build();
 
   private HashMaskKeys() {}
@@ -34,11 +55,14 @@ public final class HashMaskKeys {
    * copy, which they own (and should wipe).
    */
   public static byte[] get(KeyScope scope, Policy policy, String keyId) {
-    byte[] key =
+    Cached cached =
         KEYS.get(
             scope.handle() + "/" + keyId,
-            k -> KeyServiceRegistry.obtain(scope, policy).deriveKey(keyId, CONTEXT));
-    return key.clone();
+            k ->
+                new Cached(
+                    KeyServiceRegistry.obtain(scope, policy).deriveKey(keyId, CONTEXT),
+                    Duration.ofSeconds(scope.kms().keyCacheSeconds()).toNanos()));
+    return cached.key().clone();
   }
 
   /** Forgets (and wipes) every cached hash-mask key. */
@@ -49,7 +73,8 @@ public final class HashMaskKeys {
 
   /** The cached bytes themselves, or null (for tests that check wiping). */
   static byte[] cached(KeyScope scope, String keyId) {
-    return KEYS.getIfPresent(scope.handle() + "/" + keyId);
+    Cached cached = KEYS.getIfPresent(scope.handle() + "/" + keyId);
+    return cached == null ? null : cached.key();
   }
 
   /** Keys cached now (for tests of the bounds). */
@@ -58,9 +83,9 @@ public final class HashMaskKeys {
     return KEYS.estimatedSize();
   }
 
-  private static void wipe(byte[] key) {
-    if (key != null) {
-      Arrays.fill(key, (byte) 0);
+  private static void wipe(Cached cached) {
+    if (cached != null) {
+      Arrays.fill(cached.key(), (byte) 0);
     }
   }
 }

@@ -23,9 +23,6 @@ public final class KeyTools {
   static final String DATA_KEY_LENGTH = "parquet.encryption.data.key.length.bits";
   static final String KEK_LENGTH = "parquet.encryption.kek.length.bits";
 
-  /** How long Parquet caches key-encryption keys per access token. */
-  static final long CACHE_LIFETIME_SECONDS = 600;
-
   private KeyTools() {}
 
   /**
@@ -44,7 +41,8 @@ public final class KeyTools {
     conf.set(KMS_INSTANCE_ID, scope.kms().endpoint());
     conf.set(KEY_ACCESS_TOKEN, accessToken(scope, generation));
     conf.setBoolean(DOUBLE_WRAPPING, true);
-    conf.setLong(CACHE_LIFETIME, CACHE_LIFETIME_SECONDS);
+    // how long executors may wrap and unwrap with a key-encryption key without the key service
+    conf.setLong(CACHE_LIFETIME, scope.kms().keyCacheSeconds());
     conf.setInt(DATA_KEY_LENGTH, 256);
     conf.setInt(KEK_LENGTH, 256);
     return conf;
