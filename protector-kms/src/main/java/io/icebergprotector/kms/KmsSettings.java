@@ -135,52 +135,52 @@ public final class KmsSettings implements Serializable {
     boolean create =
         Boolean.parseBoolean(options.getOrDefault(CREATE_MISSING_KEYS, "false").trim());
     switch (type) {
-        case "local":
-          return builder(Type.LOCAL)
-              .keystore(options.get(KEYSTORE))
-              .passphrase(SecretRef.choose(options, null, PASSPHRASE_FILE, PASSPHRASE_ENV, null))
-              .createMissingKeys(create);
-        case "remote":
-          refuseCreateMissingKeys(create);
-          String trustPasswordEnv = options.get(TRUST_STORE_PASSWORD_ENV);
-          SecretRef token =
-              SecretRef.choose(options, TOKEN, TOKEN_FILE, TOKEN_ENV, DEFAULT_TOKEN_ENV);
-          if (token.source() == SecretRef.Source.VALUE && WARNED_INLINE_TOKEN.add(owner)) {
-            LOG.log(
-                System.Logger.Level.WARNING,
-                owner
-                    + ": "
-                    + TOKEN
-                    + " (an inline token) is"
-                    + " deprecated: Spark copies its configuration into every job and task, where any"
-                    + " code of the application can read the token. Use "
-                    + TOKEN_FILE
-                    + " or "
-                    + TOKEN_ENV
-                    + ", and one principal per JVM");
-          }
-          return builder(Type.REMOTE)
-              .url(options.get(URL))
-              .token(token)
-              .trustStore(options.get(TRUST_STORE))
-              .trustStorePassword(
-                  trustPasswordEnv == null || trustPasswordEnv.isBlank()
-                      ? null
-                      : SecretRef.ofEnv(trustPasswordEnv))
-              .allowInsecureHttp(
-                  Boolean.parseBoolean(options.getOrDefault(ALLOW_INSECURE_HTTP, "false").trim()));
-        case "pkcs11":
-          refuseCreateMissingKeys(create);
-          return builder(Type.PKCS11)
-              .pkcs11Library(options.get(PKCS11_LIBRARY))
-              .tokenLabel(options.get(TOKEN_LABEL))
-              .slot(number(options, SLOT))
-              .slotListIndex(index(options, SLOT_LIST_INDEX))
-              .pin(SecretRef.choose(options, null, PIN_FILE, PIN_ENV, null));
-        default:
-          throw new IllegalArgumentException(
-              String.format("unknown %s '%s' (expected local, remote or pkcs11)", TYPE, type));
-      }
+      case "local":
+        return builder(Type.LOCAL)
+            .keystore(options.get(KEYSTORE))
+            .passphrase(SecretRef.choose(options, null, PASSPHRASE_FILE, PASSPHRASE_ENV, null))
+            .createMissingKeys(create);
+      case "remote":
+        refuseCreateMissingKeys(create);
+        String trustPasswordEnv = options.get(TRUST_STORE_PASSWORD_ENV);
+        SecretRef token =
+            SecretRef.choose(options, TOKEN, TOKEN_FILE, TOKEN_ENV, DEFAULT_TOKEN_ENV);
+        if (token.source() == SecretRef.Source.VALUE && WARNED_INLINE_TOKEN.add(owner)) {
+          LOG.log(
+              System.Logger.Level.WARNING,
+              owner
+                  + ": "
+                  + TOKEN
+                  + " (an inline token) is"
+                  + " deprecated: Spark copies its configuration into every job and task, where any"
+                  + " code of the application can read the token. Use "
+                  + TOKEN_FILE
+                  + " or "
+                  + TOKEN_ENV
+                  + ", and one principal per JVM");
+        }
+        return builder(Type.REMOTE)
+            .url(options.get(URL))
+            .token(token)
+            .trustStore(options.get(TRUST_STORE))
+            .trustStorePassword(
+                trustPasswordEnv == null || trustPasswordEnv.isBlank()
+                    ? null
+                    : SecretRef.ofEnv(trustPasswordEnv))
+            .allowInsecureHttp(
+                Boolean.parseBoolean(options.getOrDefault(ALLOW_INSECURE_HTTP, "false").trim()));
+      case "pkcs11":
+        refuseCreateMissingKeys(create);
+        return builder(Type.PKCS11)
+            .pkcs11Library(options.get(PKCS11_LIBRARY))
+            .tokenLabel(options.get(TOKEN_LABEL))
+            .slot(number(options, SLOT))
+            .slotListIndex(index(options, SLOT_LIST_INDEX))
+            .pin(SecretRef.choose(options, null, PIN_FILE, PIN_ENV, null));
+      default:
+        throw new IllegalArgumentException(
+            String.format("unknown %s '%s' (expected local, remote or pkcs11)", TYPE, type));
+    }
   }
 
   private static void refuseCreateMissingKeys(boolean create) {

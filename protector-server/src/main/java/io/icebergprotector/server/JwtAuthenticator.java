@@ -2,6 +2,7 @@ package io.icebergprotector.server;
 
 import com.nimbusds.jose.JOSEObjectType;
 import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.KeySourceException;
 import com.nimbusds.jose.jwk.Curve;
 import com.nimbusds.jose.jwk.ECKey;
 import com.nimbusds.jose.jwk.JWK;
@@ -9,11 +10,14 @@ import com.nimbusds.jose.jwk.JWKSet;
 import com.nimbusds.jose.jwk.OctetSequenceKey;
 import com.nimbusds.jose.jwk.RSAKey;
 import com.nimbusds.jose.jwk.source.ImmutableJWKSet;
+import com.nimbusds.jose.jwk.source.JWKSource;
+import com.nimbusds.jose.jwk.source.JWKSourceBuilder;
 import com.nimbusds.jose.proc.BadJOSEException;
 import com.nimbusds.jose.proc.BadJWSException;
 import com.nimbusds.jose.proc.DefaultJOSEObjectTypeVerifier;
 import com.nimbusds.jose.proc.JWSVerificationKeySelector;
 import com.nimbusds.jose.proc.SecurityContext;
+import com.nimbusds.jose.util.DefaultResourceRetriever;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.proc.BadJWTException;
 import com.nimbusds.jwt.proc.DefaultJWTClaimsVerifier;
@@ -23,6 +27,8 @@ import io.icebergprotector.kms.Passphrase;
 import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.policy.Principal;
 import java.io.IOException;
+import java.net.MalformedURLException;
+import java.net.URL;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.StandardCharsets;
@@ -37,9 +43,9 @@ import java.util.Set;
 
 /**
  * Verifies JWTs with nimbus-jose-jwt: HS256 against a configured secret, RS256/ES256 against the
- * public keys of a JWKS file. Checks signature, exp, nbf (with clock skew), iss (exact) and aud
- * (one of the accepted). The principal comes from a configurable claim ({@code sub} by default),
- * groups from a string-array (or single string) claim.
+ * public keys of a JWKS file or of an identity provider's JWKS URL. Checks signature, exp, nbf
+ * (with clock skew), iss (exact) and aud (one of the accepted). The principal comes from a
+ * configurable claim ({@code sub} by default), groups from a string-array (or single string) claim.
  */
 final class JwtAuthenticator {
   private final DefaultJWTProcessor<SecurityContext> processor = new DefaultJWTProcessor<>();
@@ -91,13 +97,19 @@ final class JwtAuthenticator {
         keys.add(key.toPublicJWK()); // private parts, if any, are never kept
       }
     }
-    if (keys.isEmpty()) {
+    JWKSource<SecurityContext> remote = null;
+    if (settings.jwksUrl() != null) {
+      remote = providerKeys(settings.jwksUrl());
+      algorithms.add(JWSAlgorithm.RS256);
+      algorithms.add(JWSAlgorithm.ES256);
+    }
+    if (keys.isEmpty() && remote == null) {
       throw new IllegalArgumentException(
           "JWT authentication is enabled but no verification key is configured");
     }
     processor.setJWSTypeVerifier(new DefaultJOSEObjectTypeVerifier<>(JOSEObjectType.JWT, null));
     processor.setJWSKeySelector(
-        new JWSVerificationKeySelector<>(algorithms, new ImmutableJWKSet<>(new JWKSet(keys))));
+        new JWSVerificationKeySelector<>(algorithms, configuredThenProvider(keys, remote)));
     DefaultJWTClaimsVerifier<SecurityContext> claims =
         new DefaultJWTClaimsVerifier<>(
             settings.audiences(),
@@ -106,6 +118,52 @@ final class JwtAuthenticator {
             null);
     claims.setMaxClockSkew(Math.toIntExact(settings.clockSkew().toSeconds()));
     processor.setJWTClaimsSetVerifier(claims);
+  }
+
+  /**
+   * The provider's keys, cached by nimbus: a token whose key id the cache lacks forces a refetch
+   * (rate-limited), so a rotated signing key is picked up on its first token, and a key the
+   * provider withdrew stops verifying when the cache lifetime ends.
+   */
+  private static JWKSource<SecurityContext> providerKeys(ServerConfig.JwksUrl url) {
+    URL location;
+    try {
+      location = url.uri().toURL();
+    } catch (MalformedURLException e) {
+      throw new IllegalArgumentException("auth.jwt.jwks-url " + url.uri() + ": " + e.getMessage());
+    }
+    long lifetime = url.cacheLifetime().toMillis();
+    return JWKSourceBuilder.<SecurityContext>create(
+            location, new DefaultResourceRetriever(5_000, 5_000, 512 * 1024))
+        .cache(lifetime, 15_000)
+        .refreshAheadCache(false)
+        .rateLimited(url.minRefreshInterval().toMillis())
+        .retrying(true)
+        .build();
+  }
+
+  /**
+   * The configured keys first; the provider is asked only for a token none of them verifies, so
+   * HS256 or file-key tokens never cause a JWKS fetch. Only public RSA and EC P-256 keys are taken
+   * from the provider.
+   */
+  private static JWKSource<SecurityContext> configuredThenProvider(
+      List<JWK> configured, JWKSource<SecurityContext> provider) {
+    ImmutableJWKSet<SecurityContext> local = new ImmutableJWKSet<>(new JWKSet(configured));
+    return (selector, context) -> {
+      List<JWK> found = local.get(selector, context);
+      if (!found.isEmpty() || provider == null) {
+        return found;
+      }
+      List<JWK> fetched = new ArrayList<>();
+      for (JWK key : provider.get(selector, context)) {
+        if (key instanceof RSAKey
+            || (key instanceof ECKey && Curve.P_256.equals(((ECKey) key).getCurve()))) {
+          fetched.add(key.toPublicJWK());
+        }
+      }
+      return fetched;
+    };
   }
 
   Caller authenticate(String token) throws AuthenticationException {
@@ -118,6 +176,9 @@ final class JwtAuthenticator {
       throw new AuthenticationException("token expired");
     } catch (BadJWSException e) {
       throw new AuthenticationException("invalid token signature");
+    } catch (KeySourceException e) {
+      // the provider's JWKS endpoint failed and no cached key verifies the token
+      throw new AuthenticationException("token signing keys unavailable");
     } catch (BadJWTException e) {
       throw new AuthenticationException(category(e.getMessage()));
     } catch (BadJOSEException e) {

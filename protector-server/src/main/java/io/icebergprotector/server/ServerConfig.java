@@ -6,6 +6,8 @@ import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigParseOptions;
 import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.kms.SecretRef;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -65,9 +67,24 @@ public final class ServerConfig {
       Set<String> audiences,
       SecretRef hs256Secret,
       Path jwksFile,
+      JwksUrl jwksUrl,
       String principalClaim,
       String groupsClaim,
       Duration clockSkew) {}
+
+  /**
+   * An identity provider's JWKS endpoint: its keys are cached for {@code cacheLifetime}, and a
+   * token signed by a key the cache lacks makes the server fetch the set again, at most once per
+   * {@code minRefreshInterval} (the provider rotated its signing key).
+   */
+  public record JwksUrl(URI uri, Duration cacheLifetime, Duration minRefreshInterval) {}
+
+  /** At most {@code requests} requests per {@code period} for each authenticated caller. */
+  public record RateLimit(int requests, Duration period) {
+    public boolean enabled() {
+      return requests > 0;
+    }
+  }
 
   public enum AuditSync {
     NONE,
@@ -97,6 +114,7 @@ public final class ServerConfig {
   private final int queueSize;
   private final long maxHeaderBytes;
   private final Duration idleTimeout;
+  private final RateLimit rateLimit;
   private final int maxConnections;
   private final boolean metricsRequireAuth;
 
@@ -190,8 +208,9 @@ public final class ServerConfig {
       }
       SecretRef secret = secret(j, "hs256-secret", base, false, "auth.jwt.");
       Path jwks = optionalPath(j, "jwks-file", base);
-      if (secret == null && jwks == null) {
-        throw bad("auth.jwt", "needs hs256-secret-env, hs256-secret-file or jwks-file");
+      JwksUrl jwksUrl = jwksUrl(j);
+      if (secret == null && jwks == null && jwksUrl == null) {
+        throw bad("auth.jwt", "needs hs256-secret-env, hs256-secret-file, jwks-file or jwks-url");
       }
       jwt =
           new JwtSettings(
@@ -199,6 +218,7 @@ public final class ServerConfig {
               Set.copyOf(audiences),
               secret,
               jwks,
+              jwksUrl,
               j.getString("principal-claim"),
               j.getString("groups-claim"),
               j.getDuration("clock-skew"));
@@ -240,6 +260,15 @@ public final class ServerConfig {
     if (maxHeaderBytes < 1024 || maxHeaderBytes > 1024 * 1024) {
       throw bad("limits.max-header-size", "must be between 1k and 1m bytes, got " + maxHeaderBytes);
     }
+    int rateRequests = c.getInt("limits.rate.requests");
+    Duration ratePeriod = c.getDuration("limits.rate.period");
+    if (rateRequests < 0) {
+      throw bad("limits.rate.requests", "must be >= 0 (0: no limit), got " + rateRequests);
+    }
+    if (ratePeriod.toMillis() < 1 || ratePeriod.compareTo(Duration.ofHours(1)) > 0) {
+      throw bad("limits.rate.period", "must be between 1ms and 1h, got " + ratePeriod);
+    }
+    rateLimit = new RateLimit(rateRequests, ratePeriod);
     idleTimeout = c.getDuration("limits.idle-timeout");
     if (idleTimeout.toMillis() < 100 || idleTimeout.compareTo(Duration.ofHours(1)) > 0) {
       throw bad("limits.idle-timeout", "must be between 100ms and 1h, got " + idleTimeout);
@@ -303,6 +332,45 @@ public final class ServerConfig {
             + key
             + " "
             + problem);
+  }
+
+  private JwksUrl jwksUrl(Config j) {
+    if (!j.hasPath("jwks-url") || j.getString("jwks-url").isBlank()) {
+      return null;
+    }
+    String text = j.getString("jwks-url").strip();
+    URI uri;
+    try {
+      uri = new URI(text);
+    } catch (URISyntaxException e) {
+      throw bad("auth.jwt.jwks-url", "is not a URL: '" + text + "'");
+    }
+    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+    if (uri.getHost() == null || !(scheme.equals("https") || scheme.equals("http"))) {
+      throw bad("auth.jwt.jwks-url", "must be an https:// URL with a host, got '" + text + "'");
+    }
+    if (scheme.equals("http") && !isLoopback(uri.getHost())) {
+      // keys fetched in clear could be swapped on the way: only a provider on this host may
+      throw bad(
+          "auth.jwt.jwks-url",
+          "must use https unless the provider is on loopback, got '" + text + "'");
+    }
+    Duration lifetime = j.getDuration("jwks-cache-lifetime");
+    Duration minRefresh = j.getDuration("jwks-min-refresh-interval");
+    if (lifetime.toSeconds() < 1 || lifetime.compareTo(Duration.ofDays(1)) > 0) {
+      throw bad("auth.jwt.jwks-cache-lifetime", "must be between 1s and 1d, got " + lifetime);
+    }
+    if (minRefresh.isNegative() || minRefresh.compareTo(lifetime) > 0) {
+      throw bad(
+          "auth.jwt.jwks-min-refresh-interval",
+          "must be between 0s and jwks-cache-lifetime (" + lifetime + "), got " + minRefresh);
+    }
+    return new JwksUrl(uri, lifetime, minRefresh);
+  }
+
+  private static boolean isLoopback(String host) {
+    String h = host.startsWith("[") ? host.substring(1, host.length() - 1) : host;
+    return h.equalsIgnoreCase("localhost") || h.equals("::1") || h.startsWith("127.");
   }
 
   private static Path optionalPath(Config c, String key, Path base) {
@@ -477,6 +545,11 @@ public final class ServerConfig {
    * How long a connection may sit without progress (idle between requests, or stalled in the middle
    * of one) before the server closes it.
    */
+  /** The per-caller request limit ({@code limits.rate}); disabled when requests is 0. */
+  public RateLimit rateLimit() {
+    return rateLimit;
+  }
+
   public Duration idleTimeout() {
     return idleTimeout;
   }

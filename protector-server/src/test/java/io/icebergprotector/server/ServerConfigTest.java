@@ -92,6 +92,25 @@ class ServerConfigTest {
             "protector-server.auth.jwt.issuer is required"
           },
           {"protector-server.limits.max-body-size = 10", "max-body-size must be between"},
+          {
+            "protector-server.auth.jwt.jwks-url = \"http://idp.example.com/jwks.json\"",
+            "protector-server.auth.jwt.jwks-url must use https unless the provider is on loopback,"
+                + " got 'http://idp.example.com/jwks.json'"
+          },
+          {
+            "protector-server.auth.jwt.jwks-url = \"idp.example.com/jwks\"",
+            "protector-server.auth.jwt.jwks-url must be an https:// URL with a host"
+          },
+          {
+            "protector-server.auth.jwt { jwks-url = \"https://idp.test/jwks\","
+                + " jwks-min-refresh-interval = 10m }",
+            "protector-server.auth.jwt.jwks-min-refresh-interval must be between 0s and"
+                + " jwks-cache-lifetime (PT5M), got PT10M"
+          },
+          {
+            "protector-server.limits.rate.period = 0s",
+            "protector-server.limits.rate.period must be between 1ms and 1h"
+          },
         }) {
       Files.writeString(conf, base + "\n" + c[0] + "\n");
       assertThatThrownBy(() -> ServerConfig.load(conf)).as(c[0]).hasMessageContaining(c[1]);
