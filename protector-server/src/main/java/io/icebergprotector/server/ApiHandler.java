@@ -40,9 +40,10 @@ import java.util.UUID;
  * The HTTP API. Routing works on the raw (still percent-encoded) path, so an encoded slash or dot
  * can never turn into a path step: a key name is one segment following {@link KeyIds#RULE}.
  *
- * <p>Order of checks on key routes: authenticate (401), key-name syntax (400), authorize (403),
- * then read the body (413/400), then touch the key store. Authorization looks only at the name, so
- * a 403 is byte-for-byte the same whether the key exists or not.
+ * <p>Order of checks on key routes: authenticate (401), the caller's rate limit (429), key-name
+ * syntax (400), authorize (403), then read the body (413/400), then touch the key store.
+ * Authorization looks only at the name, so a 403 is byte-for-byte the same whether the key exists
+ * or not.
  *
  * <p>{@code POST /v1/protector/declassify} names its source in the body: authenticate (401), read
  * and check the body against the policy (413/400 naming the field), then authorize (403, the same
@@ -60,6 +61,7 @@ final class ApiHandler {
   private final String policyEtag;
   private final TokenAuthenticator authenticator;
   private final Authorizer authorizer;
+  private final CallerRateLimits rateLimits;
   private final AuditLog audit;
   private final Metrics metrics;
   private final long maxBodyBytes;
@@ -83,6 +85,7 @@ final class ApiHandler {
     this.policyEtag = etag(policyText);
     this.authenticator = authenticator;
     this.authorizer = authorizer;
+    this.rateLimits = new CallerRateLimits(config.rateLimit());
     this.audit = audit;
     this.metrics = metrics;
     this.maxBodyBytes = config.maxBodyBytes();
@@ -580,6 +583,13 @@ final class ApiHandler {
       record(r, r.rawKey, null, r.op, "deny", reason, 401);
       r.header("WWW-Authenticate", "Bearer realm=\"iceberg-protector\"");
       throw new HttpError(401, reason);
+    }
+    if (!rateLimits.tryAcquire(r.caller.principal())) {
+      String reason = rateLimits.refusal(r.caller.principal());
+      metrics.rateLimited();
+      record(r, r.rawKey, null, r.op, "deny", reason, 429);
+      r.header("Retry-After", Long.toString(rateLimits.retryAfterSeconds()));
+      throw new HttpError(429, reason);
     }
   }
 

@@ -46,6 +46,11 @@ final class Metrics {
           .help("Rejected credentials by cause category.")
           .labelNames("reason")
           .register(registry);
+  private final Counter rateLimited =
+      Counter.builder()
+          .name("protector_rate_limited_total")
+          .help("Requests refused (429) because their caller exceeded limits.rate.")
+          .register(registry);
   private final Counter auditErrors =
       Counter.builder()
           .name("protector_audit_write_errors_total")
@@ -54,6 +59,7 @@ final class Metrics {
 
   Metrics() {
     auditErrors.inc(0); // present (as 0) from the start
+    rateLimited.inc(0);
   }
 
   void request(String route, String method, int status, long nanos) {
@@ -68,6 +74,10 @@ final class Metrics {
 
   void authFailure(String category) {
     authFailures.labelValues(category).inc();
+  }
+
+  void rateLimited() {
+    rateLimited.inc();
   }
 
   void auditError() {

@@ -447,9 +447,11 @@ public final class RemoteKeyService implements KeyService {
 
     String lastProblem = null;
     Throwable lastCause = null;
+    long retryAfterMillis = 0;
     for (int attempt = 1; attempt <= maxAttempts; attempt++) {
       if (attempt > 1) {
-        backoff(attempt);
+        pause(Math.max(retryAfterMillis, backoffMillis(attempt)));
+        retryAfterMillis = 0;
       }
       HttpResponse<String> response;
       try {
@@ -476,6 +478,13 @@ public final class RemoteKeyService implements KeyService {
       if (status >= 200 && status < 300) {
         return response;
       }
+      if (status == 429) {
+        // refused before it did anything, so any operation may be sent again, when the server says
+        lastProblem = "HTTP 429" + errorText(response.body());
+        lastCause = null;
+        retryAfterMillis = retryAfterMillis(response);
+        continue;
+      }
       if (status >= 500) {
         lastProblem = "HTTP " + status + errorText(response.body());
         lastCause = null;
@@ -499,11 +508,25 @@ public final class RemoteKeyService implements KeyService {
         : new KeyServiceUnavailableException(message, lastCause);
   }
 
-  private void backoff(int attempt) {
+  private long backoffMillis(int attempt) {
     long exp = initialBackoffMillis << Math.min(attempt - 2, 20);
     long cap = Math.min(maxBackoffMillis, exp);
     // "equal jitter": at least half the step, so retries still spread out but never hammer
-    long delay = cap / 2 + ThreadLocalRandom.current().nextLong(cap / 2 + 1);
+    return cap / 2 + ThreadLocalRandom.current().nextLong(cap / 2 + 1);
+  }
+
+  /** The server's Retry-After (whole seconds), at most a minute; 0 when absent or malformed. */
+  private static long retryAfterMillis(HttpResponse<String> response) {
+    try {
+      long seconds =
+          Long.parseLong(response.headers().firstValue("Retry-After").orElse("0").trim());
+      return Math.min(Math.max(seconds, 0), 60) * 1000;
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  private void pause(long delay) {
     try {
       Thread.sleep(delay);
     } catch (InterruptedException e) {
