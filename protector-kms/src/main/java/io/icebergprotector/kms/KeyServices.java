@@ -50,7 +50,10 @@ public final class KeyServices {
             .url(settings.url())
             .token(settings.token().read())
             .allowInsecureHttp(settings.allowInsecureHttp())
-            .cacheTtl(Duration.ofSeconds(settings.keyCacheSeconds()));
+            // no cache of its own: callers (Parquet's key tools, the hash-mask keys) cache for the
+            // key-cache lifetime, and a second cache behind theirs would stretch the revocation
+            // bound to twice that lifetime (an entry refreshed from it just before it expires)
+            .cacheTtl(Duration.ZERO);
     if (settings.trustStore() != null) {
       Path trust = Path.of(settings.trustStore());
       String lower = trust.getFileName().toString().toLowerCase(Locale.ROOT);
