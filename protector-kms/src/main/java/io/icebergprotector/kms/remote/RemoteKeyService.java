@@ -40,6 +40,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
@@ -75,8 +76,9 @@ public final class RemoteKeyService implements KeyService {
   private static final String DERIVE = "derive";
   private static final int MAX_ERROR_TEXT = 300;
 
-  private final URI baseUri;
-  private final String shownUrl; // for messages: scheme://host:port
+  private final List<URI> endpoints; // the first, then replicas to fail over to
+  private final AtomicInteger current = new AtomicInteger(); // the endpoint requests go to
+  private final String shownUrl; // for messages: scheme://host:port, comma-separated
   private final String mount;
   private final String token;
   private final HttpClient http;
@@ -88,8 +90,8 @@ public final class RemoteKeyService implements KeyService {
   private volatile boolean closed;
 
   private RemoteKeyService(Builder b, SSLContext sslContext) {
-    this.baseUri = b.url;
-    this.shownUrl = b.url.toString().replaceFirst("/$", "");
+    this.endpoints = List.copyOf(b.urls);
+    this.shownUrl = shown(endpoints);
     this.mount = b.mount;
     this.token = b.token;
     this.requestTimeout = b.requestTimeout;
@@ -112,9 +114,30 @@ public final class RemoteKeyService implements KeyService {
     return new Builder();
   }
 
-  /** The server base URL, e.g. {@code https://127.0.0.1:8200}. */
+  /** The server base URL requests go to now, e.g. {@code https://127.0.0.1:8200}. */
   public URI url() {
-    return baseUri;
+    return endpoints.get(current.get());
+  }
+
+  /** Every server this client may use, in order (the first, then the replicas). */
+  public List<URI> urls() {
+    return endpoints;
+  }
+
+  private static String shown(List<URI> uris) {
+    return uris.stream()
+        .map(u -> u.toString().replaceFirst("/$", ""))
+        .collect(java.util.stream.Collectors.joining(", "));
+  }
+
+  /**
+   * Sends the following requests to the next endpoint, unless another thread already moved on from
+   * {@code failed}.
+   */
+  private void failOver(int failed) {
+    if (endpoints.size() > 1) {
+      current.compareAndSet(failed, (failed + 1) % endpoints.size());
+    }
   }
 
   // ---- KeyService ----------------------------------------------------------------------------
@@ -430,7 +453,7 @@ public final class RemoteKeyService implements KeyService {
       throw new IllegalStateException("RemoteKeyService is closed");
     }
     HttpRequest.Builder rb =
-        HttpRequest.newBuilder(baseUri.resolve(path))
+        HttpRequest.newBuilder(endpoints.get(0).resolve(path))
             .timeout(requestTimeout)
             .header("X-Vault-Token", token)
             .header("X-Vault-Request", "true")
@@ -453,9 +476,19 @@ public final class RemoteKeyService implements KeyService {
         pause(Math.max(retryAfterMillis, backoffMillis(attempt)));
         retryAfterMillis = 0;
       }
+      int endpoint = current.get();
+      URI base = endpoints.get(endpoint);
+      String at = endpoints.size() == 1 ? "" : base.getRawAuthority() + ": ";
+      HttpRequest toEndpoint =
+          endpoint == 0
+              ? request
+              : HttpRequest.newBuilder(request, (name, value) -> true)
+                  .uri(base.resolve(path))
+                  .build();
       HttpResponse<String> response;
       try {
-        response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        response =
+            http.send(toEndpoint, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new KeyServiceUnavailableException(
@@ -467,8 +500,9 @@ public final class RemoteKeyService implements KeyService {
               "TLS connection to key service at " + shownUrl + " failed: " + safeMessage(e), e);
         }
         boolean notSent = e instanceof ConnectException || e instanceof HttpConnectTimeoutException;
-        lastProblem = describe(e);
+        lastProblem = at + describe(e);
         lastCause = e;
+        failOver(endpoint);
         if (notSent || idempotent) {
           continue;
         }
@@ -486,8 +520,9 @@ public final class RemoteKeyService implements KeyService {
         continue;
       }
       if (status >= 500) {
-        lastProblem = "HTTP " + status + errorText(response.body());
+        lastProblem = at + "HTTP " + status + errorText(response.body());
         lastCause = null;
+        failOver(endpoint);
         if (idempotent) {
           continue;
         }
@@ -756,7 +791,7 @@ public final class RemoteKeyService implements KeyService {
 
   /** Builds a {@link RemoteKeyService}; {@link #url} and one of the token setters are required. */
   public static final class Builder {
-    private URI url;
+    private final List<URI> urls = new ArrayList<>();
     private String mount = "transit";
     private String token;
     private Path trustStore;
@@ -779,17 +814,47 @@ public final class RemoteKeyService implements KeyService {
      * Base URL of the key server (or Vault), e.g. {@code https://127.0.0.1:8200}; any path is
      * ignored. Plain {@code http://} is accepted only to a loopback address (127.0.0.0/8, ::1, or
      * {@code localhost} when it resolves to loopback), unless {@link #allowInsecureHttp} is set.
+     * Several URLs separated by commas name replicas serving the same keys: requests go to the
+     * first, and move to the next on a connection error or a 5xx answer.
      */
     public Builder url(String url) {
       Objects.requireNonNull(url, "url");
-      try {
-        return url(new URI(url.strip()));
-      } catch (URISyntaxException e) {
-        throw new IllegalArgumentException("invalid key service url: " + url, e);
+      List<URI> parsed = new ArrayList<>();
+      for (String part : url.split(",", -1)) {
+        if (part.isBlank()) {
+          throw new IllegalArgumentException("empty key service url in '" + url + "'");
+        }
+        try {
+          parsed.add(new URI(part.strip()));
+        } catch (URISyntaxException e) {
+          throw new IllegalArgumentException("invalid key service url: " + part.strip(), e);
+        }
       }
+      return urls(parsed);
+    }
+
+    /** The server and its replicas, in the order requests try them (see {@link #url(String)}). */
+    public Builder urls(List<URI> uris) {
+      if (uris.isEmpty()) {
+        throw new IllegalArgumentException("Cannot use key service: no url");
+      }
+      urls.clear();
+      for (URI uri : uris) {
+        add(uri);
+      }
+      if (new java.util.HashSet<>(urls).size() != urls.size()) {
+        throw new IllegalArgumentException(
+            "Cannot use key service urls " + uris + ": a url is listed twice");
+      }
+      return this;
     }
 
     public Builder url(URI uri) {
+      urls.clear();
+      return add(uri);
+    }
+
+    private Builder add(URI uri) {
       Objects.requireNonNull(uri, "url");
       String scheme =
           uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(java.util.Locale.ROOT);
@@ -804,7 +869,7 @@ public final class RemoteKeyService implements KeyService {
         throw new IllegalArgumentException(
             "key service url must not carry credentials; use token()");
       }
-      this.url = URI.create(scheme + "://" + uri.getRawAuthority() + "/");
+      urls.add(URI.create(scheme + "://" + uri.getRawAuthority() + "/"));
       return this;
     }
 
@@ -932,14 +997,14 @@ public final class RemoteKeyService implements KeyService {
     }
 
     public RemoteKeyService build() {
-      if (url == null) {
+      if (urls.isEmpty()) {
         throw new IllegalStateException("RemoteKeyService needs a url");
       }
       if (token == null) {
         throw new IllegalStateException(
             "RemoteKeyService needs a token (read one from a file or variable with SecretRef)");
       }
-      checkPlainHttp();
+      urls.forEach(this::checkPlainHttp);
       SSLContext ssl = sslContext;
       try {
         if (ssl == null && (trustStore != null || trustedCertificate != null)) {
@@ -955,7 +1020,7 @@ public final class RemoteKeyService implements KeyService {
     }
 
     /** Plain HTTP would send the token in clear: only to loopback, or when explicitly allowed. */
-    private void checkPlainHttp() {
+    private void checkPlainHttp(URI url) {
       if (!url.getScheme().equals("http") || isLoopback(url.getHost())) {
         return;
       }

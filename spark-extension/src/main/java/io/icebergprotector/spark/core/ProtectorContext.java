@@ -114,7 +114,7 @@ public final class ProtectorContext {
         user = whoami.principal();
         groups = whoami.groups();
         if (location == null || location.isBlank()) {
-          location = kms.url() + "/v1/protector/policy";
+          location = remote.url().resolve("/v1/protector/policy").toString();
           text = remote.fetchPolicyText();
         } else {
           text = readPolicy(location);
