@@ -114,6 +114,7 @@ public final class ProtectorBenchmark implements AutoCloseable {
   private final Options options;
   private final Path work;
   private final SparkSession spark;
+  private final HeapPeaks heap = new HeapPeaks();
   private ProtectionSpec spec;
   private Dataset<Row> source;
 
@@ -184,10 +185,15 @@ public final class ProtectorBenchmark implements AutoCloseable {
     }
     this.spec = protectionSpec();
 
-    log("generating %,d rows (cached in memory)...", options.rows);
-    this.source = generate(options.rows).persist(StorageLevel.MEMORY_ONLY());
-    long count = source.count();
-    log("generated %,d rows in %d partitions", count, source.rdd().getNumPartitions());
+    if (options.cached) {
+      log("generating %,d rows (cached in memory)...", options.rows);
+      this.source = generate(options.rows).persist(StorageLevel.MEMORY_ONLY());
+      long count = source.count();
+      log("generated %,d rows in %d partitions", count, source.rdd().getNumPartitions());
+    } else {
+      // generated again by every write: the heap holds no copy of the data
+      this.source = generate(options.rows);
+    }
 
     for (int round = 0; round < options.warmup; round++) {
       log("warm-up round %d of %d", round + 1, options.warmup);
@@ -201,9 +207,37 @@ public final class ProtectorBenchmark implements AutoCloseable {
         measure(v, true);
       }
     }
+    if (options.machine) {
+      for (Variant v : variants) {
+        System.out.println(machineLine(v));
+      }
+      return;
+    }
     System.out.println();
     System.out.println(report(variants));
   }
+
+  /** One variant's figures as {@code key=value} fields, for {@link ScalingBenchmark}. */
+  private String machineLine(Variant v) {
+    return String.format(
+        Locale.ROOT,
+        "%s variant=%s rows=%d write=%.3f full=%.3f selective=%.3f peak_used=%d after_gc=%d"
+            + " max_heap=%d bytes=%d files=%d",
+        MACHINE_PREFIX,
+        v.key,
+        options.rows,
+        median(v.writes),
+        median(v.fulls),
+        median(v.selectives),
+        v.peakUsed,
+        v.maxAfterGc,
+        Runtime.getRuntime().maxMemory(),
+        v.bytes,
+        v.files);
+  }
+
+  /** The prefix of {@code --machine} output lines. */
+  static final String MACHINE_PREFIX = "BENCH-RESULT";
 
   /**
    * The order of a round: (a) and (b) always side by side (likewise (c) and (d)), so that their
@@ -230,10 +264,10 @@ public final class ProtectorBenchmark implements AutoCloseable {
   /** One write, full scan and selective scan of a variant. */
   private void measure(Variant v, boolean record) {
     v.reset();
-    Job write = job(() -> v.write(source));
+    Job write = job(v, () -> v.write(source));
     long bytes = v.bytes();
-    Job full = job(v::fullScan);
-    Job selective = job(v::selectiveScan);
+    Job full = job(v, v::fullScan);
+    Job selective = job(v, v::selectiveScan);
     log(
         "  %s write %.2fs (%d calls), full %.2fs (%d), selective %.2fs (%d), %,d bytes",
         v.key,
@@ -255,12 +289,21 @@ public final class ProtectorBenchmark implements AutoCloseable {
     }
   }
 
-  private Job job(Supplier<Object> action) {
-    return time(spec, action);
+  private Job job(Variant v, Supplier<Object> action) {
+    heap.reset();
+    Job job = time(spec, action);
+    v.peakUsed = Math.max(v.peakUsed, heap.peakUsed());
+    v.maxAfterGc = Math.max(v.maxAfterGc, heap.maxAfterGc());
+    return job;
   }
 
-  private Job job(Runnable action) {
-    return time(spec, action);
+  private Job job(Variant v, Runnable action) {
+    return job(
+        v,
+        () -> {
+          action.run();
+          return null;
+        });
   }
 
   /**
@@ -427,6 +470,8 @@ public final class ProtectorBenchmark implements AutoCloseable {
     final List<Job> selectives = new ArrayList<>();
     long bytes;
     long files;
+    long peakUsed;
+    long maxAfterGc;
     Row fullResult;
     Row selectiveResult;
     String note = "";
@@ -823,7 +868,8 @@ public final class ProtectorBenchmark implements AutoCloseable {
 
   @Override
   public void close() {
-    if (source != null) {
+    heap.close();
+    if (source != null && options.cached) {
       source.unpersist();
     }
     spark.stop();
@@ -847,6 +893,8 @@ public final class ProtectorBenchmark implements AutoCloseable {
     Path dir = null;
     boolean keep = false;
     boolean masked = false;
+    boolean cached = true;
+    boolean machine = false;
 
     static Options parse(String[] args) {
       Options o = new Options();
@@ -862,11 +910,20 @@ public final class ProtectorBenchmark implements AutoCloseable {
             throw new IllegalArgumentException("--reader takes clear or masked: " + reader);
           }
           o.masked = reader.equals("masked");
+        } else if (args[i].equals("--source")) {
+          String source = value(args, ++i, args[i - 1]);
+          if (!source.equals("cached") && !source.equals("generated")) {
+            throw new IllegalArgumentException("--source takes cached or generated: " + source);
+          }
+          o.cached = source.equals("cached");
+        } else if (args[i].equals("--machine")) {
+          o.machine = true;
         } else if (args[i].equals("-h") || args[i].equals("--help")) {
           System.out.println(
               "usage: bin/benchmark [--rows N (5000000)] [--reps R (3)] [--warmup W (1)]"
                   + " [--partitions P (2)] [--master local[2]] [--variants abcd] [--dir PATH]"
-                  + " [--reader clear|masked (clear)] [--keep]");
+                  + " [--reader clear|masked (clear)] [--source cached|generated (cached)]"
+                  + " [--machine] [--keep]");
           System.exit(0);
         } else {
           throw new IllegalArgumentException("Unknown option: " + args[i] + " (try --help)");
