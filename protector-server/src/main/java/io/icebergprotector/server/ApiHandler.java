@@ -678,17 +678,16 @@ final class ApiHandler {
     r.bodyLimit = maxBatchBodyBytes;
     authenticate(r);
     String key = keyName(r, parts.length == 2);
-    Map<String, Object> body = readJson(r, false);
-    String domain = stringField(r, key, body, "domain");
-    String methodSpec = stringField(r, key, body, "method");
-    int version = versionField(r, key, body);
-    boolean binary = binaryEncoding(r, key, body);
-    Object input = body.get("batch_input");
-    if (!(input instanceof List)) {
+    TokenBatch in = readBatch(r);
+    String domain = requiredString(r, key, in.domain, "domain");
+    String methodSpec = requiredString(r, key, in.method, "method");
+    int version = versionOf(r, key, in.version);
+    boolean binary = binaryEncoding(r, key, in.encoding);
+    if (in.values == null) {
       throw badRequest(
           r, key, null, "field 'batch_input' is required and must be an array of {\"value\": ...}");
     }
-    List<?> items = (List<?>) input;
+    List<Object> items = in.values;
     r.details = new LinkedHashMap<>();
     r.details.put("domain", domain);
     r.details.put("count", items.size());
@@ -708,6 +707,10 @@ final class ApiHandler {
     }
     if (items.isEmpty()) {
       throw badRequest(r, key, null, "field 'batch_input' is empty");
+    }
+    if (in.badItem >= 0) {
+      throw badRequest(
+          r, key, null, "batch_input[" + in.badItem + "] must be an object {\"value\": ...}");
     }
     ColumnPolicy column = policy.tokenDomain(domain).orElseThrow();
     ProtectionMethod method;
@@ -734,27 +737,24 @@ final class ApiHandler {
       throw badRequest(r, key, null, "encoding base64 (binary values) needs method deterministic");
     }
     String outField = encode ? "encoded_value" : "decoded_value";
-    List<Object> results = new ArrayList<>(items.size());
+    int n = items.size();
+    Object[] results = new Object[n];
+    String[] itemErrors = new String[n];
     int errors = 0;
     int tokenVersion;
     try (Tokenizer tokenizer = keys.tokenizer(key, version, domain, method, TokenMode.LOCAL)) {
       tokenVersion = tokenizer.version();
-      for (int i = 0; i < items.size(); i++) {
-        Object item = items.get(i);
-        if (!(item instanceof Map)) {
-          throw badRequest(
-              r, key, null, "batch_input[" + i + "] must be an object {\"value\": ...}");
+      for (int i = 0; i < n; i++) {
+        Object value = items.get(i);
+        if (value == null) {
+          continue;
         }
-        Object value = ((Map<?, ?>) item).get("value");
-        Map<String, Object> result = new LinkedHashMap<>(2);
         try {
-          result.put(
-              outField, value == null ? null : transform(tokenizer, method, binary, encode, value));
+          results[i] = transform(tokenizer, method, binary, encode, value);
         } catch (TokenException | IllegalArgumentException e) {
           errors++;
-          result.put("error", "batch_input[" + i + "]: " + e.getMessage());
+          itemErrors[i] = "batch_input[" + i + "]: " + e.getMessage();
         }
-        results.add(result);
       }
     } catch (KeyServiceException | IllegalArgumentException e) {
       throw keyFailure(r, key, version == KeyService.LATEST_VERSION ? null : version, e);
@@ -763,12 +763,9 @@ final class ApiHandler {
       r.details.put("errors", errors);
     }
     auditOk(r, key, tokenVersion);
-    metrics.tokenValues(
-        action, method.kind().name().toLowerCase(Locale.ROOT), (long) items.size() - errors);
-    Map<String, Object> data = new LinkedHashMap<>();
-    data.put("key_version", tokenVersion);
-    data.put("batch_results", results);
-    sendJson(r, 200, JsonCodec.object("data", data));
+    metrics.tokenValues(action, method.kind().name().toLowerCase(Locale.ROOT), (long) n - errors);
+    send(
+        r, 200, "application/json", TokenBatch.answer(tokenVersion, outField, results, itemErrors));
   }
 
   /**
@@ -803,35 +800,51 @@ final class ApiHandler {
     return encode ? tokenizer.protect((String) value) : tokenizer.unprotect((String) value);
   }
 
-  /** The optional {@code version} field: 0 or absent for the latest version. */
-  private int versionField(Request r, String key, Map<String, Object> body) {
-    Long value;
-    try {
-      value = JsonCodec.integer(body, "version");
-    } catch (IllegalArgumentException e) {
-      throw badRequest(r, key, null, e.getMessage());
+  /** The body of a token batch, read as a stream (400 for malformed JSON). */
+  private TokenBatch readBatch(Request r) {
+    byte[] bytes = readBody(r);
+    if (bytes.length == 0) {
+      throw badRequest(r, null, null, "request body is empty: a JSON object is required");
     }
+    try {
+      return TokenBatch.parse(bytes);
+    } catch (IllegalArgumentException e) {
+      throw badRequest(r, null, null, "malformed JSON: " + e.getMessage());
+    }
+  }
+
+  private String requiredString(Request r, String key, Object member, String field) {
+    String value = TokenBatch.string(member);
     if (value == null) {
+      throw badRequest(
+          r, key, null, "field '" + field + "' is required and must be a non-empty string");
+    }
+    return value;
+  }
+
+  /** The token-key body's optional {@code version}: 0 or absent for the latest version. */
+  private int versionField(Request r, String key, Map<String, Object> body) {
+    return versionOf(r, key, body.containsKey("version") ? body.get("version") : null);
+  }
+
+  /** An optional {@code version}: 0 or absent for the latest version. */
+  private int versionOf(Request r, String key, Object member) {
+    if (TokenBatch.absent(member)) {
       return KeyService.LATEST_VERSION;
     }
-    if (value < 0 || value > Integer.MAX_VALUE) {
+    if (!(member instanceof Long) || (Long) member < 0 || (Long) member > Integer.MAX_VALUE) {
       throw badRequest(
           r,
           key,
           null,
-          "field 'version' must be a version number of key '"
-              + key
-              + "', or 0 for the latest (got "
-              + value
-              + ")");
+          "field 'version' must be a version number of key '" + key + "', or 0 for the latest");
     }
-    return Math.toIntExact(value);
+    return Math.toIntExact((Long) member);
   }
 
   /** The optional {@code encoding}: utf-8 (strings, the default) or base64 (binary values). */
-  private boolean binaryEncoding(Request r, String key, Map<String, Object> body) {
-    Object encoding = body.get("encoding");
-    if (encoding == null || "utf-8".equals(encoding)) {
+  private boolean binaryEncoding(Request r, String key, Object encoding) {
+    if (TokenBatch.absent(encoding) || "utf-8".equals(encoding)) {
       return false;
     }
     if ("base64".equals(encoding)) {

@@ -301,5 +301,29 @@ class TokenEndpointsTest {
             JsonCodec.write(JsonCodec.object("domain", "email", "method", DETERMINISTIC)));
     assertThat(noInput.statusCode()).isEqualTo(400);
     assertThat(noInput.body()).contains("field 'batch_input' is required");
+
+    HttpResponse<String> notAnObject =
+        fx.post(
+            "/v1/protector/encode/pii",
+            fx.token("etl"),
+            "{\"domain\":\"email\",\"method\":\"deterministic\",\"batch_input\":[{\"value\":\"a\"},\"secret-b\"]}");
+    assertThat(notAnObject.statusCode()).isEqualTo(400);
+    assertThat(notAnObject.body())
+        .contains("batch_input[1] must be an object")
+        .doesNotContain("secret-b");
+    HttpResponse<String> duplicate =
+        fx.post(
+            "/v1/protector/encode/pii",
+            fx.token("etl"),
+            "{\"domain\":\"email\",\"domain\":\"ssn\",\"batch_input\":[]}");
+    assertThat(duplicate.statusCode()).isEqualTo(400);
+    assertThat(duplicate.body()).contains("malformed JSON").contains("Duplicate field 'domain'");
+    HttpResponse<String> unquoted =
+        fx.post(
+            "/v1/protector/encode/pii",
+            fx.token("etl"),
+            "{\"domain\":\"email\",\"batch_input\":[{\"value\":hunter2}]}");
+    assertThat(unquoted.statusCode()).isEqualTo(400);
+    assertThat(unquoted.body()).contains("malformed JSON").doesNotContain("hunter2");
   }
 }
