@@ -20,7 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * project's client ({@link RemoteKeyService} with server-mode tokenizers, N threads sharing one
  * client as an executor's tasks do). Every batch is authenticated, authorized and audited (one line
  * per batch). Prints values/s, batches/s and the server's CPU per value for deterministic and fpe.
- * A benchmark, not a test; {@code bin/keyserver-benchmark tokens} builds the classpath and runs it.
+ * A benchmark, not a test; {@code bin/keyserver-benchmark tokens} builds the classpath and runs it
+ * ({@code -Dserver.jvm.options=...} adds options to the server JVM, e.g. a JFR recording).
  *
  * <pre>
  *   TokenServerBenchmark [seconds=10] [client-threads=4] [batch-values=10000]
@@ -45,6 +46,11 @@ public final class TokenServerBenchmark {
             + "\n");
     List<String> command = new ArrayList<>(ServerProcess.command(fx.configFile));
     command.replaceAll(a -> a.equals("-Xmx128m") ? "-Xmx1g" : a);
+    // e.g. -Dserver.jvm.options=-XX:StartFlightRecording=filename=/tmp/server.jfr to profile it
+    String extra = System.getProperty("server.jvm.options", "").strip();
+    if (!extra.isEmpty()) {
+      command.addAll(1, List.of(extra.split("\\s+")));
+    }
     try (ServerProcess server =
             ServerProcess.start(new ProcessBuilder(command), dir.resolve("stderr"));
         RemoteKeyService alice =
