@@ -1,6 +1,8 @@
 package io.icebergprotector.kms;
 
 import io.icebergprotector.kms.token.TokenKey;
+import io.icebergprotector.kms.token.TokenMode;
+import io.icebergprotector.kms.token.Tokenizer;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.ProtectionMethod;
@@ -79,6 +81,30 @@ public final class AuthorizingKeyService extends ForwardingKeyService {
         domain,
         kind);
     return key;
+  }
+
+  /**
+   * Server mode: the same token-key rule is checked here first (a refused domain never reaches the
+   * server), and the key server checks and audits every batch again with its own policy.
+   */
+  @Override
+  public Tokenizer tokenizer(
+      String keyId, int version, String domain, ProtectionMethod method, TokenMode mode) {
+    if (mode == TokenMode.SERVER) {
+      try {
+        grants.checkTokenKey(keyId, domain);
+      } catch (KeyAccessDeniedException e) {
+        AUDIT.log(
+            System.Logger.Level.WARNING,
+            "token batches refused: principal={0} key={1} domain={2} reason={3}",
+            grants.principal(),
+            keyId,
+            domain,
+            KeyGrants.Operation.TOKEN_KEY.refusal());
+        throw e;
+      }
+    }
+    return super.tokenizer(keyId, version, domain, method, mode);
   }
 
   @Override

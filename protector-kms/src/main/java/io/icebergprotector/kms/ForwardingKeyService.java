@@ -80,6 +80,23 @@ public abstract class ForwardingKeyService implements KeyService {
     return delegate().deriveTokenKey(keyId, version, domain, kind);
   }
 
+  /**
+   * Server mode goes to the delegate (the key service that tokenizes); local mode derives the token
+   * key through {@link #deriveTokenKey} of this decorator, so its checks apply.
+   */
+  @Override
+  public io.icebergprotector.kms.token.Tokenizer tokenizer(
+      String keyId,
+      int version,
+      String domain,
+      io.icebergprotector.policy.ProtectionMethod method,
+      io.icebergprotector.kms.token.TokenMode mode) {
+    if (mode == io.icebergprotector.kms.token.TokenMode.SERVER) {
+      return delegate().tokenizer(keyId, version, domain, method, mode);
+    }
+    return KeyService.super.tokenizer(keyId, version, domain, method, mode);
+  }
+
   @Override
   public void close() {
     delegate().close();

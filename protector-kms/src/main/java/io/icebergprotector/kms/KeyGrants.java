@@ -33,6 +33,10 @@ public final class KeyGrants {
         "derive the token key",
         "not a writer, and no role with clear or masked access, of a column of this key and token"
             + " domain"),
+    ENCODE(
+        "encode values",
+        "not a writer, and no role with clear access, of a column of this key and token domain"),
+    DECODE("decode tokens", "no role with clear access to a column of this key and token domain"),
     ADMIN("administer keys", "not in an admin role");
 
     private final String verb;
@@ -61,6 +65,9 @@ public final class KeyGrants {
   private final boolean admin;
   // "keyId\0domain" of every token key the principal may be given
   private final Set<String> tokenKeys;
+  // "keyId\0domain" of every token domain whose values the principal may encode / decode
+  private final Set<String> encodable;
+  private final Set<String> decodable;
 
   private KeyGrants(Policy policy, Principal principal, Set<String> adminRoles) {
     this.principal = principal;
@@ -69,13 +76,23 @@ public final class KeyGrants {
     this.unwrappable = Set.copyOf(policy.unwrappableKeys(principal));
     this.admin = roles.stream().anyMatch(adminRoles::contains);
     Set<String> tokens = new TreeSet<>();
+    Set<String> encode = new TreeSet<>();
+    Set<String> decode = new TreeSet<>();
     for (String domain : policy.tokenDomains()) {
       String keyId = policy.tokenDomain(domain).orElseThrow().keyId();
       if (policy.mayReleaseTokenKey(principal, keyId, domain)) {
         tokens.add(keyId + "\u0000" + domain);
       }
+      if (policy.mayProtect(principal, domain)) {
+        encode.add(keyId + "\u0000" + domain);
+      }
+      if (policy.mayUnprotect(principal, domain)) {
+        decode.add(keyId + "\u0000" + domain);
+      }
     }
     this.tokenKeys = Set.copyOf(tokens);
+    this.encodable = Set.copyOf(encode);
+    this.decodable = Set.copyOf(decode);
   }
 
   /**
@@ -125,6 +142,10 @@ public final class KeyGrants {
         return keyId != null && unwrappable.contains(keyId);
       case TOKEN_KEY:
         return keyId != null && tokenKeys.stream().anyMatch(k -> k.startsWith(keyId + "\u0000"));
+      case ENCODE:
+        return keyId != null && encodable.stream().anyMatch(k -> k.startsWith(keyId + "\u0000"));
+      case DECODE:
+        return keyId != null && decodable.stream().anyMatch(k -> k.startsWith(keyId + "\u0000"));
       default:
         return admin;
     }
@@ -137,6 +158,24 @@ public final class KeyGrants {
    */
   public boolean allowsTokenKey(String keyId, String domain) {
     return keyId != null && domain != null && tokenKeys.contains(keyId + "\u0000" + domain);
+  }
+
+  /**
+   * Whether the principal may have the key server tokenize values of ({@code keyId}, {@code
+   * domain}) for it (server token mode): a writer of an entry with a column of that key and domain,
+   * or a clear reader of one ({@link Policy#mayProtect}). Token and masked roles never may.
+   */
+  public boolean allowsEncode(String keyId, String domain) {
+    return keyId != null && domain != null && encodable.contains(keyId + "\u0000" + domain);
+  }
+
+  /**
+   * Whether the principal may have the key server detokenize tokens of ({@code keyId}, {@code
+   * domain}) for it (server token mode): a clear reader of a column of that key and domain ({@link
+   * Policy#mayUnprotect}). Token roles never may.
+   */
+  public boolean allowsDecode(String keyId, String domain) {
+    return keyId != null && domain != null && decodable.contains(keyId + "\u0000" + domain);
   }
 
   /**

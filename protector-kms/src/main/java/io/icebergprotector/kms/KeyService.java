@@ -83,11 +83,11 @@ public interface KeyService extends AutoCloseable {
    * latest version (writers); the returned key names the version it was derived from. A retired
    * version is refused, as for {@link #unwrap}. The caller closes the key to wipe it.
    *
-   * @throws KeyServiceException where the implementation cannot derive token keys
+   * @throws TokenKeysUnsupportedException where the implementation cannot derive token keys
    */
   default TokenKey deriveTokenKey(
       String keyId, int version, String domain, ProtectionMethod.Kind kind) {
-    throw new KeyServiceException(
+    throw new TokenKeysUnsupportedException(
         "Cannot derive token keys with " + this + ": it has no token-key derivation");
   }
 

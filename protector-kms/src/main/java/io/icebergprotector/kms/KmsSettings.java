@@ -1,5 +1,6 @@
 package io.icebergprotector.kms;
 
+import io.icebergprotector.kms.token.TokenMode;
 import java.io.Serializable;
 import java.util.Locale;
 import java.util.Map;
@@ -14,7 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * messages without carrying a token, a passphrase or a PIN.
  */
 public final class KmsSettings implements Serializable {
-  private static final long serialVersionUID = 4L;
+  private static final long serialVersionUID = 5L;
 
   public static final String TYPE = "protector.kms.type";
   public static final String KEYSTORE = "protector.kms.keystore";
@@ -32,6 +33,7 @@ public final class KmsSettings implements Serializable {
   public static final String PIN_ENV = "protector.kms.pin-env";
   public static final String PIN_FILE = "protector.kms.pin-file";
   public static final String KEY_CACHE_SECONDS = "protector.kms.key-cache-seconds";
+  public static final String TOKEN_MODE = "protector.kms.token-mode";
   public static final String TOKEN = "protector.token";
   public static final String TOKEN_FILE = "protector.token-file";
   public static final String TOKEN_ENV = "protector.token-env";
@@ -74,6 +76,7 @@ public final class KmsSettings implements Serializable {
   private final Integer slotListIndex;
   private final SecretRef pin;
   private final int keyCacheSeconds;
+  private final TokenMode tokenMode;
 
   private KmsSettings(Builder b) {
     this.type = b.type;
@@ -91,6 +94,7 @@ public final class KmsSettings implements Serializable {
     this.slotListIndex = b.slotListIndex;
     this.pin = b.pin;
     this.keyCacheSeconds = b.keyCacheSeconds;
+    this.tokenMode = b.tokenMode;
   }
 
   public static Builder builder(Type type) {
@@ -107,6 +111,7 @@ public final class KmsSettings implements Serializable {
     try {
       return builderFromOptions(options, owner)
           .keyCacheSeconds(keyCacheSeconds(options.get(KEY_CACHE_SECONDS)))
+          .tokenMode(tokenMode(options.get(TOKEN_MODE)))
           .build();
     } catch (IllegalArgumentException e) {
       if (owner == null) {
@@ -128,6 +133,13 @@ public final class KmsSettings implements Serializable {
               "%s must be a whole number of seconds, got '%s'", KEY_CACHE_SECONDS, text.trim()),
           e);
     }
+  }
+
+  private static TokenMode tokenMode(String text) {
+    if (text == null || text.isBlank()) {
+      return TokenMode.LOCAL;
+    }
+    return TokenMode.parse(TOKEN_MODE, text.trim());
   }
 
   private static Builder builderFromOptions(Map<String, String> options, String owner) {
@@ -284,6 +296,15 @@ public final class KmsSettings implements Serializable {
     return keyCacheSeconds;
   }
 
+  /**
+   * Where tokens of tokenized columns and of {@code protect}/{@code unprotect} are computed ({@link
+   * #TOKEN_MODE}, default {@code local}): {@code local} derives the token key and tokenizes in the
+   * executor; {@code server} sends batches to the key server, which keeps the key.
+   */
+  public TokenMode tokenMode() {
+    return tokenMode;
+  }
+
   /** A stable, non-secret identity of the key-service endpoint. */
   public String endpoint() {
     switch (type) {
@@ -355,6 +376,7 @@ public final class KmsSettings implements Serializable {
         + endpoint()
         + (token != null ? ", token from " + token.describe() : "")
         + (pin != null ? ", PIN from " + pin.describe() : "")
+        + (tokenMode == TokenMode.SERVER ? ", token mode server" : "")
         + "}";
   }
 
@@ -374,6 +396,7 @@ public final class KmsSettings implements Serializable {
     private Integer slotListIndex;
     private SecretRef pin;
     private int keyCacheSeconds = DEFAULT_KEY_CACHE_SECONDS;
+    private TokenMode tokenMode = TokenMode.LOCAL;
 
     private Builder(Type type) {
       this.type = Objects.requireNonNull(type, "type");
@@ -462,7 +485,20 @@ public final class KmsSettings implements Serializable {
       return this;
     }
 
+    /** See {@link KmsSettings#tokenMode()}: {@code server} needs {@code type = remote}. */
+    public Builder tokenMode(TokenMode mode) {
+      this.tokenMode = Objects.requireNonNull(mode, TOKEN_MODE);
+      return this;
+    }
+
     public KmsSettings build() {
+      if (tokenMode == TokenMode.SERVER && type != Type.REMOTE) {
+        throw new IllegalArgumentException(
+            String.format(
+                "%s = server needs %s = remote (only the key server tokenizes for its callers),"
+                    + " got %s = %s; use %s = local",
+                TOKEN_MODE, TYPE, TYPE, type.name().toLowerCase(Locale.ROOT), TOKEN_MODE));
+      }
       if (type == Type.PKCS11) {
         checkPkcs11();
       } else if (type == Type.LOCAL) {

@@ -64,4 +64,27 @@ class KeyGrantsTest {
     assertThat(Operation.WRAP.refusal()).isEqualTo("not a writer of any table using this key");
     assertThat(Operation.ADMIN.refusal()).isEqualTo("not in an admin role");
   }
+
+  @Test
+  void encodeIsForWritersAndClearRolesDecodeForClearRolesOnlyPerKeyAndDomain() {
+    Policy tokens = TokenKeyServiceTest.POLICY;
+    KeyGrants etl = KeyGrants.of(tokens, Principal.user("etl"), Set.of());
+    KeyGrants alice = KeyGrants.of(tokens, Principal.user("alice"), Set.of());
+    KeyGrants bob = KeyGrants.of(tokens, Principal.user("bob"), Set.of()); // token role
+    KeyGrants dave = KeyGrants.of(tokens, Principal.user("dave"), Set.of()); // masked
+    assertThat(etl.allowsEncode("pii", "ssn")).isTrue();
+    assertThat(etl.allowsDecode("pii", "ssn")).as("writers do not read").isFalse();
+    assertThat(alice.allowsEncode("pii", "ssn")).isTrue();
+    assertThat(alice.allowsDecode("pii", "ssn")).isTrue();
+    assertThat(alice.allowsDecode("footer", "ssn")).as("the domain's own key only").isFalse();
+    assertThat(alice.allowsDecode("pii", "email")).as("a domain the policy lacks").isFalse();
+    assertThat(bob.allowsEncode("pii", "ssn")).isFalse();
+    assertThat(bob.allowsDecode("pii", "ssn")).isFalse();
+    assertThat(dave.allowsDecode("pii", "ssn"))
+        .as("masked readers get the token key, but the server decodes for clear roles only")
+        .isFalse();
+    assertThat(dave.allowsTokenKey("pii", "ssn")).isTrue();
+    assertThat(Operation.DECODE.refusal())
+        .isEqualTo("no role with clear access to a column of this key and token domain");
+  }
 }

@@ -3,6 +3,7 @@ package io.icebergprotector.kms;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.icebergprotector.kms.token.TokenMode;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.ObjectInputStream;
@@ -155,6 +156,49 @@ class KmsSettingsTest {
         .hasMessage(
             "catalog 'prod': protector.kms.key-cache-seconds must be a whole number of seconds,"
                 + " got '30s'");
+  }
+
+  @Test
+  void tokenModeDefaultsToLocalAndServerNeedsTheKeyServer() throws Exception {
+    Map<String, String> remote = new HashMap<>();
+    remote.put(KmsSettings.TYPE, "remote");
+    remote.put(KmsSettings.URL, "https://keys.example.com:8200");
+    remote.put(KmsSettings.TOKEN_FILE, "/run/secrets/token");
+    assertThat(KmsSettings.fromOptions(remote, "catalog 'prod'").tokenMode())
+        .isEqualTo(TokenMode.LOCAL);
+
+    remote.put(KmsSettings.TOKEN_MODE, " Server ");
+    KmsSettings server = KmsSettings.fromOptions(remote, "catalog 'prod'");
+    assertThat(server.tokenMode()).isEqualTo(TokenMode.SERVER);
+    assertThat(server.toString()).contains("token mode server");
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+      out.writeObject(server);
+    }
+    try (ObjectInputStream in =
+        new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+      assertThat(((KmsSettings) in.readObject()).tokenMode()).isEqualTo(TokenMode.SERVER);
+    }
+
+    remote.put(KmsSettings.TOKEN_MODE, "remote");
+    assertThatThrownBy(() -> KmsSettings.fromOptions(remote, "catalog 'prod'"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "catalog 'prod': Cannot use protector.kms.token-mode=remote: expected local or server");
+
+    Map<String, String> local = new HashMap<>();
+    local.put(KmsSettings.KEYSTORE, "/tmp/keys.p12");
+    local.put(KmsSettings.PASSPHRASE_ENV, "KS_PASS");
+    local.put(KmsSettings.TOKEN_MODE, "server");
+    assertThatThrownBy(() -> KmsSettings.fromOptions(local, "catalog 'dev'"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "catalog 'dev': protector.kms.token-mode = server needs protector.kms.type = remote"
+                + " (only the key server tokenizes for its callers), got protector.kms.type ="
+                + " local; use protector.kms.token-mode = local");
+    local.put(KmsSettings.TOKEN_MODE, "local");
+    assertThat(KmsSettings.fromOptions(local, "catalog 'dev'").tokenMode())
+        .isEqualTo(TokenMode.LOCAL);
   }
 
   @Test

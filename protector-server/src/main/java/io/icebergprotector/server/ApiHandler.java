@@ -10,12 +10,19 @@ import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.KeyServiceUnavailableException;
 import io.icebergprotector.kms.KeyVersionRetiredException;
+import io.icebergprotector.kms.TokenKeysUnsupportedException;
 import io.icebergprotector.kms.WrappedKey;
 import io.icebergprotector.kms.remote.JsonCodec;
+import io.icebergprotector.kms.token.TokenException;
+import io.icebergprotector.kms.token.TokenKey;
+import io.icebergprotector.kms.token.TokenMode;
+import io.icebergprotector.kms.token.Tokenizer;
+import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.Digests;
 import io.icebergprotector.policy.KeyIds;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
+import io.icebergprotector.policy.ProtectionMethod;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -49,10 +56,17 @@ import java.util.UUID;
  * and check the body against the policy (413/400 naming the field), then authorize (403, the same
  * body as every 403); allowed or denied, the audit line carries source, columns, destination and
  * query id.
+ *
+ * <p>The token routes {@code POST /v1/protector/token-key/<key>}, {@code /encode/<key>} and {@code
+ * /decode/<key>} name their token domain in the body as well: authenticate (401), key-name syntax
+ * (400), read the body (413/400 naming the field), authorize key and domain (403, the same body as
+ * every 403), then check the method against the policy's (400) and touch the key store. One audit
+ * line per request: a batch's line carries domain, method and the count of values, never a value.
  */
 final class ApiHandler {
   private static final System.Logger LOG = System.getLogger(ApiHandler.class.getName());
   private static final String TRANSIT = "/v1/transit/";
+  private static final String PROTECTOR = "/v1/protector/";
   private static final String KEY_TYPE = "aes256-gcm96";
 
   private final KeyService keys;
@@ -65,10 +79,13 @@ final class ApiHandler {
   private final AuditLog audit;
   private final Metrics metrics;
   private final long maxBodyBytes;
+  private final long maxBatchBodyBytes;
+  private final int maxBatchValues;
   private final boolean autoCreateKeys;
   private final boolean metricsRequireAuth;
   private final Map<String, Route> exact;
   private final Map<String, Route> transit;
+  private final Map<String, Route> protector;
 
   ApiHandler(
       KeyService keys,
@@ -89,10 +106,13 @@ final class ApiHandler {
     this.audit = audit;
     this.metrics = metrics;
     this.maxBodyBytes = config.maxBodyBytes();
+    this.maxBatchBodyBytes = config.maxBatchBodyBytes();
+    this.maxBatchValues = config.maxBatchValues();
     this.autoCreateKeys = config.autoCreateKeys();
     this.metricsRequireAuth = config.metricsRequireAuth();
     this.exact = exactRoutes();
     this.transit = transitRoutes();
+    this.protector = protectorRoutes();
   }
 
   /** The answer to one request, for the transport to send. */
@@ -113,6 +133,7 @@ final class ApiHandler {
     Caller caller;
     int status = 500;
     boolean bodyRead;
+    long bodyLimit;
     Instant time; // when set, the time of the audit line (and of a receipt)
     Map<String, Object> details; // extra audit members of the operation
 
@@ -122,6 +143,11 @@ final class ApiHandler {
       this.path = call.rawPath() == null ? "" : call.rawPath();
       this.query = call.rawQuery();
       this.client = call.clientAddress() == null ? "-" : call.clientAddress();
+    }
+
+    Request(HttpCall call, long bodyLimit) {
+      this(call);
+      this.bodyLimit = bodyLimit;
     }
 
     String principalName() {
@@ -136,7 +162,7 @@ final class ApiHandler {
   /** Serves one request; never throws. The audit line (if any) is written before this returns. */
   Reply handle(HttpCall call) {
     long start = System.nanoTime();
-    Request r = new Request(call);
+    Request r = new Request(call, maxBodyBytes);
     try {
       dispatch(r);
     } catch (HttpError e) {
@@ -182,6 +208,15 @@ final class ApiHandler {
     return m;
   }
 
+  /** Prefix routes under {@code /v1/protector/<action>}: the key name follows. */
+  private Map<String, Route> protectorRoutes() {
+    Map<String, Route> m = new LinkedHashMap<>();
+    m.put("token-key", this::tokenKey);
+    m.put("encode", (r, tail) -> tokenBatch(r, tail, true));
+    m.put("decode", (r, tail) -> tokenBatch(r, tail, false));
+    return m;
+  }
+
   private void dispatch(Request r) {
     Route route = exact.get(r.path);
     if (route != null) {
@@ -192,6 +227,14 @@ final class ApiHandler {
     if (r.path.startsWith(TRANSIT)) {
       String[] parts = r.path.substring(TRANSIT.length()).split("/", -1);
       route = transit.get(parts[0]);
+      if (route != null) {
+        route.serve(r, parts);
+        return;
+      }
+    }
+    if (r.path.startsWith(PROTECTOR)) {
+      String[] parts = r.path.substring(PROTECTOR.length()).split("/", -1);
+      route = protector.get(parts[0]);
       if (route != null) {
         route.serve(r, parts);
         return;
@@ -565,6 +608,254 @@ final class ApiHandler {
     sendJson(r, 200, JsonCodec.object("data", data));
   }
 
+  // ---- tokens --------------------------------------------------------------------------------
+
+  /**
+   * Releases the token key of (key, version, domain, method kind) to a caller the token-key rule
+   * allows (writers, clear and masked roles of a column of that key and domain): {@code local}
+   * token mode through the key server. Audited like an unwrap.
+   */
+  private void tokenKey(Request r, String[] parts) {
+    r.route = PROTECTOR + "token-key/{key}";
+    r.op = "token-key";
+    requireMethod(r, "POST");
+    r.rawKey = parts.length > 1 ? parts[1] : "";
+    authenticate(r);
+    String key = keyName(r, parts.length == 2);
+    Map<String, Object> body = readJson(r, false);
+    String domain = stringField(r, key, body, "domain");
+    int version = versionField(r, key, body);
+    String kindText = stringField(r, key, body, "method");
+    r.details = new LinkedHashMap<>();
+    r.details.put("domain", domain);
+    if (!authorizer.grants(r.caller.principal()).allowsTokenKey(key, domain)) {
+      throw deny(r, key, KeyGrants.Operation.TOKEN_KEY.refusal());
+    }
+    ProtectionMethod.Kind policyKind = policy.tokenDomain(domain).orElseThrow().method().kind();
+    if (!kindText.equalsIgnoreCase(policyKind.name())) {
+      throw badRequest(
+          r,
+          key,
+          null,
+          "field 'method' is '"
+              + clip(kindText)
+              + "', but token domain '"
+              + domain
+              + "' is "
+              + policyKind.name().toLowerCase(Locale.ROOT)
+              + " in the server's policy");
+    }
+    r.details.put("method", policyKind.name().toLowerCase(Locale.ROOT));
+    byte[] bytes = null;
+    try (TokenKey tk = keys.deriveTokenKey(key, version, domain, policyKind)) {
+      bytes = tk.exportBytes();
+      auditOk(r, key, tk.version());
+      Map<String, Object> data = new LinkedHashMap<>();
+      data.put("key", Base64.getEncoder().encodeToString(bytes));
+      data.put("key_version", tk.version());
+      data.put("domain", domain);
+      data.put("method", policyKind.name().toLowerCase(Locale.ROOT));
+      sendJson(r, 200, JsonCodec.object("data", data));
+    } catch (KeyServiceException | IllegalArgumentException e) {
+      throw keyFailure(r, key, version == KeyService.LATEST_VERSION ? null : version, e);
+    } finally {
+      if (bytes != null) {
+        Arrays.fill(bytes, (byte) 0);
+      }
+    }
+  }
+
+  /**
+   * Tokenizes ({@code encode}) or detokenizes ({@code decode}) a batch of values in the style of
+   * Vault's transform {@code batch_input}: {@code {"domain", "method", "version", "encoding",
+   * "batch_input": [{"value": ...}, ...]}} answers {@code {"data": {"key_version", "batch_results":
+   * [{"encoded_value"|"decoded_value": ...} | {"error": "batch_input[i]: ..."}, ...]}}} in order.
+   * Null values stay null. The token key never leaves the server.
+   */
+  private void tokenBatch(Request r, String[] parts, boolean encode) {
+    String action = encode ? "encode" : "decode";
+    r.route = PROTECTOR + action + "/{key}";
+    r.op = action;
+    requireMethod(r, "POST");
+    r.rawKey = parts.length > 1 ? parts[1] : "";
+    r.bodyLimit = maxBatchBodyBytes;
+    authenticate(r);
+    String key = keyName(r, parts.length == 2);
+    TokenBatch in = readBatch(r);
+    String domain = requiredString(r, key, in.domain, "domain");
+    String methodSpec = requiredString(r, key, in.method, "method");
+    int version = versionOf(r, key, in.version);
+    boolean binary = binaryEncoding(r, key, in.encoding);
+    if (in.values == null) {
+      throw badRequest(
+          r, key, null, "field 'batch_input' is required and must be an array of {\"value\": ...}");
+    }
+    List<Object> items = in.values;
+    r.details = new LinkedHashMap<>();
+    r.details.put("domain", domain);
+    r.details.put("count", items.size());
+    KeyGrants grants = authorizer.grants(r.caller.principal());
+    if (encode ? !grants.allowsEncode(key, domain) : !grants.allowsDecode(key, domain)) {
+      throw deny(
+          r, key, (encode ? KeyGrants.Operation.ENCODE : KeyGrants.Operation.DECODE).refusal());
+    }
+    if (items.size() > maxBatchValues) {
+      String message =
+          "batch_input has "
+              + items.size()
+              + " values, more than limits.max-batch-values = "
+              + maxBatchValues;
+      record(r, key, null, r.op, "error", message, 413);
+      throw new HttpError(413, message);
+    }
+    if (items.isEmpty()) {
+      throw badRequest(r, key, null, "field 'batch_input' is empty");
+    }
+    if (in.badItem >= 0) {
+      throw badRequest(
+          r, key, null, "batch_input[" + in.badItem + "] must be an object {\"value\": ...}");
+    }
+    ColumnPolicy column = policy.tokenDomain(domain).orElseThrow();
+    ProtectionMethod method;
+    try {
+      method = ProtectionMethod.parse(methodSpec);
+    } catch (IllegalArgumentException e) {
+      throw badRequest(r, key, null, "field 'method': " + e.getMessage());
+    }
+    if (!method.equals(column.method())) {
+      throw badRequest(
+          r,
+          key,
+          null,
+          "field 'method' is '"
+              + clip(method.spec())
+              + "', but token domain '"
+              + domain
+              + "' is "
+              + column.method().spec()
+              + " in the server's policy");
+    }
+    r.details.put("method", method.spec());
+    if (binary && method.kind() != ProtectionMethod.Kind.DETERMINISTIC) {
+      throw badRequest(r, key, null, "encoding base64 (binary values) needs method deterministic");
+    }
+    String outField = encode ? "encoded_value" : "decoded_value";
+    int n = items.size();
+    Object[] results = new Object[n];
+    String[] itemErrors = new String[n];
+    int errors = 0;
+    int tokenVersion;
+    try (Tokenizer tokenizer = keys.tokenizer(key, version, domain, method, TokenMode.LOCAL)) {
+      tokenVersion = tokenizer.version();
+      for (int i = 0; i < n; i++) {
+        Object value = items.get(i);
+        if (value == null) {
+          continue;
+        }
+        try {
+          results[i] = transform(tokenizer, method, binary, encode, value);
+        } catch (TokenException | IllegalArgumentException e) {
+          errors++;
+          itemErrors[i] = "batch_input[" + i + "]: " + e.getMessage();
+        }
+      }
+    } catch (KeyServiceException | IllegalArgumentException e) {
+      throw keyFailure(r, key, version == KeyService.LATEST_VERSION ? null : version, e);
+    }
+    if (errors > 0) {
+      r.details.put("errors", errors);
+    }
+    auditOk(r, key, tokenVersion);
+    metrics.tokenValues(action, method.kind().name().toLowerCase(Locale.ROOT), (long) n - errors);
+    send(
+        r, 200, "application/json", TokenBatch.answer(tokenVersion, outField, results, itemErrors));
+  }
+
+  /**
+   * One value through the tokenizer. @throws IllegalArgumentException naming what the value should
+   * be (never quoting it)
+   */
+  private static Object transform(
+      Tokenizer tokenizer, ProtectionMethod method, boolean binary, boolean encode, Object value) {
+    if (method.numeric()) {
+      if (!(value instanceof Long)) {
+        throw new IllegalArgumentException("value must be an integer for method " + method.spec());
+      }
+      long v = (Long) value;
+      return encode ? tokenizer.protect(v) : tokenizer.unprotect(v);
+    }
+    if (!(value instanceof String)) {
+      throw new IllegalArgumentException(
+          "value must be a string for method "
+              + method.spec()
+              + (binary ? " (base64 of the bytes)" : ""));
+    }
+    if (binary) {
+      byte[] in;
+      try {
+        in = Base64.getDecoder().decode((String) value);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("value is not valid base64");
+      }
+      byte[] out = encode ? tokenizer.protect(in) : tokenizer.unprotect(in);
+      return Base64.getEncoder().encodeToString(out);
+    }
+    return encode ? tokenizer.protect((String) value) : tokenizer.unprotect((String) value);
+  }
+
+  /** The body of a token batch, read as a stream (400 for malformed JSON). */
+  private TokenBatch readBatch(Request r) {
+    byte[] bytes = readBody(r);
+    if (bytes.length == 0) {
+      throw badRequest(r, null, null, "request body is empty: a JSON object is required");
+    }
+    try {
+      return TokenBatch.parse(bytes);
+    } catch (IllegalArgumentException e) {
+      throw badRequest(r, null, null, "malformed JSON: " + e.getMessage());
+    }
+  }
+
+  private String requiredString(Request r, String key, Object member, String field) {
+    String value = TokenBatch.string(member);
+    if (value == null) {
+      throw badRequest(
+          r, key, null, "field '" + field + "' is required and must be a non-empty string");
+    }
+    return value;
+  }
+
+  /** The token-key body's optional {@code version}: 0 or absent for the latest version. */
+  private int versionField(Request r, String key, Map<String, Object> body) {
+    return versionOf(r, key, body.containsKey("version") ? body.get("version") : null);
+  }
+
+  /** An optional {@code version}: 0 or absent for the latest version. */
+  private int versionOf(Request r, String key, Object member) {
+    if (TokenBatch.absent(member)) {
+      return KeyService.LATEST_VERSION;
+    }
+    if (!(member instanceof Long) || (Long) member < 0 || (Long) member > Integer.MAX_VALUE) {
+      throw badRequest(
+          r,
+          key,
+          null,
+          "field 'version' must be a version number of key '" + key + "', or 0 for the latest");
+    }
+    return Math.toIntExact((Long) member);
+  }
+
+  /** The optional {@code encoding}: utf-8 (strings, the default) or base64 (binary values). */
+  private boolean binaryEncoding(Request r, String key, Object encoding) {
+    if (TokenBatch.absent(encoding) || "utf-8".equals(encoding)) {
+      return false;
+    }
+    if ("base64".equals(encoding)) {
+      return true;
+    }
+    throw badRequest(r, key, null, "field 'encoding' must be utf-8 or base64");
+  }
+
   // ---- checks --------------------------------------------------------------------------------
 
   private void authenticate(Request r) {
@@ -650,6 +941,14 @@ final class ApiHandler {
     String message;
     if (e instanceof HttpError) {
       return (HttpError) e;
+    } else if (e instanceof TokenKeysUnsupportedException) {
+      status = 501;
+      message =
+          "this key server's key backend cannot derive token keys (a PKCS#11 token keeps its keys"
+              + " unextractable): serve token domains from a key server with keys.type = local";
+    } else if (e instanceof TokenException) {
+      status = 400;
+      message = e.getMessage(); // names the domain and the reason, never a value
     } else if (e instanceof KeyIntegrityException) {
       status = 400;
       message =
@@ -746,7 +1045,7 @@ final class ApiHandler {
     r.bodyRead = true;
     String length = r.call.header("Content-Length");
     try {
-      if (length != null && Long.parseLong(length.trim()) > maxBodyBytes) {
+      if (length != null && Long.parseLong(length.trim()) > r.bodyLimit) {
         return false;
       }
     } catch (NumberFormatException e) {
@@ -758,7 +1057,7 @@ final class ApiHandler {
       int n;
       while ((n = in.read(chunk)) > 0) {
         total += n;
-        if (total > maxBodyBytes) {
+        if (total > r.bodyLimit) {
           return false;
         }
       }
@@ -778,7 +1077,7 @@ final class ApiHandler {
       } catch (NumberFormatException e) {
         throw new HttpError(400, "invalid Content-Length", true);
       }
-      if (declared > maxBodyBytes) {
+      if (declared > r.bodyLimit) {
         throw tooLarge(r);
       }
     }
@@ -787,7 +1086,7 @@ final class ApiHandler {
     try (InputStream in = r.call.body()) {
       int n;
       while ((n = in.read(chunk)) > 0) {
-        if (out.size() + n > maxBodyBytes) {
+        if (out.size() + n > r.bodyLimit) {
           throw tooLarge(r);
         }
         out.write(chunk, 0, n);
@@ -799,7 +1098,13 @@ final class ApiHandler {
   }
 
   private HttpError tooLarge(Request r) {
-    String message = "request body larger than " + maxBodyBytes + " bytes";
+    String message =
+        "request body larger than "
+            + r.bodyLimit
+            + " bytes"
+            + (r.bodyLimit == maxBatchBodyBytes && r.bodyLimit != maxBodyBytes
+                ? " (limits.max-batch-body-size)"
+                : " (limits.max-body-size)");
     record(r, r.rawKey, null, r.op, "error", message, 413);
     return new HttpError(413, message, true); // unread body: do not reuse the connection
   }

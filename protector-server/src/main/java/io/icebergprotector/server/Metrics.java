@@ -40,6 +40,12 @@ final class Metrics {
           .help("Key operations (wrap = encrypt, unwrap = decrypt) by decision.")
           .labelNames("op", "decision")
           .register(registry);
+  private final Counter tokenValues =
+      Counter.builder()
+          .name("protector_token_values_total")
+          .help("Values the token batch endpoints tokenized (encode) or detokenized (decode).")
+          .labelNames("op", "method")
+          .register(registry);
   private final Counter authFailures =
       Counter.builder()
           .name("protector_auth_failures_total")
@@ -70,6 +76,11 @@ final class Metrics {
   /** op: wrap, unwrap, hmac, create, ...; decision: allow, deny, error. */
   void operation(String op, String decision) {
     operations.labelValues(op, decision).inc();
+  }
+
+  /** op: encode or decode; method: deterministic or fpe. */
+  void tokenValues(String op, String method, long count) {
+    tokenValues.labelValues(op, method).inc(count);
   }
 
   void authFailure(String category) {

@@ -116,6 +116,8 @@ public final class ServerConfig {
   private final Duration idleTimeout;
   private final RateLimit rateLimit;
   private final int maxConnections;
+  private final int maxBatchValues;
+  private final long maxBatchBodyBytes;
   private final boolean metricsRequireAuth;
 
   /** The defaults: {@code reference.conf} of the server jar. */
@@ -276,6 +278,19 @@ public final class ServerConfig {
     maxConnections = c.getInt("limits.max-connections");
     if (maxConnections < 1) {
       throw bad("limits.max-connections", "must be >= 1, got " + maxConnections);
+    }
+    maxBatchValues = c.getInt("limits.max-batch-values");
+    if (maxBatchValues < 1 || maxBatchValues > 1_000_000) {
+      throw bad("limits.max-batch-values", "must be 1..1000000, got " + maxBatchValues);
+    }
+    maxBatchBodyBytes = c.getBytes("limits.max-batch-body-size");
+    if (maxBatchBodyBytes < maxBodyBytes || maxBatchBodyBytes > 256L * 1024 * 1024) {
+      throw bad(
+          "limits.max-batch-body-size",
+          "must be between limits.max-body-size ("
+              + maxBodyBytes
+              + " bytes) and 256 MiB, got "
+              + maxBatchBodyBytes);
     }
     metricsRequireAuth = c.getBoolean("metrics.require-auth");
   }
@@ -557,6 +572,16 @@ public final class ServerConfig {
   /** Open connections at most; further clients wait in the OS's accept queue. */
   public int maxConnections() {
     return maxConnections;
+  }
+
+  /** The most values one token batch (encode or decode) may carry; more get 413. */
+  public int maxBatchValues() {
+    return maxBatchValues;
+  }
+
+  /** The largest request body of the token batch endpoints (encode, decode); larger get 413. */
+  public long maxBatchBodyBytes() {
+    return maxBatchBodyBytes;
   }
 
   public boolean metricsRequireAuth() {

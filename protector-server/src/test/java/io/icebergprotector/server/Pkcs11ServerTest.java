@@ -5,8 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.kms.KeyAccessDeniedException;
 import io.icebergprotector.kms.KeyInfo;
+import io.icebergprotector.kms.KeyService;
+import io.icebergprotector.kms.TokenKeysUnsupportedException;
 import io.icebergprotector.kms.pkcs11.SoftHsm;
 import io.icebergprotector.kms.remote.RemoteKeyService;
+import io.icebergprotector.kms.token.TokenMode;
+import io.icebergprotector.kms.token.Tokenizer;
+import io.icebergprotector.policy.ProtectionMethod;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,6 +79,48 @@ class Pkcs11ServerTest {
     assertThat(fx.audit())
         .contains("\"principal\":\"carol\"", "\"decision\":\"deny\"")
         .contains("\"op\":\"rotate\"", "\"key\":\"pii\"");
+  }
+
+  @Test
+  @Timeout(240)
+  void tokenRequestsAreRefusedCleanlyWhenTheTokenKeepsItsKeys() throws Exception {
+    SoftHsm hsm = SoftHsm.withToken(dir.resolve("hsm"), "protector");
+    ServerFixture fx = ServerFixture.prepareWithPolicy(dir, TokenEndpointsTest.POLICY);
+    Files.writeString(dir.resolve("hsm-pin"), SoftHsm.PIN + "\n");
+    Files.writeString(
+        fx.configFile,
+        Files.readString(fx.configFile)
+            + "\nprotector-server.keys {"
+            + " keystore = null, passphrase-file = null, type = pkcs11,"
+            + " pkcs11-library = \""
+            + hsm.library()
+            + "\", token-label = protector, pin-file = hsm-pin }\n");
+    try (ServerProcess server = start(hsm, fx, "tokens");
+        RemoteKeyService ops = fx.clientBuilder(server.url(), fx.token("ops")).build();
+        RemoteKeyService alice = fx.clientBuilder(server.url(), fx.token("alice")).build();
+        Tokenizer remote =
+            alice.tokenizer(
+                "pii",
+                KeyService.LATEST_VERSION,
+                "email",
+                ProtectionMethod.deterministic(),
+                TokenMode.SERVER)) {
+      ops.createKey("pii");
+      assertThatThrownBy(() -> remote.protect("a@example.com"))
+          .isInstanceOf(TokenKeysUnsupportedException.class)
+          .hasMessageContaining("encode values of token domain 'email' for key 'pii' refused")
+          .hasMessageContaining("cannot derive token keys");
+      assertThatThrownBy(
+              () ->
+                  alice.deriveTokenKey(
+                      "pii",
+                      KeyService.LATEST_VERSION,
+                      "email",
+                      ProtectionMethod.Kind.DETERMINISTIC))
+          .isInstanceOf(TokenKeysUnsupportedException.class)
+          .hasMessageContaining("keys.type = local");
+    }
+    assertThat(fx.audit()).contains("\"op\":\"encode\"", "\"status\":501");
   }
 
   private static ServerProcess start(SoftHsm hsm, ServerFixture fx, String name) throws Exception {

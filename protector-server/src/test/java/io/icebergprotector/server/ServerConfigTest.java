@@ -200,6 +200,19 @@ class ServerConfigTest {
     assertThatThrownBy(() -> ServerConfig.load(conf))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("protector-server.limits.max-connections must be >= 1, got 0");
+
+    assertThat(config.maxBatchValues()).isEqualTo(10_000);
+    assertThat(config.maxBatchBodyBytes()).isEqualTo(4L * 1024 * 1024);
+    Files.writeString(conf, base + "\nprotector-server.limits.max-batch-values = 0\n");
+    assertThatThrownBy(() -> ServerConfig.load(conf))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("protector-server.limits.max-batch-values must be 1..1000000, got 0");
+    Files.writeString(conf, base + "\nprotector-server.limits.max-batch-body-size = 1k\n");
+    assertThatThrownBy(() -> ServerConfig.load(conf))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(
+            "protector-server.limits.max-batch-body-size must be between limits.max-body-size"
+                + " (4096 bytes) and 256 MiB, got 1024");
   }
 
   @Test

@@ -107,6 +107,11 @@ final class ServerFixture implements AutoCloseable {
   final HttpClient http;
 
   private ServerFixture(Path dir, String extraConfig, boolean start) throws Exception {
+    this(dir, extraConfig, start, POLICY);
+  }
+
+  private ServerFixture(Path dir, String extraConfig, boolean start, String policy)
+      throws Exception {
     this.dir = dir;
     Path tls = tlsMaterial();
     this.certificate = tls.resolve("server.pem");
@@ -114,7 +119,7 @@ final class ServerFixture implements AutoCloseable {
     Files.writeString(dir.resolve("tls-password"), TLS_PASSWORD + "\n");
     this.passphraseFile = dir.resolve("keystore-passphrase");
     Files.writeString(passphraseFile, KEYSTORE_PASSPHRASE);
-    Files.writeString(dir.resolve("policy.conf"), POLICY);
+    Files.writeString(dir.resolve("policy.conf"), policy);
     this.keystore = dir.resolve("keys.p12");
     try (Passphrase p = Passphrase.of(KEYSTORE_PASSPHRASE.toCharArray());
         LocalKeyService local = LocalKeyService.open(keystore, p, true)) {
@@ -200,6 +205,17 @@ final class ServerFixture implements AutoCloseable {
 
   static ServerFixture start(Path dir, String extraConfig) throws Exception {
     return new ServerFixture(dir, extraConfig, true);
+  }
+
+  /** A server enforcing {@code policy} instead of {@link #POLICY}. */
+  static ServerFixture startWithPolicy(Path dir, String extraConfig, String policy)
+      throws Exception {
+    return new ServerFixture(dir, extraConfig, true, policy);
+  }
+
+  /** Everything written with {@code policy}, no server started (for separate processes). */
+  static ServerFixture prepareWithPolicy(Path dir, String policy) throws Exception {
+    return new ServerFixture(dir, null, false, policy);
   }
 
   /** Everything written, no server started (for the separate-process test). */

@@ -62,6 +62,9 @@ final class ServerProcess implements AutoCloseable {
     reader.setDaemon(true);
     reader.start();
     String listening = lines.poll(60, TimeUnit.SECONDS);
+    while (listening != null && listening.startsWith("[")) {
+      listening = lines.poll(60, TimeUnit.SECONDS); // JVM log lines (JFR's startup) come first
+    }
     if (listening == null || !listening.startsWith(ProtectorServer.LISTENING)) {
       process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
     }

@@ -2,7 +2,6 @@ package io.icebergprotector.spark;
 
 import io.icebergprotector.kms.KeyScope;
 import io.icebergprotector.kms.KeyService;
-import io.icebergprotector.kms.token.TokenKey;
 import io.icebergprotector.kms.token.Tokenizer;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.Policy;
@@ -41,6 +40,9 @@ import scala.Tuple3;
  * the call is authorized when the query is analyzed ({@code protect}: a writer of an entry with a
  * column of the domain, or a clear reader of one; {@code unprotect}: a clear reader), and each
  * task's key request is checked again by the key service. Tokens use the latest key version.
+ * Catalog option {@code protector.kms.token-mode} decides where they are computed: {@code local}
+ * (the task derives the token key) or {@code server} (the key server tokenizes; the key never
+ * reaches the executor, and every value is one request, so server mode suits small volumes here).
  */
 final class TokenFunctions {
   private TokenFunctions() {}
@@ -196,10 +198,9 @@ final class TokenFunctions {
       if (tokenizer == null) {
         KeyService keys = KeyServiceRegistry.obtain(scope, policy);
         ProtectionMethod m = ProtectionMethod.parse(method);
-        try (TokenKey key =
-            keys.deriveTokenKey(keyId, KeyService.LATEST_VERSION, domain, m.kind())) {
-          tokenizer = Tokenizer.of(key, m);
-        }
+        // local: the task derives the token key; server: each value goes to the key server
+        tokenizer =
+            keys.tokenizer(keyId, KeyService.LATEST_VERSION, domain, m, scope.kms().tokenMode());
         Tokenizer opened = tokenizer;
         TaskContext task = TaskContext.get();
         if (task != null) {

@@ -63,6 +63,14 @@ public final class JsonCodec {
     }
   }
 
+  /**
+   * What is wrong with the JSON a streaming reader of Jackson refused, the way {@link #parse} says
+   * it: where, and the problem without quoting the input.
+   */
+  public static String describe(JacksonException e) {
+    return "invalid JSON" + where(e) + ": " + safeMessage(e);
+  }
+
   private static String where(JacksonException e) {
     return e.getLocation() == null || e.getLocation().getLineNr() < 1
         ? ""

@@ -10,6 +10,11 @@ import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.KeyServiceUnavailableException;
 import io.icebergprotector.kms.KeyVersionRetiredException;
+import io.icebergprotector.kms.TokenKeysUnsupportedException;
+import io.icebergprotector.kms.token.TokenKey;
+import io.icebergprotector.kms.token.TokenMode;
+import io.icebergprotector.kms.token.Tokenizer;
+import io.icebergprotector.policy.ProtectionMethod;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ConnectException;
@@ -74,6 +79,8 @@ public final class RemoteKeyService implements KeyService {
   private static final String UNWRAP = "unwrap";
   private static final String DECLASSIFY = "declassify";
   private static final String DERIVE = "derive";
+  private static final String TOKEN_KEY = "token-key";
+  private static final String PROTECTOR = "/v1/protector/";
   private static final int MAX_ERROR_TEXT = 300;
 
   private final List<URI> endpoints; // the first, then replicas to fail over to
@@ -87,6 +94,8 @@ public final class RemoteKeyService implements KeyService {
   private final long initialBackoffMillis;
   private final long maxBackoffMillis;
   private final UnwrapCache cache;
+  private final int tokenBatchValues;
+  private final long tokenBatchChars;
   private volatile boolean closed;
 
   private RemoteKeyService(Builder b, SSLContext sslContext) {
@@ -99,6 +108,8 @@ public final class RemoteKeyService implements KeyService {
     this.initialBackoffMillis = b.initialBackoff.toMillis();
     this.maxBackoffMillis = b.maxBackoff.toMillis();
     this.cache = new UnwrapCache(b.cacheTtl.toNanos(), b.cacheMaxEntries, b.nanoClock);
+    this.tokenBatchValues = b.tokenBatchValues;
+    this.tokenBatchChars = b.tokenBatchChars;
     HttpClient.Builder hb =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
@@ -309,26 +320,119 @@ public final class RemoteKeyService implements KeyService {
   }
 
   /**
-   * Token keys need a server endpoint that checks the token-key rule (writers, clear and masked
-   * roles of a column of that key and domain) and derives per key version: the existing {@code
-   * hmac} endpoint derives from version 1 and releases to every role that may unwrap the key, token
-   * roles of a PME-encrypted tokenized column included, so it is not used for them.
+   * The token key of ({@code keyId}, {@code version}, {@code domain}) from the key server ({@code
+   * POST /v1/protector/token-key/<key>}; not on Vault), which releases it only to writers, clear
+   * and masked roles of a column of that key and domain, and audits every release. Cached like
+   * unwrapped keys (a copy, wiped on eviction).
    */
   @Override
-  public io.icebergprotector.kms.token.TokenKey deriveTokenKey(
-      String keyId,
-      int version,
-      String domain,
-      io.icebergprotector.policy.ProtectionMethod.Kind kind) {
-    throw new KeyServiceException(
-        "Cannot derive the token key of key '"
-            + keyId
-            + "' for token domain '"
-            + domain
-            + "' through the key server at "
-            + shownUrl
-            + ": the server has no token-key endpoint yet; tokenized columns need"
-            + " protector.kms.type = local for now");
+  public TokenKey deriveTokenKey(
+      String keyId, int version, String domain, ProtectionMethod.Kind kind) {
+    Objects.requireNonNull(domain, "domain");
+    Objects.requireNonNull(kind, "kind");
+    String kindName = kind.name().toLowerCase(java.util.Locale.ROOT);
+    String context = version + "\u0000" + kindName + "\u0000" + domain;
+    byte[] cached = cache.get(TOKEN_KEY, keyId, context);
+    if (cached != null) {
+      return cachedTokenKey(keyId, domain, kind, cached);
+    }
+    Map<String, Object> data;
+    try {
+      data =
+          call(
+              "POST",
+              PROTECTOR + "token-key/" + segment(keyId),
+              JsonCodec.object("domain", domain, "version", version, "method", kindName),
+              "derive the token key of token domain '" + domain + "'",
+              keyId,
+              true);
+    } catch (KeyNotFoundException e) {
+      throw noTokenEndpoints(e);
+    }
+    Long answered = data == null ? null : JsonCodec.integer(data, "key_version");
+    byte[] key = decodeBase64(data == null ? null : stringField(data, "key"), "token key", keyId);
+    if (answered == null || answered < 1 || (version > 0 && answered != version)) {
+      Arrays.fill(key, (byte) 0);
+      throw new KeyServiceException(
+          "key service at "
+              + shownUrl
+              + " answered key version "
+              + answered
+              + " for token domain '"
+              + domain
+              + "' of key '"
+              + keyId
+              + "' (asked for "
+              + (version == LATEST_VERSION ? "the latest" : "version " + version)
+              + ")");
+    }
+    byte[] entry = new byte[4 + key.length];
+    java.nio.ByteBuffer.wrap(entry).putInt(answered.intValue()).put(key);
+    cache.put(TOKEN_KEY, keyId, context, entry);
+    Arrays.fill(entry, (byte) 0);
+    try {
+      return TokenKey.of(keyId, answered.intValue(), domain, kind, key);
+    } catch (IllegalArgumentException e) {
+      Arrays.fill(key, (byte) 0);
+      throw new KeyServiceException(
+          "key service at " + shownUrl + " sent a bad token key: " + e.getMessage());
+    }
+  }
+
+  private static TokenKey cachedTokenKey(
+      String keyId, String domain, ProtectionMethod.Kind kind, byte[] entry) {
+    java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(entry);
+    int version = in.getInt();
+    byte[] key = Arrays.copyOfRange(entry, 4, entry.length);
+    Arrays.fill(entry, (byte) 0);
+    return TokenKey.of(keyId, version, domain, kind, key);
+  }
+
+  /**
+   * {@link TokenMode#SERVER}: a tokenizer that sends each batch to the key server ({@code POST
+   * /v1/protector/encode/<key>} and {@code /decode/<key>}), where the token key stays; {@link
+   * TokenMode#LOCAL}: the token key from {@link #deriveTokenKey}, tokenizing in this process.
+   */
+  @Override
+  public Tokenizer tokenizer(
+      String keyId, int version, String domain, ProtectionMethod method, TokenMode mode) {
+    if (mode == TokenMode.SERVER) {
+      Objects.requireNonNull(domain, "domain");
+      if (version < 0) {
+        throw new IllegalArgumentException(
+            "Cannot tokenize domain '" + domain + "' with key version " + version);
+      }
+      segment(keyId); // refuses an empty key id now rather than at the first batch
+      return new RemoteTokenizer(
+          this, keyId, version, domain, method, tokenBatchValues, tokenBatchChars);
+    }
+    return KeyService.super.tokenizer(keyId, version, domain, method, mode);
+  }
+
+  /** One token batch request of {@link RemoteTokenizer}: the answer's body. */
+  String tokenBatch(String action, String keyId, byte[] body, String op) {
+    try {
+      return sendBytes("POST", PROTECTOR + action + "/" + segment(keyId), body, op, keyId, true)
+          .body();
+    } catch (KeyNotFoundException e) {
+      throw noTokenEndpoints(e);
+    }
+  }
+
+  /** A 404 of the path itself: the server predates the token endpoints (or is Vault). */
+  private KeyServiceException noTokenEndpoints(KeyNotFoundException e) {
+    if (e.getMessage() != null && e.getMessage().startsWith("unsupported path")) {
+      return new KeyServiceException(
+          "key service at "
+              + shownUrl
+              + " has no token endpoints (is it an Iceberg Protector key server of this version?)");
+    }
+    return e;
+  }
+
+  /** For messages: scheme://host:port of the server. */
+  String shownUrl() {
+    return shownUrl;
   }
 
   /**
@@ -449,6 +553,12 @@ public final class RemoteKeyService implements KeyService {
       String op,
       String keyId,
       boolean idempotent) {
+    byte[] bytes = body == null ? null : JsonCodec.write(body).getBytes(StandardCharsets.UTF_8);
+    return sendBytes(method, path, bytes, op, keyId, idempotent);
+  }
+
+  private HttpResponse<String> sendBytes(
+      String method, String path, byte[] body, String op, String keyId, boolean idempotent) {
     if (closed) {
       throw new IllegalStateException("RemoteKeyService is closed");
     }
@@ -460,9 +570,7 @@ public final class RemoteKeyService implements KeyService {
             .header("Accept", "application/json");
     if (body != null) {
       rb.header("Content-Type", "application/json")
-          .method(
-              method,
-              HttpRequest.BodyPublishers.ofString(JsonCodec.write(body), StandardCharsets.UTF_8));
+          .method(method, HttpRequest.BodyPublishers.ofByteArray(body));
     } else {
       rb.method(method, HttpRequest.BodyPublishers.noBody());
     }
@@ -519,7 +627,7 @@ public final class RemoteKeyService implements KeyService {
         retryAfterMillis = retryAfterMillis(response);
         continue;
       }
-      if (status >= 500) {
+      if (status >= 500 && status != 501) { // 501: this server cannot, and neither will a replica
         lastProblem = at + "HTTP " + status + errorText(response.body());
         lastCause = null;
         failOver(endpoint);
@@ -599,6 +707,9 @@ public final class RemoteKeyService implements KeyService {
         }
       case 404:
         return new KeyNotFoundException((detail == null ? "not found" : detail) + forKey);
+      case 501:
+        return new TokenKeysUnsupportedException(
+            op + forKey + " refused by key service at " + shownUrl + ": " + detail);
       case 409:
         return new KeyAlreadyExistsException(
             (detail == null ? "key already exists" : detail) + forKey);
@@ -807,8 +918,22 @@ public final class RemoteKeyService implements KeyService {
     private int cacheMaxEntries = 10_000;
     private LongSupplier nanoClock = System::nanoTime;
     private boolean allowInsecureHttp;
+    private int tokenBatchValues = 10_000;
+    private long tokenBatchChars = 1L << 20;
 
     private Builder() {}
+
+    /**
+     * Server token mode: the most values one encode/decode request carries (default 10,000, the
+     * server's default {@code limits.max-batch-values}); larger batches are split.
+     */
+    public Builder tokenBatchValues(int values) {
+      if (values < 1 || values > 1_000_000) {
+        throw new IllegalArgumentException("token batch values must be in 1..1000000: " + values);
+      }
+      this.tokenBatchValues = values;
+      return this;
+    }
 
     /**
      * Base URL of the key server (or Vault), e.g. {@code https://127.0.0.1:8200}; any path is

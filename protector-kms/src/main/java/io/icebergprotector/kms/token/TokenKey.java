@@ -107,6 +107,14 @@ public final class TokenKey implements AutoCloseable {
     return bytes;
   }
 
+  /**
+   * A copy of the key bytes, for a key server that releases the key to an authorized caller; the
+   * caller wipes the copy once it is sent.
+   */
+  public byte[] exportBytes() {
+    return bytes().clone();
+  }
+
   /** Overwrites the key bytes with zeros. */
   @Override
   public void close() {

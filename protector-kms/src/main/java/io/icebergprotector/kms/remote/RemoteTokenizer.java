@@ -1,0 +1,427 @@
+package io.icebergprotector.kms.remote;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import io.icebergprotector.kms.KeyService;
+import io.icebergprotector.kms.KeyServiceException;
+import io.icebergprotector.kms.token.TokenException;
+import io.icebergprotector.kms.token.Tokenizer;
+import io.icebergprotector.policy.ProtectionMethod;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Base64;
+
+/**
+ * Server token mode: every batch goes to the key server's {@code POST /v1/protector/encode/<key>}
+ * or {@code /decode/<key>} as one request (a single value as a batch of one), and the token key
+ * never leaves the server. A batch larger than the request limits is split. The first answer pins
+ * the key version, so every token of one tokenizer is under one version. Not thread-safe.
+ */
+final class RemoteTokenizer implements Tokenizer {
+  private static final JsonFactory JSON = JsonCodec.mapper().getFactory();
+
+  private final RemoteKeyService service;
+  private final String keyId;
+  private final String domain;
+  private final ProtectionMethod method;
+  private final int maxValues;
+  private final long maxBodyChars;
+  private int version; // LATEST_VERSION until the first answer names it
+  private boolean closed;
+
+  RemoteTokenizer(
+      RemoteKeyService service,
+      String keyId,
+      int version,
+      String domain,
+      ProtectionMethod method,
+      int maxValues,
+      long maxBodyChars) {
+    if (!method.tokenizes()) {
+      throw new IllegalArgumentException("Cannot tokenize with method pme: domain " + domain);
+    }
+    this.service = service;
+    this.keyId = keyId;
+    this.version = version;
+    this.domain = domain;
+    this.method = method;
+    this.maxValues = maxValues;
+    this.maxBodyChars = maxBodyChars;
+  }
+
+  @Override
+  public String domain() {
+    return domain;
+  }
+
+  /** The key version; for the latest version, asked of the server (a batch of one null). */
+  @Override
+  public int version() {
+    if (version == KeyService.LATEST_VERSION) {
+      Object[] probe = {null};
+      run(probe, 0, 1, true, Kind.STRING);
+    }
+    return version;
+  }
+
+  @Override
+  public String protect(String value) {
+    if (value == null) {
+      return null;
+    }
+    String[] one = {value};
+    protectAll(one, 1);
+    return one[0];
+  }
+
+  @Override
+  public String unprotect(String token) {
+    if (token == null) {
+      return null;
+    }
+    String[] one = {token};
+    unprotectAll(one, 1);
+    return one[0];
+  }
+
+  @Override
+  public byte[] protect(byte[] value) {
+    if (value == null) {
+      return null;
+    }
+    byte[][] one = {value};
+    protectAll(one, 1);
+    return one[0];
+  }
+
+  @Override
+  public byte[] unprotect(byte[] token) {
+    if (token == null) {
+      return null;
+    }
+    byte[][] one = {token};
+    unprotectAll(one, 1);
+    return one[0];
+  }
+
+  @Override
+  public long protect(long value) {
+    long[] one = {value};
+    protectAll(one, 1);
+    return one[0];
+  }
+
+  @Override
+  public long unprotect(long token) {
+    long[] one = {token};
+    unprotectAll(one, 1);
+    return one[0];
+  }
+
+  @Override
+  public void protectAll(String[] values, int count) {
+    requireKind(Kind.STRING, true);
+    batches(values, count, true, Kind.STRING);
+  }
+
+  @Override
+  public void unprotectAll(String[] tokens, int count) {
+    requireKind(Kind.STRING, false);
+    batches(tokens, count, false, Kind.STRING);
+  }
+
+  @Override
+  public void protectAll(byte[][] values, int count) {
+    requireKind(Kind.BINARY, true);
+    batches(values, count, true, Kind.BINARY);
+  }
+
+  @Override
+  public void unprotectAll(byte[][] tokens, int count) {
+    requireKind(Kind.BINARY, false);
+    batches(tokens, count, false, Kind.BINARY);
+  }
+
+  @Override
+  public void protectAll(long[] values, int count) {
+    requireKind(Kind.LONG, true);
+    Long[] boxed = box(values, count);
+    batches(boxed, count, true, Kind.LONG);
+    unbox(boxed, values, count);
+  }
+
+  @Override
+  public void unprotectAll(long[] tokens, int count) {
+    requireKind(Kind.LONG, false);
+    Long[] boxed = box(tokens, count);
+    batches(boxed, count, false, Kind.LONG);
+    unbox(boxed, tokens, count);
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+  }
+
+  // ---- batches -------------------------------------------------------------------------------
+
+  /** The JSON type of the values of a batch. */
+  private enum Kind {
+    STRING,
+    BINARY,
+    LONG
+  }
+
+  private void requireKind(Kind kind, boolean forward) {
+    if (closed) {
+      throw new IllegalStateException("Cannot use a closed tokenizer of domain " + domain);
+    }
+    boolean ok;
+    switch (kind) {
+      case LONG:
+        ok = method.numeric();
+        break;
+      case BINARY:
+        ok = method.kind() == ProtectionMethod.Kind.DETERMINISTIC;
+        break;
+      default:
+        ok = !method.numeric();
+    }
+    if (!ok) {
+      throw new TokenException(
+          "Cannot "
+              + (forward ? "tokenize" : "detokenize")
+              + " "
+              + kind.name().toLowerCase(java.util.Locale.ROOT)
+              + " values with method "
+              + method.spec()
+              + ": domain "
+              + domain);
+    }
+  }
+
+  /** Splits values[0..count) into requests within the value and body limits. */
+  private void batches(Object[] values, int count, boolean forward, Kind kind) {
+    int start = 0;
+    while (start < count) {
+      int end = start;
+      long chars = 0;
+      while (end < count && end - start < maxValues) {
+        chars += 16 + length(values[end], kind);
+        if (end > start && chars > maxBodyChars) {
+          break;
+        }
+        end++;
+      }
+      run(values, start, end, forward, kind);
+      start = end;
+    }
+  }
+
+  private static long length(Object value, Kind kind) {
+    if (value == null) {
+      return 4;
+    }
+    switch (kind) {
+      case STRING:
+        return 6L * ((String) value).length(); // the worst case of JSON escapes
+      case BINARY:
+        return 4L * ((byte[]) value).length / 3 + 4;
+      default:
+        return 20;
+    }
+  }
+
+  /** One request: values[start..end) are replaced by the server's answers. */
+  private void run(Object[] values, int start, int end, boolean forward, Kind kind) {
+    String action = forward ? "encode" : "decode";
+    byte[] body = requestBody(values, start, end, kind);
+    String response =
+        service.tokenBatch(
+            action,
+            keyId,
+            body,
+            (forward ? "encode values" : "decode tokens") + " of token domain '" + domain + "'");
+    readAnswer(response, values, start, end, forward, kind);
+  }
+
+  private byte[] requestBody(Object[] values, int start, int end, Kind kind) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(64 + 32 * (end - start));
+    try (JsonGenerator g = JSON.createGenerator(out)) {
+      g.writeStartObject();
+      g.writeStringField("domain", domain);
+      g.writeStringField("method", method.spec());
+      g.writeNumberField("version", version);
+      if (kind == Kind.BINARY) {
+        g.writeStringField("encoding", "base64");
+      }
+      g.writeArrayFieldStart("batch_input");
+      for (int i = start; i < end; i++) {
+        g.writeStartObject();
+        Object v = values[i];
+        if (v == null) {
+          g.writeNullField("value");
+        } else if (kind == Kind.LONG) {
+          g.writeNumberField("value", (Long) v);
+        } else if (kind == Kind.BINARY) {
+          g.writeStringField("value", Base64.getEncoder().encodeToString((byte[]) v));
+        } else {
+          g.writeStringField("value", (String) v);
+        }
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      g.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a ByteArrayOutputStream does not fail
+    }
+    return out.toByteArray();
+  }
+
+  private void readAnswer(
+      String response, Object[] values, int start, int end, boolean forward, Kind kind) {
+    String outField = forward ? "encoded_value" : "decoded_value";
+    String firstError = null;
+    int errors = 0;
+    int i = start;
+    Integer answeredVersion = null;
+    try (JsonParser p = JSON.createParser(response)) {
+      expect(p.nextToken(), JsonToken.START_OBJECT);
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken t = p.nextToken();
+        if (!field.equals("data")) {
+          p.skipChildren();
+          continue;
+        }
+        expect(t, JsonToken.START_OBJECT);
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+          String name = p.currentName();
+          JsonToken v = p.nextToken();
+          if (name.equals("key_version")) {
+            expect(v, JsonToken.VALUE_NUMBER_INT);
+            answeredVersion = p.getIntValue();
+          } else if (name.equals("batch_results")) {
+            expect(v, JsonToken.START_ARRAY);
+            while (p.nextToken() == JsonToken.START_OBJECT) {
+              if (i >= end) {
+                throw new IllegalArgumentException("more results than values");
+              }
+              Object result = null;
+              String error = null;
+              while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String rn = p.currentName();
+                JsonToken rv = p.nextToken();
+                if (rn.equals(outField)) {
+                  result = value(p, rv, kind);
+                } else if (rn.equals("error")) {
+                  error = p.getValueAsString();
+                } else {
+                  p.skipChildren();
+                }
+              }
+              if (error != null) {
+                errors++;
+                if (firstError == null) {
+                  firstError = error;
+                }
+              } else {
+                values[i] = result;
+              }
+              i++;
+            }
+          } else {
+            p.skipChildren();
+          }
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      throw new KeyServiceException(
+          "key service at "
+              + service.shownUrl()
+              + " sent an unreadable token batch answer for token domain '"
+              + domain
+              + "': "
+              + e.getMessage());
+    }
+    if (i != end || answeredVersion == null) {
+      throw new KeyServiceException(
+          "key service at "
+              + service.shownUrl()
+              + " answered "
+              + (i - start)
+              + " results for "
+              + (end - start)
+              + " values of token domain '"
+              + domain
+              + "'"
+              + (answeredVersion == null ? " and no key_version" : ""));
+    }
+    if (errors > 0) {
+      // the server's error names the item's index within the request; shift it to the caller's
+      throw new TokenException(
+          "Cannot "
+              + (forward ? "tokenize" : "detokenize")
+              + " "
+              + errors
+              + " of "
+              + (end - start)
+              + " values of token domain '"
+              + domain
+              + "' (values "
+              + start
+              + ".."
+              + (end - 1)
+              + " of the batch) at key service "
+              + service.shownUrl()
+              + "; the first: "
+              + firstError);
+    }
+    version = answeredVersion;
+  }
+
+  private static Object value(JsonParser p, JsonToken t, Kind kind) throws IOException {
+    if (t == JsonToken.VALUE_NULL) {
+      return null;
+    }
+    switch (kind) {
+      case LONG:
+        expect(t, JsonToken.VALUE_NUMBER_INT);
+        return p.getLongValue();
+      case BINARY:
+        expect(t, JsonToken.VALUE_STRING);
+        return Base64.getDecoder().decode(p.getText());
+      default:
+        expect(t, JsonToken.VALUE_STRING);
+        return p.getText();
+    }
+  }
+
+  private static void expect(JsonToken actual, JsonToken expected) {
+    if (actual != expected) {
+      throw new IllegalArgumentException("expected " + expected + ", got " + actual);
+    }
+  }
+
+  private static Long[] box(long[] values, int count) {
+    Long[] boxed = new Long[count];
+    for (int i = 0; i < count; i++) {
+      boxed[i] = values[i];
+    }
+    return boxed;
+  }
+
+  private static void unbox(Long[] boxed, long[] values, int count) {
+    for (int i = 0; i < count; i++) {
+      values[i] = boxed[i];
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RemoteTokenizer(" + keyId + ", domain " + domain + ", " + method.spec() + ")";
+  }
+}
