@@ -127,7 +127,8 @@ public final class ProtectorCrypto {
 
   /**
    * The master key of every encrypted Parquet leaf column (dotted path), by the field ids in the
-   * Parquet schema: the key of the innermost protected field on the leaf's path.
+   * Parquet schema: the key of the innermost protected field on the leaf's path. Tokenized columns
+   * declared with {@code pme = false} are not encrypted.
    */
   public static Map<String, String> leafKeys(ProtectionSpec spec, MessageType parquetSchema) {
     Map<String, String> keys = new LinkedHashMap<>();
@@ -139,7 +140,8 @@ public final class ProtectorCrypto {
         if (type.getId() != null) {
           ColumnProtection protection = spec.columns().get(type.getId().intValue());
           if (protection != null) {
-            keyId = protection.keyId();
+            // a tokenized column with pme = false stores its tokens as a plain column
+            keyId = protection.pme() ? protection.keyId() : null;
           }
         }
       }
