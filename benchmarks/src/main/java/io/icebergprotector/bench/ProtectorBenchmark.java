@@ -83,6 +83,16 @@ public final class ProtectorBenchmark implements AutoCloseable {
           tablePolicy("db.protected"),
           // the small-file table of the row-level benchmark's compaction
           tablePolicy("db.small"),
+          // the token-table benchmark's table: 2 tokenized columns, PME-encrypted as well
+          "    \"db.tokens\" {",
+          "      footer-key = footer",
+          "      writers = [owner]",
+          "      columns {",
+          "        ssn   { key = pii, method = \"fpe(alphabet = digits, keep = '-')\","
+              + " clear = [owner] }",
+          "        email { key = pii, method = deterministic, clear = [owner] }",
+          "      }",
+          "    }",
           "  }",
           "}");
 

@@ -49,13 +49,16 @@ class TokenFunctionsTest extends SparkTestBase {
   }
 
   @Test
-  void aProtectedTableWithTokenizedColumnsIsRefusedNotStoredOtherwise() {
-    assertThatThrownBy(
-            () -> sqlAs("etl", "CREATE TABLE prot.db.tokens (id bigint, ssn string) USING iceberg"))
-        .isInstanceOf(ProtectorException.class)
-        .hasMessageContaining(
-            "Cannot read or write db.tokens: column 'ssn' is declared with method")
-        .hasMessageContaining("protected tables do not tokenize on write");
+  void aProtectedTableStoresTheTokensProtectComputes() {
+    sqlAs("etl", "CREATE TABLE prot.db.tokens (id bigint, ssn string) USING iceberg");
+    try {
+      sqlAs("etl", "INSERT INTO prot.db.tokens VALUES (1, '123-45-6789')");
+      String token = one("alice", "SELECT protect('123-45-6789', 'ssn')");
+      assertThat(one("bob", "SELECT ssn FROM prot.db.tokens")).isEqualTo(token);
+      assertThat(one("alice", "SELECT ssn FROM prot.db.tokens")).isEqualTo("123-45-6789");
+    } finally {
+      sqlAs("etl", "DROP TABLE prot.db.tokens");
+    }
   }
 
   @Test

@@ -3,6 +3,8 @@ package io.icebergprotector.spark.actions;
 import io.icebergprotector.spark.access.MaintenanceAccess;
 import io.icebergprotector.spark.binding.BindingBoundary;
 import io.icebergprotector.spark.binding.FileAdmission;
+import io.icebergprotector.spark.core.ColumnProtection;
+import io.icebergprotector.spark.core.ColumnTokenizers;
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.core.RecordedColumns;
@@ -54,11 +56,13 @@ import org.apache.spark.sql.connector.catalog.Identifier;
  * atomic Iceberg rewrite commit: files whose keys are older than a key version (after a rotation),
  * plaintext files (a table that was just put under the policy), files whose columns are encrypted
  * differently from the policy (a newly protected column, a changed key), files without file binding
- * (written by a protector version before binding: reason {@code unbound}), and, in decrypt mode,
- * files holding columns whose protection was removed. Files the protector did not write, committed
- * after the table came under file binding, are refused unless unverified files are accepted
- * explicitly (then reason {@code unverified}): a rewrite would otherwise bind them and so vouch for
- * their contents. Readers keep reading the previous snapshot until the commit.
+ * (written by a protector version before binding: reason {@code unbound}), files whose tokenized
+ * columns were tokenized under an older token key version than their key's latest (reason {@code
+ * token-version}: they are re-tokenized), and, in decrypt mode, files holding columns whose
+ * protection was removed. Files the protector did not write, committed after the table came under
+ * file binding, are refused unless unverified files are accepted explicitly (then reason {@code
+ * unverified}): a rewrite would otherwise bind them and so vouch for their contents. Readers keep
+ * reading the previous snapshot until the commit.
  *
  * <pre>
  * RewriteProtected.Result r = RewriteProtected.of(spark, "prod.db.customers").minKeyVersion(3).execute();
@@ -356,7 +360,64 @@ public final class RewriteProtected {
         return "key-version";
       }
     }
+    if (!decrypt && staleTokens(table, readSpec, spec, file, fileBinding)) {
+      return "token-version";
+    }
     return null;
+  }
+
+  /**
+   * True when a tokenized column of the file was tokenized under a token key version older than its
+   * master key's latest (or than {@code min_key_version} where the key service describes keys to
+   * admins only): tokens carry no version, so the footer's record ({@link
+   * ColumnTokenizers#VERSIONS_KEY}) says which; re-tokenizing is a rewrite.
+   */
+  private boolean staleTokens(
+      Table table,
+      ProtectionSpec readSpec,
+      ProtectionSpec spec,
+      DataFile file,
+      FileBinding fileBinding) {
+    Map<Integer, ColumnProtection> tokenized = spec.tokenizedColumns();
+    if (tokenized.isEmpty()) {
+      return false;
+    }
+    Map<String, String> metadata = footer(table, readSpec, file, fileBinding).getKeyValueMetaData();
+    Map<Integer, Integer> versions =
+        ColumnTokenizers.parseVersions(
+            metadata.get(ColumnTokenizers.VERSIONS_KEY), file.location());
+    for (Map.Entry<Integer, Integer> entry : versions.entrySet()) {
+      ColumnProtection column = tokenized.get(entry.getKey());
+      if (column == null) {
+        continue;
+      }
+      int target = latestVersions.computeIfAbsent(column.keyId(), this::latestVersion);
+      if (minKeyVersion > 0) {
+        target = Math.min(target, minKeyVersion);
+      }
+      if (entry.getValue() < target) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.FileMetaData footer(
+      Table table, ProtectionSpec readSpec, DataFile file, FileBinding fileBinding) {
+    String location = file.location();
+    ParquetReadOptions options =
+        ParquetReadOptions.builder()
+            .withDecryption(ProtectorCrypto.fileDecryption(readSpec, location, fileBinding))
+            .build();
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(
+            new io.icebergprotector.spark.read.ParquetInputFileAdapter(
+                table.io().newInputFile(location)),
+            options)) {
+      return reader.getFooter().getFileMetaData();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the footer of " + location, e);
+    }
   }
 
   /**
@@ -380,7 +441,8 @@ public final class RewriteProtected {
 
   private int latestVersion(String keyId) {
     if (!currentSpec.kms().describesKeysToAnyone()) {
-      return minKeyVersion; // key servers describe keys to admins only
+      // key servers describe keys to admins only; 0: no minimum asked, nothing is older
+      return minKeyVersion;
     }
     try {
       return KeyServiceRegistry.obtain(currentSpec.keyScope(), currentSpec.policy())

@@ -17,6 +17,10 @@ public final class ColumnProtection implements Serializable {
   private final String maskSpec;
   private final OnDenied onDenied;
   private final boolean keyDestroyed;
+  // tokenized columns: the method's spec (the policy model travels as text), domain and pme flag
+  private final String tokenMethod;
+  private final String domain;
+  private final boolean pme;
   private transient Mask mask;
 
   ColumnProtection(
@@ -27,7 +31,32 @@ public final class ColumnProtection implements Serializable {
       AccessLevel level,
       String maskSpec,
       OnDenied onDenied) {
-    this(fieldId, path, policyPath, keyId, level, maskSpec, onDenied, false);
+    this(fieldId, path, policyPath, keyId, level, maskSpec, onDenied, false, null, null, true);
+  }
+
+  ColumnProtection(
+      int fieldId,
+      String path,
+      String policyPath,
+      String keyId,
+      AccessLevel level,
+      String maskSpec,
+      OnDenied onDenied,
+      String tokenMethod,
+      String domain,
+      boolean pme) {
+    this(
+        fieldId,
+        path,
+        policyPath,
+        keyId,
+        level,
+        maskSpec,
+        onDenied,
+        false,
+        tokenMethod,
+        domain,
+        pme);
   }
 
   private ColumnProtection(
@@ -38,8 +67,14 @@ public final class ColumnProtection implements Serializable {
       AccessLevel level,
       String maskSpec,
       OnDenied onDenied,
-      boolean keyDestroyed) {
+      boolean keyDestroyed,
+      String tokenMethod,
+      String domain,
+      boolean pme) {
     this.keyDestroyed = keyDestroyed;
+    this.tokenMethod = tokenMethod;
+    this.domain = domain;
+    this.pme = pme || tokenMethod == null;
     this.fieldId = fieldId;
     this.path = path;
     this.policyPath = policyPath;
@@ -66,13 +101,61 @@ public final class ColumnProtection implements Serializable {
   /** The same column with another access level (e.g. denied once its key was destroyed). */
   ColumnProtection withAccess(AccessLevel newLevel, String newMaskSpec, OnDenied newOnDenied) {
     return new ColumnProtection(
-        fieldId, path, policyPath, keyId, newLevel, newMaskSpec, newOnDenied, keyDestroyed);
+        fieldId,
+        path,
+        policyPath,
+        keyId,
+        newLevel,
+        newMaskSpec,
+        newOnDenied,
+        keyDestroyed,
+        tokenMethod,
+        domain,
+        pme);
   }
 
   /** Denied because its master key was destroyed (crypto-shredded). */
   ColumnProtection withDestroyedKey() {
     return new ColumnProtection(
-        fieldId, path, policyPath, keyId, AccessLevel.DENIED, null, onDenied, true);
+        fieldId,
+        path,
+        policyPath,
+        keyId,
+        AccessLevel.DENIED,
+        null,
+        onDenied,
+        true,
+        tokenMethod,
+        domain,
+        pme);
+  }
+
+  /** True for deterministic and fpe columns, whose stored values are tokens. */
+  public boolean tokenized() {
+    return tokenMethod != null;
+  }
+
+  /** The tokenization method's policy spec (e.g. {@code fpe(alphabet = digits)}), or null. */
+  public String tokenMethod() {
+    return tokenMethod;
+  }
+
+  /** The token domain of a tokenized column, or null. */
+  public String domain() {
+    return domain;
+  }
+
+  /**
+   * Whether the column chunk is PME-encrypted under the column key: always for pme columns, for
+   * tokenized columns unless the policy says {@code pme = false}.
+   */
+  public boolean pme() {
+    return pme;
+  }
+
+  /** A reader that needs the token key: a tokenized column read in clear or masked. */
+  public boolean detokenizes() {
+    return tokenized() && (level == AccessLevel.CLEAR || level == AccessLevel.MASKED);
   }
 
   /** True when the column is unreadable because its key was destroyed. */
@@ -114,6 +197,7 @@ public final class ColumnProtection implements Serializable {
         + ", "
         + level
         + (maskSpec != null ? " " + maskSpec : "")
+        + (tokenMethod != null ? ", " + tokenMethod + (pme ? "" : ", pme = false") : "")
         + ")";
   }
 }

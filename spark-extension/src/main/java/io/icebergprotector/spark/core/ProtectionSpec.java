@@ -2,6 +2,7 @@ package io.icebergprotector.spark.core;
 
 import io.icebergprotector.kms.KeyScope;
 import io.icebergprotector.kms.KmsSettings;
+import io.icebergprotector.kms.token.TokenMode;
 import io.icebergprotector.policy.Access;
 import io.icebergprotector.policy.AccessLevel;
 import io.icebergprotector.policy.ColumnPolicy;
@@ -119,7 +120,7 @@ public final class ProtectionSpec implements Serializable {
       Schema schema,
       Principal principal,
       RecordedColumns recorded) {
-    TokenizedColumns.refuse(table);
+    TokenizedColumns.refuseNested(table);
     Policy policy = context.policy();
     Set<String> roles = policy.rolesOf(principal);
     Map<Integer, ColumnProtection> resolved = new LinkedHashMap<>();
@@ -153,7 +154,10 @@ public final class ProtectionSpec implements Serializable {
               column.keyId(),
               access.level(),
               mask,
-              column.onDenied()));
+              column.onDenied(),
+              column.tokenized() ? column.method().spec() : null,
+              column.domain(),
+              column.pme()));
     }
     Set<Integer> retired = new LinkedHashSet<>();
     for (Map.Entry<String, RecordedColumns.Entry> entry : recorded.entries().entrySet()) {
@@ -262,6 +266,26 @@ public final class ProtectionSpec implements Serializable {
     Map<Integer, ColumnProtection> kept = new LinkedHashMap<>(columns);
     retiredFieldIds.forEach(kept::remove);
     return new ProtectionSpec(this, kept, Set.of(), writeGeneration);
+  }
+
+  /**
+   * Where the token keys of this spec's tokenized columns are used: {@link TokenMode#LOCAL}, the
+   * executors derive them and tokenize in-process. The catalog option that selects the key server's
+   * batch endpoint instead is wired here.
+   */
+  public TokenMode tokenMode() {
+    return TokenMode.LOCAL;
+  }
+
+  /** The tokenized columns (deterministic or fpe), by field id. */
+  public Map<Integer, ColumnProtection> tokenizedColumns() {
+    Map<Integer, ColumnProtection> out = new LinkedHashMap<>();
+    for (ColumnProtection column : columns.values()) {
+      if (column.tokenized() && !retiredFieldIds.contains(column.fieldId())) {
+        out.put(column.fieldId(), column);
+      }
+    }
+    return out;
   }
 
   /** Policy column paths found only through their recorded field id, with their current names. */

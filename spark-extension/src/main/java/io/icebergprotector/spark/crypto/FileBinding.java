@@ -98,8 +98,9 @@ public final class FileBinding implements Serializable {
     if (!base.encryptedFooter()) {
       builder.withPlaintextFooter();
     }
-    if (base.getEncryptedColumns() != null && !base.getEncryptedColumns().isEmpty()) {
-      // without a column map, every column is encrypted with the footer key (uniform encryption)
+    if (base.getEncryptedColumns() != null) {
+      // without a column map, every column is encrypted with the footer key (uniform encryption);
+      // a map of unencrypted columns only (pme = false token columns) encrypts no column
       builder.withEncryptedColumns(base.getEncryptedColumns());
     }
     return builder.build();

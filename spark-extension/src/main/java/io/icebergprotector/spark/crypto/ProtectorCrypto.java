@@ -10,12 +10,14 @@ import java.util.Objects;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.iceberg.shaded.org.apache.parquet.column.ColumnDescriptor;
+import org.apache.iceberg.shaded.org.apache.parquet.crypto.ColumnEncryptionProperties;
 import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileDecryptionProperties;
 import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileEncryptionProperties;
 import org.apache.iceberg.shaded.org.apache.parquet.crypto.ParquetCipher;
 import org.apache.iceberg.shaded.org.apache.parquet.crypto.keytools.KeyToolkit;
 import org.apache.iceberg.shaded.org.apache.parquet.crypto.keytools.PropertiesDrivenCryptoFactory;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.api.WriteSupport;
+import org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.iceberg.shaded.org.apache.parquet.schema.MessageType;
 import org.apache.iceberg.shaded.org.apache.parquet.schema.Type;
 
@@ -64,8 +66,42 @@ public final class ProtectorCrypto {
       conf.unset(PropertiesDrivenCryptoFactory.FOOTER_KEY_PROPERTY_NAME);
     }
     WriteSupport.WriteContext context = new WriteSupport.WriteContext(parquetSchema, Map.of());
-    return new PropertiesDrivenCryptoFactory()
-        .getFileEncryptionProperties(conf, new Path(location), context);
+    FileEncryptionProperties properties =
+        new PropertiesDrivenCryptoFactory()
+            .getFileEncryptionProperties(conf, new Path(location), context);
+    Map<ColumnPath, ColumnEncryptionProperties> plainTokens =
+        plainTokenColumns(spec, parquetSchema);
+    if (columnKeys.isEmpty() && !plainTokens.isEmpty()) {
+      // Only tokenized columns with pme = false are protected: they must stay plain columns, not
+      // go under the footer key (uniform encryption). A column map that lists them as not
+      // encrypted encrypts the footer only.
+      FileEncryptionProperties.Builder footerOnly =
+          FileEncryptionProperties.builder(properties.getFooterKey())
+              .withFooterKeyMetadata(properties.getFooterKeyMetadata())
+              .withAlgorithm(ParquetCipher.valueOf(spec.algorithm()))
+              .withEncryptedColumns(plainTokens);
+      if (!properties.encryptedFooter()) {
+        footerOnly.withPlaintextFooter();
+      }
+      return footerOnly.build();
+    }
+    return properties;
+  }
+
+  /** The leaf columns of tokenized columns with {@code pme = false}, as unencrypted columns. */
+  private static Map<ColumnPath, ColumnEncryptionProperties> plainTokenColumns(
+      ProtectionSpec spec, MessageType parquetSchema) {
+    Map<ColumnPath, ColumnEncryptionProperties> out = new LinkedHashMap<>();
+    for (ColumnDescriptor column : parquetSchema.getColumns()) {
+      Type field = parquetSchema.getType(column.getPath()[0]);
+      ColumnProtection protection =
+          field.getId() == null ? null : spec.columns().get(field.getId().intValue());
+      if (protection != null && !protection.pme()) {
+        ColumnPath path = ColumnPath.get(column.getPath());
+        out.put(path, ColumnEncryptionProperties.builder(path, false).build());
+      }
+    }
+    return out;
   }
 
   /**
@@ -127,7 +163,8 @@ public final class ProtectorCrypto {
 
   /**
    * The master key of every encrypted Parquet leaf column (dotted path), by the field ids in the
-   * Parquet schema: the key of the innermost protected field on the leaf's path.
+   * Parquet schema: the key of the innermost protected field on the leaf's path. Tokenized columns
+   * declared with {@code pme = false} are not encrypted.
    */
   public static Map<String, String> leafKeys(ProtectionSpec spec, MessageType parquetSchema) {
     Map<String, String> keys = new LinkedHashMap<>();
@@ -139,7 +176,8 @@ public final class ProtectorCrypto {
         if (type.getId() != null) {
           ColumnProtection protection = spec.columns().get(type.getId().intValue());
           if (protection != null) {
-            keyId = protection.keyId();
+            // a tokenized column with pme = false stores its tokens as a plain column
+            keyId = protection.pme() ? protection.keyId() : null;
           }
         }
       }

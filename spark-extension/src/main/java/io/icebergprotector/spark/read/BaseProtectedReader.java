@@ -127,6 +127,9 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
   /** Releases what the subclass holds beyond the open file. */
   void release() {}
 
+  /** Called once a file is open, before its first item (e.g. to read its footer metadata). */
+  void opened(ProtectedParquetFile opened) {}
+
   ProtectedProjection projection() {
     return projection;
   }
@@ -214,6 +217,7 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
               decryption,
               verifyPageChecksums,
               deletes == null && !countsRowPositions(readSchema));
+      opened(file);
       CloseableIterator<T> read = items(file, readSchema, constants(task, readSchema));
       items = deletes != null ? withDeletes(read, deletes) : read;
     } catch (RuntimeException e) {

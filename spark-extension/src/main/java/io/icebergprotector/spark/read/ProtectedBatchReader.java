@@ -23,6 +23,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 final class ProtectedBatchReader extends BaseProtectedReader<ColumnarBatch> {
   private final int batchSize;
   private final BatchMasker masker;
+  private final Detokenizer detokenizer;
 
   ProtectedBatchReader(
       Table table,
@@ -35,6 +36,7 @@ final class ProtectedBatchReader extends BaseProtectedReader<ColumnarBatch> {
     super(table, tasks, projection, filterSchema, caseSensitive, cacheDeletes);
     this.batchSize = batchSize;
     this.masker = projection.newBatchMasker();
+    this.detokenizer = projection.newDetokenizer();
   }
 
   @Override
@@ -55,13 +57,27 @@ final class ProtectedBatchReader extends BaseProtectedReader<ColumnarBatch> {
 
   @Override
   ColumnarBatch mask(ColumnarBatch batch) {
-    return masker != null ? masker.mask(batch) : batch;
+    ColumnarBatch clear = detokenizer != null ? detokenizer.apply(batch) : batch;
+    return masker != null ? masker.mask(clear) : clear;
+  }
+
+  @Override
+  void opened(ProtectedParquetFile file) {
+    if (detokenizer != null) {
+      detokenizer.open(file.location(), file.keyValueMetadata());
+    }
   }
 
   @Override
   void release() {
-    if (masker != null) {
-      masker.close();
+    try {
+      if (masker != null) {
+        masker.close();
+      }
+    } finally {
+      if (detokenizer != null) {
+        detokenizer.close();
+      }
     }
   }
 }

@@ -191,6 +191,11 @@ final class ProtectedParquetFile implements Closeable {
     return location;
   }
 
+  /** The footer's key-value metadata (Iceberg's schema, the protector's token key versions). */
+  java.util.Map<String, String> keyValueMetadata() {
+    return reader.getFileMetaData().getKeyValueMetaData();
+  }
+
   /** The footer of a file could not be read, decrypted or authenticated. */
   static final class FooterException extends RuntimeException {
     FooterException(String location, Exception cause) {

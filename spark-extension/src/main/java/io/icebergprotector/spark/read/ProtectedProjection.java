@@ -84,12 +84,14 @@ public final class ProtectedProjection implements Serializable {
 
   /**
    * Field ids a filter may not be pushed on: every protected field the principal does not see in
-   * clear, and everything below it.
+   * clear, every tokenized field (files hold tokens: a clear value compared to them would prune
+   * wrongly), and everything below them.
    */
   public static Set<Integer> hiddenFieldIds(Schema schema, ProtectionSpec spec) {
     Set<Integer> hidden = new LinkedHashSet<>();
     for (ColumnProtection column : spec.columns().values()) {
-      if (column.level() != AccessLevel.CLEAR && schema.findField(column.fieldId()) != null) {
+      if ((column.level() != AccessLevel.CLEAR || column.tokenized())
+          && schema.findField(column.fieldId()) != null) {
         hidden.add(column.fieldId());
       }
     }
@@ -258,6 +260,14 @@ public final class ProtectedProjection implements Serializable {
   /** Masked fields (other than null masks) by field id, with their mask spec. */
   public Map<Integer, String> maskedFields() {
     return maskedFields;
+  }
+
+  /**
+   * The detokenizer of this projection's clear and masked tokenized columns (top level), or null
+   * when it reads none.
+   */
+  Detokenizer newDetokenizer() {
+    return Detokenizer.compile(outputSchema, spec, nullFieldIds);
   }
 
   /**

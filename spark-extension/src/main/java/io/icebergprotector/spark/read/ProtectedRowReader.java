@@ -18,6 +18,7 @@ import org.apache.spark.sql.catalyst.InternalRow;
  */
 public final class ProtectedRowReader extends BaseProtectedReader<InternalRow> {
   private final RowMasker masker;
+  private final Detokenizer detokenizer;
 
   /**
    * @param table the table (on executors: the broadcast copy), whose FileIO opens every file
@@ -33,6 +34,7 @@ public final class ProtectedRowReader extends BaseProtectedReader<InternalRow> {
       boolean cacheDeletes) {
     super(table, tasks, projection, filterSchema, caseSensitive, cacheDeletes);
     this.masker = projection.newMasker();
+    this.detokenizer = projection.newDetokenizer();
   }
 
   @Override
@@ -53,6 +55,21 @@ public final class ProtectedRowReader extends BaseProtectedReader<InternalRow> {
 
   @Override
   InternalRow mask(InternalRow row) {
-    return masker != null ? masker.mask(row) : row;
+    InternalRow clear = detokenizer != null ? detokenizer.apply(row) : row;
+    return masker != null ? masker.mask(clear) : clear;
+  }
+
+  @Override
+  void opened(ProtectedParquetFile file) {
+    if (detokenizer != null) {
+      detokenizer.open(file.location(), file.keyValueMetadata());
+    }
+  }
+
+  @Override
+  void release() {
+    if (detokenizer != null) {
+      detokenizer.close();
+    }
   }
 }

@@ -78,6 +78,22 @@ final class ParquetWriteSettings {
       MessageType parquetSchema,
       Set<Integer> protectedIds,
       boolean plaintextFooter) {
+    return from(props, schema, parquetSchema, protectedIds, Set.of(), plaintextFooter);
+  }
+
+  /**
+   * As {@link #from(Map, Schema, MessageType, Set, boolean)}; the columns of {@code tokenizedIds}
+   * are written without statistics, page index and bloom filter, whatever the properties say:
+   * nothing is kept to prune them by (filters on them are never pushed down), and a tokenized
+   * column with {@code pme = false} would store them in plaintext.
+   */
+  static ParquetWriteSettings from(
+      Map<String, String> props,
+      Schema schema,
+      MessageType parquetSchema,
+      Set<Integer> protectedIds,
+      Set<Integer> tokenizedIds,
+      boolean plaintextFooter) {
     int rowGroupSize =
         positiveInt(props, PARQUET_ROW_GROUP_SIZE_BYTES, PARQUET_ROW_GROUP_SIZE_BYTES_DEFAULT);
     int pageSize = positiveInt(props, PARQUET_PAGE_SIZE_BYTES, PARQUET_PAGE_SIZE_BYTES_DEFAULT);
@@ -165,6 +181,15 @@ final class ParquetWriteSettings {
         if (isUnderProtectedField(parquetSchema, column, protectedIds)) {
           builder.withSizeStatisticsEnabled(String.join(".", column.getPath()), false);
         }
+      }
+    }
+
+    for (ColumnDescriptor column : parquetSchema.getColumns()) {
+      if (isUnderProtectedField(parquetSchema, column, tokenizedIds)) {
+        String path = String.join(".", column.getPath());
+        builder.withStatisticsEnabled(path, false);
+        builder.withSizeStatisticsEnabled(path, false);
+        builder.withBloomFilterEnabled(path, false);
       }
     }
 

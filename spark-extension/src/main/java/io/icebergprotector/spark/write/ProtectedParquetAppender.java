@@ -1,5 +1,6 @@
 package io.icebergprotector.spark.write;
 
+import io.icebergprotector.spark.core.ColumnTokenizers;
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.crypto.FileBinding;
@@ -45,7 +46,9 @@ import org.apache.spark.sql.types.StructType;
  * policy master key), the footer by the policy's footer key and mode, and the whole file bound to
  * its table and name ({@link FileBinding}). Values are written with Iceberg's Spark value writers,
  * the file honours the table's {@code write.parquet.*} properties, and its metrics carry nothing
- * about protected columns (see {@link ProtectedMetrics}).
+ * about protected columns (see {@link ProtectedMetrics}). Tokenized columns are tokenized in
+ * batches before they are written ({@link RowTokenizer}), then PME-encrypted under their column key
+ * unless the policy says {@code pme = false}; the file's footer records their token key versions.
  *
  * <p>The file is created on the first row: an appender closed without rows creates no file and asks
  * the key service for nothing.
@@ -68,6 +71,7 @@ public final class ProtectedParquetAppender implements FileAppender<InternalRow>
   private final CompressionCodecFactory.BytesInputCompressor compressor;
   private final ParquetFileWriter.Mode mode;
   private final Map<String, String> footerMetadata;
+  private final RowTokenizer tokenizer;
 
   private ParquetFileWriter writer = null;
   private ColumnChunkPageWriteStore pageStore = null;
@@ -90,13 +94,26 @@ public final class ProtectedParquetAppender implements FileAppender<InternalRow>
         ProtectedMetrics.metricsConfig(b.properties, schema, b.sortOrder, protectedIds);
     ParquetWriteSettings settings =
         ParquetWriteSettings.from(
-            b.properties, schema, parquetSchema, protectedIds, protection.plaintextFooter());
+            b.properties,
+            schema,
+            parquetSchema,
+            protectedIds,
+            protection.tokenizedColumns().keySet(),
+            protection.plaintextFooter());
     this.props = settings.properties();
     this.targetRowGroupSize = settings.rowGroupSize();
     this.codecFactory = new ParquetCodecFactory(settings.codecConf(), props.getPageSizeThreshold());
     this.compressor = codecFactory.getCompressor(settings.codec());
     this.valueWriter = SparkParquetWriters.buildWriter(schema, parquetSchema, b.sparkType);
-    this.footerMetadata = Map.of(ICEBERG_SCHEMA_KEY, SchemaParser.toJson(schema));
+    this.footerMetadata = new HashMap<>();
+    footerMetadata.put(ICEBERG_SCHEMA_KEY, SchemaParser.toJson(schema));
+    this.tokenizer =
+        RowTokenizer.of(
+            protection,
+            schema,
+            b.sparkType != null
+                ? b.sparkType
+                : org.apache.iceberg.spark.SparkSchemaUtil.convert(schema));
   }
 
   public static Builder write(OutputFile file) {
@@ -111,6 +128,17 @@ public final class ProtectedParquetAppender implements FileAppender<InternalRow>
     if (writer == null) {
       open();
     }
+    if (tokenizer != null) {
+      // tokenized columns are written in batches: the buffered rows go out once tokenized
+      if (tokenizer.add(row)) {
+        tokenizer.flush(this::write);
+      }
+      return;
+    }
+    write(row);
+  }
+
+  private void write(InternalRow row) {
     valueWriter.write(0, row);
     writeStore.endRecord();
     rowGroupRecords += 1;
@@ -173,6 +201,11 @@ public final class ProtectedParquetAppender implements FileAppender<InternalRow>
     this.closed = true;
     try {
       if (writer != null) {
+        if (tokenizer != null) {
+          tokenizer.flush(this::write);
+          footerMetadata.put(
+              ColumnTokenizers.VERSIONS_KEY, ColumnTokenizers.versionsValue(tokenizer.versions()));
+        }
         flushRowGroup();
         writer.end(footerMetadata);
         this.finalLength = writer.getPos();
@@ -186,6 +219,9 @@ public final class ProtectedParquetAppender implements FileAppender<InternalRow>
     } finally {
       releaseRowGroupBuffers();
       codecFactory.release();
+      if (tokenizer != null) {
+        tokenizer.close();
+      }
     }
   }
 
