@@ -203,6 +203,57 @@ public final class ProtectorServerProcess implements AutoCloseable {
   }
 
   /**
+   * A second server process on this one's keystore file (the replica design: mutations take the
+   * keystore's file lock, and each server reloads the file when it changed), with the same TLS
+   * certificate, policy and credentials, and an audit log of its own in {@code replicaDir}. Not
+   * started.
+   */
+  public ProtectorServerProcess replica(String replicaName, Path replicaDir) {
+    return new ProtectorServerProcess(this, replicaName, replicaDir);
+  }
+
+  private ProtectorServerProcess(ProtectorServerProcess primary, String name, Path dir) {
+    this.name = name;
+    this.dir = dir;
+    this.classpath = primary.classpath;
+    this.certificate = primary.certificate;
+    this.trusting = primary.trusting;
+    this.jwtSecret = primary.jwtSecret;
+    this.env.putAll(primary.env);
+    this.tokenFiles.putAll(primary.tokenFiles);
+    this.auditFile = dir.resolve("audit/audit.log");
+    this.configFile = dir.resolve("server.conf");
+    Path shared = primary.dir.toAbsolutePath();
+    try {
+      Files.createDirectories(dir);
+      Files.writeString(
+          configFile,
+          String.join(
+              "\n",
+              "include file(\"" + primary.configFile.toAbsolutePath() + "\")",
+              "protector-server {",
+              "  tls.keystore = \"" + shared.resolve("secrets/server-tls.p12") + "\"",
+              "  keys.keystore = \"" + shared.resolve("secrets/keys.p12") + "\"",
+              "  policy = \"" + shared.resolve("policy.conf") + "\"",
+              "  auth.jwt.hs256-secret-file = \"" + shared.resolve("secrets/jwt-secret") + "\"",
+              "  audit.file = \"audit/audit.log\"",
+              "}",
+              ""),
+          StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot prepare " + name + " in " + dir, e);
+    }
+  }
+
+  /** Kills the JVM at once (SIGKILL): no shutdown hook runs, as when a host is lost. */
+  public synchronized void kill() {
+    if (process != null && process.isAlive()) {
+      ProcessHandle.of(process.pid()).ifPresent(ProcessHandle::destroyForcibly);
+      process.awaitExit(Duration.ofSeconds(30));
+    }
+  }
+
+  /**
    * Starts the server JVM (again, on the same port, after {@link #stop()}); see {@link
    * #awaitReady}.
    */

@@ -1,13 +1,12 @@
 package io.icebergprotector.it.launch;
 
-import io.icebergprotector.spark.metrics.KeyServiceCallsMetric;
+import io.icebergprotector.it.harness.SqlMetrics;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -25,10 +24,6 @@ import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.scheduler.SparkListenerTaskStart;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.execution.ui.SQLAppStatusStore;
-import org.apache.spark.sql.execution.ui.SQLExecutionUIData;
-import org.apache.spark.sql.execution.ui.SQLPlanMetric;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * One principal's Spark application on a standalone cluster: the driver runs in this JVM, the
@@ -192,7 +187,7 @@ public final class ClusterJob {
   private static void read(SparkSession spark, List<String> report) throws Exception {
     List<Row> rows =
         spark.sql("SELECT id, name, ssn, salary FROM " + TABLE + " ORDER BY id").collectAsList();
-    long keyCalls = keyServiceCallsOfLastExecution(spark);
+    long keyCalls = SqlMetrics.keyServiceCallsOfLastExecution(spark);
     report.add("rows=" + rows.size());
     report.add("ssn=" + view(rows, 2));
     report.add("salary=" + view(rows, 3));
@@ -224,28 +219,6 @@ public final class ClusterJob {
       seen = seen == null || seen.equals(now) ? now : "mixed";
     }
     return seen;
-  }
-
-  /** The sum of the "key service calls" SQL metrics of the latest SQL execution. */
-  private static long keyServiceCallsOfLastExecution(SparkSession spark) throws Exception {
-    spark.sparkContext().listenerBus().waitUntilEmpty();
-    SQLAppStatusStore store = spark.sharedState().statusStore();
-    SQLExecutionUIData last =
-        CollectionConverters.asJava(store.executionsList()).stream()
-            .max((a, b) -> Long.compare(a.executionId(), b.executionId()))
-            .orElseThrow();
-    scala.collection.Map<Object, String> values = store.executionMetrics(last.executionId());
-    Map<Long, Long> byAccumulator = new HashMap<>();
-    for (SQLPlanMetric metric : CollectionConverters.asJava(last.metrics())) {
-      if (metric.name().equals(KeyServiceCallsMetric.DESCRIPTION)) {
-        scala.Option<String> value = values.get(metric.accumulatorId());
-        byAccumulator.put(
-            metric.accumulatorId(), value.isDefined() ? Long.parseLong(value.get().trim()) : 0L);
-      }
-    }
-    return byAccumulator.isEmpty()
-        ? -1
-        : byAccumulator.values().stream().mapToLong(Long::longValue).sum();
   }
 
   public static void writeProperties(Path file, Map<String, String> conf) throws IOException {

@@ -20,6 +20,7 @@ public final class HashMaskKeys {
   public static final String CONTEXT = "iceberg-protector/mask/hash/v1";
 
   private static final int MAX_KEYS = 10_000;
+
   /** A derived key and how long it may be used, from its scope's settings. */
   private record Cached(byte[] key, long lifetimeNanos) {}
 
