@@ -3,6 +3,7 @@ package io.icebergprotector.spark.rowlevel;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icebergprotector.spark.binding.FileAdmission;
+import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.read.ProtectedScan;
 import io.icebergprotector.spark.write.ProtectedCommit;
 import java.io.IOException;
@@ -33,7 +34,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * DELETE, UPDATE and MERGE on protected tables, end to end, in both write modes and on format
@@ -297,7 +297,7 @@ class RowLevelOperationsTest extends RowLevelTestBase {
     if (plan instanceof org.apache.spark.sql.execution.adaptive.QueryStageExec) {
       collect(((org.apache.spark.sql.execution.adaptive.QueryStageExec) plan).plan(), out);
     }
-    for (SparkPlan child : CollectionConverters.asJava(plan.children())) {
+    for (SparkPlan child : ScalaCollections.asJava(plan.children())) {
       collect(child, out);
     }
   }
