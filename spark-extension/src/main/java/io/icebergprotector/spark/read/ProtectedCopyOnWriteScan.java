@@ -1,5 +1,6 @@
 package io.icebergprotector.spark.read;
 
+import io.icebergprotector.spark.compat.RowLevelCompat;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -16,9 +17,6 @@ import org.apache.spark.sql.connector.expressions.Expressions;
 import org.apache.spark.sql.connector.expressions.Literal;
 import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
-import org.apache.spark.sql.types.Metadata;
-import org.apache.spark.sql.types.MetadataBuilder;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,7 +30,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ProtectedCopyOnWriteScan extends ProtectedScan {
   private static final Logger LOG = LoggerFactory.getLogger(ProtectedCopyOnWriteScan.class);
-  private static final String METADATA_COL = "__metadata_col";
 
   private final String branch;
   private Set<String> filteredLocations = null;
@@ -73,25 +70,13 @@ public final class ProtectedCopyOnWriteScan extends ProtectedScan {
   }
 
   /**
-   * Row lineage columns ({@code _row_id}, {@code _last_updated_sequence_number}) read as data
-   * columns, so Spark carries them into the rewritten rows (as Iceberg does).
+   * On Spark 3.5 row lineage columns ({@code _row_id}, {@code _last_updated_sequence_number}) read
+   * as data columns, so Spark carries them into the rewritten rows (as Iceberg does); Spark 4.0
+   * passes them in the metadata row ({@link RowLevelCompat}).
    */
   @Override
   public StructType readSchema() {
-    StructType schema = super.readSchema();
-    StructField[] fields = schema.fields().clone();
-    for (int i = 0; i < fields.length; i++) {
-      StructField field = fields[i];
-      boolean lineage =
-          field.name().equals(MetadataColumns.ROW_ID.name())
-              || field.name().equals(MetadataColumns.LAST_UPDATED_SEQUENCE_NUMBER.name());
-      if (lineage && field.metadata().contains(METADATA_COL)) {
-        Metadata metadata =
-            new MetadataBuilder().withMetadata(field.metadata()).remove(METADATA_COL).build();
-        fields[i] = field.copy(field.name(), field.dataType(), field.nullable(), metadata);
-      }
-    }
-    return new StructType(fields);
+    return RowLevelCompat.copyOnWriteReadSchema(super.readSchema());
   }
 
   @Override

@@ -8,6 +8,7 @@ import io.icebergprotector.spark.metrics.KeyServiceCallsMetric;
 import io.icebergprotector.spark.metrics.TaskKeyCalls;
 import io.icebergprotector.spark.read.ProtectedScan;
 import io.icebergprotector.spark.write.FileCleanup;
+import io.icebergprotector.spark.write.MetadataRowLineage;
 import io.icebergprotector.spark.write.ProtectedCommit;
 import io.icebergprotector.spark.write.ProtectedFileWriterFactory;
 import java.io.IOException;
@@ -561,6 +562,7 @@ final class ProtectedPositionDeltaWrite implements DeltaWrite, RequiresDistribut
     private final PartitionSpec dataSpec;
     private final PartitionKey dataPartitionKey;
     private final InternalRowStructLike dataRow;
+    private final MetadataRowLineage lineage;
 
     DeleteAndDataDeltaWriter(
         Table table,
@@ -579,6 +581,9 @@ final class ProtectedPositionDeltaWrite implements DeltaWrite, RequiresDistribut
           new BasePositionDeltaWriter<>(
               dataWriter, deleteWriter(table, previous, writers, deleteFiles, context));
       this.dataSpec = table.spec();
+      this.lineage =
+          new MetadataRowLineage(
+              context.dataSchema(), context.rowSparkType(), context.metadataSparkType());
       if (dataSpec.isPartitioned()) {
         this.dataPartitionKey = new PartitionKey(dataSpec, context.dataSchema());
         this.dataRow =
@@ -596,11 +601,21 @@ final class ProtectedPositionDeltaWrite implements DeltaWrite, RequiresDistribut
 
     @Override
     public void insert(InternalRow row) {
+      reinsert(null, row);
+    }
+
+    /**
+     * Spark 4.0's {@code DeltaWriter.reinsert}: an updated row, its lineage in {@code metadata}
+     * (Spark 3.5 has no such method and calls {@link #insert}).
+     */
+    @SuppressWarnings("MissingOverride")
+    public void reinsert(InternalRow metadata, InternalRow row) {
+      InternalRow written = lineage.decorate(metadata, row);
       if (dataPartitionKey == null) {
-        delegate.insert(row, dataSpec, null);
+        delegate.insert(written, dataSpec, null);
       } else {
         dataPartitionKey.partition(dataRow.wrap(row));
-        delegate.insert(row, dataSpec, dataPartitionKey);
+        delegate.insert(written, dataSpec, dataPartitionKey);
       }
     }
 
@@ -629,6 +644,7 @@ final class ProtectedPositionDeltaWrite implements DeltaWrite, RequiresDistribut
     private static final long serialVersionUID = 1L;
 
     private final Schema dataSchema;
+    private final StructType rowSparkType;
     private final StructType dataSparkType;
     private final long targetDataFileSize;
     private final StructType rowIdSparkType;
@@ -646,7 +662,9 @@ final class ProtectedPositionDeltaWrite implements DeltaWrite, RequiresDistribut
         LogicalWriteInfo info,
         SparkWriteRequirements requirements) {
       this.dataSchema = dataSchema;
-      this.dataSparkType = info.schema();
+      this.rowSparkType = info.schema();
+      // with the row lineage columns when Spark passes them in the metadata rows (Spark 4.0)
+      this.dataSparkType = MetadataRowLineage.rowType(dataSchema, info.schema());
       this.targetDataFileSize = writeConf.targetDataFileSize();
       this.rowIdSparkType = info.rowIdSchema().get();
       this.metadataSparkType = info.metadataSchema().get();
@@ -662,6 +680,12 @@ final class ProtectedPositionDeltaWrite implements DeltaWrite, RequiresDistribut
       return dataSchema;
     }
 
+    /** The rows as Spark passes them. */
+    StructType rowSparkType() {
+      return rowSparkType;
+    }
+
+    /** The rows as written to data files. */
     StructType dataSparkType() {
       return dataSparkType;
     }

@@ -1,8 +1,10 @@
 package io.icebergprotector.spark.rowlevel;
 
+import io.icebergprotector.spark.compat.RowLevelCompat;
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.core.RecordedColumns;
 import io.icebergprotector.spark.read.ProtectedScan;
+import io.icebergprotector.spark.write.MetadataRowLineage;
 import io.icebergprotector.spark.write.ProtectedWrite;
 import io.icebergprotector.spark.write.ProtectedWriteBuilder;
 import org.apache.iceberg.IsolationLevel;
@@ -79,12 +81,17 @@ final class ProtectedPositionDeltaWriteBuilder implements DeltaWriteBuilder {
     if (type == null || type.isEmpty()) {
       return null;
     }
+    // Spark 3.5 passes row lineage in the rows, Spark 4.0 in the metadata rows
+    boolean lineageInRows = MetadataRowLineage.hasRowId(type);
     Schema writeSchema =
-        TableUtil.supportsRowLineage(table)
+        TableUtil.supportsRowLineage(table) && lineageInRows
             ? MetadataColumns.schemaWithRowLineage(table.schema())
             : table.schema();
     Schema dataSchema = SparkSchemaUtil.convert(writeSchema, type);
     validate("data", writeSchema, dataSchema);
+    if (!lineageInRows && MetadataRowLineage.hasRowId(info.metadataSchema().get())) {
+      dataSchema = MetadataColumns.schemaWithRowLineage(dataSchema);
+    }
     return dataSchema;
   }
 
@@ -102,7 +109,7 @@ final class ProtectedPositionDeltaWriteBuilder implements DeltaWriteBuilder {
     }
     Schema expected =
         new Schema(
-            MetadataColumns.SPEC_ID,
+            RowLevelCompat.deltaSpecIdColumn(),
             MetadataColumns.metadataColumn(table, MetadataColumns.PARTITION_COLUMN_NAME));
     if (TableUtil.supportsRowLineage(table)) {
       expected = MetadataColumns.schemaWithRowLineage(expected);

@@ -133,11 +133,12 @@ public final class ProtectedDataWriterFactory
             .format(FileFormat.PARQUET)
             .operationId(operationId)
             .build();
+    // with the row lineage columns when Spark passes them in the metadata rows (Spark 4.0)
     ProtectedFileWriterFactory writerFactory =
         new ProtectedFileWriterFactory(
             table,
             writeSchema,
-            dsSchema,
+            MetadataRowLineage.rowType(writeSchema, dsSchema),
             table.sortOrders().get(sortOrderId),
             protection,
             writeProperties);
@@ -146,27 +147,54 @@ public final class ProtectedDataWriterFactory
       return new Unpartitioned(
           new RollingDataWriter<>(writerFactory, fileFactory, io, targetFileSize, spec, null),
           io,
-          protection);
+          protection,
+          new MetadataRowLineage(writeSchema, dsSchema, null));
     }
     PartitioningWriter<InternalRow, DataWriteResult> delegate =
         useFanoutWriter
             ? new FanoutDataWriter<>(writerFactory, fileFactory, io, targetFileSize)
             : new ClusteredDataWriter<>(writerFactory, fileFactory, io, targetFileSize);
-    return new Partitioned(delegate, io, protection, spec, writeSchema, dsSchema);
+    return new Partitioned(
+        delegate,
+        io,
+        protection,
+        spec,
+        writeSchema,
+        dsSchema,
+        new MetadataRowLineage(writeSchema, dsSchema, null));
   }
 
   /** Shared commit and abort: both close first, then report or delete the task's files. */
   private abstract static class TaskWriter implements DataWriter<InternalRow> {
     private final FileIO io;
     private final ProtectionSpec protection;
+    private final MetadataRowLineage lineage;
     private final TaskKeyCalls keyCalls = new TaskKeyCalls();
 
-    TaskWriter(FileIO io, ProtectionSpec protection) {
+    TaskWriter(FileIO io, ProtectionSpec protection, MetadataRowLineage lineage) {
       this.io = io;
       this.protection = protection;
+      this.lineage = lineage;
     }
 
     abstract DataWriteResult result();
+
+    /** Writes {@code row} as the data file keeps it (with its lineage, if the file has it). */
+    abstract void writeRow(InternalRow partitionSource, InternalRow row);
+
+    @Override
+    public void write(InternalRow row) {
+      write(null, row);
+    }
+
+    /**
+     * Spark 4.0's {@code DataWriter.write(metadata, row)}: a copied row, its lineage in {@code
+     * metadata} (Spark 3.5 has no such method and calls {@link #write(InternalRow)}).
+     */
+    @SuppressWarnings("MissingOverride")
+    public void write(InternalRow metadata, InternalRow row) {
+      writeRow(row, lineage.decorate(metadata, row));
+    }
 
     @Override
     public WriterCommitMessage commit() throws IOException {
@@ -194,13 +222,16 @@ public final class ProtectedDataWriterFactory
     private final FileWriter<InternalRow, DataWriteResult> delegate;
 
     Unpartitioned(
-        FileWriter<InternalRow, DataWriteResult> delegate, FileIO io, ProtectionSpec protection) {
-      super(io, protection);
+        FileWriter<InternalRow, DataWriteResult> delegate,
+        FileIO io,
+        ProtectionSpec protection,
+        MetadataRowLineage lineage) {
+      super(io, protection, lineage);
       this.delegate = delegate;
     }
 
     @Override
-    public void write(InternalRow row) {
+    void writeRow(InternalRow partitionSource, InternalRow row) {
       delegate.write(row);
     }
 
@@ -227,8 +258,9 @@ public final class ProtectedDataWriterFactory
         ProtectionSpec protection,
         PartitionSpec spec,
         Schema writeSchema,
-        StructType dsSchema) {
-      super(io, protection);
+        StructType dsSchema,
+        MetadataRowLineage lineage) {
+      super(io, protection, lineage);
       this.delegate = delegate;
       this.spec = spec;
       this.partitionKey = new PartitionKey(spec, writeSchema);
@@ -241,8 +273,8 @@ public final class ProtectedDataWriterFactory
     }
 
     @Override
-    public void write(InternalRow row) {
-      partitionKey.partition(rowView.wrap(row));
+    void writeRow(InternalRow partitionSource, InternalRow row) {
+      partitionKey.partition(rowView.wrap(partitionSource));
       // The writers copy the key when they open a new partition, so it can be reused.
       delegate.write(row, spec, partitionKey);
     }

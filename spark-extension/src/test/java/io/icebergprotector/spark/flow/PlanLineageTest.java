@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.icebergprotector.policy.AccessLevel;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
+import io.icebergprotector.spark.compat.ScalaCollections;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
@@ -28,15 +29,12 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.Complete$;
 import org.apache.spark.sql.catalyst.expressions.aggregate.Count;
 import org.apache.spark.sql.catalyst.expressions.aggregate.Max;
 import org.apache.spark.sql.catalyst.plans.Inner$;
-import org.apache.spark.sql.catalyst.plans.logical.Aggregate;
 import org.apache.spark.sql.catalyst.plans.logical.CTERelationDef;
-import org.apache.spark.sql.catalyst.plans.logical.CTERelationRef;
 import org.apache.spark.sql.catalyst.plans.logical.Expand;
 import org.apache.spark.sql.catalyst.plans.logical.Filter;
 import org.apache.spark.sql.catalyst.plans.logical.Generate;
 import org.apache.spark.sql.catalyst.plans.logical.Join;
 import org.apache.spark.sql.catalyst.plans.logical.JoinHint$;
-import org.apache.spark.sql.catalyst.plans.logical.LocalRelation;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
 import org.apache.spark.sql.catalyst.plans.logical.Union;
@@ -48,7 +46,6 @@ import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
 import scala.Option;
 import scala.collection.immutable.Seq;
-import scala.jdk.javaapi.CollectionConverters;
 
 /** The lineage walk on hand-built analyzed plans, with one fake protected source. */
 class PlanLineageTest {
@@ -78,10 +75,10 @@ class PlanLineageTest {
   private final AttributeReference id = attribute("id", DataTypes.LongType);
   private final AttributeReference ssn = attribute("ssn", DataTypes.StringType);
   private final AttributeReference address = attribute("address", ADDRESS);
-  private final LocalRelation people = new LocalRelation(seq(id, ssn, address), seq(), false);
+  private final LogicalPlan people = PlanNodes.localRelation(seq(id, ssn, address));
   private final AttributeReference otherId = attribute("id", DataTypes.LongType);
   private final AttributeReference name = attribute("name", DataTypes.StringType);
-  private final LocalRelation plain = new LocalRelation(seq(otherId, name), seq(), false);
+  private final LogicalPlan plain = PlanNodes.localRelation(seq(otherId, name));
 
   private final FlowSources sources =
       node ->
@@ -117,7 +114,7 @@ class PlanLineageTest {
 
   @SafeVarargs
   private static <T> Seq<T> seq(T... items) {
-    return CollectionConverters.asScala(Arrays.asList(items)).toSeq();
+    return ScalaCollections.asScalaList(Arrays.asList(items));
   }
 
   private static Project project(LogicalPlan child, NamedExpression... list) {
@@ -156,7 +153,7 @@ class PlanLineageTest {
   @Test
   void countsCarryNothingOtherAggregatesDo() {
     LogicalPlan plan =
-        new Aggregate(
+        PlanNodes.aggregate(
             seq(id),
             seq(
                 id,
@@ -186,7 +183,8 @@ class PlanLineageTest {
     assertThat(lineage(joined)).containsExactly("", "", "ssn");
     // grouping by a protected column that is not output
     LogicalPlan grouped =
-        new Aggregate(seq(ssn), seq(alias(aggregate(new Count(seq(id)), false), "n")), people);
+        PlanNodes.aggregate(
+            seq(ssn), seq(alias(aggregate(new Count(seq(id)), false), "n")), people);
     assertThat(lineage(grouped)).containsExactly("");
   }
 
@@ -212,7 +210,7 @@ class PlanLineageTest {
     assertThat(lineage(plan))
         .containsExactly("", "address.zip", "address.zip@zip", "ssn@s", "address.zip");
     // reading a field of the rebuilt struct narrows again
-    Attribute wrapped = CollectionConverters.asJava(plan.output()).get(3);
+    Attribute wrapped = ScalaCollections.asJava(plan.output()).get(3);
     LogicalPlan outer =
         project(plan, alias(new GetStructField(wrapped, 0, Option.apply("s")), "s"));
     assertThat(lineage(outer)).containsExactly("ssn");
@@ -247,9 +245,7 @@ class PlanLineageTest {
     CTERelationDef def = new CTERelationDef(project(people, ssn), 7L, Option.empty(), false);
     AttributeReference cteSsn = attribute("ssn", DataTypes.StringType);
     LogicalPlan withCte =
-        new WithCTE(
-            project(new CTERelationRef(7L, true, seq(cteSsn), false, Option.empty()), cteSsn),
-            seq(def));
+        new WithCTE(project(PlanNodes.cteRelationRef(7L, seq(cteSsn)), cteSsn), seq(def));
     assertThat(lineage(withCte)).containsExactly("ssn");
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.policy.ColumnType;
 import io.icebergprotector.policy.Mask;
+import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.core.ProtectorException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -44,7 +45,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * For every mask and every type it fits, the three ways a value is masked give the same values on
@@ -166,8 +166,7 @@ class MaskKernelsCrossCheckTest {
         MaskEngine.expression(
             mask, new BoundReference(0, sparkType, true), type, "c", "", HASH_KEY);
     UnsafeProjection compiled =
-        GenerateUnsafeProjection.generate(
-            CollectionConverters.asScala(List.of(expression)).toList(), false);
+        GenerateUnsafeProjection.generate(ScalaCollections.asScalaList(List.of(expression)), false);
     List<String> interpreted = new ArrayList<>();
     List<String> generated = new ArrayList<>();
     for (Object input : inputs) {

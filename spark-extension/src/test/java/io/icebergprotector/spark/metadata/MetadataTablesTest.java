@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.spark.ProtectingSparkCatalog;
 import io.icebergprotector.spark.SparkTestBase;
+import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.table.ProtectedTable;
 import java.nio.ByteBuffer;
@@ -25,7 +26,6 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.junit.jupiter.api.Test;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Iceberg metadata tables of protected tables never show metrics or bounds of protected columns
@@ -445,13 +445,13 @@ class MetadataTablesTest extends SparkTestBase {
       return "{" + String.join(", ", fields) + "}";
     } else if (value instanceof scala.collection.Map) {
       List<String> entries = new ArrayList<>();
-      CollectionConverters.asJava((scala.collection.Map<?, ?>) value)
+      ScalaCollections.asJava((scala.collection.Map<?, ?>) value)
           .forEach((k, v) -> entries.add(render(k) + "=" + render(v)));
       return "{" + String.join(", ", entries) + "}";
     } else if (value instanceof scala.collection.Iterable) {
       List<String> items = new ArrayList<>();
-      CollectionConverters.asJava((scala.collection.Iterable<?>) value)
-          .forEach(v -> items.add(render(v)));
+      ScalaCollections.asJava(((scala.collection.Iterable<?>) value).iterator())
+          .forEachRemaining(v -> items.add(render(v)));
       return "[" + String.join(", ", items) + "]";
     }
     return value.toString();

@@ -3,6 +3,7 @@ package io.icebergprotector.spark.read;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icebergprotector.spark.SparkTestBase;
+import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.metrics.KeyServiceCallsMetric;
 import java.util.ArrayList;
@@ -17,7 +18,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * SQL through the protector catalog with Iceberg's vectorization switch on and off: the same rows
@@ -128,13 +128,13 @@ class ColumnarReadSqlTest extends SparkTestBase {
     spark.sparkContext().listenerBus().waitUntilEmpty();
     SQLAppStatusStore store = spark.sharedState().statusStore();
     SQLExecutionUIData last =
-        CollectionConverters.asJava(store.executionsList()).stream()
+        ScalaCollections.asJava(store.executionsList()).stream()
             .max(Comparator.comparingLong(SQLExecutionUIData::executionId))
             .orElseThrow();
     scala.collection.Map<Object, String> values = store.executionMetrics(last.executionId());
     // adaptive execution lists a node again in each plan version: count each metric once
     java.util.Map<Long, Long> byAccumulator = new java.util.HashMap<>();
-    for (SQLPlanMetric metric : CollectionConverters.asJava(last.metrics())) {
+    for (SQLPlanMetric metric : ScalaCollections.asJava(last.metrics())) {
       if (metric.name().equals(KeyServiceCallsMetric.DESCRIPTION)) {
         scala.Option<String> value = values.get(metric.accumulatorId());
         byAccumulator.put(

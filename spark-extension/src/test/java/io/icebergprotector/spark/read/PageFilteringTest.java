@@ -3,6 +3,7 @@ package io.icebergprotector.spark.read;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icebergprotector.spark.SparkTestBase;
+import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -20,7 +21,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Page-level filtering of protected scans (issue 16): a selective filter on a clear column reads
@@ -174,7 +174,7 @@ class PageFilteringTest extends SparkTestBase {
         plan = ((AdaptiveSparkPlanExec) plan).executedPlan();
       }
       long scanned =
-          CollectionConverters.asJava(plan.collectLeaves()).stream()
+          ScalaCollections.asJava(plan.collectLeaves()).stream()
               .filter(BatchScanExec.class::isInstance)
               .mapToLong(p -> p.metrics().apply("numOutputRows").value())
               .sum();

@@ -3,6 +3,7 @@ package io.icebergprotector.spark.rowlevel;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.core.ExpressionRedactor;
 import io.icebergprotector.spark.write.ProtectedCommit;
 import java.io.IOException;
@@ -81,7 +82,7 @@ class RowLevelIsolationTest extends RowLevelTestBase {
     other = spark.newSession();
     // the same catalog configuration in its own session: its own catalog and table instances
     for (Map.Entry<String, String> entry :
-        scala.jdk.javaapi.CollectionConverters.asJava(spark.conf().getAll()).entrySet()) {
+        ScalaCollections.asJava(spark.conf().getAll()).entrySet()) {
       if (entry.getKey().startsWith("spark.sql.catalog." + CATALOG)) {
         other.conf().set(entry.getKey(), entry.getValue());
       }

@@ -3,6 +3,7 @@ package io.icebergprotector.spark.rowlevel;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icebergprotector.spark.binding.FileAdmission;
+import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.read.ProtectedScan;
 import io.icebergprotector.spark.write.ProtectedCommit;
 import java.io.IOException;
@@ -33,7 +34,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * DELETE, UPDATE and MERGE on protected tables, end to end, in both write modes and on format
@@ -66,6 +66,7 @@ class RowLevelOperationsTest extends RowLevelTestBase {
     create(t, properties(formatVersion, mode));
     insert(t, 1, 10);
     insert(t, 11, 20);
+    Map<Long, Long> rowIds = formatVersion >= 3 ? rowIds(t) : Map.of();
 
     as("alice", "DELETE FROM " + name(t) + " WHERE id = 3");
     as("alice", "DELETE FROM " + name(t) + " WHERE ssn = '" + ssn(4) + "'");
@@ -109,6 +110,15 @@ class RowLevelOperationsTest extends RowLevelTestBase {
     assertThat(rows.get(21L).getString(1)).isEqualTo(ssn(21));
     assertThat(rows.get(20L).getString(1)).isEqualTo(ssn(20));
     assertThat(rows.get(20L).getDecimal(3)).isEqualByComparingTo(new BigDecimal(salary(20)));
+    if (formatVersion >= 3) {
+      // row lineage: updated and copied rows keep their row ids, a new row gets a new one
+      Map<Long, Long> after = rowIds(t);
+      assertThat(rowIds).hasSize(20).doesNotContainValue(null);
+      for (long id : List.of(1L, 2L, 5L, 6L, 8L, 20L)) {
+        assertThat(after.get(id)).as("_row_id of row %s", id).isEqualTo(rowIds.get(id));
+      }
+      assertThat(after.get(21L)).isNotNull().isNotIn(rowIds.values());
+    }
 
     // bob sees masks, etl sees NULLs, on the rewritten rows as on the others
     Map<Long, Row> bob = byId(as("bob", "SELECT id, ssn, email, salary FROM " + name(t)));
@@ -160,6 +170,14 @@ class RowLevelOperationsTest extends RowLevelTestBase {
     List<Row> columnar = readAll(t, true);
     List<Row> byRow = readAll(t, false);
     assertThat(columnar).hasSize(18).isEqualTo(byRow);
+  }
+
+  private static Map<Long, Long> rowIds(String t) {
+    Map<Long, Long> ids = new HashMap<>();
+    for (Row row : as("alice", "SELECT id, _row_id FROM " + name(t))) {
+      ids.put(row.getLong(0), row.isNullAt(1) ? null : row.getLong(1));
+    }
+    return ids;
   }
 
   /** Row positions stay right when row groups are pruned and files are split. */
@@ -297,7 +315,7 @@ class RowLevelOperationsTest extends RowLevelTestBase {
     if (plan instanceof org.apache.spark.sql.execution.adaptive.QueryStageExec) {
       collect(((org.apache.spark.sql.execution.adaptive.QueryStageExec) plan).plan(), out);
     }
-    for (SparkPlan child : CollectionConverters.asJava(plan.children())) {
+    for (SparkPlan child : ScalaCollections.asJava(plan.children())) {
       collect(child, out);
     }
   }

@@ -5,12 +5,13 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.catalyst.expressions.CreateMap;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.RaiseError;
 import org.apache.spark.sql.catalyst.expressions.objects.StaticInvoke;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.util.ArrayData;
+import org.apache.spark.sql.catalyst.util.MapData;
 import org.apache.spark.sql.classic.ExpressionUtils;
 import org.apache.spark.sql.execution.datasources.LogicalRelation;
 import org.apache.spark.sql.sources.BaseRelation;
@@ -28,6 +29,8 @@ import scala.Option;
  * stream.
  */
 public final class SparkCompat {
+  private static final String ERROR_MESSAGE = "errorMessage";
+
   private SparkCompat() {}
 
   /** The Catalyst expression of a column. */
@@ -69,20 +72,31 @@ public final class SparkCompat {
     return new RaiseError(user.errorClass(), user.errorParms(), type);
   }
 
-  /** The message of a {@link #raiseError} expression, or null for any other expression. */
+  /**
+   * The message of a {@link #raiseError} expression, or null for any other expression. Its
+   * parameters are {@code map('errorMessage', <message>)}: a {@code CreateMap} as built, a map
+   * literal once the optimizer has folded it.
+   */
   public static String raisedMessage(Expression expression) {
-    if (!(expression instanceof RaiseError)
-        || !(((RaiseError) expression).errorParms() instanceof CreateMap)) {
+    if (!(expression instanceof RaiseError)) {
       return null;
     }
-    // errorParms is map('errorMessage', <message>)
-    List<Expression> parameters =
-        ScalaCollections.asJava(((RaiseError) expression).errorParms().children());
-    if (parameters.size() != 2 || !(parameters.get(1) instanceof Literal)) {
+    Expression parameters = ((RaiseError) expression).errorParms();
+    if (!parameters.foldable()) {
       return null;
     }
-    Object value = ((Literal) parameters.get(1)).value();
-    return value == null ? null : value.toString();
+    Object value = parameters.eval(null);
+    if (!(value instanceof MapData)) {
+      return null;
+    }
+    ArrayData keys = ((MapData) value).keyArray();
+    ArrayData values = ((MapData) value).valueArray();
+    for (int i = 0; i < keys.numElements(); i++) {
+      if (ERROR_MESSAGE.equals(keys.getUTF8String(i).toString())) {
+        return values.isNullAt(i) ? null : values.getUTF8String(i).toString();
+      }
+    }
+    return null;
   }
 
   /** {@code relation} reading {@code newRelation} instead, with the same output and table. */
