@@ -271,8 +271,8 @@ public final class ProtectionSpec implements Serializable {
   /**
    * Where the token keys of this spec's tokenized columns are used: always {@link TokenMode#LOCAL}
    * (the executors derive them and tokenize in-process), whatever {@code protector.kms.token-mode}
-   * says, because the row reader detokenizes value by value and would make a key-server request
-   * per value; that option applies to the {@code protect}/{@code unprotect} functions.
+   * says, because the row reader detokenizes value by value and would make a key-server request per
+   * value; that option applies to the {@code protect}/{@code unprotect} functions.
    */
   public TokenMode tokenMode() {
     return TokenMode.LOCAL;
