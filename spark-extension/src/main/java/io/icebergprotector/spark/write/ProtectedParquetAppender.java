@@ -1,8 +1,8 @@
 package io.icebergprotector.spark.write;
 
-import io.icebergprotector.spark.core.ColumnTokenizers;
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.spark.crypto.ColumnTokenizers;
 import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.FileMarker;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;

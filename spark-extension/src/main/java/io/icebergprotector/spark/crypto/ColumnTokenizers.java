@@ -1,10 +1,12 @@
-package io.icebergprotector.spark.core;
+package io.icebergprotector.spark.crypto;
 
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.token.Tokenizer;
 import io.icebergprotector.policy.ProtectionMethod;
-import io.icebergprotector.spark.crypto.KeyServiceRegistry;
+import io.icebergprotector.spark.core.ColumnProtection;
+import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.core.ProtectorException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
