@@ -10,9 +10,10 @@ import org.bouncycastle.crypto.params.KeyParameter;
 
 /**
  * Format-preserving tokens: BouncyCastle's FF1 engine (NIST SP 800-38G) with an AES-256 key and the
- * domain as tweak. Strings: the characters of the alphabet are enciphered as one numeral string and
- * every kept character stays where it is; a character outside both is refused. Integers: the
- * magnitude's {@code width} decimal digits are enciphered, the sign is kept.
+ * domain as tweak, its AES calls made through the JDK ({@link JceAesBlockCipher}). Strings: the
+ * characters of the alphabet are enciphered as one numeral string and every kept character stays
+ * where it is; a character outside both is refused. Integers: the magnitude's {@code width} decimal
+ * digits are enciphered, the sign is kept.
  */
 final class Ff1Tokenizer implements Tokenizer {
   private static final long[] POW10 = new long[19];
@@ -51,7 +52,7 @@ final class Ff1Tokenizer implements Tokenizer {
 
   private FPEEngine engine(boolean forEncryption, TokenKey key, byte[] tweak) {
     KeyParameter kp = new KeyParameter(key.bytes());
-    FPEEngine e = new FPEFF1Engine();
+    FPEEngine e = new FPEFF1Engine(new JceAesBlockCipher());
     e.init(forEncryption, new FPEParameters(kp, alphabet.radix(), tweak));
     // The AES key schedule is set up; the parameter's own copy of the key is no longer needed.
     Arrays.fill(kp.getKey(), (byte) 0);

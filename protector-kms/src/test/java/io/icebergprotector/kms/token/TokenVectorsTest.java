@@ -14,7 +14,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The NIST SP 800-38G FF1 sample vectors (FF1samples.pdf, samples 1-9) against BouncyCastle's FF1
- * engine, and those with an AES-256 key and radix 10 through our {@link Ff1Tokenizer}.
+ * engine (with its own AES and with the JDK's), and those with an AES-256 key and radix 10 through
+ * our {@link Ff1Tokenizer}.
  */
 class TokenVectorsTest {
   private static final HexFormat HEX = HexFormat.of();
@@ -38,17 +39,20 @@ class TokenVectorsTest {
   })
   void nistSamplesOnTheEngine(
       int sample, String key, int radix, String tweak, String plain, String cipher) {
-    byte[] pt = numerals(plain);
-    byte[] ct = new byte[pt.length];
-    FPEFF1Engine enc = new FPEFF1Engine();
-    enc.init(true, new FPEParameters(new KeyParameter(HEX.parseHex(key)), radix, hex(tweak)));
-    enc.processBlock(pt, 0, pt.length, ct, 0);
-    assertThat(text(ct)).as("sample " + sample).isEqualTo(cipher);
-    FPEFF1Engine dec = new FPEFF1Engine();
-    dec.init(false, new FPEParameters(new KeyParameter(HEX.parseHex(key)), radix, hex(tweak)));
-    byte[] back = new byte[ct.length];
-    dec.processBlock(ct, 0, ct.length, back, 0);
-    assertThat(text(back)).isEqualTo(plain);
+    // BouncyCastle's own AES and the JDK's AES that the tokenizer gives the engine
+    for (boolean jce : new boolean[] {false, true}) {
+      byte[] pt = numerals(plain);
+      byte[] ct = new byte[pt.length];
+      FPEFF1Engine enc = jce ? new FPEFF1Engine(new JceAesBlockCipher()) : new FPEFF1Engine();
+      enc.init(true, new FPEParameters(new KeyParameter(HEX.parseHex(key)), radix, hex(tweak)));
+      enc.processBlock(pt, 0, pt.length, ct, 0);
+      assertThat(text(ct)).as("sample " + sample + (jce ? " (JCE AES)" : "")).isEqualTo(cipher);
+      FPEFF1Engine dec = jce ? new FPEFF1Engine(new JceAesBlockCipher()) : new FPEFF1Engine();
+      dec.init(false, new FPEParameters(new KeyParameter(HEX.parseHex(key)), radix, hex(tweak)));
+      byte[] back = new byte[ct.length];
+      dec.processBlock(ct, 0, ct.length, back, 0);
+      assertThat(text(back)).isEqualTo(plain);
+    }
   }
 
   @ParameterizedTest(name = "FF1 sample {0} through the tokenizer")
