@@ -47,6 +47,7 @@ public final class Policy implements Serializable {
   private final String origin;
   private final String text;
   private final String digest;
+  private volatile String contentDigest; // computed on first use
   private final Map<String, Role> roles;
   private final Set<String> keyIds;
   private final Map<String, Set<String>> retiredKeys;
@@ -175,6 +176,20 @@ public final class Policy implements Serializable {
   /** SHA-256 (hex) of origin and text: equal digests mean the same policy. */
   public String digest() {
     return digest;
+  }
+
+  /**
+   * SHA-256 (hex) of this policy's canonical text ({@link #toHocon}): equal for two files that
+   * state the same rules in the same order, whatever their origin, comments or layout. The key
+   * server and the catalogs compare policies by it.
+   */
+  public String contentDigest() {
+    String d = contentDigest;
+    if (d == null) {
+      d = Digests.sha256Hex(toHocon());
+      contentDigest = d;
+    }
+    return d;
   }
 
   /** Roles by name, in policy order. */

@@ -116,4 +116,19 @@ class PolicyWriterTest {
     assertThat(notStrict).isNotEqualTo(p);
     assertThat(Policy.parse(swappedMasks.toHocon(), "e")).isEqualTo(swappedMasks).isNotEqualTo(p);
   }
+
+  @Test
+  void contentDigestIgnoresOriginCommentsAndLayoutButNotRules() {
+    Policy p = Policy.parse(EVERY_FIELD, "every.conf");
+    Policy relaidOut =
+        Policy.parse("# the same rules, laid out by the writer\n" + p.toHocon(), "/elsewhere.conf");
+    Policy otherWriter =
+        Policy.parse(
+            EVERY_FIELD.replace("writers     = [\"etl$job\", admin]", "writers     = [admin]"),
+            "every.conf");
+
+    assertThat(relaidOut.digest()).isNotEqualTo(p.digest());
+    assertThat(relaidOut.contentDigest()).isEqualTo(p.contentDigest()).hasSize(64);
+    assertThat(otherWriter.contentDigest()).isNotEqualTo(p.contentDigest());
+  }
 }
