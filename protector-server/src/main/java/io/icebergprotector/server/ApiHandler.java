@@ -20,7 +20,6 @@ import io.icebergprotector.kms.token.Tokenizer;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.Digests;
 import io.icebergprotector.policy.KeyIds;
-import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.ProtectionMethod;
 import java.io.ByteArrayOutputStream;
@@ -68,13 +67,11 @@ final class ApiHandler {
   private static final String TRANSIT = "/v1/transit/";
   private static final String PROTECTOR = "/v1/protector/";
   private static final String KEY_TYPE = "aes256-gcm96";
+  static final String POLICY_DIGEST_HEADER = "X-Protector-Policy-Digest";
 
   private final KeyService keys;
-  private final Policy policy;
-  private final String policyText;
-  private final String policyEtag;
+  private volatile ServedPolicy served;
   private final TokenAuthenticator authenticator;
-  private final Authorizer authorizer;
   private final CallerRateLimits rateLimits;
   private final AuditLog audit;
   private final Metrics metrics;
@@ -89,19 +86,14 @@ final class ApiHandler {
 
   ApiHandler(
       KeyService keys,
-      Policy policy,
-      String policyText,
+      ServedPolicy policy,
       TokenAuthenticator authenticator,
-      Authorizer authorizer,
       AuditLog audit,
       Metrics metrics,
       ServerConfig config) {
     this.keys = keys;
-    this.policy = policy;
-    this.policyText = policyText;
-    this.policyEtag = etag(policyText);
+    this.served = policy;
     this.authenticator = authenticator;
-    this.authorizer = authorizer;
     this.rateLimits = new CallerRateLimits(config.rateLimit());
     this.audit = audit;
     this.metrics = metrics;
@@ -113,6 +105,16 @@ final class ApiHandler {
     this.exact = exactRoutes();
     this.transit = transitRoutes();
     this.protector = protectorRoutes();
+  }
+
+  /** The policy that requests starting now are decided under. */
+  ServedPolicy served() {
+    return served;
+  }
+
+  /** Serves {@code policy} to every request that starts from now on. */
+  void install(ServedPolicy policy) {
+    this.served = policy;
   }
 
   /** The answer to one request, for the transport to send. */
@@ -136,6 +138,7 @@ final class ApiHandler {
     long bodyLimit;
     Instant time; // when set, the time of the audit line (and of a receipt)
     Map<String, Object> details; // extra audit members of the operation
+    ServedPolicy served; // the policy this request is decided under, from start to end
 
     Request(HttpCall call) {
       this.call = call;
@@ -163,6 +166,7 @@ final class ApiHandler {
   Reply handle(HttpCall call) {
     long start = System.nanoTime();
     Request r = new Request(call, maxBodyBytes);
+    r.served = served;
     try {
       dispatch(r);
     } catch (HttpError e) {
@@ -540,24 +544,46 @@ final class ApiHandler {
 
   /**
    * Admins get the policy file as it is. Everyone else gets it restricted to their own roles: the
-   * same decisions for them, and no other user, group or role named.
+   * same decisions for them, and no other user, group or role named. Every answer carries the
+   * content digest of the whole policy ({@code X-Protector-Policy-Digest}), which a catalog with a
+   * local copy compares, and an ETag of the text served; a request whose {@code If-None-Match}
+   * names that ETag gets 304 with no body, so catalogs can poll cheaply.
    */
   private void readPolicy(Request r) {
     r.op = "read-policy";
     requireMethod(r, "GET");
     authenticate(r);
     Principal principal = r.caller.principal();
-    String text;
-    String etag;
-    if (authorizer.grants(principal).admin()) {
-      text = policyText;
-      etag = policyEtag;
-    } else {
-      text = policy.restrictedTo(principal).toHocon();
-      etag = etag(text);
-    }
+    ServedPolicy p = r.served;
+    String text =
+        p.authorizer().grants(principal).admin()
+            ? p.text()
+            : p.policy().restrictedTo(principal).toHocon();
+    String etag = etag(text);
     r.header("ETag", etag);
+    r.header(POLICY_DIGEST_HEADER, p.digest());
+    if (matchesEtag(r.call.header("If-None-Match"), etag)) {
+      sendEmpty(r, 304);
+      return;
+    }
     send(r, 200, "text/plain; charset=utf-8", text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** Whether an {@code If-None-Match} value (one tag, a list, or *) names {@code etag}. */
+  static boolean matchesEtag(String ifNoneMatch, String etag) {
+    if (ifNoneMatch == null) {
+      return false;
+    }
+    for (String tag : ifNoneMatch.split(",")) {
+      String t = tag.trim();
+      if (t.startsWith("W/")) {
+        t = t.substring(2);
+      }
+      if (t.equals("*") || t.equals(etag)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -571,12 +597,12 @@ final class ApiHandler {
     Map<String, Object> body = readJson(r, false);
     DeclassifyRequest request;
     try {
-      request = DeclassifyRequest.parse(body, policy);
+      request = DeclassifyRequest.parse(body, r.served.policy());
     } catch (IllegalArgumentException e) {
       throw badRequest(r, null, null, e.getMessage());
     }
     r.details = new LinkedHashMap<>(request.auditDetails());
-    if (!authorizer.canDeclassify(r.caller.principal(), request.entry())) {
+    if (!r.served.authorizer().canDeclassify(r.caller.principal(), request.entry())) {
       throw deny(r, null, "no role in the declassify list of " + request.entry().name());
     }
     String auditId = UUID.randomUUID().toString();
@@ -596,7 +622,7 @@ final class ApiHandler {
     r.op = "whoami";
     requireMethod(r, "GET");
     authenticate(r);
-    KeyGrants g = authorizer.grants(r.caller.principal());
+    KeyGrants g = r.served.authorizer().grants(r.caller.principal());
     Map<String, Object> data = new LinkedHashMap<>();
     data.put("principal", r.caller.principal().user());
     data.put("groups", new ArrayList<>(r.caller.principal().groups()));
@@ -605,6 +631,7 @@ final class ApiHandler {
     data.put("unwrappable_keys", new ArrayList<>(new TreeSet<>(g.unwrappable())));
     data.put("admin", g.admin());
     data.put("auth", r.caller.method());
+    data.put("policy_digest", r.served.digest());
     sendJson(r, 200, JsonCodec.object("data", data));
   }
 
@@ -628,10 +655,11 @@ final class ApiHandler {
     String kindText = stringField(r, key, body, "method");
     r.details = new LinkedHashMap<>();
     r.details.put("domain", domain);
-    if (!authorizer.grants(r.caller.principal()).allowsTokenKey(key, domain)) {
+    if (!r.served.authorizer().grants(r.caller.principal()).allowsTokenKey(key, domain)) {
       throw deny(r, key, KeyGrants.Operation.TOKEN_KEY.refusal());
     }
-    ProtectionMethod.Kind policyKind = policy.tokenDomain(domain).orElseThrow().method().kind();
+    ProtectionMethod.Kind policyKind =
+        r.served.policy().tokenDomain(domain).orElseThrow().method().kind();
     if (!kindText.equalsIgnoreCase(policyKind.name())) {
       throw badRequest(
           r,
@@ -694,7 +722,7 @@ final class ApiHandler {
     r.details = new LinkedHashMap<>();
     r.details.put("domain", domain);
     r.details.put("count", items.size());
-    KeyGrants grants = authorizer.grants(r.caller.principal());
+    KeyGrants grants = r.served.authorizer().grants(r.caller.principal());
     if (encode ? !grants.allowsEncode(key, domain) : !grants.allowsDecode(key, domain)) {
       throw deny(
           r, key, (encode ? KeyGrants.Operation.ENCODE : KeyGrants.Operation.DECODE).refusal());
@@ -715,7 +743,7 @@ final class ApiHandler {
       throw badRequest(
           r, key, null, "batch_input[" + in.badItem + "] must be an object {\"value\": ...}");
     }
-    ColumnPolicy column = policy.tokenDomain(domain).orElseThrow();
+    ColumnPolicy column = r.served.policy().tokenDomain(domain).orElseThrow();
     ProtectionMethod method;
     try {
       method = ProtectionMethod.parse(methodSpec);
@@ -900,7 +928,7 @@ final class ApiHandler {
    * The shared rule decides; a refusal is audited with its reason and answered with the one 403.
    */
   private void authorize(Request r, KeyGrants.Operation operation, String key) {
-    if (!authorizer.grants(r.caller.principal()).allows(operation, key)) {
+    if (!r.served.authorizer().grants(r.caller.principal()).allows(operation, key)) {
       throw deny(r, key, operation.refusal());
     }
   }

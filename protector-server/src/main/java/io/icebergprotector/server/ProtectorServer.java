@@ -3,14 +3,13 @@ package io.icebergprotector.server;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServices;
 import io.icebergprotector.kms.Passphrase;
-import io.icebergprotector.policy.Policy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -53,6 +52,7 @@ public final class ProtectorServer implements AutoCloseable {
 
   private final Server server;
   private final ScheduledExecutorService housekeeping;
+  private final PolicyWatcher policyWatcher;
   private final KeyService keys;
   private final AuditLog audit;
   private final Metrics metrics;
@@ -65,13 +65,28 @@ public final class ProtectorServer implements AutoCloseable {
       KeyService keys,
       AuditLog audit,
       Metrics metrics,
+      PolicyWatcher policyWatcher,
       URI url) {
     this.server = server;
+    this.policyWatcher = policyWatcher;
     this.housekeeping = housekeeping;
     this.keys = keys;
     this.audit = audit;
     this.metrics = metrics;
     this.url = url;
+  }
+
+  /**
+   * Checks the policy file now, as the {@code policy-reload-interval} timer does: applies and
+   * audits a changed policy, or audits why a changed file was refused.
+   */
+  void checkPolicy() {
+    policyWatcher.run();
+  }
+
+  /** The content digest of the policy that requests starting now are decided under. */
+  String policyDigest() {
+    return policyWatcher.servedDigest();
   }
 
   /** Loads the config file and starts serving. */
@@ -84,14 +99,11 @@ public final class ProtectorServer implements AutoCloseable {
     // Fail on bind/TLS problems before touching the key store.
     InetAddress bindAddress = bindAddress(config);
     SSLContext ssl = config.allowInsecureHttp() ? null : sslContext(config);
-    Policy policy;
-    String policyText;
+    ServedPolicy policy;
     try {
-      policyText = Files.readString(config.policy(), StandardCharsets.UTF_8);
-      policy = Policy.load(config.policy());
-    } catch (IOException e) {
-      throw new IllegalArgumentException(
-          "cannot read policy " + config.policy() + ": " + e.getMessage(), e);
+      policy = ServedPolicy.load(config.policy(), config.adminRoles());
+    } catch (UncheckedIOException e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
     }
     JwtAuthenticator jwt = config.jwt() == null ? null : new JwtAuthenticator(config.jwt());
     TokenAuthenticator authenticator = new TokenAuthenticator(config.tokens(), jwt);
@@ -99,7 +111,7 @@ public final class ProtectorServer implements AutoCloseable {
     AuditLog audit = null;
     try {
       audit = new AuditLog(config.auditFile(), config.auditSync());
-      return start(config, bindAddress, ssl, policy, policyText, authenticator, keys, audit);
+      return start(config, bindAddress, ssl, policy, authenticator, keys, audit);
     } catch (RuntimeException e) {
       keys.close();
       if (audit != null) {
@@ -113,15 +125,12 @@ public final class ProtectorServer implements AutoCloseable {
       ServerConfig config,
       InetAddress bindAddress,
       SSLContext ssl,
-      Policy policy,
-      String policyText,
+      ServedPolicy policy,
       TokenAuthenticator authenticator,
       KeyService keys,
       AuditLog audit) {
     Metrics metrics = new Metrics();
-    Authorizer authorizer = new Authorizer(policy, config.adminRoles());
-    ApiHandler handler =
-        new ApiHandler(keys, policy, policyText, authenticator, authorizer, audit, metrics, config);
+    ApiHandler handler = new ApiHandler(keys, policy, authenticator, audit, metrics, config);
     Server server = jetty(config, bindAddress, ssl, new JettyTransport(handler));
     ScheduledExecutorService housekeeping =
         Executors.newSingleThreadScheduledExecutor(threads("protector-audit", true));
@@ -137,6 +146,24 @@ public final class ProtectorServer implements AutoCloseable {
           1,
           1,
           TimeUnit.SECONDS);
+    }
+    PolicyWatcher watcher =
+        new PolicyWatcher(
+            config.policy(), config.adminRoles(), handler::served, handler::install, audit);
+    watcher.auditInitial();
+    if (!config.policyReloadInterval().isZero()) {
+      long every = config.policyReloadInterval().toMillis();
+      housekeeping.scheduleWithFixedDelay(
+          () -> {
+            try {
+              watcher.run();
+            } catch (RuntimeException e) {
+              LOG.log(System.Logger.Level.ERROR, "policy reload failed", e);
+            }
+          },
+          every,
+          every,
+          TimeUnit.MILLISECONDS);
     }
     try {
       server.start();
@@ -164,7 +191,7 @@ public final class ProtectorServer implements AutoCloseable {
           System.Logger.Level.WARNING,
           "serving plain HTTP on loopback (allow-insecure-http = true)");
     }
-    return new ProtectorServer(server, housekeeping, keys, audit, metrics, url);
+    return new ProtectorServer(server, housekeeping, keys, audit, metrics, watcher, url);
   }
 
   /**

@@ -104,6 +104,7 @@ public final class ServerConfig {
   private final boolean createKeystore;
   private final boolean autoCreateKeys;
   private final Path policy;
+  private final Duration policyReloadInterval;
   private final List<TokenEntry> tokens;
   private final JwtSettings jwt;
   private final Set<String> adminRoles;
@@ -163,6 +164,14 @@ public final class ServerConfig {
     autoCreateKeys = c.getBoolean("keys.auto-create");
 
     policy = requiredPath(c, "policy", base);
+    policyReloadInterval = c.getDuration("policy-reload-interval");
+    if (!policyReloadInterval.isZero()
+        && (policyReloadInterval.toMillis() < 100
+            || policyReloadInterval.compareTo(Duration.ofMinutes(10)) > 0)) {
+      throw bad(
+          "policy-reload-interval",
+          "must be 0 (never reload) or between 100ms and 10m, got " + policyReloadInterval);
+    }
 
     List<TokenEntry> entries = new ArrayList<>();
     {
@@ -516,6 +525,11 @@ public final class ServerConfig {
 
   public Path policy() {
     return policy;
+  }
+
+  /** How often the policy file is checked for changes; zero: read once at start. */
+  public Duration policyReloadInterval() {
+    return policyReloadInterval;
   }
 
   public List<TokenEntry> tokens() {

@@ -307,7 +307,8 @@ public final class RemoteKeyService implements KeyService {
         strings(data.get("roles")),
         strings(data.get("wrappable_keys")),
         strings(data.get("unwrappable_keys")),
-        Boolean.TRUE.equals(data.get("admin")));
+        Boolean.TRUE.equals(data.get("admin")),
+        data.get("policy_digest") instanceof String d ? d : null);
   }
 
   /**
@@ -316,7 +317,29 @@ public final class RemoteKeyService implements KeyService {
    * the caller's own roles (the same decisions for the caller, nobody else named).
    */
   public String fetchPolicyText() {
-    return send("GET", "/v1/protector/policy", null, "read policy", null, true).body();
+    return fetchPolicy(null).text();
+  }
+
+  /**
+   * The policy the server enforces, as {@link #fetchPolicyText()}, with its ETag and the content
+   * digest of the server's whole policy. With {@code etag} (of an earlier answer) the server
+   * answers "not modified" without a body when its policy is unchanged.
+   */
+  public PolicyResponse fetchPolicy(String etag) {
+    HttpResponse<String> r =
+        sendBytes(
+            "GET",
+            "/v1/protector/policy",
+            null,
+            "read policy",
+            null,
+            true,
+            etag == null ? Map.of() : Map.of("If-None-Match", etag));
+    String served = r.headers().firstValue("ETag").orElse(null);
+    String digest = r.headers().firstValue("X-Protector-Policy-Digest").orElse(null);
+    return r.statusCode() == 304
+        ? new PolicyResponse(null, served == null ? etag : served, digest)
+        : new PolicyResponse(r.body(), served, digest);
   }
 
   /**
@@ -559,6 +582,17 @@ public final class RemoteKeyService implements KeyService {
 
   private HttpResponse<String> sendBytes(
       String method, String path, byte[] body, String op, String keyId, boolean idempotent) {
+    return sendBytes(method, path, body, op, keyId, idempotent, Map.of());
+  }
+
+  private HttpResponse<String> sendBytes(
+      String method,
+      String path,
+      byte[] body,
+      String op,
+      String keyId,
+      boolean idempotent,
+      Map<String, String> headers) {
     if (closed) {
       throw new IllegalStateException("RemoteKeyService is closed");
     }
@@ -568,6 +602,7 @@ public final class RemoteKeyService implements KeyService {
             .header("X-Vault-Token", token)
             .header("X-Vault-Request", "true")
             .header("Accept", "application/json");
+    headers.forEach(rb::header);
     if (body != null) {
       rb.header("Content-Type", "application/json")
           .method(method, HttpRequest.BodyPublishers.ofByteArray(body));
@@ -617,7 +652,7 @@ public final class RemoteKeyService implements KeyService {
         break;
       }
       int status = response.statusCode();
-      if (status >= 200 && status < 300) {
+      if ((status >= 200 && status < 300) || status == 304) { // 304: only to If-None-Match
         return response;
       }
       if (status == 429) {
