@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.it.harness.DriverLogCapture;
 import io.icebergprotector.it.harness.KeyServerStackTestBase;
+import io.icebergprotector.kms.remote.RemoteKeyService;
+import io.icebergprotector.policy.Policy;
 import io.icebergprotector.spark.core.ProtectorException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -18,8 +21,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Remote mode: a declassifying write needs the key server's authorization, and the server audits
- * it. Views are refused on the driver as in local mode; a declassification the local policy allows
- * but the server's policy does not fails, because the server has the last word.
+ * it. Views are refused on the driver as in local mode; a catalog whose local policy would allow
+ * more than the server's does not start, and one that still holds a withdrawn policy is refused by
+ * the server, which has the last word.
  */
 class RemoteDeclassificationTest extends KeyServerStackTestBase {
   private static final String CARD = "CARD-RDC-4242";
@@ -101,11 +105,12 @@ class RemoteDeclassificationTest extends KeyServerStackTestBase {
   }
 
   @Test
-  void theKeyServerHasTheLastWord() throws IOException {
-    // carl's session reads a local policy that lets auditors declassify; the server's does not
+  void aLenientLocalPolicyCannotStartTheCatalog() throws IOException {
+    // carl's session names a local policy that lets auditors declassify; the server's does not
     Path lenient = work.resolve("lenient-policy.conf");
     Files.writeString(
         lenient, POLICY.replace("declassify = [admin]", "declassify = [admin, auditor]"));
+    int asked = declassifyEvents("carl").size();
     SparkSession carl = spark.newSession();
     configureProt(carl, "carl", Map.of("protector.policy", lenient.toString()));
     carl.conf().set("spark.protector.declassify", "true");
@@ -113,13 +118,54 @@ class RemoteDeclassificationTest extends KeyServerStackTestBase {
             () ->
                 carl.sql(
                     "CREATE TABLE prot.db.carl_copy USING iceberg AS SELECT * FROM prot.db.orders"))
-        .isInstanceOf(ProtectorException.class)
-        .hasMessageContaining("Declassification refused by the key server")
-        .hasMessageContaining("principal carl declassifies column(s) [card_number] of table");
-    assertThat(declassifyEvents("carl"))
-        .singleElement()
-        .satisfies(e -> assertThat(e).containsEntry("decision", "deny"));
-    assertThat(carl.catalog().tableExists("prot.db.carl_copy")).isFalse();
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("Cannot start catalog 'prot': its protector.policy " + lenient)
+        .hasMessageContaining("is not the policy the key server at");
+    assertThat(declassifyEvents("carl")).as("nothing asked of the server").hasSize(asked);
+  }
+
+  @Test
+  void theKeyServerHasTheLastWordOverAStaleCatalog() throws IOException {
+    // the server lets auditors declassify; carl's catalog takes that policy and keeps it an hour
+    String lenient = POLICY.replace("declassify = [admin]", "declassify = [admin, auditor]");
+    serveAndAwait(lenient);
+    SparkSession carl = spark.newSession();
+    configureProt(carl, "carl", Map.of("protector.policy-refresh-seconds", "3600"));
+    carl.conf().set("spark.protector.declassify", "true");
+    carl.sql("SELECT count(*) FROM prot.db.orders").collect(); // the catalog starts now
+    try {
+      // the server withdraws it; carl's catalog still decides under the lenient policy
+      serveAndAwait(POLICY);
+      int asked = declassifyEvents("carl").size();
+      assertThatThrownBy(
+              () ->
+                  carl.sql(
+                      "CREATE TABLE prot.db.carl_copy USING iceberg AS"
+                          + " SELECT * FROM prot.db.orders"))
+          .isInstanceOf(ProtectorException.class)
+          .hasMessageContaining("Declassification refused by the key server")
+          .hasMessageContaining("principal carl declassifies column(s) [card_number] of table");
+      assertThat(declassifyEvents("carl")).hasSize(asked + 1);
+      assertThat(declassifyEvents("carl").get(asked)).containsEntry("decision", "deny");
+      assertThat(carl.catalog().tableExists("prot.db.carl_copy")).isFalse();
+    } finally {
+      serveAndAwait(POLICY);
+    }
+  }
+
+  /** Writes the server's policy file and waits until the server decides under it. */
+  private void serveAndAwait(String policy) throws IOException {
+    Files.writeString(keyServer.policyFile(), policy);
+    String digest = Policy.parse(policy, "x").contentDigest();
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    try (RemoteKeyService ops = keyServer.client("ops")) {
+      String served = ops.whoami().policyDigest();
+      // each round asks the server (reload every second): the wait is on its answer
+      while (!digest.equals(served) && System.nanoTime() < deadline) {
+        served = ops.whoami().policyDigest();
+      }
+      assertThat(served).as("the server's policy digest").isEqualTo(digest);
+    }
   }
 
   @Test

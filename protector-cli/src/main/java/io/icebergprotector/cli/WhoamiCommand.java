@@ -94,6 +94,7 @@ public final class WhoamiCommand implements Callable<Integer> {
         "unwraps:   "
             + joined(doc.get("unwrappable_keys"))
             + " (keys of the columns it reads, footer keys)");
+    out.println("policy:    " + doc.get("policy_digest") + " (content digest)");
     out.flush();
     return ProtectorCli.OK;
   }
@@ -119,7 +120,8 @@ public final class WhoamiCommand implements Callable<Integer> {
         "roles", me.roles(),
         "admin", me.admin(),
         "wrappable_keys", me.wrappableKeys(),
-        "unwrappable_keys", me.unwrappableKeys());
+        "unwrappable_keys", me.unwrappableKeys(),
+        "policy_digest", me.policyDigest() == null ? "not sent by the server" : me.policyDigest());
   }
 
   private Map<String, Object> local() {
@@ -128,13 +130,22 @@ public final class WhoamiCommand implements Callable<Integer> {
     Principal who =
         PolicyCommand.principal(user != null ? user : System.getProperty("user.name"), groups);
     return JsonCodec.object(
-        "source", "policy " + file,
-        "principal", who.user(),
-        "groups", new ArrayList<>(who.groups()),
-        "roles", new ArrayList<>(p.rolesOf(who)),
-        "admin", null,
-        "wrappable_keys", new ArrayList<>(p.wrappableKeys(who)),
-        "unwrappable_keys", new ArrayList<>(p.unwrappableKeys(who)));
+        "source",
+        "policy " + file,
+        "principal",
+        who.user(),
+        "groups",
+        new ArrayList<>(who.groups()),
+        "roles",
+        new ArrayList<>(p.rolesOf(who)),
+        "admin",
+        null,
+        "wrappable_keys",
+        new ArrayList<>(p.wrappableKeys(who)),
+        "unwrappable_keys",
+        new ArrayList<>(p.unwrappableKeys(who)),
+        "policy_digest",
+        p.contentDigest());
   }
 
   private static String joined(Object list) {

@@ -3,6 +3,7 @@ package io.icebergprotector.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icebergprotector.kms.remote.JsonCodec;
+import io.icebergprotector.policy.Policy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -107,7 +108,10 @@ class ExplainWhoamiJsonTest {
                 + "groups:    none\n"
                 + "roles:     analyst\n"
                 + "wraps:     none (keys of the tables it writes)\n"
-                + "unwraps:   footer, pii (keys of the columns it reads, footer keys)\n");
+                + "unwraps:   footer, pii (keys of the columns it reads, footer keys)\n"
+                + "policy:    "
+                + Policy.parse(KeyServer.POLICY, "any").contentDigest()
+                + " (content digest)\n");
   }
 
   @Test
@@ -127,6 +131,9 @@ class ExplainWhoamiJsonTest {
         .containsEntry("admin", false)
         .containsEntry("roles", List.of("analyst"));
     assertThat((List<Object>) doc.get("unwrappable_keys")).contains("pii", "footer");
+    // the server's policy is the local file's: the same content digest
+    assertThat(doc)
+        .containsEntry("policy_digest", Policy.parse(KeyServer.POLICY, "any").contentDigest());
   }
 
   @Test

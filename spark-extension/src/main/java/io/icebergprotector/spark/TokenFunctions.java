@@ -117,7 +117,7 @@ final class TokenFunctions {
                   : "not a clear reader of a column of that domain"));
     }
     ColumnPolicy column = policy.tokenDomain(domain).orElseThrow();
-    KeyScope scope = catalog.protectorContext().keyScope(principal);
+    KeyScope scope = catalog.protectorContext().keyScope(principal, policy);
     Call call = new Call(scope, policy, column, forward);
     boolean numeric = column.method().numeric();
     DataType type = numeric ? DataTypes.LongType : DataTypes.StringType;

@@ -175,6 +175,8 @@ public final class ProtectorServerProcess implements AutoCloseable {
               "    auto-create = false",
               "  }",
               "  policy = \"policy.conf\"",
+              // tests edit the policy: short, so a change applies within a second
+              "  policy-reload-interval = 1s",
               "  admin-roles = " + quoted(b.adminRoles),
               "  auth {",
               "    tokens = [",
@@ -332,6 +334,11 @@ public final class ProtectorServerProcess implements AutoCloseable {
   /** The server's self-signed certificate (PEM), what clients put in their trust store option. */
   public Path certificate() {
     return certificate;
+  }
+
+  /** The policy file the server reads (and re-reads every second while it runs). */
+  public Path policyFile() {
+    return dir.resolve("policy.conf");
   }
 
   public Path auditFile() {

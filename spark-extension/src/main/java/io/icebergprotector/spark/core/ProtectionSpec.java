@@ -178,7 +178,7 @@ public final class ProtectionSpec implements Serializable {
     }
     return new ProtectionSpec(
         table.name(),
-        context.keyScope(principal),
+        context.keyScope(principal, policy),
         policy,
         table,
         resolved,

@@ -6,6 +6,7 @@ import io.icebergprotector.kms.KeyScope;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServices;
 import io.icebergprotector.kms.KmsSettings;
+import io.icebergprotector.kms.remote.PolicyResponse;
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import io.icebergprotector.kms.remote.WhoAmI;
 import io.icebergprotector.policy.Policy;
@@ -26,6 +27,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.SparkSession;
 
@@ -47,6 +49,9 @@ public final class ProtectorContext {
   public static final String TOKEN = KmsSettings.TOKEN;
   public static final String TOKEN_FILE = KmsSettings.TOKEN_FILE;
   public static final String TOKEN_ENV = KmsSettings.TOKEN_ENV;
+  public static final String POLICY_REFRESH_SECONDS = "protector.policy-refresh-seconds";
+  static final int DEFAULT_POLICY_REFRESH_SECONDS = 15;
+  static final int MAX_POLICY_REFRESH_SECONDS = 3600;
   public static final String USER = "protector.user";
   public static final String GROUPS = "protector.groups";
 
@@ -54,6 +59,7 @@ public final class ProtectorContext {
   public static final List<String> OPTIONS =
       List.of(
           POLICY,
+          POLICY_REFRESH_SECONDS,
           KMS_TYPE,
           KMS_KEYSTORE,
           KMS_PASSPHRASE_ENV,
@@ -77,17 +83,23 @@ public final class ProtectorContext {
 
   private static final int MAX_SCOPES = 256;
 
-  private final Policy policy;
+  private final Supplier<Policy> policy;
   private final KmsSettings kms;
   private final String configuredUser;
   private final List<String> configuredGroups;
   private final boolean remotePrincipal;
-  // One scope per principal, so repeated scans of a session share Parquet's key caches.
-  private final Cache<Principal, KeyScope> scopes =
+  // One scope per principal and policy, so repeated scans of a session share Parquet's key caches.
+  private final Cache<ScopeKey, KeyScope> scopes =
       Caffeine.newBuilder().maximumSize(MAX_SCOPES).expireAfterAccess(Duration.ofHours(1)).build();
 
+  private record ScopeKey(Principal principal, String policyDigest) {}
+
   private ProtectorContext(
-      Policy policy, KmsSettings kms, String user, List<String> groups, boolean remotePrincipal) {
+      Supplier<Policy> policy,
+      KmsSettings kms,
+      String user,
+      List<String> groups,
+      boolean remotePrincipal) {
     this.policy = Objects.requireNonNull(policy, "policy");
     this.kms = Objects.requireNonNull(kms, "kms");
     this.configuredUser = user;
@@ -96,7 +108,8 @@ public final class ProtectorContext {
   }
 
   public static ProtectorContext of(Policy policy, KmsSettings kms) {
-    return new ProtectorContext(policy, kms, null, List.of(), false);
+    Objects.requireNonNull(policy, "policy");
+    return new ProtectorContext(() -> policy, kms, null, List.of(), false);
   }
 
   /** Reads the catalog options; every missing or bad option fails with a message naming it. */
@@ -105,42 +118,93 @@ public final class ProtectorContext {
     String location = options.get(POLICY);
     String user = options.get(USER);
     List<String> groups = splitGroups(options.get(GROUPS));
-    String text;
     if (kms.type() == KmsSettings.Type.REMOTE) {
-      // The server's view wins: the token decides who we are, and the server's policy is the
-      // one it enforces.
-      try (RemoteKeyService remote = KeyServices.openRemote(kms)) {
-        WhoAmI whoami = remote.whoami();
-        user = whoami.principal();
-        groups = whoami.groups();
-        if (location == null || location.isBlank()) {
-          location = remote.url().resolve("/v1/protector/policy").toString();
-          text = remote.fetchPolicyText();
-        } else {
-          text = readPolicy(location);
-        }
-      }
-    } else {
-      if (location == null || location.isBlank()) {
-        throw new IllegalArgumentException(
-            String.format(
-                "Catalog '%s' has no %s option: set spark.sql.catalog.%s.%s to the policy's path"
-                    + " or URL",
-                catalogName, POLICY, catalogName, POLICY));
-      }
-      text = readPolicy(location);
+      return fromServer(catalogName, options, kms, location);
     }
-    Policy policy = Policy.parse(text, location);
-    ProtectorContext context =
-        new ProtectorContext(policy, kms, user, groups, kms.type() == KmsSettings.Type.REMOTE);
-    if (kms.type() == KmsSettings.Type.LOCAL && kms.createMissingKeys()) {
+    if (location == null || location.isBlank()) {
+      throw new IllegalArgumentException(
+          String.format(
+              "Catalog '%s' has no %s option: set spark.sql.catalog.%s.%s to the policy's path"
+                  + " or URL",
+              catalogName, POLICY, catalogName, POLICY));
+    }
+    Policy policy = Policy.parse(readPolicy(location), location);
+    ProtectorContext context = new ProtectorContext(() -> policy, kms, user, groups, false);
+    if (kms.createMissingKeys()) {
       context.createMissingLocalKeys();
     }
     return context;
   }
 
+  /**
+   * With a key server, the server names the principal (from the token) and the policy is the one
+   * the server enforces, refreshed every {@link #POLICY_REFRESH_SECONDS}. A local {@code
+   * protector.policy} is only checked: it must state the server's rules (equal content digests),
+   * otherwise the catalog refuses to start, naming both digests.
+   */
+  private static ProtectorContext fromServer(
+      String catalogName, Map<String, String> options, KmsSettings kms, String location) {
+    int refreshSeconds = policyRefreshSeconds(catalogName, options.get(POLICY_REFRESH_SECONDS));
+    WhoAmI whoami;
+    PolicyResponse served;
+    String server;
+    try (RemoteKeyService remote = KeyServices.openRemote(kms)) {
+      whoami = remote.whoami();
+      served = remote.fetchPolicy(null);
+      server = remote.url().toString();
+    }
+    if (location != null && !location.isBlank()) {
+      Policy local = Policy.parse(readPolicy(location), location);
+      if (served.digest() == null || !served.digest().equals(local.contentDigest())) {
+        throw new IllegalArgumentException(
+            String.format(
+                "Cannot start catalog '%s': its %s %s (content digest %s) is not the policy the key"
+                    + " server at %s enforces (content digest %s). Remove the option to use the"
+                    + " server's policy, or deploy the same policy to both",
+                catalogName,
+                POLICY,
+                location,
+                local.contentDigest(),
+                server,
+                served.digest() == null ? "not sent by the server" : served.digest()));
+      }
+    }
+    ServerPolicy policy =
+        new ServerPolicy(
+            catalogName,
+            kms,
+            server + "/v1/protector/policy",
+            served,
+            Duration.ofSeconds(refreshSeconds),
+            System::nanoTime);
+    return new ProtectorContext(policy::current, kms, whoami.principal(), whoami.groups(), true);
+  }
+
+  private static int policyRefreshSeconds(String catalogName, String text) {
+    if (text == null || text.isBlank()) {
+      return DEFAULT_POLICY_REFRESH_SECONDS;
+    }
+    int seconds;
+    try {
+      seconds = Integer.parseInt(text.trim());
+    } catch (NumberFormatException e) {
+      seconds = -1;
+    }
+    if (seconds < 1 || seconds > MAX_POLICY_REFRESH_SECONDS) {
+      throw new IllegalArgumentException(
+          String.format(
+              "Catalog '%s': %s must be a whole number of seconds from 1 to %d, got '%s'",
+              catalogName, POLICY_REFRESH_SECONDS, MAX_POLICY_REFRESH_SECONDS, text.trim()));
+    }
+    return seconds;
+  }
+
+  /**
+   * The policy now. With a key server it may change between two calls (a refresh), so code that
+   * makes several decisions for one query takes it once and keeps it.
+   */
   public Policy policy() {
-    return policy;
+    return policy.get();
   }
 
   public KmsSettings kms() {
@@ -152,9 +216,11 @@ public final class ProtectorContext {
     return remotePrincipal;
   }
 
-  /** The key scope of {@code principal} with this catalog's key service and policy. */
-  public KeyScope keyScope(Principal principal) {
-    return scopes.get(principal, p -> KeyScope.of(kms, p, policy.digest()));
+  /** The key scope of {@code principal} with this catalog's key service and {@code policy}. */
+  public KeyScope keyScope(Principal principal, Policy policy) {
+    return scopes.get(
+        new ScopeKey(principal, policy.digest()),
+        k -> KeyScope.of(kms, principal, policy.digest()));
   }
 
   /**
@@ -217,7 +283,7 @@ public final class ProtectorContext {
   private void createMissingLocalKeys() {
     try (KeyService keys = KeyServices.open(kms, true)) {
       Set<String> present = keys.listKeys().stream().map(k -> k.id()).collect(Collectors.toSet());
-      for (String keyId : policy.keyIds()) {
+      for (String keyId : policy().keyIds()) {
         if (!present.contains(keyId)) {
           keys.createKey(keyId);
         }

@@ -64,6 +64,8 @@ public final class PathScope {
   private final Principal principal;
   private final Set<String> roles;
   private final KeyScope keyScope;
+  // Taken once: a key server's policy may be refreshed while this scope decides.
+  private final Policy policy;
   private final boolean acceptPlaintextFiles;
   private final CanonicalLocations canonical;
 
@@ -74,8 +76,9 @@ public final class PathScope {
       Supplier<Configuration> hadoopConf) {
     this.context = context;
     this.principal = principal;
-    this.roles = context.policy().rolesOf(principal);
-    this.keyScope = context.keyScope(principal);
+    this.policy = context.policy();
+    this.roles = policy.rolesOf(principal);
+    this.keyScope = context.keyScope(principal, policy);
     this.acceptPlaintextFiles = acceptPlaintextFiles;
     this.canonical = new CanonicalLocations(hadoopConf);
   }
@@ -209,7 +212,7 @@ public final class PathScope {
   }
 
   public Policy policy() {
-    return context.policy();
+    return policy;
   }
 
   public ProtectorContext context() {
@@ -241,7 +244,7 @@ public final class PathScope {
    * {@code /a/b/../x} and {@code /a//x}. A prefix that is itself an alias matches its target too.
    */
   public Optional<TablePolicy> policyFor(String location) {
-    if (location == null || context.policy().paths().isEmpty()) {
+    if (location == null || policy.paths().isEmpty()) {
       return Optional.empty();
     }
     String written = Locations.normalize(location);
@@ -252,7 +255,7 @@ public final class PathScope {
   private Optional<TablePolicy> longestCovering(String location) {
     TablePolicy best = null;
     int bestLength = -1;
-    for (TablePolicy entry : context.policy().paths().values()) {
+    for (TablePolicy entry : policy.paths().values()) {
       for (String prefix : prefixForms(entry)) {
         if (Locations.covers(prefix, location) && prefix.length() > bestLength) {
           best = entry;
@@ -273,7 +276,7 @@ public final class PathScope {
     }
     String written = Locations.normalize(location);
     String real = canonical.canonical(written);
-    for (TablePolicy entry : context.policy().paths().values()) {
+    for (TablePolicy entry : policy.paths().values()) {
       for (String prefix : prefixForms(entry)) {
         if (Locations.isBelow(prefix, written) || Locations.isBelow(prefix, real)) {
           return true;
@@ -311,7 +314,7 @@ public final class PathScope {
                   + " lets only the roles %s write there (the principal's roles: %s)",
               principal,
               location,
-              context.policy().origin(),
+              policy.origin(),
               entry.name(),
               entry.writers(),
               roles.isEmpty() ? "none" : roles));
@@ -348,7 +351,7 @@ public final class PathScope {
 
   @Override
   public String toString() {
-    return "PathScope{" + principal + ", policy=" + context.policy().origin() + "}";
+    return "PathScope{" + principal + ", policy=" + policy.origin() + "}";
   }
 
   private static final class Loaded {
