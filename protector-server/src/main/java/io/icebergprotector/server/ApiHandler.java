@@ -695,7 +695,13 @@ final class ApiHandler {
     r.details.put("domain", domain);
     r.details.put("count", items.size());
     KeyGrants grants = authorizer.grants(r.caller.principal());
-    if (encode ? !grants.allowsEncode(key, domain) : !grants.allowsDecode(key, domain)) {
+    boolean namesColumn = !TokenBatch.absent(in.table) || !TokenBatch.absent(in.column);
+    TokenColumnView view = encode || !namesColumn ? null : columnView(r, key, domain, in, grants);
+    boolean allowed =
+        encode
+            ? grants.allowsEncode(key, domain)
+            : namesColumn ? view != null && view.readable() : grants.allowsDecode(key, domain);
+    if (!allowed) {
       throw deny(
           r, key, (encode ? KeyGrants.Operation.ENCODE : KeyGrants.Operation.DECODE).refusal());
     }
@@ -759,6 +765,9 @@ final class ApiHandler {
           itemErrors[i] = "batch_input[" + i + "]: " + e.getMessage();
         }
       }
+      if (view != null) {
+        view.apply(results, binary, keys, key); // a masked reader's values never leave in clear
+      }
     } catch (KeyServiceException | IllegalArgumentException e) {
       throw keyFailure(r, key, version == KeyService.LATEST_VERSION ? null : version, e);
     }
@@ -767,8 +776,37 @@ final class ApiHandler {
     }
     auditOk(r, key, tokenVersion);
     metrics.tokenValues(action, method.kind().name().toLowerCase(Locale.ROOT), (long) n - errors);
+    String mask = view != null && view.mask() != null ? view.mask().spec() : null;
     send(
-        r, 200, "application/json", TokenBatch.answer(tokenVersion, outField, results, itemErrors));
+        r,
+        200,
+        "application/json",
+        TokenBatch.answer(tokenVersion, mask, outField, results, itemErrors));
+  }
+
+  /**
+   * The view a decode request asks for when it names the table column it reads ({@code table},
+   * {@code column}, optional {@code value_type} int or long); null, after the audit details name
+   * the column, when the policy has no such tokenized column of the key and domain.
+   */
+  private TokenColumnView columnView(Request r, String key, String domain, TokenBatch in, KeyGrants grants) {
+    String table = requiredString(r, key, in.table, "table");
+    String column = requiredString(r, key, in.column, "column");
+    boolean ints = false;
+    if (!TokenBatch.absent(in.valueType)) {
+      ints = "int".equals(in.valueType);
+      if (!ints && !"long".equals(in.valueType)) {
+        throw badRequest(r, key, null, "field 'value_type' must be int or long");
+      }
+    }
+    r.details.put("column", table + "." + column);
+    TokenColumnView view =
+        TokenColumnView.of(policy, grants.roles(), key, domain, table, column, ints).orElse(null);
+    if (view != null && view.mask() != null) {
+      r.details.put("view", "masked");
+      r.details.put("mask", view.mask().spec());
+    }
+    return view;
   }
 
   /**
