@@ -789,7 +789,8 @@ final class ApiHandler {
    * {@code column}, optional {@code value_type} int or long); null, after the audit details name
    * the column, when the policy has no such tokenized column of the key and domain.
    */
-  private TokenColumnView columnView(Request r, String key, String domain, TokenBatch in, KeyGrants grants) {
+  private TokenColumnView columnView(
+      Request r, String key, String domain, TokenBatch in, KeyGrants grants) {
     String table = requiredString(r, key, in.table, "table");
     String column = requiredString(r, key, in.column, "column");
     boolean ints = false;
@@ -799,9 +800,10 @@ final class ApiHandler {
         throw badRequest(r, key, null, "field 'value_type' must be int or long");
       }
     }
-    r.details.put("column", table + "." + column);
     TokenColumnView view =
         TokenColumnView.of(policy, grants.roles(), key, domain, table, column, ints).orElse(null);
+    // the policy's name of the column; a caller's name the policy lacks is clipped
+    r.details.put("column", view != null ? view.name() : clip(table + "." + column));
     if (view != null && view.mask() != null) {
       r.details.put("view", "masked");
       r.details.put("mask", view.mask().spec());

@@ -22,11 +22,11 @@ import javax.crypto.spec.SecretKeySpec;
  * masked reader gets the column's mask applied here, so the clear value never leaves the server;
  * token and denied readers get nothing (they never need the server). The masks compute exactly what
  * the Spark readers compute for the column types a tokenized column can have (string, binary, int,
- * long): {@code null}, {@code redact} ({@code "****"}, empty bytes, 0), {@code partial(keep_last=N)}
- * on code points, and {@code hash} (HMAC-SHA256 under the key derived with {@link #HASH_CONTEXT}
- * from the column's master key, over the UTF-8 text of the value, or its bytes for binary; hex for
- * strings, the 32 digest bytes for binary, the first 8 (long) or 4 (int) digest bytes big-endian as
- * a signed number).
+ * long): {@code null}, {@code redact} ({@code "****"}, empty bytes, 0), {@code
+ * partial(keep_last=N)} on code points, and {@code hash} (HMAC-SHA256 under the key derived with
+ * {@link #HASH_CONTEXT} from the column's master key, over the UTF-8 text of the value, or its
+ * bytes for binary; hex for strings, the 32 digest bytes for binary, the first 8 (long) or 4 (int)
+ * digest bytes big-endian as a signed number).
  */
 final class TokenColumnView {
   /** The key-derivation context of hash masks; equal to the Spark side's {@code HashMaskKeys}. */

@@ -276,9 +276,9 @@ public final class ProtectionSpec implements Serializable {
    *   <li>{@link TokenMode#LOCAL}: each task obtains the derived token key from the key service and
    *       tokenizes in-process.
    *   <li>{@link TokenMode#SERVER}: the token key never leaves the key server. Writers send each
-   *       batch of a column (1,024 rows) to its {@code encode} endpoint in one request; readers send
-   *       each columnar batch, and the row reader batches of up to 1,024 rows it reads ahead, to
-   *       {@code decode}, one request per tokenized column and batch, naming the table column so
+   *       batch of a column (1,024 rows) to its {@code encode} endpoint in one request; readers
+   *       send each columnar batch, and the row reader batches of up to 1,024 rows it reads ahead,
+   *       to {@code decode}, one request per tokenized column and batch, naming the table column so
    *       the server answers the principal's view of it: clear values for a clear reader, values
    *       masked by the server for a masked reader (the clear value never reaches the executor).
    *       {@code token} readers read the stored token and denied readers get {@code on-denied}:

@@ -1,6 +1,6 @@
 package io.icebergprotector.spark.read;
 
-import io.icebergprotector.kms.token.TokenException;
+import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.token.Tokenizer;
 import io.icebergprotector.spark.core.ColumnProtection;
 import io.icebergprotector.spark.core.ProtectionSpec;
@@ -164,7 +164,7 @@ final class Detokenizer implements AutoCloseable {
           default:
             throw new IllegalStateException("Unexpected type " + kinds[c]);
         }
-      } catch (TokenException | ArithmeticException e) {
+      } catch (KeyServiceException | ArithmeticException e) {
         throw failure(c, e);
       }
     }
@@ -180,7 +180,7 @@ final class Detokenizer implements AutoCloseable {
     for (int c = 0; c < positions.length; c++) {
       try {
         detokenizeRows(c, rows, count);
-      } catch (TokenException | ArithmeticException e) {
+      } catch (KeyServiceException | ArithmeticException e) {
         throw failure(c, e);
       }
     }
@@ -293,7 +293,7 @@ final class Detokenizer implements AutoCloseable {
       WritableColumnVector out = output(c, numRows);
       try {
         detokenize(c, in, numRows, out);
-      } catch (TokenException | ArithmeticException e) {
+      } catch (KeyServiceException | ArithmeticException e) {
         throw failure(c, e);
       }
       vectors[pos] = out;
@@ -384,11 +384,17 @@ final class Detokenizer implements AutoCloseable {
   }
 
   private ProtectorException failure(int c, RuntimeException e) {
-    // the token itself is never quoted
+    // the token itself is never quoted; a key server's refusal names principal, key and domain
     return new ProtectorException(
         String.format(
-            "Cannot detokenize column '%s' of table %s for principal %s in data file %s: %s",
-            columns[c].path(), spec.tableName(), spec.principal(), location, e.getMessage()),
+            "Cannot detokenize column '%s' of table %s (token domain '%s') for principal %s in"
+                + " data file %s: %s",
+            columns[c].path(),
+            spec.tableName(),
+            columns[c].domain(),
+            spec.principal(),
+            location,
+            e.getMessage()),
         e);
   }
 

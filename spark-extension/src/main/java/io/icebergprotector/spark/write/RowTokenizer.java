@@ -1,7 +1,7 @@
 package io.icebergprotector.spark.write;
 
 import io.icebergprotector.kms.KeyService;
-import io.icebergprotector.kms.token.TokenException;
+import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.token.Tokenizer;
 import io.icebergprotector.spark.core.ColumnProtection;
 import io.icebergprotector.spark.core.ProtectionSpec;
@@ -202,13 +202,16 @@ final class RowTokenizer implements AutoCloseable {
         default:
           throw new IllegalStateException("Unexpected type " + kinds[c]);
       }
-    } catch (TokenException | ArithmeticException e) {
+    } catch (KeyServiceException | ArithmeticException e) {
+      // server token mode: the key server's refusal names principal, key and domain
       throw new ProtectorException(
           String.format(
-              "Cannot tokenize a value of column '%s' of table %s (method %s) for principal %s: %s",
+              "Cannot tokenize a value of column '%s' of table %s (method %s, token domain '%s')"
+                  + " for principal %s: %s",
               columns[c].path(),
               spec.tableName(),
               columns[c].tokenMethod(),
+              columns[c].domain(),
               spec.principal(),
               e.getMessage()),
           e);
