@@ -25,7 +25,9 @@ import org.apache.spark.unsafe.types.UTF8String;
  * batches of {@link #BATCH_SIZE} rows: rows are copied into a buffer, each tokenized column of the
  * buffer is tokenized with one batch call ({@link Tokenizer#protectAll}), and the rows go to the
  * Parquet writer. Every row of a file is tokenized under the latest key version; {@link
- * #versions()} is what the file records in its footer. Not thread-safe: one per file writer.
+ * #versions()} is what the file records in its footer. In server token mode each batch call is one
+ * {@code encode} request per tokenized column to the key server, whose first answer pins the
+ * version for the file's later batches. Not thread-safe: one per file writer.
  */
 final class RowTokenizer implements AutoCloseable {
   static final int BATCH_SIZE = 1024;
