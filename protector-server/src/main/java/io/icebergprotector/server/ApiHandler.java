@@ -81,6 +81,7 @@ final class ApiHandler {
   private final long maxBodyBytes;
   private final long maxBatchBodyBytes;
   private final int maxBatchValues;
+  private final boolean tokenKeysToMasked;
   private final boolean autoCreateKeys;
   private final boolean metricsRequireAuth;
   private final Map<String, Route> exact;
@@ -108,6 +109,7 @@ final class ApiHandler {
     this.maxBodyBytes = config.maxBodyBytes();
     this.maxBatchBodyBytes = config.maxBatchBodyBytes();
     this.maxBatchValues = config.maxBatchValues();
+    this.tokenKeysToMasked = config.tokenKeysToMasked();
     this.autoCreateKeys = config.autoCreateKeys();
     this.metricsRequireAuth = config.metricsRequireAuth();
     this.exact = exactRoutes();
@@ -628,8 +630,17 @@ final class ApiHandler {
     String kindText = stringField(r, key, body, "method");
     r.details = new LinkedHashMap<>();
     r.details.put("domain", domain);
-    if (!authorizer.grants(r.caller.principal()).allowsTokenKey(key, domain)) {
+    KeyGrants grants = authorizer.grants(r.caller.principal());
+    if (!grants.allowsTokenKey(key, domain)) {
       throw deny(r, key, KeyGrants.Operation.TOKEN_KEY.refusal());
+    }
+    if (!tokenKeysToMasked && !grants.allowsEncode(key, domain)) {
+      // a masked-only reader: this server masks its values (server token mode) instead
+      throw deny(
+          r,
+          key,
+          "a masked reader only, and tokens.release-keys-to-masked = false: its values are"
+              + " masked by the decode endpoint");
     }
     ProtectionMethod.Kind policyKind = policy.tokenDomain(domain).orElseThrow().method().kind();
     if (!kindText.equalsIgnoreCase(policyKind.name())) {
