@@ -40,7 +40,7 @@ class TokenServerModeTablesTest extends KeyServerStackTestBase {
           "    admin    { users = [\"alice\", \"lena\"] }",
           "    analyst  { users = [\"bob\", \"tina\"] }",
           "    support  { users = [\"carol\", \"cora\"] }",
-          "    etl      { users = [\"etl\"] }",
+          "    etl      { users = [\"etl\", \"loader\"] }",
           "    keyadmin { users = [\"ops\"] }",
           "  }",
           "  keys { pii {}, footer {} }",
@@ -55,6 +55,13 @@ class TokenServerModeTablesTest extends KeyServerStackTestBase {
               + SSN_METHOD
               + ", domain = ssn, clear = [admin],"
               + " token = [analyst], masked { support = \"partial(keep_last=4)\" } }",
+          "      }",
+          "    }",
+          "    \"db.bulk\" {",
+          "      footer-key = footer",
+          "      writers    = [etl]",
+          "      columns {",
+          "        ssn { key = pii, method = " + SSN_METHOD + ", domain = ssn, clear = [admin] }",
           "      }",
           "    }",
           "    \"db.orders\" {",
@@ -83,7 +90,7 @@ class TokenServerModeTablesTest extends KeyServerStackTestBase {
   TokenServerModeTablesTest() {
     super(
         POLICY,
-        List.of("alice", "lena", "bob", "tina", "carol", "cora", "etl", "mallory"),
+        List.of("alice", "lena", "bob", "tina", "carol", "cora", "etl", "loader", "mallory"),
         List.of("pii", "footer"));
   }
 
@@ -318,6 +325,47 @@ class TokenServerModeTablesTest extends KeyServerStackTestBase {
                 assertThat(e)
                     .containsEntry("decision", "deny")
                     .containsEntry("column", "db.customers.ssn"));
+  }
+
+  @Test
+  void requestsFollowBatchesNotRows() {
+    int rows = 2_500;
+    SparkSession loader = server("loader");
+    loader.sql(
+        "CREATE TABLE prot.db.bulk (id BIGINT, ssn STRING) USING iceberg"
+            + " TBLPROPERTIES ('write.parquet.compression-codec'='uncompressed')");
+    loader.sql(
+        "INSERT INTO prot.db.bulk SELECT /*+ COALESCE(1) */ id,"
+            + " format_string('%03d-%02d-%04d', id % 1000, id % 100, id) FROM range("
+            + rows
+            + ")");
+    List<Map<String, Object>> encodes = events("encode", "loader");
+    assertThat(encodes.stream().map(e -> e.get("count")))
+        .as("one file: batches of 1,024 rows")
+        .containsExactly(1024L, 1024L, 452L);
+
+    Map<Boolean, List<Object>> decodes = new HashMap<>();
+    for (boolean columnar : new boolean[] {true, false}) {
+      int before = events("decode", "alice").size();
+      List<Row> read = read(server("alice"), "SELECT id, ssn FROM prot.db.bulk", columnar);
+      assertThat(read).hasSize(rows);
+      assertThat(read.get(7).getString(1)).isEqualTo("007-07-0007");
+      List<Map<String, Object>> all = events("decode", "alice");
+      decodes.put(
+          columnar,
+          all.subList(before, all.size()).stream()
+              .map(e -> e.get("count"))
+              .collect(Collectors.toList()));
+    }
+    System.out.printf(
+        "[it] %d rows, 1 tokenized column, server mode: %d encode requests; decode requests:"
+            + " columnar %s, rows %s (values per request)%n",
+        rows, encodes.size(), decodes.get(true), decodes.get(false));
+    // the columnar reader: one request per vectorized batch (Iceberg's 5,000 rows by default)
+    assertThat(decodes.get(true)).containsExactly((long) rows);
+    // the row reader: one request per 1,024 rows read ahead
+    assertThat(decodes.get(false)).containsExactly(1024L, 1024L, 452L);
+    assertThat(events("token-key", "loader")).isEmpty();
   }
 
   @Test
