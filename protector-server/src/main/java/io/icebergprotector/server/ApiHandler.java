@@ -78,6 +78,7 @@ final class ApiHandler {
   private final long maxBodyBytes;
   private final long maxBatchBodyBytes;
   private final int maxBatchValues;
+  private final boolean tokenKeysToMasked;
   private final boolean autoCreateKeys;
   private final boolean metricsRequireAuth;
   private final Map<String, Route> exact;
@@ -100,6 +101,7 @@ final class ApiHandler {
     this.maxBodyBytes = config.maxBodyBytes();
     this.maxBatchBodyBytes = config.maxBatchBodyBytes();
     this.maxBatchValues = config.maxBatchValues();
+    this.tokenKeysToMasked = config.tokenKeysToMasked();
     this.autoCreateKeys = config.autoCreateKeys();
     this.metricsRequireAuth = config.metricsRequireAuth();
     this.exact = exactRoutes();
@@ -655,8 +657,17 @@ final class ApiHandler {
     String kindText = stringField(r, key, body, "method");
     r.details = new LinkedHashMap<>();
     r.details.put("domain", domain);
-    if (!r.served.authorizer().grants(r.caller.principal()).allowsTokenKey(key, domain)) {
+    KeyGrants grants = r.served.authorizer().grants(r.caller.principal());
+    if (!grants.allowsTokenKey(key, domain)) {
       throw deny(r, key, KeyGrants.Operation.TOKEN_KEY.refusal());
+    }
+    if (!tokenKeysToMasked && !grants.allowsEncode(key, domain)) {
+      // a masked-only reader: this server masks its values (server token mode) instead
+      throw deny(
+          r,
+          key,
+          "a masked reader only, and tokens.release-keys-to-masked = false: its values are"
+              + " masked by the decode endpoint");
     }
     ProtectionMethod.Kind policyKind =
         r.served.policy().tokenDomain(domain).orElseThrow().method().kind();
@@ -723,7 +734,13 @@ final class ApiHandler {
     r.details.put("domain", domain);
     r.details.put("count", items.size());
     KeyGrants grants = r.served.authorizer().grants(r.caller.principal());
-    if (encode ? !grants.allowsEncode(key, domain) : !grants.allowsDecode(key, domain)) {
+    boolean namesColumn = !TokenBatch.absent(in.table) || !TokenBatch.absent(in.column);
+    TokenColumnView view = encode || !namesColumn ? null : columnView(r, key, domain, in, grants);
+    boolean allowed =
+        encode
+            ? grants.allowsEncode(key, domain)
+            : namesColumn ? view != null && view.readable() : grants.allowsDecode(key, domain);
+    if (!allowed) {
       throw deny(
           r, key, (encode ? KeyGrants.Operation.ENCODE : KeyGrants.Operation.DECODE).refusal());
     }
@@ -787,6 +804,9 @@ final class ApiHandler {
           itemErrors[i] = "batch_input[" + i + "]: " + e.getMessage();
         }
       }
+      if (view != null) {
+        view.apply(results, binary, keys, key); // a masked reader's values never leave in clear
+      }
     } catch (KeyServiceException | IllegalArgumentException e) {
       throw keyFailure(r, key, version == KeyService.LATEST_VERSION ? null : version, e);
     }
@@ -795,8 +815,40 @@ final class ApiHandler {
     }
     auditOk(r, key, tokenVersion);
     metrics.tokenValues(action, method.kind().name().toLowerCase(Locale.ROOT), (long) n - errors);
+    String mask = view != null && view.mask() != null ? view.mask().spec() : null;
     send(
-        r, 200, "application/json", TokenBatch.answer(tokenVersion, outField, results, itemErrors));
+        r,
+        200,
+        "application/json",
+        TokenBatch.answer(tokenVersion, mask, outField, results, itemErrors));
+  }
+
+  /**
+   * The view a decode request asks for when it names the table column it reads ({@code table},
+   * {@code column}, optional {@code value_type} int or long); null, after the audit details name
+   * the column, when the policy has no such tokenized column of the key and domain.
+   */
+  private TokenColumnView columnView(
+      Request r, String key, String domain, TokenBatch in, KeyGrants grants) {
+    String table = requiredString(r, key, in.table, "table");
+    String column = requiredString(r, key, in.column, "column");
+    boolean ints = false;
+    if (!TokenBatch.absent(in.valueType)) {
+      ints = "int".equals(in.valueType);
+      if (!ints && !"long".equals(in.valueType)) {
+        throw badRequest(r, key, null, "field 'value_type' must be int or long");
+      }
+    }
+    TokenColumnView view =
+        TokenColumnView.of(r.served.policy(), grants.roles(), key, domain, table, column, ints)
+            .orElse(null);
+    // the policy's name of the column; a caller's name the policy lacks is clipped
+    r.details.put("column", view != null ? view.name() : clip(table + "." + column));
+    if (view != null && view.mask() != null) {
+      r.details.put("view", "masked");
+      r.details.put("mask", view.mask().spec());
+    }
+    return view;
   }
 
   /**

@@ -118,6 +118,7 @@ public final class ServerConfig {
   private final RateLimit rateLimit;
   private final int maxConnections;
   private final int maxBatchValues;
+  private final boolean tokenKeysToMasked;
   private final long maxBatchBodyBytes;
   private final boolean metricsRequireAuth;
 
@@ -302,6 +303,7 @@ public final class ServerConfig {
               + maxBatchBodyBytes);
     }
     metricsRequireAuth = c.getBoolean("metrics.require-auth");
+    tokenKeysToMasked = c.getBoolean("tokens.release-keys-to-masked");
   }
 
   /** Reads and validates a config file; {@code ${?ENV}} substitutions are resolved. */
@@ -586,6 +588,15 @@ public final class ServerConfig {
   /** Open connections at most; further clients wait in the OS's accept queue. */
   public int maxConnections() {
     return maxConnections;
+  }
+
+  /**
+   * Whether {@code token-key} releases a token key to a principal that reads the domain's columns
+   * masked only ({@code tokens.release-keys-to-masked}); false leaves masking of tokenized columns
+   * to this server (server token mode).
+   */
+  public boolean tokenKeysToMasked() {
+    return tokenKeysToMasked;
   }
 
   /** The most values one token batch (encode or decode) may carry; more get 413. */

@@ -30,6 +30,10 @@ final class TokenBatch {
   Object method = ABSENT;
   Object version = ABSENT;
   Object encoding = ABSENT;
+  // decode of a table read: the column whose view the caller asks for, and its value type
+  Object table = ABSENT;
+  Object column = ABSENT;
+  Object valueType = ABSENT;
 
   /** Strings, Longs, nulls and {@link #UNUSABLE}; null when batch_input is missing or no array. */
   List<Object> values;
@@ -63,6 +67,15 @@ final class TokenBatch {
             break;
           case "encoding":
             b.encoding = scalar(p, t);
+            break;
+          case "table":
+            b.table = scalar(p, t);
+            break;
+          case "column":
+            b.column = scalar(p, t);
+            break;
+          case "value_type":
+            b.valueType = scalar(p, t);
             break;
           case "batch_input":
             if (t == JsonToken.START_ARRAY) {
@@ -144,11 +157,20 @@ final class TokenBatch {
    * {"<field>": value}} or {@code {"error": "..."}} when {@code errors[i]} is set.
    */
   static byte[] answer(int keyVersion, String field, Object[] results, String[] errors) {
+    return answer(keyVersion, null, field, results, errors);
+  }
+
+  /** The answer, with {@code "mask": spec} when the results are masked values (else null). */
+  static byte[] answer(
+      int keyVersion, String mask, String field, Object[] results, String[] errors) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(64 + 40 * results.length);
     try (JsonGenerator g = JSON.createGenerator(out)) {
       g.writeStartObject();
       g.writeObjectFieldStart("data");
       g.writeNumberField("key_version", keyVersion);
+      if (mask != null) {
+        g.writeStringField("mask", mask);
+      }
       g.writeArrayFieldStart("batch_results");
       for (int i = 0; i < results.length; i++) {
         g.writeStartObject();

@@ -326,4 +326,69 @@ class TokenEndpointsTest {
     assertThat(unquoted.statusCode()).isEqualTo(400);
     assertThat(unquoted.body()).contains("malformed JSON").doesNotContain("hunter2");
   }
+
+  private static String columnBatch(String table, String column, List<?> tokens) {
+    List<Object> input = new ArrayList<>();
+    for (Object v : tokens) {
+      input.add(JsonCodec.object("value", v));
+    }
+    return JsonCodec.write(
+        JsonCodec.object(
+            "domain", "ssn",
+            "method", SSN_METHOD,
+            "table", table,
+            "column", column,
+            "batch_input", input));
+  }
+
+  @Test
+  void aDecodeNamingAColumnAnswersTheCallersViewAndMasksOnTheServer() throws Exception {
+    String token;
+    try (Tokenizer t = localTokenizer("pii", "ssn", SSN_METHOD)) {
+      token = t.protect("123-45-6789");
+    }
+    String body = columnBatch("db.customers", "ssn", List.of(token));
+    HttpResponse<String> masked = fx.post("/v1/protector/decode/pii", fx.token("carol"), body);
+    assertThat(values(results(masked), "decoded_value")).containsExactly("*******6789");
+    assertThat(JsonCodec.object(JsonCodec.parseObject(masked.body()), "data"))
+        .containsEntry("mask", "partial(keep_last=4)");
+    assertThat(masked.body()).doesNotContain("123-45");
+    HttpResponse<String> clear = fx.post("/v1/protector/decode/pii", fx.token("alice"), body);
+    assertThat(values(results(clear), "decoded_value")).containsExactly("123-45-6789");
+    assertThat(JsonCodec.object(JsonCodec.parseObject(clear.body()), "data"))
+        .doesNotContainKey("mask");
+
+    // a token role, a column of another domain and no column at all: the same 403
+    assertThat(fx.post("/v1/protector/decode/pii", fx.token("bob"), body).statusCode())
+        .isEqualTo(403);
+    assertThat(
+            fx.post(
+                    "/v1/protector/decode/pii",
+                    fx.token("carol"),
+                    columnBatch("db.customers", "email", List.of(token)))
+                .statusCode())
+        .isEqualTo(403);
+    assertThat(
+            fx.post(
+                    "/v1/protector/decode/pii",
+                    fx.token("carol"),
+                    batch("ssn", SSN_METHOD, List.of(token)))
+                .statusCode())
+        .isEqualTo(403);
+    assertThat(auditOf("decode", "carol"))
+        .anySatisfy(
+            e ->
+                assertThat(e)
+                    .containsEntry("decision", "allow")
+                    .containsEntry("view", "masked")
+                    .containsEntry("mask", "partial(keep_last=4)")
+                    .containsEntry("column", "db.customers.ssn")
+                    .containsEntry("count", 1L));
+    assertThat(auditOf("decode", "bob"))
+        .anySatisfy(
+            e ->
+                assertThat(e)
+                    .containsEntry("decision", "deny")
+                    .containsEntry("column", "db.customers.ssn"));
+  }
 }

@@ -18,7 +18,10 @@ import java.util.Base64;
  * Server token mode: every batch goes to the key server's {@code POST /v1/protector/encode/<key>}
  * or {@code /decode/<key>} as one request (a single value as a batch of one), and the token key
  * never leaves the server. A batch larger than the request limits is split. The first answer pins
- * the key version, so every token of one tokenizer is under one version. Not thread-safe.
+ * the key version, so every token of one tokenizer is under one version. A tokenizer {@link
+ * #readingColumn reading a table column} names it in its decode requests, and the server answers
+ * that column's view for the caller (clear values, or masked ones with the mask named in the
+ * answer's {@code mask}). Not thread-safe.
  */
 final class RemoteTokenizer implements Tokenizer {
   private static final JsonFactory JSON = JsonCodec.mapper().getFactory();
@@ -31,6 +34,11 @@ final class RemoteTokenizer implements Tokenizer {
   private final long maxBodyChars;
   private int version; // LATEST_VERSION until the first answer names it
   private boolean closed;
+  // decode requests of a table read name the column; the server answers its view for the caller
+  private String table;
+  private String column;
+  private boolean ints;
+  private String appliedMask;
 
   RemoteTokenizer(
       RemoteKeyService service,
@@ -162,6 +170,19 @@ final class RemoteTokenizer implements Tokenizer {
   }
 
   @Override
+  public Tokenizer readingColumn(String tableName, String columnPath, boolean intValues) {
+    this.table = tableName;
+    this.column = columnPath;
+    this.ints = intValues;
+    return this;
+  }
+
+  @Override
+  public String appliedMask() {
+    return appliedMask;
+  }
+
+  @Override
   public void close() {
     closed = true;
   }
@@ -206,6 +227,7 @@ final class RemoteTokenizer implements Tokenizer {
   /** Splits values[0..count) into requests within the value and body limits. */
   private void batches(Object[] values, int count, boolean forward, Kind kind) {
     int start = 0;
+    boolean first = true;
     while (start < count) {
       int end = start;
       long chars = 0;
@@ -216,7 +238,22 @@ final class RemoteTokenizer implements Tokenizer {
         }
         end++;
       }
+      String before = appliedMask;
       run(values, start, end, forward, kind);
+      if (!first && !java.util.Objects.equals(before, appliedMask)) {
+        // one call's values are all clear or all masked alike, whatever the server's policy did
+        throw new KeyServiceException(
+            "key service at "
+                + service.shownUrl()
+                + " answered the token batches of one call of token domain '"
+                + domain
+                + "' with different views (mask "
+                + before
+                + ", then "
+                + appliedMask
+                + ")");
+      }
+      first = false;
       start = end;
     }
   }
@@ -238,7 +275,7 @@ final class RemoteTokenizer implements Tokenizer {
   /** One request: values[start..end) are replaced by the server's answers. */
   private void run(Object[] values, int start, int end, boolean forward, Kind kind) {
     String action = forward ? "encode" : "decode";
-    byte[] body = requestBody(values, start, end, kind);
+    byte[] body = requestBody(values, start, end, forward, kind);
     String response =
         service.tokenBatch(
             action,
@@ -248,13 +285,20 @@ final class RemoteTokenizer implements Tokenizer {
     readAnswer(response, values, start, end, forward, kind);
   }
 
-  private byte[] requestBody(Object[] values, int start, int end, Kind kind) {
+  private byte[] requestBody(Object[] values, int start, int end, boolean forward, Kind kind) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(64 + 32 * (end - start));
     try (JsonGenerator g = JSON.createGenerator(out)) {
       g.writeStartObject();
       g.writeStringField("domain", domain);
       g.writeStringField("method", method.spec());
       g.writeNumberField("version", version);
+      if (!forward && table != null) {
+        g.writeStringField("table", table);
+        g.writeStringField("column", column);
+        if (ints) {
+          g.writeStringField("value_type", "int");
+        }
+      }
       if (kind == Kind.BINARY) {
         g.writeStringField("encoding", "base64");
       }
@@ -288,6 +332,7 @@ final class RemoteTokenizer implements Tokenizer {
     int errors = 0;
     int i = start;
     Integer answeredVersion = null;
+    String mask = null;
     try (JsonParser p = JSON.createParser(response)) {
       expect(p.nextToken(), JsonToken.START_OBJECT);
       while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -304,6 +349,9 @@ final class RemoteTokenizer implements Tokenizer {
           if (name.equals("key_version")) {
             expect(v, JsonToken.VALUE_NUMBER_INT);
             answeredVersion = p.getIntValue();
+          } else if (name.equals("mask")) {
+            expect(v, JsonToken.VALUE_STRING);
+            mask = p.getText();
           } else if (name.equals("batch_results")) {
             expect(v, JsonToken.START_ARRAY);
             while (p.nextToken() == JsonToken.START_OBJECT) {
@@ -381,6 +429,9 @@ final class RemoteTokenizer implements Tokenizer {
               + firstError);
     }
     version = answeredVersion;
+    if (!forward) {
+      appliedMask = mask;
+    }
   }
 
   private static Object value(JsonParser p, JsonToken t, Kind kind) throws IOException {

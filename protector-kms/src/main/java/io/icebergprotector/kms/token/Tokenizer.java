@@ -94,6 +94,28 @@ public interface Tokenizer extends AutoCloseable {
     }
   }
 
+  /**
+   * Server token mode: the detokenize calls of this tokenizer read {@code column} of {@code table}
+   * (policy names), so the key server answers the view its policy gives the caller on that column:
+   * clear values for a clear reader, the column's mask applied on the server for a masked reader
+   * (the clear value never leaves the server), a refusal for anyone else. {@link #appliedMask()}
+   * says which. {@code ints}: the column holds int values (a hash mask keeps the int width). A
+   * tokenizer that holds the token key itself returns clear values and ignores this.
+   *
+   * @return this tokenizer
+   */
+  default Tokenizer readingColumn(String table, String column, boolean ints) {
+    return this;
+  }
+
+  /**
+   * The mask spec the key server applied to the values of the last detokenize call (see {@link
+   * #readingColumn}), or null when they are clear values.
+   */
+  default String appliedMask() {
+    return null;
+  }
+
   @Override
   void close();
 }

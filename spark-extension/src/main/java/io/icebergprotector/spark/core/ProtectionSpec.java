@@ -269,13 +269,34 @@ public final class ProtectionSpec implements Serializable {
   }
 
   /**
-   * Where the token keys of this spec's tokenized columns are used: always {@link TokenMode#LOCAL}
-   * (the executors derive them and tokenize in-process), whatever {@code protector.kms.token-mode}
-   * says, because the row reader detokenizes value by value and would make a key-server request per
-   * value; that option applies to the {@code protect}/{@code unprotect} functions.
+   * Where this spec's tokenized columns are tokenized and detokenized: the catalog's {@code
+   * protector.kms.token-mode}, carried to the executors in the spec's key scope.
+   *
+   * <ul>
+   *   <li>{@link TokenMode#LOCAL}: each task obtains the derived token key from the key service and
+   *       tokenizes in-process.
+   *   <li>{@link TokenMode#SERVER}: the token key never leaves the key server. Writers send each
+   *       batch of a column (1,024 rows) to its {@code encode} endpoint in one request; readers
+   *       send each columnar batch, and the row reader batches of up to 1,024 rows it reads ahead,
+   *       to {@code decode}, one request per tokenized column and batch, naming the table column so
+   *       the server answers the principal's view of it: clear values for a clear reader, values
+   *       masked by the server for a masked reader (the clear value never reaches the executor).
+   *       {@code token} readers read the stored token and denied readers get {@code on-denied}:
+   *       neither calls the server.
+   * </ul>
    */
   public TokenMode tokenMode() {
-    return TokenMode.LOCAL;
+    return keyScope.kms().tokenMode();
+  }
+
+  /**
+   * Whether the key server masks {@code column} for this spec's principal (server token mode, a
+   * masked reader of a tokenized column): the reader's own masker then leaves it alone.
+   */
+  public boolean serverMasks(ColumnProtection column) {
+    return tokenMode() == TokenMode.SERVER
+        && column.tokenized()
+        && column.level() == AccessLevel.MASKED;
   }
 
   /** The tokenized columns (deterministic or fpe), by field id. */

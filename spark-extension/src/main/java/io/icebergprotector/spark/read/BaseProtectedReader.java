@@ -124,6 +124,11 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
   /** Masks one item (in place or as a new item); identity when nothing is masked. */
   abstract T mask(T item);
 
+  /** The items as {@link #mask} gets them: by default as read (after deletes). */
+  CloseableIterator<T> readAhead(CloseableIterator<T> read) {
+    return read;
+  }
+
   /** Releases what the subclass holds beyond the open file. */
   void release() {}
 
@@ -219,7 +224,7 @@ abstract class BaseProtectedReader<T> implements PartitionReader<T> {
               deletes == null && !countsRowPositions(readSchema));
       opened(file);
       CloseableIterator<T> read = items(file, readSchema, constants(task, readSchema));
-      items = deletes != null ? withDeletes(read, deletes) : read;
+      items = readAhead(deletes != null ? withDeletes(read, deletes) : read);
     } catch (RuntimeException e) {
       RuntimeException translated = failure(e);
       if (file != null) {

@@ -1,6 +1,6 @@
 package io.icebergprotector.spark.read;
 
-import io.icebergprotector.kms.token.TokenException;
+import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.token.Tokenizer;
 import io.icebergprotector.spark.core.ColumnProtection;
 import io.icebergprotector.spark.core.ProtectionSpec;
@@ -24,10 +24,13 @@ import org.apache.spark.unsafe.types.UTF8String;
  * Turns the stored tokens of a reader's clear and masked tokenized columns back into values (a
  * masked reader's mask applies to the value, after this). Each file says under which token key
  * version its columns were tokenized ({@link ColumnTokenizers#VERSIONS_KEY}); the tokenizer of that
- * version is opened once per reader. Rows are detokenized in place, value by value; batches column
+ * version is opened once per reader. Rows are detokenized in place, value by value in local token
+ * mode, or a read-ahead batch of rows at a time ({@link #applyAll}) in server mode; batches column
  * by column with one batch call each ({@link Tokenizer#unprotectAll}), into on-heap vectors this
- * object owns and reuses. Token readers never get here: they read the stored tokens. Not
- * thread-safe: one per reader.
+ * object owns and reuses. In server token mode every batch call is one request per column to the
+ * key server, naming the table column ({@link Tokenizer#readingColumn}): a masked reader's values
+ * arrive masked by the server, and are checked to carry the mask the session's policy expects.
+ * Token readers never get here: they read the stored tokens. Not thread-safe: one per reader.
  */
 final class Detokenizer implements AutoCloseable {
   private final ProtectionSpec spec;
@@ -37,6 +40,8 @@ final class Detokenizer implements AutoCloseable {
   private final DataType[] sparkTypes;
   private final Tokenizer[] current;
   private final ColumnTokenizers keys;
+  private final boolean[] serverMasked;
+  private final boolean server;
   private final WritableColumnVector[] outputs;
   private final int[] capacities;
   private String location = null;
@@ -58,6 +63,11 @@ final class Detokenizer implements AutoCloseable {
     this.sparkTypes = sparkTypes;
     this.current = new Tokenizer[columns.length];
     this.keys = new ColumnTokenizers(spec);
+    this.server = spec.tokenMode() == io.icebergprotector.kms.token.TokenMode.SERVER;
+    this.serverMasked = new boolean[columns.length];
+    for (int c = 0; c < columns.length; c++) {
+      serverMasked[c] = spec.serverMasks(columns[c]);
+    }
     this.outputs = new WritableColumnVector[columns.length];
     this.capacities = new int[columns.length];
   }
@@ -116,7 +126,16 @@ final class Detokenizer implements AutoCloseable {
                 ColumnTokenizers.VERSIONS_KEY));
       }
       current[c] = keys.tokenizer(columns[c], version);
+      if (server) {
+        current[c].readingColumn(
+            spec.tableName(), columns[c].policyPath(), kinds[c] == Type.TypeID.INTEGER);
+      }
     }
+  }
+
+  /** Whether rows should be detokenized in batches ({@link #applyAll}): server token mode. */
+  boolean batchesRows() {
+    return server;
   }
 
   /** Detokenizes {@code row} in place and returns it. */
@@ -145,11 +164,119 @@ final class Detokenizer implements AutoCloseable {
           default:
             throw new IllegalStateException("Unexpected type " + kinds[c]);
         }
-      } catch (TokenException | ArithmeticException e) {
+      } catch (KeyServiceException | ArithmeticException e) {
         throw failure(c, e);
       }
     }
     return row;
+  }
+
+  /**
+   * Detokenizes {@code rows[0..count)} in place (rows the caller owns, e.g. copies read ahead),
+   * column by column with one batch call each.
+   */
+  void applyAll(InternalRow[] rows, int count) {
+    grow(count);
+    for (int c = 0; c < positions.length; c++) {
+      try {
+        detokenizeRows(c, rows, count);
+      } catch (KeyServiceException | ArithmeticException e) {
+        throw failure(c, e);
+      }
+    }
+  }
+
+  private void detokenizeRows(int c, InternalRow[] rows, int count) {
+    int pos = positions[c];
+    switch (kinds[c]) {
+      case STRING:
+        for (int i = 0; i < count; i++) {
+          strings[i] = rows[i].isNullAt(pos) ? null : rows[i].getUTF8String(pos).toString();
+        }
+        unprotect(c, strings, count);
+        for (int i = 0; i < count; i++) {
+          rows[i].update(pos, strings[i] == null ? null : UTF8String.fromString(strings[i]));
+          strings[i] = null;
+        }
+        break;
+      case BINARY:
+        for (int i = 0; i < count; i++) {
+          binaries[i] = rows[i].isNullAt(pos) ? null : rows[i].getBinary(pos);
+        }
+        unprotect(c, binaries, count);
+        for (int i = 0; i < count; i++) {
+          rows[i].update(pos, binaries[i]);
+          binaries[i] = null;
+        }
+        break;
+      case LONG:
+      case INTEGER:
+        boolean isInt = kinds[c] == Type.TypeID.INTEGER;
+        int n = 0;
+        for (int i = 0; i < count; i++) {
+          if (!rows[i].isNullAt(pos)) {
+            longs[n] = isInt ? rows[i].getInt(pos) : rows[i].getLong(pos);
+            rowsOfLongs[n] = i;
+            n += 1;
+          }
+        }
+        unprotect(c, longs, n);
+        for (int k = 0; k < n; k++) {
+          if (isInt) {
+            rows[rowsOfLongs[k]].setInt(pos, Math.toIntExact(longs[k]));
+          } else {
+            rows[rowsOfLongs[k]].setLong(pos, longs[k]);
+          }
+        }
+        break;
+      default:
+        throw new IllegalStateException("Unexpected type " + kinds[c]);
+    }
+  }
+
+  private void unprotect(int c, String[] values, int count) {
+    current[c].unprotectAll(values, count);
+    checkView(c, count);
+  }
+
+  private void unprotect(int c, byte[][] values, int count) {
+    current[c].unprotectAll(values, count);
+    checkView(c, count);
+  }
+
+  private void unprotect(int c, long[] values, int count) {
+    current[c].unprotectAll(values, count);
+    checkView(c, count);
+  }
+
+  /**
+   * Server mode: the values must be the view the session's policy gives (the server masks what it
+   * masks for this principal; the reader does not mask these columns again).
+   */
+  private void checkView(int c, int count) {
+    if (!server || count == 0) {
+      return;
+    }
+    String applied = current[c].appliedMask();
+    String expected = serverMasked[c] ? columns[c].mask().spec() : null;
+    boolean same =
+        applied == null
+            ? expected == null
+            : expected != null
+                && io.icebergprotector.policy.Mask.parse(applied).equals(columns[c].mask());
+    if (!same) {
+      throw new ProtectorException(
+          String.format(
+              "Cannot read column '%s' of table %s for principal %s in data file %s: the key server"
+                  + " answered %s, but the session's policy makes the principal a %s reader of it;"
+                  + " the key server's and the session's policies differ",
+              columns[c].path(),
+              spec.tableName(),
+              spec.principal(),
+              location,
+              applied == null ? "clear values" : "values masked with " + applied,
+              serverMasked[c] ? "masked (" + expected + ")" : "clear"));
+    }
   }
 
   /** A batch with the detokenized columns replaced; valid until the next call. */
@@ -166,7 +293,7 @@ final class Detokenizer implements AutoCloseable {
       WritableColumnVector out = output(c, numRows);
       try {
         detokenize(c, in, numRows, out);
-      } catch (TokenException | ArithmeticException e) {
+      } catch (KeyServiceException | ArithmeticException e) {
         throw failure(c, e);
       }
       vectors[pos] = out;
@@ -180,7 +307,7 @@ final class Detokenizer implements AutoCloseable {
         for (int i = 0; i < numRows; i++) {
           strings[i] = in.isNullAt(i) ? null : in.getUTF8String(i).toString();
         }
-        current[c].unprotectAll(strings, numRows);
+        unprotect(c, strings, numRows);
         for (int i = 0; i < numRows; i++) {
           if (strings[i] == null) {
             out.putNull(i);
@@ -195,7 +322,7 @@ final class Detokenizer implements AutoCloseable {
         for (int i = 0; i < numRows; i++) {
           binaries[i] = in.isNullAt(i) ? null : in.getBinary(i);
         }
-        current[c].unprotectAll(binaries, numRows);
+        unprotect(c, binaries, numRows);
         for (int i = 0; i < numRows; i++) {
           if (binaries[i] == null) {
             out.putNull(i);
@@ -218,7 +345,7 @@ final class Detokenizer implements AutoCloseable {
             n += 1;
           }
         }
-        current[c].unprotectAll(longs, n);
+        unprotect(c, longs, n);
         for (int k = 0; k < n; k++) {
           if (isInt) {
             out.putInt(rowsOfLongs[k], Math.toIntExact(longs[k]));
@@ -257,11 +384,17 @@ final class Detokenizer implements AutoCloseable {
   }
 
   private ProtectorException failure(int c, RuntimeException e) {
-    // the token itself is never quoted
+    // the token itself is never quoted; a key server's refusal names principal, key and domain
     return new ProtectorException(
         String.format(
-            "Cannot detokenize column '%s' of table %s for principal %s in data file %s: %s",
-            columns[c].path(), spec.tableName(), spec.principal(), location, e.getMessage()),
+            "Cannot detokenize column '%s' of table %s (token domain '%s') for principal %s in"
+                + " data file %s: %s",
+            columns[c].path(),
+            spec.tableName(),
+            columns[c].domain(),
+            spec.principal(),
+            location,
+            e.getMessage()),
         e);
   }
 

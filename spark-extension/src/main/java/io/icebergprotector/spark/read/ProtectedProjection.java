@@ -275,9 +275,10 @@ public final class ProtectedProjection implements Serializable {
    * fetched from the key service on first use, once per JVM.
    */
   RowMasker newMasker() {
-    return maskedFields.isEmpty()
+    Map<Integer, String> masked = readerMaskedFields();
+    return masked.isEmpty()
         ? null
-        : RowMasker.compile(outputSchema.asStruct(), newColumnMasks());
+        : RowMasker.compile(outputSchema.asStruct(), newColumnMasks(masked));
   }
 
   /**
@@ -285,13 +286,29 @@ public final class ProtectedProjection implements Serializable {
    * flat projections (see {@link #supportsBatchReads()}).
    */
   BatchMasker newBatchMasker() {
-    return maskedFields.isEmpty() ? null : BatchMasker.compile(outputSchema, newColumnMasks());
+    Map<Integer, String> masked = readerMaskedFields();
+    return masked.isEmpty() ? null : BatchMasker.compile(outputSchema, newColumnMasks(masked));
+  }
+
+  /**
+   * The masked fields the reader masks itself: all but the tokenized columns the key server masks
+   * in server token mode ({@link ProtectionSpec#serverMasks}), whose values arrive masked.
+   */
+  private Map<Integer, String> readerMaskedFields() {
+    Map<Integer, String> out = new HashMap<>();
+    for (Map.Entry<Integer, String> entry : maskedFields.entrySet()) {
+      ColumnProtection protection = spec.columns().get(entry.getKey());
+      if (protection == null || !spec.serverMasks(protection)) {
+        out.put(entry.getKey(), entry.getValue());
+      }
+    }
+    return out;
   }
 
   /** The column masks of the masked fields, by field id; one set per reader. */
-  private Map<Integer, ColumnMask> newColumnMasks() {
+  private Map<Integer, ColumnMask> newColumnMasks(Map<Integer, String> masked) {
     Map<Integer, ColumnMask> masks = new HashMap<>();
-    for (Map.Entry<Integer, String> entry : maskedFields.entrySet()) {
+    for (Map.Entry<Integer, String> entry : masked.entrySet()) {
       int id = entry.getKey();
       ColumnProtection protection = spec.columns().get(id);
       masks.put(

@@ -1,5 +1,7 @@
 package io.icebergprotector.spark.read;
 
+import java.io.IOException;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.FileScanTask;
@@ -14,9 +16,14 @@ import org.apache.spark.sql.catalyst.InternalRow;
 /**
  * The row-based protected reader: Iceberg's Spark value readers over the principal's columns, masks
  * applied per value ({@link RowMasker}) at any depth. Used for projections the columnar reader does
- * not cover (nested types) or when vectorization is off.
+ * not cover (nested types) or when vectorization is off. Tokenized columns are detokenized per row
+ * in local token mode; in server token mode the reader reads ahead up to {@link #READ_AHEAD} rows
+ * (copies) and detokenizes each tokenized column of them with one key-server request.
  */
 public final class ProtectedRowReader extends BaseProtectedReader<InternalRow> {
+  /** Rows read ahead and detokenized together in server token mode. */
+  static final int READ_AHEAD = 1024;
+
   private final RowMasker masker;
   private final Detokenizer detokenizer;
 
@@ -54,8 +61,17 @@ public final class ProtectedRowReader extends BaseProtectedReader<InternalRow> {
   }
 
   @Override
+  CloseableIterator<InternalRow> readAhead(CloseableIterator<InternalRow> read) {
+    if (detokenizer == null || !detokenizer.batchesRows()) {
+      return read;
+    }
+    return new ReadAhead(read, detokenizer);
+  }
+
+  @Override
   InternalRow mask(InternalRow row) {
-    InternalRow clear = detokenizer != null ? detokenizer.apply(row) : row;
+    InternalRow clear =
+        detokenizer != null && !detokenizer.batchesRows() ? detokenizer.apply(row) : row;
     return masker != null ? masker.mask(clear) : clear;
   }
 
@@ -70,6 +86,57 @@ public final class ProtectedRowReader extends BaseProtectedReader<InternalRow> {
   void release() {
     if (detokenizer != null) {
       detokenizer.close();
+    }
+  }
+
+  /**
+   * Copies up to {@link #READ_AHEAD} rows of the file (its readers reuse their row), detokenizes
+   * them in one batch per tokenized column, then hands them out one by one.
+   */
+  private static final class ReadAhead implements CloseableIterator<InternalRow> {
+    private final CloseableIterator<InternalRow> in;
+    private final Detokenizer detokenizer;
+    private final InternalRow[] rows = new InternalRow[READ_AHEAD];
+    private int count = 0;
+    private int next = 0;
+
+    ReadAhead(CloseableIterator<InternalRow> in, Detokenizer detokenizer) {
+      this.in = in;
+      this.detokenizer = detokenizer;
+    }
+
+    @Override
+    public boolean hasNext() {
+      if (next < count) {
+        return true;
+      }
+      Arrays.fill(rows, 0, count, null);
+      count = 0;
+      next = 0;
+      while (count < READ_AHEAD && in.hasNext()) {
+        rows[count] = in.next().copy();
+        count += 1;
+      }
+      if (count > 0) {
+        detokenizer.applyAll(rows, count);
+      }
+      return count > 0;
+    }
+
+    @Override
+    public InternalRow next() {
+      if (!hasNext()) {
+        throw new java.util.NoSuchElementException();
+      }
+      InternalRow row = rows[next];
+      rows[next] = null;
+      next += 1;
+      return row;
+    }
+
+    @Override
+    public void close() throws IOException {
+      in.close();
     }
   }
 }

@@ -1,7 +1,7 @@
 package io.icebergprotector.spark.write;
 
 import io.icebergprotector.kms.KeyService;
-import io.icebergprotector.kms.token.TokenException;
+import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.token.Tokenizer;
 import io.icebergprotector.spark.core.ColumnProtection;
 import io.icebergprotector.spark.core.ProtectionSpec;
@@ -25,7 +25,9 @@ import org.apache.spark.unsafe.types.UTF8String;
  * batches of {@link #BATCH_SIZE} rows: rows are copied into a buffer, each tokenized column of the
  * buffer is tokenized with one batch call ({@link Tokenizer#protectAll}), and the rows go to the
  * Parquet writer. Every row of a file is tokenized under the latest key version; {@link
- * #versions()} is what the file records in its footer. Not thread-safe: one per file writer.
+ * #versions()} is what the file records in its footer. In server token mode each batch call is one
+ * {@code encode} request per tokenized column to the key server, whose first answer pins the
+ * version for the file's later batches. Not thread-safe: one per file writer.
  */
 final class RowTokenizer implements AutoCloseable {
   static final int BATCH_SIZE = 1024;
@@ -202,13 +204,16 @@ final class RowTokenizer implements AutoCloseable {
         default:
           throw new IllegalStateException("Unexpected type " + kinds[c]);
       }
-    } catch (TokenException | ArithmeticException e) {
+    } catch (KeyServiceException | ArithmeticException e) {
+      // server token mode: the key server's refusal names principal, key and domain
       throw new ProtectorException(
           String.format(
-              "Cannot tokenize a value of column '%s' of table %s (method %s) for principal %s: %s",
+              "Cannot tokenize a value of column '%s' of table %s (method %s, token domain '%s')"
+                  + " for principal %s: %s",
               columns[c].path(),
               spec.tableName(),
               columns[c].tokenMethod(),
+              columns[c].domain(),
               spec.principal(),
               e.getMessage()),
           e);
