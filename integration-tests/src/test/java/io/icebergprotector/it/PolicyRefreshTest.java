@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.it.harness.KeyServerStackTestBase;
 import io.icebergprotector.policy.Policy;
+import io.icebergprotector.spark.core.ProtectorException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -144,5 +145,10 @@ class PolicyRefreshTest extends KeyServerStackTestBase {
         .hasMessageContaining(other.toString())
         .hasMessageContaining("content digest " + local)
         .hasMessageContaining("content digest " + served);
+    // the token functions look for their catalog, and say why this one did not start
+    assertThatThrownBy(() -> dave.sql("SELECT protect('x', 'email')").collect())
+        .isInstanceOf(ProtectorException.class)
+        .hasMessageContaining("no protecting catalog of this session has token domain 'email'")
+        .hasMessageContaining("a catalog failed to start: Cannot start catalog 'prot'");
   }
 }

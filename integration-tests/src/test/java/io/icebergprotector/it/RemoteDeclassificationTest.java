@@ -5,13 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.it.harness.DriverLogCapture;
 import io.icebergprotector.it.harness.KeyServerStackTestBase;
-import io.icebergprotector.kms.remote.RemoteKeyService;
-import io.icebergprotector.policy.Policy;
 import io.icebergprotector.spark.core.ProtectorException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -128,14 +125,13 @@ class RemoteDeclassificationTest extends KeyServerStackTestBase {
   void theKeyServerHasTheLastWordOverAStaleCatalog() throws IOException {
     // the server lets auditors declassify; carl's catalog takes that policy and keeps it an hour
     String lenient = POLICY.replace("declassify = [admin]", "declassify = [admin, auditor]");
-    serveAndAwait(lenient);
+    servePolicy(lenient);
     SparkSession carl = spark.newSession();
-    configureProt(carl, "carl", Map.of("protector.policy-refresh-seconds", "3600"));
+    configureStaleProt(carl, "carl", Map.of());
     carl.conf().set("spark.protector.declassify", "true");
-    carl.sql("SELECT count(*) FROM prot.db.orders").collect(); // the catalog starts now
     try {
       // the server withdraws it; carl's catalog still decides under the lenient policy
-      serveAndAwait(POLICY);
+      servePolicy(POLICY);
       int asked = declassifyEvents("carl").size();
       assertThatThrownBy(
               () ->
@@ -149,22 +145,7 @@ class RemoteDeclassificationTest extends KeyServerStackTestBase {
       assertThat(declassifyEvents("carl").get(asked)).containsEntry("decision", "deny");
       assertThat(carl.catalog().tableExists("prot.db.carl_copy")).isFalse();
     } finally {
-      serveAndAwait(POLICY);
-    }
-  }
-
-  /** Writes the server's policy file and waits until the server decides under it. */
-  private void serveAndAwait(String policy) throws IOException {
-    Files.writeString(keyServer.policyFile(), policy);
-    String digest = Policy.parse(policy, "x").contentDigest();
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    try (RemoteKeyService ops = keyServer.client("ops")) {
-      String served = ops.whoami().policyDigest();
-      // each round asks the server (reload every second): the wait is on its answer
-      while (!digest.equals(served) && System.nanoTime() < deadline) {
-        served = ops.whoami().policyDigest();
-      }
-      assertThat(served).as("the server's policy digest").isEqualTo(digest);
+      servePolicy(POLICY);
     }
   }
 

@@ -8,9 +8,6 @@ import io.icebergprotector.it.harness.BucketScan.Canary;
 import io.icebergprotector.it.harness.BucketScan.Kind;
 import io.icebergprotector.it.harness.KeyServerStackTestBase;
 import io.icebergprotector.spark.core.ProtectorException;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -292,28 +289,27 @@ class TokenServerModeTablesTest extends KeyServerStackTestBase {
   }
 
   @Test
-  void theServerHasTheLastWordOnEachColumnsView() throws IOException {
-    // carol's (masked) and tina's (token) sessions read a local policy that makes them clear
-    Path lenient = work.resolve("lenient-tables-policy.conf");
-    Files.writeString(
-        lenient,
+  void theServerHasTheLastWordOnEachColumnsView() {
+    // carol's (masked) and tina's (token) catalogs hold a policy that made them clear readers;
+    // the server withdrew it
+    servePolicy(
         POLICY
             .replace("users = [\"carol\", \"cora\"]", "users = [\"cora\"]")
             .replace(
                 "users = [\"alice\", \"lena\"]",
                 "users = [\"alice\", \"lena\", \"carol\", \"tina\"]")
             .replace("users = [\"bob\", \"tina\"]", "users = [\"bob\"]"));
-    Map<String, String> options =
-        Map.of("protector.policy", lenient.toString(), "protector.kms.token-mode", "server");
+    Map<String, String> options = Map.of("protector.kms.token-mode", "server");
     SparkSession carol = spark.newSession();
-    configureProt(carol, "carol", options);
+    configureStaleProt(carol, "carol", options);
+    SparkSession tina = spark.newSession();
+    configureStaleProt(tina, "tina", options);
+    servePolicy(POLICY);
     // the server masks carol's values; her reader refuses a view its policy does not expect
     assertThatThrownBy(() -> carol.sql("SELECT ssn FROM prot.db.customers").collect())
         .hasStackTraceContaining("Cannot read column 'ssn' of table db.customers for principal")
         .hasStackTraceContaining("values masked with partial");
     // tina holds the column key (token roles read PME-encrypted tokens) but no decode grant
-    SparkSession tina = spark.newSession();
-    configureProt(tina, "tina", options);
     assertThatThrownBy(() -> tina.sql("SELECT ssn FROM prot.db.customers").collect())
         .hasStackTraceContaining("Cannot detokenize column 'ssn' of table db.customers")
         .hasStackTraceContaining("token domain 'ssn'")

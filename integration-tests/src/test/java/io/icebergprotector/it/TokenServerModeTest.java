@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.it.harness.KeyServerStackTestBase;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -112,24 +109,25 @@ class TokenServerModeTest extends KeyServerStackTestBase {
   }
 
   @Test
-  void aPrincipalTheServerDeniesGetsAnErrorNamingPrincipalAndDomain() throws IOException {
-    // bob's session reads a local policy that makes analysts clear readers; the server's does not
-    Path lenient = work.resolve("lenient-token-policy.conf");
+  void aPrincipalTheServerDeniesGetsAnErrorNamingPrincipalAndDomain() {
+    // bob's catalog holds a policy that made analysts clear readers; the server withdrew it
     assertThat(POLICY).contains("clear = [admin], token = [analyst]");
-    Files.writeString(
-        lenient, POLICY.replace("clear = [admin], token = [analyst]", "clear = [admin, analyst]"));
+    servePolicy(POLICY.replace("clear = [admin], token = [analyst]", "clear = [admin, analyst]"));
     SparkSession bob = spark.newSession();
-    configureProt(
-        bob,
-        "bob",
-        Map.of("protector.policy", lenient.toString(), "protector.kms.token-mode", "server"));
-    assertThatThrownBy(() -> bob.sql("SELECT protect('x@example.com', 'email')").collect())
-        .hasStackTraceContaining(
-            "principal 'bob' is not allowed to encode values of token domain 'email' with key"
-                + " 'pii'");
-    assertThat(tokenEvents("encode", "bob"))
-        .isNotEmpty()
-        .allSatisfy(
-            e -> assertThat(e).containsEntry("decision", "deny").containsEntry("domain", "email"));
+    configureStaleProt(bob, "bob", Map.of("protector.kms.token-mode", "server"));
+    try {
+      servePolicy(POLICY);
+      assertThatThrownBy(() -> bob.sql("SELECT protect('x@example.com', 'email')").collect())
+          .hasStackTraceContaining(
+              "principal 'bob' is not allowed to encode values of token domain 'email' with key"
+                  + " 'pii'");
+      assertThat(tokenEvents("encode", "bob"))
+          .isNotEmpty()
+          .allSatisfy(
+              e ->
+                  assertThat(e).containsEntry("decision", "deny").containsEntry("domain", "email"));
+    } finally {
+      servePolicy(POLICY);
+    }
   }
 }

@@ -140,11 +140,13 @@ final class TokenFunctions {
       }
     }
     List<String> protecting = new ArrayList<>();
+    List<RuntimeException> failed = new ArrayList<>();
     for (String n : names) {
       CatalogPlugin plugin;
       try {
         plugin = catalogs.catalog(n);
       } catch (RuntimeException e) {
+        failed.add(e); // a catalog that cannot start: say why below, it may be the one meant
         continue;
       }
       ProtectingCatalog c = ProtectingCatalog.unwrap(plugin);
@@ -155,11 +157,18 @@ final class TokenFunctions {
         }
       }
     }
-    throw new ProtectorException(
-        String.format(
-            "Cannot %s: no protecting catalog of this session has token domain '%s' in its policy"
-                + " (protecting catalogs: %s)",
-            name, domain, protecting.isEmpty() ? "none" : String.join(", ", protecting)));
+    StringBuilder why = new StringBuilder();
+    for (RuntimeException e : failed) {
+      why.append("; a catalog failed to start: ").append(e.getMessage());
+    }
+    ProtectorException error =
+        new ProtectorException(
+            String.format(
+                "Cannot %s: no protecting catalog of this session has token domain '%s' in its"
+                    + " policy (protecting catalogs: %s)%s",
+                name, domain, protecting.isEmpty() ? "none" : String.join(", ", protecting), why));
+    failed.forEach(error::addSuppressed);
+    throw error;
   }
 
   /** One call site's tokenizer; each task opens its own and wipes it when the task ends. */

@@ -1,5 +1,12 @@
 package io.icebergprotector.it.harness;
 
+import io.icebergprotector.kms.remote.RemoteKeyService;
+import io.icebergprotector.policy.Policy;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.SparkSession;
@@ -63,5 +70,41 @@ public abstract class KeyServerStackTestBase extends StackTestBase {
     options.putAll(more);
     session.conf().set("spark.sql.catalog.prot", CATALOG_CLASS);
     options.forEach((k, v) -> session.conf().set("spark.sql.catalog.prot." + k, v));
+  }
+
+  /**
+   * Writes {@code policy} to the key server's policy file and waits until the server decides under
+   * it (it re-reads the file every second): each round asks the server for its policy digest.
+   */
+  protected void servePolicy(String policy) {
+    String digest = Policy.parse(policy, "served").contentDigest();
+    try {
+      Files.writeString(keyServer.policyFile(), policy, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    try (RemoteKeyService ops = keyServer.client("ops")) {
+      String served = ops.whoami().policyDigest();
+      while (!digest.equals(served) && System.nanoTime() < deadline) {
+        served = ops.whoami().policyDigest();
+      }
+      if (!digest.equals(served)) {
+        throw new AssertionError(
+            "the key server still serves policy " + served + ", not " + digest + ", after 30 s");
+      }
+    }
+  }
+
+  /**
+   * Starts catalog {@code prot} of {@code session} now, under the server's current policy, which it
+   * then keeps for an hour (its policy refresh): a catalog holding a policy the server withdrew.
+   */
+  protected void configureStaleProt(
+      SparkSession session, String tokenName, Map<String, String> more) {
+    Map<String, String> options = new java.util.HashMap<>(more);
+    options.put("protector.policy-refresh-seconds", "3600");
+    configureProt(session, tokenName, options);
+    session.sql("SHOW NAMESPACES IN prot").collect();
   }
 }
