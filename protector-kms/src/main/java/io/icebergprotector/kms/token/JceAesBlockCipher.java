@@ -15,7 +15,7 @@ import org.bouncycastle.crypto.params.KeyParameter;
  * JDK's AES runs on the CPU's AES instructions, BouncyCastle's software engine does not. The mode
  * is ECB on single blocks only because FF1's PRF (CBC-MAC) chains the blocks itself.
  */
-final class JceAesBlockCipher implements BlockCipher {
+public final class JceAesBlockCipher implements BlockCipher {
   private static final int BLOCK = 16;
   private Cipher cipher;
 
