@@ -18,6 +18,7 @@ import io.icebergprotector.it.harness.KeyServerStackTestBase;
 import io.icebergprotector.it.harness.ProtectorServerProcess;
 import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.kms.remote.KeyAuthenticationException;
+import io.icebergprotector.spark.core.ProtectorException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -34,6 +35,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.spark.SparkException;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -248,7 +250,22 @@ class JwksRotationDuringJobTest extends KeyServerStackTestBase {
     assertThat(afterRelease).allMatch(e -> "jwt".equals(e.get("auth")));
 
     assertThat(refusal).as("the withdrawn key's token is refused").isNotNull();
-    assertThat(refusedAfter).isLessThanOrEqualTo(JWKS_LIFETIME.multipliedBy(3));
+    // the server's JWKS cache, then alice's key-encryption-key cache, then one query's time
+    assertThat(refusedAfter)
+        .isLessThanOrEqualTo(JWKS_LIFETIME.plus(KEY_CACHE).plus(Duration.ofSeconds(3)));
+    // refused on the executor, for alice's token, not for anything in the query
+    assertThat(refusal)
+        .isInstanceOf(SparkException.class)
+        .hasMessageContaining("authentication failed: invalid token signature");
+    assertThat(rootCause(refusal, ProtectorException.class))
+        .as("the reader names the file it could not decrypt and why")
+        .isNotNull()
+        .satisfies(
+            c ->
+                assertThat(c.getMessage())
+                    .startsWith("Cannot decrypt s3://")
+                    .contains("of table db.people")
+                    .contains("authentication failed: invalid token signature"));
     assertThat(rootCause(refusal, KeyAuthenticationException.class))
         .as("refused for its token: " + refusal)
         .isNotNull()
