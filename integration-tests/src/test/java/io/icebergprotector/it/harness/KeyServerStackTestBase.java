@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -48,8 +49,12 @@ public abstract class KeyServerStackTestBase extends StackTestBase {
     for (String principal : principals) {
       builder.token(principal, principal);
     }
+    configureKeyServer(builder);
     this.keyServer = builder.token("ops", "ops").build().start();
   }
+
+  /** Hook for subclasses to add to the key server's configuration before it is written. */
+  protected void configureKeyServer(ProtectorServerProcess.Builder builder) {}
 
   @BeforeAll
   void createKeys() {
@@ -66,7 +71,15 @@ public abstract class KeyServerStackTestBase extends StackTestBase {
 
   /** Catalog {@code prot} of {@code session} as {@code tokenName}, plus {@code more} options. */
   protected void configureProt(SparkSession session, String tokenName, Map<String, String> more) {
-    Map<String, String> options = remoteCatalogOptions(keyServer, keyServer.tokenFile(tokenName));
+    configureProt(session, keyServer.tokenFile(tokenName), more);
+  }
+
+  /**
+   * Catalog {@code prot} of {@code session} with the token in {@code tokenFile} (e.g. a JWT), plus
+   * {@code more} options.
+   */
+  protected void configureProt(SparkSession session, Path tokenFile, Map<String, String> more) {
+    Map<String, String> options = remoteCatalogOptions(keyServer, tokenFile);
     options.putAll(more);
     session.conf().set("spark.sql.catalog.prot", CATALOG_CLASS);
     options.forEach((k, v) -> session.conf().set("spark.sql.catalog.prot." + k, v));

@@ -48,7 +48,8 @@ import javax.net.ssl.TrustManagerFactory;
  *       Transit admin API ({@link #createKeys});
  *   <li>personal access tokens, one file per token ({@link #tokenFile}, mode 600); only their
  *       SHA-256 (computed as the server's {@code TokenAuthenticator} does) is in the config;
- *   <li>HS256 JWT verification with a shared secret ({@link #jwt});
+ *   <li>HS256 JWT verification with a shared secret ({@link #jwt}), and optionally against an
+ *       identity provider's JWKS URL ({@link Builder#jwksUrl});
  *   <li>an audit file with {@code sync = fsync} ({@link #auditEvents()}).
  * </ul>
  *
@@ -188,6 +189,7 @@ public final class ProtectorServerProcess implements AutoCloseable {
               "      audience = [\"" + JWT_AUDIENCE + "\"]",
               "      hs256-secret-file = \"secrets/jwt-secret\"",
               "      clock-skew = 5s",
+              jwksConfig(b),
               "    }",
               "  }",
               "  audit { file = \"audit/audit.log\", sync = fsync }",
@@ -587,6 +589,18 @@ public final class ProtectorServerProcess implements AutoCloseable {
     return values.stream().map(v -> "\"" + v + "\"").collect(Collectors.joining(", ", "[", "]"));
   }
 
+  private static String jwksConfig(Builder b) {
+    if (b.jwksUrl == null) {
+      return "";
+    }
+    return String.join(
+        "\n",
+        "      jwks-url = \"" + b.jwksUrl + "\"",
+        "      jwks-cache-lifetime = " + b.jwksCacheLifetime.toMillis() + "ms",
+        // tests rotate the provider's keys: a token of an unknown key id refetches at once
+        "      jwks-min-refresh-interval = 0s");
+  }
+
   private record TokenSpec(String name, String principal, List<String> groups) {}
 
   public static final class Builder {
@@ -595,6 +609,8 @@ public final class ProtectorServerProcess implements AutoCloseable {
     private final List<TokenSpec> tokens = new ArrayList<>();
     private final List<String> adminRoles = new ArrayList<>();
     private String policy;
+    private String jwksUrl;
+    private Duration jwksCacheLifetime;
 
     private Builder(String name, Path dir) {
       this.name = Objects.requireNonNull(name, "name");
@@ -616,6 +632,17 @@ public final class ProtectorServerProcess implements AutoCloseable {
     /** Policy roles whose members may create and rotate keys. */
     public Builder adminRoles(String... roles) {
       adminRoles.addAll(List.of(roles));
+      return this;
+    }
+
+    /**
+     * Also verifies RS256/ES256 JWTs against an identity provider's JWKS at {@code url} (http on
+     * loopback is accepted), cached for {@code cacheLifetime}; a token whose key id is not cached
+     * makes the server fetch the set again at once.
+     */
+    public Builder jwksUrl(String url, Duration cacheLifetime) {
+      this.jwksUrl = Objects.requireNonNull(url, "url");
+      this.jwksCacheLifetime = Objects.requireNonNull(cacheLifetime, "cacheLifetime");
       return this;
     }
 
