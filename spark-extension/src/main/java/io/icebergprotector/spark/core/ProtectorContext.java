@@ -148,10 +148,12 @@ public final class ProtectorContext {
     WhoAmI whoami;
     PolicyResponse served;
     String server;
+    String origin;
     try (RemoteKeyService remote = KeyServices.openRemote(kms)) {
       whoami = remote.whoami();
       served = remote.fetchPolicy(null);
       server = remote.url().toString();
+      origin = remote.url().resolve("/v1/protector/policy").toString();
     }
     if (location != null && !location.isBlank()) {
       Policy local = Policy.parse(readPolicy(location), location);
@@ -171,12 +173,7 @@ public final class ProtectorContext {
     }
     ServerPolicy policy =
         new ServerPolicy(
-            catalogName,
-            kms,
-            server + "/v1/protector/policy",
-            served,
-            Duration.ofSeconds(refreshSeconds),
-            System::nanoTime);
+            catalogName, kms, origin, served, Duration.ofSeconds(refreshSeconds), System::nanoTime);
     return new ProtectorContext(policy::current, kms, whoami.principal(), whoami.groups(), true);
   }
 
