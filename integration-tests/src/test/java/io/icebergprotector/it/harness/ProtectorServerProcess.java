@@ -492,6 +492,11 @@ public final class ProtectorServerProcess implements AutoCloseable {
     }
   }
 
+  /** A TLS context trusting exactly this server's certificate. */
+  public SSLContext sslContext() {
+    return trusting;
+  }
+
   /** An HTTP client trusting exactly this server's certificate. */
   public HttpClient httpClient() {
     return HttpClient.newBuilder()
