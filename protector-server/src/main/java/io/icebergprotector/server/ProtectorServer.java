@@ -133,37 +133,20 @@ public final class ProtectorServer implements AutoCloseable {
     ApiHandler handler = new ApiHandler(keys, policy, authenticator, audit, metrics, config);
     Server server = jetty(config, bindAddress, ssl, new JettyTransport(handler));
     ScheduledExecutorService housekeeping =
-        Executors.newSingleThreadScheduledExecutor(threads("protector-audit", true));
+        Executors.newSingleThreadScheduledExecutor(threads("protector-housekeeping", true));
     if (config.auditSync() == ServerConfig.AuditSync.NONE) {
-      housekeeping.scheduleWithFixedDelay(
-          () -> {
-            try {
-              audit.flush();
-            } catch (RuntimeException e) {
-              LOG.log(System.Logger.Level.ERROR, "audit flush failed", e);
-            }
-          },
-          1,
-          1,
-          TimeUnit.SECONDS);
+      repeat(housekeeping, 1_000, "audit flush failed", audit::flush);
     }
     PolicyWatcher watcher =
         new PolicyWatcher(
             config.policy(), config.adminRoles(), handler::served, handler::install, audit);
     watcher.auditInitial();
     if (!config.policyReloadInterval().isZero()) {
-      long every = config.policyReloadInterval().toMillis();
-      housekeeping.scheduleWithFixedDelay(
-          () -> {
-            try {
-              watcher.run();
-            } catch (RuntimeException e) {
-              LOG.log(System.Logger.Level.ERROR, "policy reload failed", e);
-            }
-          },
-          every,
-          every,
-          TimeUnit.MILLISECONDS);
+      repeat(
+          housekeeping,
+          config.policyReloadInterval().toMillis(),
+          "policy reload failed",
+          watcher::run);
     }
     try {
       server.start();
@@ -350,6 +333,22 @@ public final class ProtectorServer implements AutoCloseable {
   }
 
   /** Jetty's pool is not daemon: its threads keep the server process alive. */
+  /** Runs {@code task} every {@code millis} on {@code pool}; a failure is logged, not fatal. */
+  private static void repeat(
+      ScheduledExecutorService pool, long millis, String failure, Runnable task) {
+    pool.scheduleWithFixedDelay(
+        () -> {
+          try {
+            task.run();
+          } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, failure, e);
+          }
+        },
+        millis,
+        millis,
+        TimeUnit.MILLISECONDS);
+  }
+
   private static ThreadFactory threads(String prefix, boolean daemon) {
     AtomicInteger n = new AtomicInteger();
     return runnable -> {
