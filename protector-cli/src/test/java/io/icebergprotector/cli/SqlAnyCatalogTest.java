@@ -114,7 +114,15 @@ class SqlAnyCatalogTest {
       // inspect unwraps the footer key through the key server too
       Path dataFile;
       try (var files = Files.walk(warehouse.resolve("db/customers/data"))) {
-        dataFile = files.filter(f -> f.toString().endsWith(".parquet")).findFirst().orElseThrow();
+        // the protector's file, not the plaintext one appended above (walk order is the disk's)
+        dataFile =
+            files
+                .filter(
+                    f ->
+                        f.toString().endsWith(".parquet")
+                            && !f.getFileName().equals(plain.getFileName()))
+                .findFirst()
+                .orElseThrow();
       }
       List<String> inspect =
           new ArrayList<>(
