@@ -4,13 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.it.harness.KeyServerStackTestBase;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.streaming.StreamingQuery;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Server token mode ({@code protector.kms.token-mode = server}) against a real key server process:
@@ -106,6 +110,119 @@ class TokenServerModeTest extends KeyServerStackTestBase {
     assertThat(keyServer.auditEvents().toString())
         .doesNotContain("ann@example.com")
         .doesNotContain("123-45-6789");
+  }
+
+  private static void people(SparkSession session) {
+    session
+        .range(0, PEOPLE, 1, 1)
+        .selectExpr(
+            "id",
+            "IF(id % 7 = 0, NULL, format_string('user%05d@example.com', id)) AS email",
+            "format_string('%03d-%02d-%04d', id % 1000, id % 100, id) AS ssn")
+        .createOrReplaceTempView("people");
+  }
+
+  private long tokenRequests(String op, String domain) {
+    return tokenEvents(op, "alice").stream().filter(e -> domain.equals(e.get("domain"))).count();
+  }
+
+  private static Map<Long, List<String>> byId(List<Row> rows) {
+    return rows.stream()
+        .collect(
+            Collectors.toMap(
+                r -> r.getLong(0), r -> List.of(String.valueOf(r.get(1)), r.getString(2))));
+  }
+
+  private static final int PEOPLE = 2_500;
+
+  @Test
+  void aProjectionsValuesGoToTheServerOneBatchPerThousandRows() {
+    people(aliceServer);
+    people(aliceLocal);
+    String tokenize = "SELECT id, protect(email, 'email'), protect(ssn, 'ssn') FROM people";
+    long emailsBefore = tokenRequests("encode", "email");
+    long ssnsBefore = tokenRequests("encode", "ssn");
+    List<Row> server = aliceServer.sql(tokenize).collectAsList();
+    // one partition of 2,500 rows: three batches for each call, not 2,500 requests
+    assertThat(tokenRequests("encode", "email") - emailsBefore).isEqualTo(3);
+    assertThat(tokenRequests("encode", "ssn") - ssnsBefore).isEqualTo(3);
+    Map<Long, List<String>> tokens = byId(server);
+    assertThat(tokens).hasSize(PEOPLE).isEqualTo(byId(aliceLocal.sql(tokenize).collectAsList()));
+    assertThat(tokens.get(7L).get(0)).as("a null stays null").isEqualTo("null");
+    assertThat(tokens.get(1L).get(1)).matches("\\d{3}-\\d{2}-\\d{4}").isNotEqualTo("001-01-0001");
+
+    aliceServer
+        .createDataFrame(server, aliceServer.sql(tokenize).schema())
+        .toDF("id", "e", "s")
+        .createOrReplaceTempView("tokens");
+    long decodesBefore = tokenRequests("decode", "email");
+    List<Row> clear =
+        aliceServer
+            .sql(
+                "SELECT t.id, unprotect(t.e, 'email'), unprotect(t.s, 'ssn') = p.ssn"
+                    + " FROM (SELECT /*+ REPARTITION(1) */ * FROM tokens) t"
+                    + " JOIN people p ON t.id = p.id")
+            .collectAsList();
+    assertThat(tokenRequests("decode", "email") - decodesBefore).isEqualTo(3);
+    assertThat(clear)
+        .hasSize(PEOPLE)
+        .allSatisfy(r -> assertThat(r.getBoolean(2)).isTrue())
+        .anySatisfy(r -> assertThat(r.getLong(0)).isEqualTo(1L))
+        .allSatisfy(
+            r ->
+                assertThat(r.getString(1))
+                    .isEqualTo(
+                        r.getLong(0) % 7 == 0
+                            ? null
+                            : String.format("user%05d@example.com", r.getLong(0))));
+  }
+
+  @Test
+  void aStreamIsTokenizedOneBatchPerThousandRowsOfEachMicroBatch(@TempDir Path dir)
+      throws Exception {
+    Path in = Files.createDirectories(dir.resolve("in"));
+    Files.write(
+        in.resolve("part-0.csv"),
+        java.util.stream.IntStream.range(0, 1_500)
+            .mapToObj(i -> i + ",user" + i + "@example.com")
+            .collect(Collectors.toList()));
+    long before = tokenRequests("encode", "email");
+    StreamingQuery query =
+        aliceServer
+            .readStream()
+            .schema("id LONG, email STRING")
+            .csv(in.toString())
+            .selectExpr("id", "protect(email, 'email') AS token")
+            .writeStream()
+            .format("memory")
+            .queryName("tokenized_stream")
+            .option("checkpointLocation", dir.resolve("checkpoint").toString())
+            .start();
+    try {
+      query.processAllAvailable();
+    } finally {
+      query.stop();
+    }
+    // one micro-batch of one file: two batches (1,024 + 476 values)
+    assertThat(tokenRequests("encode", "email") - before).isEqualTo(2);
+    List<Row> tokens = aliceServer.sql("SELECT id, token FROM tokenized_stream").collectAsList();
+    assertThat(tokens).hasSize(1_500);
+    Row one = tokens.stream().filter(r -> r.getLong(0) == 42L).findFirst().orElseThrow();
+    assertThat(one.getString(1))
+        .isEqualTo(
+            aliceLocal.sql("SELECT protect('user42@example.com', 'email')").first().getString(0));
+  }
+
+  @Test
+  void aCallInABranchIsEvaluatedOnlyForTheRowsThatTakeIt() {
+    people(aliceServer);
+    long before = tokenRequests("encode", "email");
+    List<Row> rows =
+        aliceServer
+            .sql("SELECT id, CASE WHEN id IN (1, 2) THEN protect(email, 'email') END FROM people")
+            .collectAsList();
+    assertThat(tokenRequests("encode", "email") - before).isEqualTo(2);
+    assertThat(rows).filteredOn(r -> !r.isNullAt(1)).hasSize(2);
   }
 
   @Test

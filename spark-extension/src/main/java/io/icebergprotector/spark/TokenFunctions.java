@@ -1,34 +1,30 @@
 package io.icebergprotector.spark;
 
 import io.icebergprotector.kms.KeyScope;
-import io.icebergprotector.kms.KeyService;
-import io.icebergprotector.kms.token.Tokenizer;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.ProtectionMethod;
 import io.icebergprotector.spark.compat.ScalaCollections;
-import io.icebergprotector.spark.compat.SparkCompat;
 import io.icebergprotector.spark.core.ProtectorException;
-import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import io.icebergprotector.spark.table.ProtectingCatalog;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import org.apache.spark.TaskContext;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.SparkSessionExtensions;
-import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.catalyst.FunctionIdentifier;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.ExpressionInfo;
+import org.apache.spark.sql.catalyst.expressions.ScalaUDF;
 import org.apache.spark.sql.connector.catalog.CatalogManager;
 import org.apache.spark.sql.connector.catalog.CatalogPlugin;
-import org.apache.spark.sql.expressions.UserDefinedFunction;
-import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.NullType;
+import org.apache.spark.sql.types.StringType;
 import scala.Option;
 import scala.Tuple3;
 
@@ -42,7 +38,9 @@ import scala.Tuple3;
  * task's key request is checked again by the key service. Tokens use the latest key version.
  * Catalog option {@code protector.kms.token-mode} decides where they are computed: {@code local}
  * (the task derives the token key) or {@code server} (the key server tokenizes; the key never
- * reaches the executor, and every value is one request, so server mode suits small volumes here).
+ * reaches the executor). In server mode, {@link TokenCallBatching} sends the values of a projection
+ * to the server in batches; calls it cannot batch (in a filter, a join condition, a branch of a
+ * conditional) send one request per value.
  */
 final class TokenFunctions {
   private TokenFunctions() {}
@@ -53,6 +51,7 @@ final class TokenFunctions {
   static void register(SparkSessionExtensions extensions) {
     extensions.injectFunction((Tuple3) function("protect", true));
     extensions.injectFunction((Tuple3) function("unprotect", false));
+    extensions.injectPreCBORule(session -> new TokenCallBatching());
   }
 
   private static Tuple3<
@@ -117,15 +116,57 @@ final class TokenFunctions {
                   : "not a clear reader of a column of that domain"));
     }
     ColumnPolicy column = policy.tokenDomain(domain).orElseThrow();
+    Expression value = args.get(0);
+    DataType type = resultType(name, domain, column.method(), value.dataType());
     KeyScope scope = catalog.protectorContext().keyScope(principal, policy);
-    Call call = new Call(scope, policy, column, forward);
-    boolean numeric = column.method().numeric();
-    DataType type = numeric ? DataTypes.LongType : DataTypes.StringType;
-    UserDefinedFunction udf =
-        numeric
-            ? functions.udf((UDF1<Long, Long>) call::applyLong, type)
-            : functions.udf((UDF1<String, String>) call::applyString, type);
-    return SparkCompat.expression(udf.apply(SparkCompat.column(args.get(0))));
+    TokenCall call = new TokenCall(scope, policy, column, forward, type);
+    // The call itself is the UDF's function: TokenCallBatching recognizes it in the plan.
+    return new ScalaUDF(
+        call,
+        type,
+        ScalaCollections.asScalaList(List.of(value)),
+        ScalaCollections.asScalaList(List.of()),
+        Option.empty(),
+        Option.apply(name),
+        true,
+        true);
+  }
+
+  /**
+   * The type a call returns for a value of {@code valueType}: strings and binaries for
+   * deterministic domains (a binary's token is the bytes of its printable token, as a binary column
+   * stores it), strings for string fpe domains, longs for integer fpe domains.
+   */
+  private static DataType resultType(
+      String name, String domain, ProtectionMethod method, DataType valueType) {
+    if (valueType instanceof NullType) {
+      return method.numeric() ? DataTypes.LongType : DataTypes.StringType;
+    }
+    if (method.numeric()) {
+      if (valueType.equals(DataTypes.LongType)
+          || valueType.equals(DataTypes.IntegerType)
+          || valueType.equals(DataTypes.ShortType)
+          || valueType.equals(DataTypes.ByteType)) {
+        return DataTypes.LongType;
+      }
+    } else if (valueType instanceof StringType) {
+      return DataTypes.StringType;
+    } else if (valueType instanceof BinaryType
+        && method.kind() == ProtectionMethod.Kind.DETERMINISTIC) {
+      return DataTypes.BinaryType;
+    }
+    throw new ProtectorException(
+        String.format(
+            "Cannot call %s on a value of type %s: token domain '%s' (method %s) takes %s",
+            name,
+            valueType.simpleString(),
+            domain,
+            method.spec(),
+            method.numeric()
+                ? "integers (tinyint, smallint, int, bigint)"
+                : method.kind() == ProtectionMethod.Kind.DETERMINISTIC
+                    ? "strings or binaries"
+                    : "strings (CAST the value to string first)"));
   }
 
   /** The first protecting catalog (the current one first) whose policy has {@code domain}. */
@@ -169,55 +210,5 @@ final class TokenFunctions {
                 name, domain, protecting.isEmpty() ? "none" : String.join(", ", protecting), why));
     failed.forEach(error::addSuppressed);
     throw error;
-  }
-
-  /** One call site's tokenizer; each task opens its own and wipes it when the task ends. */
-  private static final class Call implements java.io.Serializable {
-    private static final long serialVersionUID = 1L;
-    private final KeyScope scope;
-    private final Policy policy;
-    private final String keyId;
-    private final String domain;
-    // the method as its spec: the policy model travels as text
-    private final String method;
-    private final boolean forward;
-    private transient Tokenizer tokenizer;
-
-    Call(KeyScope scope, Policy policy, ColumnPolicy column, boolean forward) {
-      this.scope = scope;
-      this.policy = policy;
-      this.keyId = column.keyId();
-      this.domain = column.domain();
-      this.method = column.method().spec();
-      this.forward = forward;
-    }
-
-    String applyString(String value) {
-      return forward ? tokenizer().protect(value) : tokenizer().unprotect(value);
-    }
-
-    Long applyLong(Long value) {
-      if (value == null) {
-        return null;
-      }
-      return forward ? tokenizer().protect(value) : tokenizer().unprotect(value);
-    }
-
-    private Tokenizer tokenizer() {
-      if (tokenizer == null) {
-        KeyService keys = KeyServiceRegistry.obtain(scope, policy);
-        ProtectionMethod m = ProtectionMethod.parse(method);
-        // local: the task derives the token key; server: each value goes to the key server
-        tokenizer =
-            keys.tokenizer(keyId, KeyService.LATEST_VERSION, domain, m, scope.kms().tokenMode());
-        Tokenizer opened = tokenizer;
-        TaskContext task = TaskContext.get();
-        if (task != null) {
-          task.addTaskCompletionListener(
-              (org.apache.spark.util.TaskCompletionListener) ctx -> opened.close());
-        }
-      }
-      return tokenizer;
-    }
   }
 }

@@ -84,6 +84,14 @@ class TokenFunctionsTest extends SparkTestBase {
   }
 
   @Test
+  void aValueOfATypeTheDomainDoesNotTakeIsRefusedNamingTheDomain() {
+    assertThatThrownBy(() -> sqlAs("alice", "SELECT protect(id, 'ssn') FROM range(1)"))
+        .isInstanceOf(ProtectorException.class)
+        .hasMessageContaining("Cannot call protect on a value of type bigint: token domain 'ssn'")
+        .hasMessageContaining("takes strings");
+  }
+
+  @Test
   void valuesOutsideTheFormatFailWithoutShowingThem() {
     assertThatThrownBy(() -> sqlAs("alice", "SELECT protect('12-3x', 'ssn')"))
         .satisfies(

@@ -481,6 +481,27 @@ class TokenizedTablesTest {
   }
 
   @Test
+  void protectTakesTheTypesOfTheColumnsOfItsDomain() {
+    Row r =
+        as(
+                "alice",
+                "SELECT protect(CAST(42 AS INT), 'acct'), protect(42L, 'acct'),"
+                    + " protect(CAST('a@example.com' AS BINARY), 'email'),"
+                    + " protect('a@example.com', 'email'),"
+                    + " unprotect(protect(CAST('a@example.com' AS BINARY), 'email'), 'email')")
+            .get(0);
+    assertThat(r.getLong(0)).as("an int is tokenized as the long it is").isEqualTo(r.getLong(1));
+    assertThat(new String((byte[]) r.get(2), java.nio.charset.StandardCharsets.US_ASCII))
+        .as("a binary's token is the bytes of the string's token")
+        .isEqualTo(r.getString(3));
+    assertThat((byte[]) r.get(4))
+        .isEqualTo("a@example.com".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> as("alice", "SELECT protect(CAST('a' AS BINARY), 'ssn')"))
+        .isInstanceOf(io.icebergprotector.spark.core.ProtectorException.class)
+        .hasMessageContaining("Cannot call protect on a value of type binary: token domain 'ssn'");
+  }
+
+  @Test
   void aPrincipalWithoutTheTokenKeyCannotWriteAndIsNamed() {
     assertThatThrownBy(
             () -> as("tina", "INSERT INTO tk.db.people VALUES (9, '111-22-3333', 'x@y.z', 1)"))

@@ -25,6 +25,11 @@ public final class ScalaCollections {
     return JavaConverters.asJavaIterator(iterator);
   }
 
+  /** A Scala view of a Java iterator. */
+  public static <T> scala.collection.Iterator<T> asScala(java.util.Iterator<T> iterator) {
+    return JavaConverters.asScalaIterator(iterator);
+  }
+
   /** A Java view of a Scala map. */
   public static <K, V> Map<K, V> asJava(scala.collection.Map<K, V> map) {
     return JavaConverters.mapAsJavaMap(map);

@@ -28,6 +28,11 @@ public final class ScalaCollections {
     return CollectionConverters.asJava(iterator);
   }
 
+  /** A Scala view of a Java iterator. */
+  public static <T> scala.collection.Iterator<T> asScala(java.util.Iterator<T> iterator) {
+    return CollectionConverters.asScala(iterator);
+  }
+
   /** A Java view of a Scala map. */
   public static <K, V> Map<K, V> asJava(scala.collection.Map<K, V> map) {
     return CollectionConverters.asJava(map);

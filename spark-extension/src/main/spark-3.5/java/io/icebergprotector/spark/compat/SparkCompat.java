@@ -5,10 +5,12 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.RaiseError;
 import org.apache.spark.sql.catalyst.expressions.objects.StaticInvoke;
+import org.apache.spark.sql.catalyst.plans.logical.LocalRelation;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.execution.datasources.LogicalRelation;
 import org.apache.spark.sql.sources.BaseRelation;
@@ -21,7 +23,7 @@ import org.apache.spark.unsafe.types.UTF8String;
  * Spark 3.5 version of the Spark calls whose form differs between Spark 3.5 and 4.0 (the Spark 4.0
  * version, in src/main/spark-4.0, has the same methods). Spark 4.0 split the Dataset and Column API
  * from the classic engine ({@code org.apache.spark.sql.classic}), and changed the constructors of
- * {@code StaticInvoke}, {@code RaiseError} and {@code LogicalRelation}.
+ * {@code StaticInvoke}, {@code RaiseError}, {@code LogicalRelation} and {@code LocalRelation}.
  */
 public final class SparkCompat {
   private SparkCompat() {}
@@ -74,5 +76,11 @@ public final class SparkCompat {
   public static LogicalRelation withRelation(LogicalRelation relation, BaseRelation newRelation) {
     return new LogicalRelation(
         newRelation, relation.output(), relation.catalogTable(), relation.isStreaming());
+  }
+
+  /** An empty relation with {@code output}: a stand-in child for resolving expressions. */
+  public static LocalRelation emptyRelation(List<Attribute> output) {
+    return new LocalRelation(
+        ScalaCollections.asScalaList(output), ScalaCollections.asScalaList(List.of()), false);
   }
 }

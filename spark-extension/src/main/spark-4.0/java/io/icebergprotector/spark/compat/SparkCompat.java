@@ -5,10 +5,12 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.RaiseError;
 import org.apache.spark.sql.catalyst.expressions.objects.StaticInvoke;
+import org.apache.spark.sql.catalyst.plans.logical.LocalRelation;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.catalyst.util.MapData;
@@ -25,8 +27,8 @@ import scala.Option;
  * Spark 4.0 version of the Spark calls whose form differs between Spark 3.5 and 4.0 (the Spark 3.5
  * version, in src/main/spark-3.5, has the same methods). Spark 4.0 split the Dataset and Column API
  * from the classic engine ({@code org.apache.spark.sql.classic}), gave {@code StaticInvoke} a
- * scalar function, {@code RaiseError} an error class with parameters, and {@code LogicalRelation} a
- * stream.
+ * scalar function, {@code RaiseError} an error class with parameters, and {@code LogicalRelation}
+ * and {@code LocalRelation} a stream.
  */
 public final class SparkCompat {
   private static final String ERROR_MESSAGE = "errorMessage";
@@ -107,5 +109,14 @@ public final class SparkCompat {
         relation.catalogTable(),
         relation.isStreaming(),
         relation.stream());
+  }
+
+  /** An empty relation with {@code output}: a stand-in child for resolving expressions. */
+  public static LocalRelation emptyRelation(List<Attribute> output) {
+    return new LocalRelation(
+        ScalaCollections.asScalaList(output),
+        ScalaCollections.asScalaList(List.of()),
+        false,
+        Option.empty());
   }
 }

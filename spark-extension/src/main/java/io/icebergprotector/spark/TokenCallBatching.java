@@ -1,0 +1,273 @@
+package io.icebergprotector.spark;
+
+import io.icebergprotector.spark.compat.ScalaCollections;
+import io.icebergprotector.spark.compat.SparkCompat;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.function.Predicate;
+import org.apache.spark.sql.Encoder;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.catalyst.analysis.SimpleAnalyzer$;
+import org.apache.spark.sql.catalyst.expressions.Alias;
+import org.apache.spark.sql.catalyst.expressions.And;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.expressions.ConditionalExpression;
+import org.apache.spark.sql.catalyst.expressions.ExprId;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.HigherOrderFunction;
+import org.apache.spark.sql.catalyst.expressions.NamedExpression;
+import org.apache.spark.sql.catalyst.expressions.NamedExpression$;
+import org.apache.spark.sql.catalyst.expressions.Or;
+import org.apache.spark.sql.catalyst.expressions.ScalaUDF;
+import org.apache.spark.sql.catalyst.plans.logical.CatalystSerde$;
+import org.apache.spark.sql.catalyst.plans.logical.DeserializeToObject;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.plans.logical.MapPartitions$;
+import org.apache.spark.sql.catalyst.plans.logical.Project;
+import org.apache.spark.sql.catalyst.rules.Rule;
+import org.apache.spark.sql.types.Metadata;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import scala.Function1;
+import scala.Option;
+import scala.runtime.AbstractFunction1;
+
+/**
+ * Optimizer rule for server token mode: {@code protect} and {@code unprotect} calls of a projection
+ * (tokenizing a CSV or a stream) send their values to the key server in batches of {@link
+ * #BATCH_SIZE}, one request per batch instead of one per value. The projection's input gains the
+ * calls' arguments, a partition function sends them a batch at a time, and the projection reads the
+ * results in place of the calls. Calls whose evaluation depends on other values (a branch of a
+ * conditional, the right side of AND/OR, a lambda) keep their one request per value, as do calls
+ * outside projections (filters, join conditions): evaluating them for every row could fail on
+ * values the query means to skip.
+ */
+final class TokenCallBatching extends Rule<LogicalPlan> {
+  static final int BATCH_SIZE = 1024;
+
+  private final Predicate<TokenCall> worthBatching;
+
+  /** Batches the calls of server token mode, where each call to the tokenizer is a request. */
+  TokenCallBatching() {
+    this(TokenCall::batchesPay);
+  }
+
+  TokenCallBatching(Predicate<TokenCall> worthBatching) {
+    this.worthBatching = worthBatching;
+  }
+
+  @Override
+  public LogicalPlan apply(LogicalPlan plan) {
+    return plan.transformUp(ScalaCollections.total(this::rewrite));
+  }
+
+  private LogicalPlan rewrite(LogicalPlan node) {
+    if (!(node instanceof Project)) {
+      return node;
+    }
+    Project project = (Project) node;
+    List<NamedExpression> list = ScalaCollections.asJava(project.projectList());
+    List<ScalaUDF> calls = new ArrayList<>();
+    list.forEach(e -> collect((Expression) e, calls));
+    if (calls.isEmpty()) {
+      return node;
+    }
+    LogicalPlan child = project.child();
+    List<Attribute> columns = ScalaCollections.asJava(child.output());
+    int width = columns.size();
+
+    // Unique names: the row encoders resolve the columns by name, and a join's may repeat.
+    List<NamedExpression> inputs = new ArrayList<>();
+    List<StructField> outFields = new ArrayList<>();
+    for (int j = 0; j < width; j++) {
+      Attribute a = columns.get(j);
+      inputs.add(alias(a, "c" + j, NamedExpression$.MODULE$.newExprId(), a.metadata()));
+      outFields.add(new StructField("c" + j, a.dataType(), a.nullable(), a.metadata()));
+    }
+    TokenCall[] functions = new TokenCall[calls.size()];
+    for (int i = 0; i < calls.size(); i++) {
+      ScalaUDF call = calls.get(i);
+      functions[i] = (TokenCall) call.function();
+      inputs.add(
+          alias(
+              call.children().head(),
+              "t" + i,
+              NamedExpression$.MODULE$.newExprId(),
+              Metadata.empty()));
+      outFields.add(new StructField("t" + i, call.dataType(), true, Metadata.empty()));
+    }
+    Project withArguments = new Project(ScalaCollections.asScalaList(inputs), child);
+    LogicalPlan mapped =
+        mapPartitions(
+            new BatchedCalls(functions, width),
+            withArguments,
+            new StructType(outFields.toArray(new StructField[0])));
+
+    // The columns again under their own ids, so the rest of the plan still resolves them.
+    List<Attribute> out = ScalaCollections.asJava(mapped.output());
+    List<NamedExpression> restored = new ArrayList<>();
+    for (int j = 0; j < width; j++) {
+      Attribute a = columns.get(j);
+      restored.add(alias(out.get(j), a.name(), a.exprId(), a.metadata()));
+    }
+    List<Attribute> results = new ArrayList<>();
+    for (int i = 0; i < calls.size(); i++) {
+      Attribute result = out.get(width + i);
+      restored.add(result);
+      results.add(result);
+    }
+    LogicalPlan below = new Project(ScalaCollections.asScalaList(restored), mapped);
+
+    List<NamedExpression> replaced = new ArrayList<>();
+    for (NamedExpression e : list) {
+      replaced.add(
+          (NamedExpression)
+              ((Expression) e)
+                  .transformDown(
+                      ScalaCollections.total(
+                          (Expression x) -> {
+                            int at = indexOf(calls, x);
+                            return at < 0 ? x : results.get(at);
+                          })));
+    }
+    return new Project(ScalaCollections.asScalaList(replaced), below);
+  }
+
+  /**
+   * What {@code Dataset.mapPartitions} plans, built inside the optimizer: the analyzer that
+   * resolves a Dataset's row deserializer has already run, so it is resolved here against the
+   * input's attributes.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static LogicalPlan mapPartitions(
+      BatchedCalls function, LogicalPlan input, StructType outSchema) {
+    Encoder<Row> in = Encoders.row(input.schema());
+    Encoder<Row> out = Encoders.row(outSchema);
+    LogicalPlan stand = SparkCompat.emptyRelation(ScalaCollections.asJava(input.output()));
+    DeserializeToObject resolved =
+        (DeserializeToObject)
+            SimpleAnalyzer$.MODULE$.execute(CatalystSerde$.MODULE$.deserialize(stand, in));
+    LogicalPlan deserialized =
+        new DeserializeToObject(resolved.deserializer(), resolved.outputObjAttr(), input);
+    LogicalPlan mapped =
+        MapPartitions$.MODULE$.apply(
+            (Function1) function, CatalystSerde$.MODULE$.generateObjAttr(out), deserialized);
+    return CatalystSerde$.MODULE$.serialize(mapped, out);
+  }
+
+  /** The batchable calls {@code e} evaluates for every row, innermost calls left in place. */
+  private void collect(Expression e, List<ScalaUDF> calls) {
+    if (batchable(e)) {
+      if (indexOf(calls, e) < 0) {
+        calls.add((ScalaUDF) e);
+      }
+      return;
+    }
+    if (e instanceof ConditionalExpression
+        || e instanceof And
+        || e instanceof Or
+        || e instanceof HigherOrderFunction) {
+      return;
+    }
+    ScalaCollections.asJava(e.children()).forEach(c -> collect(c, calls));
+  }
+
+  private boolean batchable(Expression e) {
+    if (!(e instanceof ScalaUDF) || !(((ScalaUDF) e).function() instanceof TokenCall)) {
+      return false;
+    }
+    Expression argument = ((ScalaUDF) e).children().head();
+    return worthBatching.test((TokenCall) ((ScalaUDF) e).function())
+        && argument.find((Function1<Expression, Object>) this::batchable).isEmpty();
+  }
+
+  private static int indexOf(List<ScalaUDF> calls, Expression e) {
+    for (int i = 0; i < calls.size(); i++) {
+      if (calls.get(i) == e) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static Alias alias(Expression child, String name, ExprId id, Metadata metadata) {
+    return new Alias(
+        child,
+        name,
+        id,
+        ScalaCollections.asScalaList(List.of()),
+        Option.apply(metadata),
+        ScalaCollections.asScalaList(List.of()));
+  }
+
+  /** Per partition: rows in batches; each call's values of a batch go in one request. */
+  private static final class BatchedCalls
+      extends AbstractFunction1<scala.collection.Iterator<Row>, scala.collection.Iterator<Row>>
+      implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private final TokenCall[] calls;
+    private final int width;
+
+    BatchedCalls(TokenCall[] calls, int width) {
+      this.calls = calls;
+      this.width = width;
+    }
+
+    @Override
+    public scala.collection.Iterator<Row> apply(scala.collection.Iterator<Row> rows) {
+      java.util.Iterator<Row> in = ScalaCollections.asJava(rows);
+      return ScalaCollections.asScala(
+          new java.util.Iterator<Row>() {
+            private final Object[][] batch = new Object[BATCH_SIZE][];
+            private final Object[] values = new Object[BATCH_SIZE];
+            private int size;
+            private int next;
+
+            @Override
+            public boolean hasNext() {
+              if (next < size) {
+                return true;
+              }
+              fill();
+              return next < size;
+            }
+
+            @Override
+            public Row next() {
+              if (!hasNext()) {
+                throw new NoSuchElementException();
+              }
+              Object[] fields = batch[next];
+              batch[next++] = null;
+              return RowFactory.create(fields);
+            }
+
+            private void fill() {
+              size = 0;
+              next = 0;
+              while (size < BATCH_SIZE && in.hasNext()) {
+                Row row = in.next();
+                Object[] fields = new Object[width + calls.length];
+                for (int j = 0; j < fields.length; j++) {
+                  fields[j] = row.get(j);
+                }
+                batch[size++] = fields;
+              }
+              for (int i = 0; i < calls.length && size > 0; i++) {
+                for (int r = 0; r < size; r++) {
+                  values[r] = batch[r][width + i];
+                }
+                calls[i].applyAll(values, size);
+                for (int r = 0; r < size; r++) {
+                  batch[r][width + i] = values[r];
+                }
+              }
+            }
+          });
+    }
+  }
+}
