@@ -214,6 +214,36 @@ class TokenServerModeTest extends KeyServerStackTestBase {
   }
 
   @Test
+  void joinKeysAndAggregatesOfCallsGoToTheServerInBatches() {
+    people(aliceServer);
+    people(aliceLocal);
+    List<Row> local =
+        aliceLocal.sql("SELECT id, protect(email, 'email') AS e FROM people").collectAsList();
+    aliceServer
+        .createDataFrame(
+            local, aliceLocal.sql("SELECT id, protect(email, 'email') AS e FROM people").schema())
+        .createOrReplaceTempView("table_tokens");
+    long emails = tokenRequests("encode", "email");
+    long matched =
+        aliceServer
+            .sql(
+                "SELECT count(*) FROM people p JOIN table_tokens t ON protect(p.email, 'email') = t.e")
+            .first()
+            .getLong(0);
+    assertThat(matched).isEqualTo(PEOPLE - (PEOPLE + 6) / 7);
+    assertThat(tokenRequests("encode", "email") - emails).isEqualTo(3);
+
+    long ssns = tokenRequests("encode", "ssn");
+    assertThat(
+            aliceServer
+                .sql("SELECT count(DISTINCT protect(ssn, 'ssn')) FROM people")
+                .first()
+                .getLong(0))
+        .isEqualTo(PEOPLE);
+    assertThat(tokenRequests("encode", "ssn") - ssns).isEqualTo(3);
+  }
+
+  @Test
   void aCallInABranchIsEvaluatedOnlyForTheRowsThatTakeIt() {
     people(aliceServer);
     long before = tokenRequests("encode", "email");

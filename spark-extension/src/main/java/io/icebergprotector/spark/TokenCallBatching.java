@@ -16,6 +16,8 @@ import org.apache.spark.sql.catalyst.expressions.Alias;
 import org.apache.spark.sql.catalyst.expressions.And;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.ConditionalExpression;
+import org.apache.spark.sql.catalyst.expressions.EqualNullSafe;
+import org.apache.spark.sql.catalyst.expressions.EqualTo;
 import org.apache.spark.sql.catalyst.expressions.ExprId;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.HigherOrderFunction;
@@ -23,8 +25,11 @@ import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression$;
 import org.apache.spark.sql.catalyst.expressions.Or;
 import org.apache.spark.sql.catalyst.expressions.ScalaUDF;
+import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression;
+import org.apache.spark.sql.catalyst.plans.logical.Aggregate;
 import org.apache.spark.sql.catalyst.plans.logical.CatalystSerde$;
 import org.apache.spark.sql.catalyst.plans.logical.DeserializeToObject;
+import org.apache.spark.sql.catalyst.plans.logical.Join;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.MapPartitions$;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
@@ -37,14 +42,15 @@ import scala.Option;
 import scala.runtime.AbstractFunction1;
 
 /**
- * Optimizer rule for server token mode: {@code protect} and {@code unprotect} calls of a projection
- * (tokenizing a CSV or a stream) send their values to the key server in batches of {@link
- * #BATCH_SIZE}, one request per batch instead of one per value. The projection's input gains the
- * calls' arguments, a partition function sends them a batch at a time, and the projection reads the
- * results in place of the calls. Calls whose evaluation depends on other values (a branch of a
- * conditional, the right side of AND/OR, a lambda) keep their one request per value, as do calls
- * outside projections (filters, join conditions): evaluating them for every row could fail on
- * values the query means to skip.
+ * Optimizer rule for server token mode: {@code protect} and {@code unprotect} calls that a query
+ * evaluates for every row (tokenizing a CSV or a stream, grouping or joining on tokens) send their
+ * values to the key server in batches of {@link #BATCH_SIZE}, one request per batch instead of one
+ * per value. A projection's calls are computed by a partition function over its input, a batch at a
+ * time, and the projection reads the results in their place; the calls in an aggregate's grouping
+ * keys and aggregate arguments, and in the sides of a join condition's equalities, move to such a
+ * projection of the child whose columns they read. Calls whose evaluation depends on other values
+ * (a branch of a conditional, the right side of AND/OR, a lambda, a filter) keep one request per
+ * value: evaluating them for every row could fail on values the query means to skip.
  */
 final class TokenCallBatching extends Rule<LogicalPlan> {
   static final int BATCH_SIZE = 1024;
@@ -66,15 +72,86 @@ final class TokenCallBatching extends Rule<LogicalPlan> {
   }
 
   private LogicalPlan rewrite(LogicalPlan node) {
-    if (!(node instanceof Project)) {
+    if (node instanceof Project) {
+      return batch((Project) node);
+    }
+    if (node instanceof Aggregate) {
+      Aggregate aggregate = (Aggregate) node;
+      List<ScalaUDF> calls = new ArrayList<>();
+      ScalaCollections.asJava(aggregate.groupingExpressions()).forEach(e -> collect(e, calls));
+      for (NamedExpression e : ScalaCollections.asJava(aggregate.aggregateExpressions())) {
+        collectInAggregateFunctions((Expression) e, calls);
+      }
+      return pullOut(node, calls);
+    }
+    if (node instanceof Join && ((Join) node).condition().isDefined()) {
+      List<ScalaUDF> calls = new ArrayList<>();
+      collectInJoinKeys(((Join) node).condition().get(), calls);
+      return pullOut(node, calls);
+    }
+    return node;
+  }
+
+  /**
+   * {@code node} with {@code calls} computed by a batched projection of the child whose columns
+   * they read, and read from there: calls that an aggregate or a join evaluates for every input
+   * row, where Spark's optimizer has merged them from the projection they were written in.
+   */
+  private LogicalPlan pullOut(LogicalPlan node, List<ScalaUDF> calls) {
+    if (calls.isEmpty()) {
       return node;
     }
-    Project project = (Project) node;
+    List<LogicalPlan> children = new ArrayList<>();
+    List<ScalaUDF> pulled = new ArrayList<>();
+    List<Attribute> results = new ArrayList<>();
+    for (LogicalPlan child : ScalaCollections.asJava(node.children())) {
+      List<NamedExpression> columns = new ArrayList<>(ScalaCollections.asJava(child.output()));
+      int width = columns.size();
+      for (ScalaUDF call : calls) {
+        if (indexOf(pulled, call) < 0 && call.references().subsetOf(child.outputSet())) {
+          Alias result =
+              alias(
+                  call,
+                  "token" + pulled.size(),
+                  NamedExpression$.MODULE$.newExprId(),
+                  Metadata.empty());
+          columns.add(result);
+          pulled.add(call);
+          results.add(result.toAttribute());
+        }
+      }
+      children.add(
+          columns.size() == width
+              ? child
+              : batch(new Project(ScalaCollections.asScalaList(columns), child)));
+    }
+    if (pulled.isEmpty()) {
+      return node;
+    }
+    LogicalPlan replaced =
+        ((LogicalPlan)
+                node.transformExpressions(
+                    ScalaCollections.total(
+                        (Expression x) -> {
+                          int at = indexOf(pulled, x);
+                          return at < 0 ? x : results.get(at);
+                        })))
+            .withNewChildren(ScalaCollections.asScalaList(children));
+    // a join's output now has the results too; the plan above expects its own columns only
+    return node instanceof Join
+        ? new Project(
+            ScalaCollections.asScalaList(
+                List.<NamedExpression>copyOf(ScalaCollections.asJava(node.output()))),
+            replaced)
+        : replaced;
+  }
+
+  private LogicalPlan batch(Project project) {
     List<NamedExpression> list = ScalaCollections.asJava(project.projectList());
     List<ScalaUDF> calls = new ArrayList<>();
     list.forEach(e -> collect((Expression) e, calls));
     if (calls.isEmpty()) {
-      return node;
+      return project;
     }
     LogicalPlan child = project.child();
     List<Attribute> columns = ScalaCollections.asJava(child.output());
@@ -160,6 +237,24 @@ final class TokenCallBatching extends Rule<LogicalPlan> {
   }
 
   /** The batchable calls {@code e} evaluates for every row, innermost calls left in place. */
+  private void collectInAggregateFunctions(Expression e, List<ScalaUDF> calls) {
+    if (e instanceof AggregateExpression) {
+      collect(((AggregateExpression) e).aggregateFunction(), calls);
+    } else {
+      ScalaCollections.asJava(e.children()).forEach(c -> collectInAggregateFunctions(c, calls));
+    }
+  }
+
+  /** Calls in the sides of the join condition's equalities: the join keys, read for every row. */
+  private void collectInJoinKeys(Expression condition, List<ScalaUDF> calls) {
+    if (condition instanceof And) {
+      collectInJoinKeys(((And) condition).left(), calls);
+      collectInJoinKeys(((And) condition).right(), calls);
+    } else if (condition instanceof EqualTo || condition instanceof EqualNullSafe) {
+      ScalaCollections.asJava(condition.children()).forEach(c -> collect(c, calls));
+    }
+  }
+
   private void collect(Expression e, List<ScalaUDF> calls) {
     if (batchable(e)) {
       if (indexOf(calls, e) < 0) {
@@ -187,7 +282,7 @@ final class TokenCallBatching extends Rule<LogicalPlan> {
 
   private static int indexOf(List<ScalaUDF> calls, Expression e) {
     for (int i = 0; i < calls.size(); i++) {
-      if (calls.get(i) == e) {
+      if (calls.get(i).semanticEquals(e)) {
         return i;
       }
     }

@@ -38,9 +38,9 @@ import scala.Tuple3;
  * task's key request is checked again by the key service. Tokens use the latest key version.
  * Catalog option {@code protector.kms.token-mode} decides where they are computed: {@code local}
  * (the task derives the token key) or {@code server} (the key server tokenizes; the key never
- * reaches the executor). In server mode, {@link TokenCallBatching} sends the values of a projection
- * to the server in batches; calls it cannot batch (in a filter, a join condition, a branch of a
- * conditional) send one request per value.
+ * reaches the executor). In server mode, {@link TokenCallBatching} sends the values of calls that
+ * every row evaluates (projections, aggregates, join keys) to the server in batches; others (a
+ * filter, a branch of a conditional) send one request per value.
  */
 final class TokenFunctions {
   private TokenFunctions() {}

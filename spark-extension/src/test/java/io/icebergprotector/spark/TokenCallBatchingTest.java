@@ -70,7 +70,7 @@ class TokenCallBatchingTest extends SparkTestBase {
 
   private static List<Row> sorted(List<Row> rows) {
     return rows.stream()
-        .sorted(Comparator.comparing(r -> r.get(0).toString()))
+        .sorted(Comparator.comparing(r -> String.valueOf(r.get(0))))
         .collect(Collectors.toList());
   }
 
@@ -110,6 +110,26 @@ class TokenCallBatchingTest extends SparkTestBase {
         .hasSize(2500)
         .isEqualTo(sorted(asAlice(() -> spark.sql(join).collectAsList())));
     assertThat(rows).allSatisfy(r -> assertThat(r.get(3)).isEqualTo(r.get(2)));
+  }
+
+  @Test
+  void callsAnAggregateOrAJoinReadsForEveryRowBatchInAProjectionBelowIt() {
+    for (String query :
+        List.of(
+            "SELECT protect(ssn, 'ssn') AS t, count(*), max(protect(ssn, 'ssn')) FROM mixed"
+                + " GROUP BY 1",
+            "SELECT a.id, b.id, a.ssn FROM mixed a JOIN mixed b"
+                + " ON protect(a.ssn, 'ssn') = protect(b.ssn, 'ssn') AND a.id + 0 = b.id")) {
+      Dataset<Row> df = asAlice(() -> spark.sql(query));
+      LogicalPlan optimized = asAlice(() -> df.queryExecution().optimizedPlan());
+      LogicalPlan plan = rewritten(optimized);
+      assertThat(batchings(plan)).as(query).isPositive();
+      assertThat(plan.toString())
+          .as("no aggregate or join evaluates a call itself")
+          .doesNotContainPattern("(Aggregate|Join)[^\\n]*protect\\(\\w+#");
+      assertThat(plan.output()).isEqualTo(optimized.output());
+      assertThat(rows(plan)).as(query).isNotEmpty().isEqualTo(sorted(asAlice(df::collectAsList)));
+    }
   }
 
   @Test
