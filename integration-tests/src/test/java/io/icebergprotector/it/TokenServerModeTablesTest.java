@@ -8,6 +8,9 @@ import io.icebergprotector.it.harness.BucketScan.Canary;
 import io.icebergprotector.it.harness.BucketScan.Kind;
 import io.icebergprotector.it.harness.KeyServerStackTestBase;
 import io.icebergprotector.spark.core.ProtectorException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -17,6 +20,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -37,7 +41,7 @@ class TokenServerModeTablesTest extends KeyServerStackTestBase {
           "    admin    { users = [\"alice\", \"lena\"] }",
           "    analyst  { users = [\"bob\", \"tina\"] }",
           "    support  { users = [\"carol\", \"cora\"] }",
-          "    etl      { users = [\"etl\", \"loader\"] }",
+          "    etl      { users = [\"etl\", \"loader\", \"exporter\"] }",
           "    keyadmin { users = [\"ops\"] }",
           "  }",
           "  keys { pii {}, footer {} }",
@@ -87,7 +91,17 @@ class TokenServerModeTablesTest extends KeyServerStackTestBase {
   TokenServerModeTablesTest() {
     super(
         POLICY,
-        List.of("alice", "lena", "bob", "tina", "carol", "cora", "etl", "loader", "mallory"),
+        List.of(
+            "alice",
+            "lena",
+            "bob",
+            "tina",
+            "carol",
+            "cora",
+            "etl",
+            "loader",
+            "exporter",
+            "mallory"),
         List.of("pii", "footer"));
   }
 
@@ -286,6 +300,70 @@ class TokenServerModeTablesTest extends KeyServerStackTestBase {
         .isInstanceOf(ProtectorException.class)
         .hasMessageContaining("bob")
         .hasMessageContaining("'ssn'");
+  }
+
+  @Test
+  void aCsvTheServerTokenizedWithProtectJoinsTheTableTokens(@TempDir Path dir) throws IOException {
+    Path clear = dir.resolve("clear.csv");
+    Files.write(
+        clear,
+        List.of(
+            "ssn,email,amount",
+            "987-65-4321,canary.beta@example.com,42",
+            "555-12-3456,someone@example.com,7",
+            "000-00-0000,canary.alpha@example.com,1"));
+    Path export = dir.resolve("export");
+    long encodes = events("encode", "exporter").size();
+    // a writer tokenizes the export through the key server: one encode per call and batch...
+    server("exporter")
+        .read()
+        .option("header", "true")
+        .csv(clear.toString())
+        .coalesce(1)
+        .selectExpr("protect(ssn, 'ssn') AS ssn", "protect(email, 'email') AS email", "amount")
+        .write()
+        .option("header", "true")
+        .csv(export.toString());
+    assertThat(events("encode", "exporter").size() - encodes).isEqualTo(2);
+    try (java.util.stream.Stream<Path> files = Files.walk(export)) {
+      String written =
+          files
+              .filter(Files::isRegularFile)
+              .map(
+                  f -> {
+                    try {
+                      return new String(
+                          Files.readAllBytes(f), java.nio.charset.StandardCharsets.ISO_8859_1);
+                    } catch (IOException e) {
+                      throw new java.io.UncheckedIOException(e);
+                    }
+                  })
+              .collect(Collectors.joining());
+      assertThat(written)
+          .contains("42")
+          .doesNotContain("987-65-4321")
+          .doesNotContain("canary.beta@example.com");
+    }
+    // ...and a token reader joins it with the table's tokens, without the server
+    SparkSession bob = server("bob");
+    bob.read().option("header", "true").csv(export.toString()).createOrReplaceTempView("export");
+    Map<String, List<String>> expected =
+        Map.of("ssn", List.of("2:42", "3:7"), "email", List.of("1:1", "2:42"));
+    expected.forEach(
+        (column, pairs) ->
+            assertThat(
+                    read(
+                            bob,
+                            "SELECT c.id, e.amount FROM prot.db.customers c JOIN export e ON c."
+                                + column
+                                + " = e."
+                                + column,
+                            column.equals("ssn"))
+                        .stream()
+                        .map(r -> r.getLong(0) + ":" + r.getString(1)))
+                .as("joined on " + column)
+                .containsExactlyElementsOf(pairs));
+    assertThat(events("decode", "bob")).isEmpty();
   }
 
   @Test
