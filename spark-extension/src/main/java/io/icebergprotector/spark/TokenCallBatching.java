@@ -154,7 +154,13 @@ final class TokenCallBatching extends Rule<LogicalPlan> {
       return project;
     }
     LogicalPlan child = project.child();
-    List<Attribute> columns = ScalaCollections.asJava(child.output());
+    // only the columns the projection reads pass through the row conversion
+    List<Attribute> columns = new ArrayList<>();
+    for (Attribute a : ScalaCollections.asJava(child.output())) {
+      if (project.references().contains(a)) {
+        columns.add(a);
+      }
+    }
     int width = columns.size();
 
     // Unique names: the row encoders resolve the columns by name, and a join's may repeat.

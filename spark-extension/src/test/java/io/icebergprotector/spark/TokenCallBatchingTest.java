@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.plans.logical.DeserializeToObject;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.MapPartitions;
 import org.junit.jupiter.api.AfterAll;
@@ -129,6 +130,32 @@ class TokenCallBatchingTest extends SparkTestBase {
           .doesNotContainPattern("(Aggregate|Join)[^\\n]*protect\\(\\w+#");
       assertThat(plan.output()).isEqualTo(optimized.output());
       assertThat(rows(plan)).as(query).isNotEmpty().isEqualTo(sorted(asAlice(df::collectAsList)));
+    }
+  }
+
+  @Test
+  void onlyTheColumnsTheProjectionReadsPassThroughTheBatching() {
+    String query = "SELECT id, protect(ssn, 'ssn') FROM mixed";
+    String excluded = "spark.sql.optimizer.excludedRules";
+    // without column pruning the projection's input keeps every column of the view
+    spark.conf().set(excluded, "org.apache.spark.sql.catalyst.optimizer.ColumnPruning");
+    try {
+      Dataset<Row> df = asAlice(() -> spark.sql(query));
+      LogicalPlan optimized = asAlice(() -> df.queryExecution().optimizedPlan());
+      assertThat(optimized.children().head().output().size()).isEqualTo(10);
+      LogicalPlan plan = rewritten(optimized);
+      List<Object> widths =
+          ScalaCollections.asJava(
+              plan.collect(
+                  ScalaCollections.total(
+                      (LogicalPlan p) ->
+                          p instanceof DeserializeToObject
+                              ? ((DeserializeToObject) p).child().output().size()
+                              : -1)));
+      assertThat(widths).contains(3); // id, ssn, and the call's argument
+      assertThat(rows(plan)).isEqualTo(sorted(asAlice(df::collectAsList)));
+    } finally {
+      spark.conf().unset(excluded);
     }
   }
 
