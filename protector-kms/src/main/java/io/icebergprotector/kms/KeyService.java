@@ -69,6 +69,12 @@ public interface KeyService extends AutoCloseable {
   byte[] unwrap(String keyId, String wrapped);
 
   /**
+   * The {@link #deriveKey} context of the keys of {@code hash} masks, one per master key: the Spark
+   * readers and the key server's masked decodes must derive the same key to give equal masks.
+   */
+  String HASH_MASK_CONTEXT = "iceberg-protector/mask/hash/v1";
+
+  /**
    * HMAC-SHA256(version-1 material of keyId, UTF-8 context): 32 bytes, stable across rotation (hash
    * masks).
    */

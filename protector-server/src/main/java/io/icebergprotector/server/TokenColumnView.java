@@ -24,14 +24,11 @@ import javax.crypto.spec.SecretKeySpec;
  * the Spark readers compute for the column types a tokenized column can have (string, binary, int,
  * long): {@code null}, {@code redact} ({@code "****"}, empty bytes, 0), {@code
  * partial(keep_last=N)} on code points, and {@code hash} (HMAC-SHA256 under the key derived with
- * {@link #HASH_CONTEXT} from the column's master key, over the UTF-8 text of the value, or its
- * bytes for binary; hex for strings, the 32 digest bytes for binary, the first 8 (long) or 4 (int)
- * digest bytes big-endian as a signed number).
+ * {@link KeyService#HASH_MASK_CONTEXT} from the column's master key, over the UTF-8 text of the
+ * value, or its bytes for binary; hex for strings, the 32 digest bytes for binary, the first 8
+ * (long) or 4 (int) digest bytes big-endian as a signed number).
  */
 final class TokenColumnView {
-  /** The key-derivation context of hash masks; equal to the Spark side's {@code HashMaskKeys}. */
-  static final String HASH_CONTEXT = "iceberg-protector/mask/hash/v1";
-
   private static final String HMAC_SHA256 = "HmacSHA256";
   private static final char[] HEX = "0123456789abcdef".toCharArray();
 
@@ -158,7 +155,7 @@ final class TokenColumnView {
   }
 
   private static Mac mac(KeyService keys, String keyId) {
-    byte[] key = keys.deriveKey(keyId, HASH_CONTEXT);
+    byte[] key = keys.deriveKey(keyId, KeyService.HASH_MASK_CONTEXT);
     try {
       Mac mac = Mac.getInstance(HMAC_SHA256);
       mac.init(new SecretKeySpec(key, HMAC_SHA256));

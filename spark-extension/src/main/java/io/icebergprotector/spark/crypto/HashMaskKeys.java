@@ -5,6 +5,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import io.icebergprotector.kms.KeyScope;
+import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.policy.Policy;
 import java.time.Duration;
 import java.util.Arrays;
@@ -16,9 +17,6 @@ import java.util.Arrays;
  * leaves the cache. Free of Iceberg classes (plain-Parquet paths use it too).
  */
 public final class HashMaskKeys {
-  /** Key-derivation context: one HMAC key per master key, stable across rotation. */
-  public static final String CONTEXT = "iceberg-protector/mask/hash/v1";
-
   private static final int MAX_KEYS = 10_000;
 
   /** A derived key and how long it may be used, from its scope's settings. */
@@ -61,7 +59,8 @@ public final class HashMaskKeys {
             scope.handle() + "/" + keyId,
             k ->
                 new Cached(
-                    KeyServiceRegistry.obtain(scope, policy).deriveKey(keyId, CONTEXT),
+                    KeyServiceRegistry.obtain(scope, policy)
+                        .deriveKey(keyId, KeyService.HASH_MASK_CONTEXT),
                     Duration.ofSeconds(scope.kms().keyCacheSeconds()).toNanos()));
     return cached.key().clone();
   }
