@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
@@ -48,6 +49,7 @@ class TokenServerModeTest extends KeyServerStackTestBase {
           "  }",
           "}",
           "");
+  private static final int PEOPLE = 2_500;
   private static final String QUERY =
       "SELECT protect('ann@example.com', 'email') AS e, protect('123-45-6789', 'ssn') AS s";
 
@@ -133,8 +135,6 @@ class TokenServerModeTest extends KeyServerStackTestBase {
                 r -> r.getLong(0), r -> List.of(String.valueOf(r.get(1)), r.getString(2))));
   }
 
-  private static final int PEOPLE = 2_500;
-
   @Test
   void aProjectionsValuesGoToTheServerOneBatchPerThousandRows() {
     people(aliceServer);
@@ -142,7 +142,8 @@ class TokenServerModeTest extends KeyServerStackTestBase {
     String tokenize = "SELECT id, protect(email, 'email'), protect(ssn, 'ssn') FROM people";
     long emailsBefore = tokenRequests("encode", "email");
     long ssnsBefore = tokenRequests("encode", "ssn");
-    List<Row> server = aliceServer.sql(tokenize).collectAsList();
+    Dataset<Row> serverTokens = aliceServer.sql(tokenize);
+    List<Row> server = serverTokens.collectAsList();
     // one partition of 2,500 rows: three batches for each call, not 2,500 requests
     assertThat(tokenRequests("encode", "email") - emailsBefore).isEqualTo(3);
     assertThat(tokenRequests("encode", "ssn") - ssnsBefore).isEqualTo(3);
@@ -152,7 +153,7 @@ class TokenServerModeTest extends KeyServerStackTestBase {
     assertThat(tokens.get(1L).get(1)).matches("\\d{3}-\\d{2}-\\d{4}").isNotEqualTo("001-01-0001");
 
     aliceServer
-        .createDataFrame(server, aliceServer.sql(tokenize).schema())
+        .createDataFrame(server, serverTokens.schema())
         .toDF("id", "e", "s")
         .createOrReplaceTempView("tokens");
     long decodesBefore = tokenRequests("decode", "email");
@@ -217,11 +218,9 @@ class TokenServerModeTest extends KeyServerStackTestBase {
   void joinKeysAndAggregatesOfCallsGoToTheServerInBatches() {
     people(aliceServer);
     people(aliceLocal);
-    List<Row> local =
-        aliceLocal.sql("SELECT id, protect(email, 'email') AS e FROM people").collectAsList();
+    Dataset<Row> local = aliceLocal.sql("SELECT id, protect(email, 'email') AS e FROM people");
     aliceServer
-        .createDataFrame(
-            local, aliceLocal.sql("SELECT id, protect(email, 'email') AS e FROM people").schema())
+        .createDataFrame(local.collectAsList(), local.schema())
         .createOrReplaceTempView("table_tokens");
     long emails = tokenRequests("encode", "email");
     long matched =

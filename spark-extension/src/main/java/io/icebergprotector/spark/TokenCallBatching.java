@@ -39,6 +39,7 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import scala.Function1;
 import scala.Option;
+import scala.PartialFunction;
 import scala.runtime.AbstractFunction1;
 
 /**
@@ -129,13 +130,7 @@ final class TokenCallBatching extends Rule<LogicalPlan> {
       return node;
     }
     LogicalPlan replaced =
-        ((LogicalPlan)
-                node.transformExpressions(
-                    ScalaCollections.total(
-                        (Expression x) -> {
-                          int at = indexOf(pulled, x);
-                          return at < 0 ? x : results.get(at);
-                        })))
+        ((LogicalPlan) node.transformExpressions(replacing(pulled, results)))
             .withNewChildren(ScalaCollections.asScalaList(children));
     // a join's output now has the results too; the plan above expects its own columns only
     return node instanceof Join
@@ -207,15 +202,7 @@ final class TokenCallBatching extends Rule<LogicalPlan> {
 
     List<NamedExpression> replaced = new ArrayList<>();
     for (NamedExpression e : list) {
-      replaced.add(
-          (NamedExpression)
-              ((Expression) e)
-                  .transformDown(
-                      ScalaCollections.total(
-                          (Expression x) -> {
-                            int at = indexOf(calls, x);
-                            return at < 0 ? x : results.get(at);
-                          })));
+      replaced.add((NamedExpression) ((Expression) e).transformDown(replacing(calls, results)));
     }
     return new Project(ScalaCollections.asScalaList(replaced), below);
   }
@@ -284,6 +271,16 @@ final class TokenCallBatching extends Rule<LogicalPlan> {
     Expression argument = ((ScalaUDF) e).children().head();
     return worthBatching.test((TokenCall) ((ScalaUDF) e).function())
         && argument.find((Function1<Expression, Object>) this::batchable).isEmpty();
+  }
+
+  /** Each of {@code calls}, wherever it occurs, replaced by its result column. */
+  private static PartialFunction<Expression, Expression> replacing(
+      List<ScalaUDF> calls, List<Attribute> results) {
+    return ScalaCollections.total(
+        (Expression x) -> {
+          int at = indexOf(calls, x);
+          return at < 0 ? x : results.get(at);
+        });
   }
 
   private static int indexOf(List<ScalaUDF> calls, Expression e) {
