@@ -385,6 +385,29 @@ public final class Policy implements Serializable {
   }
 
   /**
+   * Whether p may be given the key of {@code hash} masks under {@code keyId} (the key service's
+   * hash-mask derivation): p reads a PME column under that key with a {@code hash} mask, so its
+   * cluster computes the mask, and p holds that column's key anyway. Nobody else gets it: hashing
+   * every candidate of a small domain (six-digit PINs, birth dates) under the mask key recovers the
+   * value behind a hash mask, so the key is as good as clear access to every column it masks. The
+   * key server masks tokenized columns under a key of its own that it never releases.
+   */
+  public boolean mayDeriveHashMaskKey(Principal p, String keyId) {
+    Set<String> mine = rolesOf(p);
+    for (TablePolicy t : allEntries()) {
+      for (ColumnPolicy c : t.columns()) {
+        if (!c.tokenized() && c.keyId().equals(keyId)) {
+          Access access = c.accessFor(mine);
+          if (access.level() == AccessLevel.MASKED && access.mask().kind() == Mask.Kind.HASH) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
    * The first tokenized column (in policy order) of the token domain {@code domain}; every column
    * of a domain has the same key and method, which the parser checks.
    */
@@ -414,11 +437,34 @@ public final class Policy implements Serializable {
 
   /**
    * Whether the key service may release the token key of ({@code keyId}, {@code domain}) to p: p
-   * writes a table or path with a column of that key and domain, or reads such a column in clear or
-   * masked (a masked reader sees the mask of the detokenized value, as it sees the mask of the
-   * decrypted value of a pme column). Token roles never get it.
+   * reads a column of that key and domain in clear. A token key detokenizes every token of its
+   * domain, so whoever holds it is a clear reader of the domain: writers who do not read it in
+   * clear tokenize through the key server (server token mode), masked readers get the server's
+   * mask, and token roles read the stored tokens; none of them gets the key.
    */
   public boolean mayReleaseTokenKey(Principal p, String keyId, String domain) {
+    Set<String> mine = rolesOf(p);
+    for (TablePolicy t : allEntries()) {
+      for (ColumnPolicy c : t.columns()) {
+        if (c.tokenized()
+            && c.keyId().equals(keyId)
+            && c.domain().equals(domain)
+            && c.accessFor(mine).level() == AccessLevel.CLEAR) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether p has any use for the token batches of ({@code keyId}, {@code domain}) on the key
+   * server (server token mode): p writes an entry with a column of that key and domain, or reads
+   * one in clear or masked. The server decides each batch again: {@code encode} for writers and
+   * clear readers, {@code decode} for clear readers, and for masked readers only the mask of a
+   * column they name.
+   */
+  public boolean usesTokenDomain(Principal p, String keyId, String domain) {
     Set<String> mine = rolesOf(p);
     for (TablePolicy t : allEntries()) {
       boolean writer = !Collections.disjoint(t.writers(), mine);

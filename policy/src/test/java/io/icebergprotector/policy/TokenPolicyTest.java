@@ -111,11 +111,12 @@ class TokenPolicyTest {
   }
 
   @Test
-  void tokenKeysGoToWritersClearAndMaskedRolesOnly() {
+  void tokenKeysGoToClearReadersOnly() {
     Policy p = Policy.parse(GOOD, "good.conf");
     assertThat(p.mayReleaseTokenKey(ALICE, "pii", "ssn")).isTrue();
-    assertThat(p.mayReleaseTokenKey(ETL, "pii", "ssn")).isTrue();
-    assertThat(p.mayReleaseTokenKey(DAVE, "pii", "ssn")).as("masked on db.customers").isTrue();
+    // the key detokenizes the whole domain: a writer or masked reader holding it reads clear values
+    assertThat(p.mayReleaseTokenKey(ETL, "pii", "ssn")).as("writer, not a clear reader").isFalse();
+    assertThat(p.mayReleaseTokenKey(DAVE, "pii", "ssn")).as("masked on db.customers").isFalse();
     assertThat(p.mayReleaseTokenKey(BOB, "pii", "ssn")).as("token role").isFalse();
     assertThat(p.mayReleaseTokenKey(EVE, "pii", "ssn")).isFalse();
     assertThat(p.mayReleaseTokenKey(ALICE, "fin", "ssn")).as("other key").isFalse();
@@ -127,6 +128,40 @@ class TokenPolicyTest {
     assertThat(p.mayUnprotect(ALICE, "ssn")).isTrue();
     assertThat(p.mayUnprotect(ETL, "ssn")).as("a writer does not read").isFalse();
     assertThat(p.mayUnprotect(DAVE, "ssn")).isFalse();
+
+    // server token mode: writers and masked readers still use the key server's batches
+    assertThat(p.usesTokenDomain(ETL, "pii", "ssn")).isTrue();
+    assertThat(p.usesTokenDomain(DAVE, "pii", "ssn")).isTrue();
+    assertThat(p.usesTokenDomain(ALICE, "pii", "ssn")).isTrue();
+    assertThat(p.usesTokenDomain(BOB, "pii", "ssn")).as("token role").isFalse();
+    assertThat(p.usesTokenDomain(EVE, "pii", "ssn")).isFalse();
+  }
+
+  @Test
+  void hashMaskKeysGoOnlyToHashMaskedReadersOfPmeColumns() {
+    Policy p =
+        Policy.parse(
+            HEAD
+                + """
+              tables {
+                "db.t" {
+                  footer-key = footer
+                  writers = [etl]
+                  columns {
+                    pin { key = pii, method = deterministic, clear = [admin], masked { support = hash } }
+                    name { key = fin, clear = [admin], masked { analyst = hash, support = redact } }
+                  }
+                }
+              }
+            }
+            """,
+            "hash.conf");
+    assertThat(p.mayDeriveHashMaskKey(BOB, "fin")).as("hash mask of a pme column").isTrue();
+    assertThat(p.mayDeriveHashMaskKey(DAVE, "fin")).as("redact, not hash").isFalse();
+    assertThat(p.mayDeriveHashMaskKey(ALICE, "fin")).as("a clear reader needs no mask").isFalse();
+    // the key server hashes tokenized columns under a key of its own
+    assertThat(p.mayDeriveHashMaskKey(DAVE, "pii")).as("hash mask of a tokenized column").isFalse();
+    assertThat(p.mayDeriveHashMaskKey(ETL, "pii")).isFalse();
   }
 
   @Test

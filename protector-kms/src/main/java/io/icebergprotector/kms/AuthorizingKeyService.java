@@ -47,7 +47,7 @@ public final class AuthorizingKeyService extends ForwardingKeyService {
 
   @Override
   public byte[] deriveKey(String keyId, String context) {
-    grants.check(KeyGrants.Operation.DERIVE, keyId);
+    grants.checkDerive(keyId, context);
     return delegate().deriveKey(keyId, context);
   }
 
@@ -84,15 +84,16 @@ public final class AuthorizingKeyService extends ForwardingKeyService {
   }
 
   /**
-   * Server mode: the same token-key rule is checked here first (a refused domain never reaches the
-   * server), and the key server checks and audits every batch again with its own policy.
+   * Server mode: whether the principal has any use for the domain's batches is checked here first
+   * (a refused domain never reaches the server), and the key server decides and audits every batch
+   * again with its own policy. Local mode derives the token key, under the token-key rule.
    */
   @Override
   public Tokenizer tokenizer(
       String keyId, int version, String domain, ProtectionMethod method, TokenMode mode) {
     if (mode == TokenMode.SERVER) {
       try {
-        grants.checkTokenKey(keyId, domain);
+        grants.checkTokenBatches(keyId, domain);
       } catch (KeyAccessDeniedException e) {
         AUDIT.log(
             System.Logger.Level.WARNING,
@@ -100,7 +101,7 @@ public final class AuthorizingKeyService extends ForwardingKeyService {
             grants.principal(),
             keyId,
             domain,
-            KeyGrants.Operation.TOKEN_KEY.refusal());
+            KeyGrants.Operation.TOKEN_BATCHES.refusal());
         throw e;
       }
     }

@@ -29,8 +29,17 @@ public final class KeyGrants {
     WRAP("wrap", "not a writer of any table using this key"),
     UNWRAP("unwrap", "no role with clear or masked access to a column under this key"),
     DERIVE("deriveKey", "no role with clear or masked access to a column under this key"),
+    HASH_MASK_KEY(
+        "derive the hash-mask key",
+        "no role that reads a pme column under this key with a hash mask (the hash-mask key"
+            + " reverses hash masks of small domains)"),
     TOKEN_KEY(
         "derive the token key",
+        "no role with clear access to a column of this key and token domain (a token key"
+            + " detokenizes the whole domain: writers without clear access tokenize through the key"
+            + " server, masked readers get its mask)"),
+    TOKEN_BATCHES(
+        "send token batches",
         "not a writer, and no role with clear or masked access, of a column of this key and token"
             + " domain"),
     ENCODE(
@@ -63,8 +72,11 @@ public final class KeyGrants {
   private final Set<String> wrappable;
   private final Set<String> unwrappable;
   private final boolean admin;
+  private final Set<String> hashMaskKeys;
   // "keyId\0domain" of every token key the principal may be given
   private final Set<String> tokenKeys;
+  // "keyId\0domain" of every token domain the principal has a use for on the key server
+  private final Set<String> tokenBatches;
   // "keyId\0domain" of every token domain whose values the principal may encode / decode
   private final Set<String> encodable;
   private final Set<String> decodable;
@@ -75,13 +87,24 @@ public final class KeyGrants {
     this.wrappable = Set.copyOf(policy.wrappableKeys(principal));
     this.unwrappable = Set.copyOf(policy.unwrappableKeys(principal));
     this.admin = roles.stream().anyMatch(adminRoles::contains);
+    Set<String> hashKeys = new TreeSet<>();
+    for (String keyId : policy.keyIds()) {
+      if (policy.mayDeriveHashMaskKey(principal, keyId)) {
+        hashKeys.add(keyId);
+      }
+    }
+    this.hashMaskKeys = Set.copyOf(hashKeys);
     Set<String> tokens = new TreeSet<>();
+    Set<String> batches = new TreeSet<>();
     Set<String> encode = new TreeSet<>();
     Set<String> decode = new TreeSet<>();
     for (String domain : policy.tokenDomains()) {
       String keyId = policy.tokenDomain(domain).orElseThrow().keyId();
       if (policy.mayReleaseTokenKey(principal, keyId, domain)) {
         tokens.add(keyId + "\u0000" + domain);
+      }
+      if (policy.usesTokenDomain(principal, keyId, domain)) {
+        batches.add(keyId + "\u0000" + domain);
       }
       if (policy.mayProtect(principal, domain)) {
         encode.add(keyId + "\u0000" + domain);
@@ -91,6 +114,7 @@ public final class KeyGrants {
       }
     }
     this.tokenKeys = Set.copyOf(tokens);
+    this.tokenBatches = Set.copyOf(batches);
     this.encodable = Set.copyOf(encode);
     this.decodable = Set.copyOf(decode);
   }
@@ -140,8 +164,12 @@ public final class KeyGrants {
       case UNWRAP:
       case DERIVE:
         return keyId != null && unwrappable.contains(keyId);
+      case HASH_MASK_KEY:
+        return keyId != null && hashMaskKeys.contains(keyId);
       case TOKEN_KEY:
         return keyId != null && tokenKeys.stream().anyMatch(k -> k.startsWith(keyId + "\u0000"));
+      case TOKEN_BATCHES:
+        return keyId != null && tokenBatches.stream().anyMatch(k -> k.startsWith(keyId + "\u0000"));
       case ENCODE:
         return keyId != null && encodable.stream().anyMatch(k -> k.startsWith(keyId + "\u0000"));
       case DECODE:
@@ -152,12 +180,21 @@ public final class KeyGrants {
   }
 
   /**
-   * Whether the principal may be given the token key of ({@code keyId}, {@code domain}): it writes
-   * an entry with a column of that key and domain, or reads one in clear or masked ({@link
-   * Policy#mayReleaseTokenKey}). Token roles never may.
+   * Whether the principal may be given the token key of ({@code keyId}, {@code domain}): it reads a
+   * column of that key and domain in clear ({@link Policy#mayReleaseTokenKey}). Writers, masked and
+   * token roles never may: the key detokenizes every token of the domain.
    */
   public boolean allowsTokenKey(String keyId, String domain) {
     return keyId != null && domain != null && tokenKeys.contains(keyId + "\u0000" + domain);
+  }
+
+  /**
+   * Whether the principal has any use for the key server's token batches of ({@code keyId}, {@code
+   * domain}) ({@link Policy#usesTokenDomain}): the client's first check in server token mode,
+   * before the server decides each batch.
+   */
+  public boolean allowsTokenBatches(String keyId, String domain) {
+    return keyId != null && domain != null && tokenBatches.contains(keyId + "\u0000" + domain);
   }
 
   /**
@@ -193,11 +230,49 @@ public final class KeyGrants {
   }
 
   /**
+   * Throws unless the principal has a use for the token batches of ({@code keyId}, {@code domain}).
+   *
+   * @throws KeyAccessDeniedException naming the principal, the key and the domain
+   */
+  public void checkTokenBatches(String keyId, String domain) {
+    if (!allowsTokenBatches(keyId, domain)) {
+      throw new KeyAccessDeniedException(
+          String.valueOf(principal),
+          keyId,
+          Operation.TOKEN_BATCHES.verb() + " of token domain '" + domain + "'");
+    }
+  }
+
+  /**
+   * Throws unless the principal may derive {@code context} under {@code keyId}: contexts under the
+   * protector's reserved prefix {@value KeyService#RESERVED_CONTEXT_PREFIX} are its own mask keys,
+   * of which only {@link KeyService#HASH_MASK_CONTEXT} is ever released, and only to the principals
+   * {@link Policy#mayDeriveHashMaskKey} names; any other context needs {@code DERIVE}.
+   *
+   * @throws KeyAccessDeniedException naming the principal, the key and the operation
+   */
+  public void checkDerive(String keyId, String context) {
+    check(derivation(context), keyId);
+  }
+
+  /** The rule that decides a derivation of {@code context}, or null when none may. */
+  public static Operation derivation(String context) {
+    if (context != null && context.startsWith(KeyService.RESERVED_CONTEXT_PREFIX)) {
+      return KeyService.HASH_MASK_CONTEXT.equals(context) ? Operation.HASH_MASK_KEY : null;
+    }
+    return Operation.DERIVE;
+  }
+
+  /**
    * Throws unless the rule allows {@code operation} with {@code keyId}.
    *
    * @throws KeyAccessDeniedException naming the principal, the key and the operation
    */
   public void check(Operation operation, String keyId) {
+    if (operation == null) {
+      throw new KeyAccessDeniedException(
+          String.valueOf(principal), keyId, "derive a reserved key of the protector");
+    }
     if (!allows(operation, keyId)) {
       throw new KeyAccessDeniedException(String.valueOf(principal), keyId, operation.verb());
     }

@@ -69,10 +69,26 @@ public interface KeyService extends AutoCloseable {
   byte[] unwrap(String keyId, String wrapped);
 
   /**
-   * The {@link #deriveKey} context of the keys of {@code hash} masks, one per master key: the Spark
-   * readers and the key server's masked decodes must derive the same key to give equal masks.
+   * The prefix of the {@link #deriveKey} contexts of the protector's own keys: a key service
+   * releases none of them but {@link #HASH_MASK_CONTEXT}, and that one only to the principals that
+   * mask with it ({@link KeyGrants#checkDerive}).
+   */
+  String RESERVED_CONTEXT_PREFIX = "iceberg-protector/";
+
+  /**
+   * The {@link #deriveKey} context of the keys of {@code hash} masks of PME columns, one per master
+   * key: the Spark readers of a masked column derive it (its principal holds the column key
+   * anyway).
    */
   String HASH_MASK_CONTEXT = "iceberg-protector/mask/hash/v1";
+
+  /**
+   * The {@link #deriveKey} context of the key server's {@code hash} masks of tokenized columns
+   * (server token mode), one per master key. It is never released: the masked reader of a tokenized
+   * column holds neither its token key nor this key, so it cannot hash candidates to reverse a
+   * mask.
+   */
+  String TOKEN_HASH_MASK_CONTEXT = "iceberg-protector/mask/hash/token/v1";
 
   /**
    * HMAC-SHA256(version-1 material of keyId, UTF-8 context): 32 bytes, stable across rotation (hash

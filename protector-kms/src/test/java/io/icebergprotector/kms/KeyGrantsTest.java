@@ -61,6 +61,18 @@ class KeyGrantsTest {
     assertThatThrownBy(() -> mallory.check(Operation.DERIVE, "fin"))
         .isInstanceOf(KeyAccessDeniedException.class)
         .hasMessageContaining("not allowed to deriveKey with key 'fin'");
+    assertThatThrownBy(() -> mallory.checkDerive("fin", KeyService.HASH_MASK_CONTEXT))
+        .isInstanceOf(KeyAccessDeniedException.class)
+        .hasMessageContaining("not allowed to derive the hash-mask key with key 'fin'");
+    KeyGrants analyst = KeyGrants.of(POLICY, Principal.of("dave", List.of("bi")), ADMIN_ROLES);
+    assertThatThrownBy(() -> analyst.checkDerive("pii", KeyService.TOKEN_HASH_MASK_CONTEXT))
+        .as("the server's own mask key is never released")
+        .isInstanceOf(KeyAccessDeniedException.class)
+        .hasMessageContaining("derive a reserved key of the protector with key 'pii'");
+    assertThatThrownBy(() -> analyst.checkDerive("pii", "iceberg-protector/anything"))
+        .isInstanceOf(KeyAccessDeniedException.class)
+        .hasMessageContaining("reserved key");
+    analyst.checkDerive("pii", "an application's own context"); // an ordinary derivation
     assertThat(Operation.WRAP.refusal()).isEqualTo("not a writer of any table using this key");
     assertThat(Operation.ADMIN.refusal()).isEqualTo("not in an admin role");
   }
@@ -81,9 +93,16 @@ class KeyGrantsTest {
     assertThat(bob.allowsEncode("pii", "ssn")).isFalse();
     assertThat(bob.allowsDecode("pii", "ssn")).isFalse();
     assertThat(dave.allowsDecode("pii", "ssn"))
-        .as("masked readers get the token key, but the server decodes for clear roles only")
+        .as("the server decodes for clear roles only (masked ones get the mask of a column)")
         .isFalse();
-    assertThat(dave.allowsTokenKey("pii", "ssn")).isTrue();
+    // the token key detokenizes the whole domain: clear readers only
+    assertThat(dave.allowsTokenKey("pii", "ssn")).as("masked").isFalse();
+    assertThat(etl.allowsTokenKey("pii", "ssn")).as("writer without clear access").isFalse();
+    assertThat(bob.allowsTokenKey("pii", "ssn")).as("token role").isFalse();
+    assertThat(alice.allowsTokenKey("pii", "ssn")).as("clear").isTrue();
+    assertThat(dave.allowsTokenBatches("pii", "ssn")).isTrue();
+    assertThat(etl.allowsTokenBatches("pii", "ssn")).isTrue();
+    assertThat(bob.allowsTokenBatches("pii", "ssn")).isFalse();
     assertThat(Operation.DECODE.refusal())
         .isEqualTo("no role with clear access to a column of this key and token domain");
   }

@@ -76,17 +76,26 @@ class TokenKeyServiceTest {
   }
 
   @Test
-  void writersClearAndMaskedRolesGetTheKeyOfTheLatestVersion() {
-    TokenKey etl = as("etl").deriveTokenKey("pii", KeyService.LATEST_VERSION, "ssn", SSN.kind());
-    assertThat(etl.version()).isEqualTo(1);
-    String written = token(etl, "123-45-6789");
-    TokenKey alice = as("alice").deriveTokenKey("pii", 1, "ssn", SSN.kind());
-    try (alice;
-        Tokenizer t = Tokenizer.of(alice, SSN)) {
+  void clearReadersGetTheKeyOfTheLatestVersion() {
+    TokenKey alice =
+        as("alice").deriveTokenKey("pii", KeyService.LATEST_VERSION, "ssn", SSN.kind());
+    assertThat(alice.version()).isEqualTo(1);
+    String written = token(alice, "123-45-6789");
+    try (TokenKey again = as("alice").deriveTokenKey("pii", 1, "ssn", SSN.kind());
+        Tokenizer t = Tokenizer.of(again, SSN)) {
       assertThat(t.unprotect(written)).isEqualTo("123-45-6789");
     }
-    assertThat(token(as("dave").deriveTokenKey("pii", 1, "ssn", SSN.kind()), "123-45-6789"))
-        .isEqualTo(written);
+  }
+
+  @Test
+  void writersAndMaskedReadersWithoutClearAccessGetNoKey() {
+    // the key detokenizes every token of the domain: holding it is reading the domain in clear
+    for (String user : List.of("etl", "dave")) {
+      assertThatThrownBy(() -> as(user).deriveTokenKey("pii", 1, "ssn", SSN.kind()))
+          .isInstanceOf(KeyAccessDeniedException.class)
+          .hasMessageContaining("principal '" + user)
+          .hasMessageContaining("derive the token key of token domain 'ssn' with key 'pii'");
+    }
   }
 
   @Test
