@@ -78,7 +78,6 @@ final class ApiHandler {
   private final long maxBodyBytes;
   private final long maxBatchBodyBytes;
   private final int maxBatchValues;
-  private final boolean tokenKeysToMasked;
   private final boolean autoCreateKeys;
   private final boolean metricsRequireAuth;
   private final Map<String, Route> exact;
@@ -101,7 +100,6 @@ final class ApiHandler {
     this.maxBodyBytes = config.maxBodyBytes();
     this.maxBatchBodyBytes = config.maxBatchBodyBytes();
     this.maxBatchValues = config.maxBatchValues();
-    this.tokenKeysToMasked = config.tokenKeysToMasked();
     this.autoCreateKeys = config.autoCreateKeys();
     this.metricsRequireAuth = config.metricsRequireAuth();
     this.exact = exactRoutes();
@@ -492,7 +490,11 @@ final class ApiHandler {
   }
 
   private void hmac(Request r, String key, String algorithm) {
-    authorize(r, KeyGrants.Operation.DERIVE, key);
+    KeyGrants grants = r.served.authorizer().grants(r.caller.principal());
+    if (!grants.allows(KeyGrants.Operation.DERIVE, key)
+        && !grants.allows(KeyGrants.Operation.HASH_MASK_KEY, key)) {
+      throw deny(r, key, KeyGrants.Operation.DERIVE.refusal());
+    }
     Map<String, Object> body = readJson(r, false);
     rejectBatch(r, key, body);
     String algo = algorithm != null ? algorithm : JsonCodec.string(body, "algorithm");
@@ -528,6 +530,14 @@ final class ApiHandler {
       throw badRequest(r, key, 1, "input must be base64 of UTF-8 text");
     } finally {
       Arrays.fill(input, (byte) 0);
+    }
+    // the protector's own mask keys: only the hash-mask key, only to whoever masks with it
+    KeyGrants.Operation rule = KeyGrants.derivation(context);
+    if (rule == null) {
+      throw deny(r, key, "the context is reserved for the key server's own keys");
+    }
+    if (!grants.allows(rule, key)) {
+      throw deny(r, key, rule.refusal());
     }
     byte[] mac = null;
     try {
@@ -645,8 +655,8 @@ final class ApiHandler {
 
   /**
    * Releases the token key of (key, version, domain, method kind) to a caller the token-key rule
-   * allows (writers, clear and masked roles of a column of that key and domain): {@code local}
-   * token mode through the key server. Audited like an unwrap.
+   * allows (clear readers of a column of that key and domain; the key detokenizes the whole
+   * domain): {@code local} token mode through the key server. Audited like an unwrap.
    */
   private void tokenKey(Request r, String[] parts) {
     r.route = PROTECTOR + "token-key/{key}";
@@ -664,14 +674,6 @@ final class ApiHandler {
     KeyGrants grants = r.served.authorizer().grants(r.caller.principal());
     if (!grants.allowsTokenKey(key, domain)) {
       throw deny(r, key, KeyGrants.Operation.TOKEN_KEY.refusal());
-    }
-    if (!tokenKeysToMasked && !grants.allowsEncode(key, domain)) {
-      // a masked-only reader: this server masks its values (server token mode) instead
-      throw deny(
-          r,
-          key,
-          "a masked reader only, and tokens.release-keys-to-masked = false: its values are"
-              + " masked by the decode endpoint");
     }
     ProtectionMethod.Kind policyKind =
         r.served.policy().tokenDomain(domain).orElseThrow().method().kind();

@@ -118,7 +118,6 @@ public final class ServerConfig {
   private final RateLimit rateLimit;
   private final int maxConnections;
   private final int maxBatchValues;
-  private final boolean tokenKeysToMasked;
   private final long maxBatchBodyBytes;
   private final boolean metricsRequireAuth;
 
@@ -134,6 +133,7 @@ public final class ServerConfig {
         origin == null || origin.toAbsolutePath().getParent() == null
             ? Path.of("").toAbsolutePath()
             : origin.toAbsolutePath().getParent();
+    checkRemovedTokenSetting(given.getConfig(ROOT));
     Config c = given.getConfig(ROOT).withFallback(reference().getConfig(ROOT));
 
     host = c.getString("bind.host");
@@ -303,7 +303,24 @@ public final class ServerConfig {
               + maxBatchBodyBytes);
     }
     metricsRequireAuth = c.getBoolean("metrics.require-auth");
-    tokenKeysToMasked = c.getBoolean("tokens.release-keys-to-masked");
+  }
+
+  /**
+   * {@code tokens.release-keys-to-masked} is gone: a token key detokenizes its whole domain, so the
+   * server releases it to clear readers only. {@code false} states what the server does now and is
+   * accepted; {@code true} asks for what it no longer does and is refused, so that nobody believes
+   * masked readers still get the key.
+   */
+  private void checkRemovedTokenSetting(Config given) {
+    String key = "tokens.release-keys-to-masked";
+    if (given.hasPath(key) && given.getBoolean(key)) {
+      throw bad(
+          key,
+          "was removed: a token key detokenizes every token of its domain, so the key server"
+              + " releases it only to principals who read the domain in clear; masked readers get"
+              + " their mask from the decode endpoint (protector.kms.token-mode = server) or read"
+              + " NULL in local token mode. Delete the setting");
+    }
   }
 
   /** Reads and validates a config file; {@code ${?ENV}} substitutions are resolved. */
@@ -588,15 +605,6 @@ public final class ServerConfig {
   /** Open connections at most; further clients wait in the OS's accept queue. */
   public int maxConnections() {
     return maxConnections;
-  }
-
-  /**
-   * Whether {@code token-key} releases a token key to a principal that reads the domain's columns
-   * masked only ({@code tokens.release-keys-to-masked}); false leaves masking of tokenized columns
-   * to this server (server token mode).
-   */
-  public boolean tokenKeysToMasked() {
-    return tokenKeysToMasked;
   }
 
   /** The most values one token batch (encode or decode) may carry; more get 413. */

@@ -20,13 +20,15 @@ import javax.crypto.spec.SecretKeySpec;
  * Server token mode, table reads: a decode request names the table column it reads, and the caller
  * gets the view the server's policy gives it on that column. A clear reader gets the values; a
  * masked reader gets the column's mask applied here, so the clear value never leaves the server;
- * token and denied readers get nothing (they never need the server). The masks compute exactly what
- * the Spark readers compute for the column types a tokenized column can have (string, binary, int,
- * long): {@code null}, {@code redact} ({@code "****"}, empty bytes, 0), {@code
- * partial(keep_last=N)} on code points, and {@code hash} (HMAC-SHA256 under the key derived with
- * {@link KeyService#HASH_MASK_CONTEXT} from the column's master key, over the UTF-8 text of the
- * value, or its bytes for binary; hex for strings, the 32 digest bytes for binary, the first 8
- * (long) or 4 (int) digest bytes big-endian as a signed number).
+ * token and denied readers get nothing (they never need the server). The masks have the form the
+ * Spark readers give for the column types a tokenized column can have (string, binary, int, long):
+ * {@code null}, {@code redact} ({@code "****"}, empty bytes, 0), {@code partial(keep_last=N)} on
+ * code points, and {@code hash}: HMAC-SHA256 over the UTF-8 text of the value, or its bytes for
+ * binary; hex for strings, the 32 digest bytes for binary, the first 8 (long) or 4 (int) digest
+ * bytes big-endian as a signed number. The hash key is derived with {@link
+ * KeyService#TOKEN_HASH_MASK_CONTEXT} from the column's master key and never leaves the server:
+ * whoever held it could hash every candidate of a small domain and read the values behind the
+ * masks.
  */
 final class TokenColumnView {
   private static final String HMAC_SHA256 = "HmacSHA256";
@@ -155,7 +157,7 @@ final class TokenColumnView {
   }
 
   private static Mac mac(KeyService keys, String keyId) {
-    byte[] key = keys.deriveKey(keyId, KeyService.HASH_MASK_CONTEXT);
+    byte[] key = keys.deriveKey(keyId, KeyService.TOKEN_HASH_MASK_CONTEXT);
     try {
       Mac mac = Mac.getInstance(HMAC_SHA256);
       mac.init(new SecretKeySpec(key, HMAC_SHA256));
