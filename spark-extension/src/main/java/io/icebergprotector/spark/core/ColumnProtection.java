@@ -21,6 +21,8 @@ public final class ColumnProtection implements Serializable {
   private final String tokenMethod;
   private final String domain;
   private final boolean pme;
+  // a masked reader of a tokenized column in local token mode: only the key server can mask it
+  private final String unservedMask;
   private transient Mask mask;
 
   ColumnProtection(
@@ -31,7 +33,8 @@ public final class ColumnProtection implements Serializable {
       AccessLevel level,
       String maskSpec,
       OnDenied onDenied) {
-    this(fieldId, path, policyPath, keyId, level, maskSpec, onDenied, false, null, null, true);
+    this(
+        fieldId, path, policyPath, keyId, level, maskSpec, onDenied, false, null, null, true, null);
   }
 
   ColumnProtection(
@@ -56,7 +59,8 @@ public final class ColumnProtection implements Serializable {
         false,
         tokenMethod,
         domain,
-        pme);
+        pme,
+        null);
   }
 
   private ColumnProtection(
@@ -70,8 +74,10 @@ public final class ColumnProtection implements Serializable {
       boolean keyDestroyed,
       String tokenMethod,
       String domain,
-      boolean pme) {
+      boolean pme,
+      String unservedMask) {
     this.keyDestroyed = keyDestroyed;
+    this.unservedMask = unservedMask;
     this.tokenMethod = tokenMethod;
     this.domain = domain;
     this.pme = pme || tokenMethod == null;
@@ -111,7 +117,8 @@ public final class ColumnProtection implements Serializable {
         keyDestroyed,
         tokenMethod,
         domain,
-        pme);
+        pme,
+        unservedMask);
   }
 
   /** Denied because its master key was destroyed (crypto-shredded). */
@@ -127,7 +134,37 @@ public final class ColumnProtection implements Serializable {
         true,
         tokenMethod,
         domain,
-        pme);
+        pme,
+        unservedMask);
+  }
+
+  /**
+   * A masked reader's view of a tokenized column in local token mode: NULL, with no key requested.
+   * The mask needs the detokenized value, and only clear readers get the token key (it detokenizes
+   * the whole domain); the key server computes masks of tokenized columns in server token mode.
+   */
+  ColumnProtection withMaskOnlyOnServer() {
+    return new ColumnProtection(
+        fieldId,
+        path,
+        policyPath,
+        keyId,
+        AccessLevel.DENIED,
+        null,
+        OnDenied.NULL,
+        keyDestroyed,
+        tokenMethod,
+        domain,
+        pme,
+        maskSpec);
+  }
+
+  /**
+   * The mask a masked reader of this tokenized column would get from the key server in server token
+   * mode, which local token mode cannot compute (it reads NULL instead); null otherwise.
+   */
+  public String unservedMask() {
+    return unservedMask;
   }
 
   /** True for deterministic and fpe columns, whose stored values are tokens. */
@@ -198,6 +235,7 @@ public final class ColumnProtection implements Serializable {
         + level
         + (maskSpec != null ? " " + maskSpec : "")
         + (tokenMethod != null ? ", " + tokenMethod + (pme ? "" : ", pme = false") : "")
+        + (unservedMask != null ? ", masked " + unservedMask + " only in server token mode" : "")
         + ")";
   }
 }

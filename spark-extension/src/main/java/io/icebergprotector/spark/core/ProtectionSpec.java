@@ -145,8 +145,7 @@ public final class ProtectionSpec implements Serializable {
       Access access = column.accessFor(roles);
       String mask = access.level() == AccessLevel.MASKED ? access.mask().spec() : null;
       String currentPath = schema.findColumnName(field.fieldId());
-      resolved.put(
-          field.fieldId(),
+      ColumnProtection protection =
           new ColumnProtection(
               field.fieldId(),
               currentPath,
@@ -157,7 +156,14 @@ public final class ProtectionSpec implements Serializable {
               column.onDenied(),
               column.tokenized() ? column.method().spec() : null,
               column.domain(),
-              column.pme()));
+              column.pme());
+      if (column.tokenized()
+          && access.level() == AccessLevel.MASKED
+          && context.kms().tokenMode() == TokenMode.LOCAL) {
+        protection = protection.withMaskOnlyOnServer();
+        UnservedMasks.warnOnce(table.name(), protection, principal);
+      }
+      resolved.put(field.fieldId(), protection);
     }
     Set<Integer> retired = new LinkedHashSet<>();
     for (Map.Entry<String, RecordedColumns.Entry> entry : recorded.entries().entrySet()) {

@@ -2,11 +2,14 @@ package io.icebergprotector.spark.write;
 
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
+import io.icebergprotector.kms.token.TokenMode;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.spark.binding.BindingBoundary;
+import io.icebergprotector.spark.core.ColumnProtection;
 import io.icebergprotector.spark.core.ExpressionRedactor;
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.spark.core.TokenKeyRule;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import io.icebergprotector.spark.metrics.KeyServiceCallsMetric;
 import io.icebergprotector.spark.read.ProtectedCopyOnWriteScan;
@@ -164,6 +167,31 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
               spec.tableName(),
               missing,
               spec.policy().table(spec.tableName()).map(t -> t.writers()).orElse(Set.of())));
+    }
+    checkTokenKeys(spec);
+  }
+
+  /**
+   * In local token mode a writer tokenizes with the token key, and the key detokenizes every token
+   * of its domain: only principals who read the domain in clear get it. Refuses, before any task
+   * runs, a write whose principal would be refused a token key, naming the way out.
+   */
+  static void checkTokenKeys(ProtectionSpec spec) {
+    if (spec.tokenMode() != TokenMode.LOCAL) {
+      return; // server mode: the key server tokenizes for writers and keeps the key
+    }
+    Principal principal = spec.principal();
+    for (ColumnProtection column : spec.tokenizedColumns().values()) {
+      if (!spec.policy().mayReleaseTokenKey(principal, column.keyId(), column.domain())) {
+        throw new ProtectorException(
+            TokenKeyRule.refusal(
+                "write to protected table " + spec.tableName(),
+                principal,
+                spec.policy(),
+                "tokenize column '" + column.path() + "'",
+                column.domain(),
+                spec.kms()));
+      }
     }
   }
 
