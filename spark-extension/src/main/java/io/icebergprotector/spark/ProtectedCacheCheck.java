@@ -29,8 +29,9 @@ import scala.Function1;
 
 /**
  * Optimizer rule for cached data ({@code CACHE TABLE}, {@code df.cache()}): Spark answers a query
- * from the cache by matching plans, without building a scan, so the protected scan that filled the
- * cache never sees who reads from it. Cached data of protected tables is therefore checked here:
+ * from the cache by matching plans, without building a scan or binding a token call, so the
+ * protected scan or the {@code unprotect} call that filled the cache never sees who reads from it.
+ * Cached data of protected tables and of token calls is therefore checked here:
  *
  * <ul>
  *   <li>data cached as another principal than the one the session acts as now is refused at
@@ -87,24 +88,32 @@ final class ProtectedCacheCheck extends Rule<LogicalPlan> {
     }
   }
 
-  /** The principals whose protected scans filled a cached relation (usually none or one). */
+  /**
+   * The principals whose keys filled a cached relation (usually none or one): those of its
+   * protected scans and of its {@code protect}/{@code unprotect} calls.
+   */
   static List<PrincipalBinding> bindings(InMemoryRelation relation) {
     List<PrincipalBinding> bindings = new ArrayList<>();
     visit(
         relation.cacheBuilder().cachedPlan(),
-        scan -> {
-          PrincipalBinding binding = scan.projection().spec().binding();
-          if (binding != null && !bindings.contains(binding)) {
-            bindings.add(binding);
+        node -> {
+          List<PrincipalBinding> found = new ArrayList<>(TokenCallBinding.bindingsIn(node));
+          if (node instanceof BatchScanExec
+              && ((BatchScanExec) node).scan() instanceof ProtectedScan) {
+            found.add(
+                ((ProtectedScan) ((BatchScanExec) node).scan()).projection().spec().binding());
+          }
+          for (PrincipalBinding binding : found) {
+            if (binding != null && !bindings.contains(binding)) {
+              bindings.add(binding);
+            }
           }
         });
     return bindings;
   }
 
-  private static void visit(SparkPlan plan, Consumer<ProtectedScan> onScan) {
-    if (plan instanceof BatchScanExec && ((BatchScanExec) plan).scan() instanceof ProtectedScan) {
-      onScan.accept((ProtectedScan) ((BatchScanExec) plan).scan());
-    }
+  private static void visit(SparkPlan plan, Consumer<SparkPlan> onNode) {
+    onNode.accept(plan);
     List<SparkPlan> next = new ArrayList<>(ScalaCollections.asJava(plan.children()));
     next.addAll(ScalaCollections.asJava(plan.subqueries()));
     if (plan instanceof AdaptiveSparkPlanExec) {
@@ -115,7 +124,7 @@ final class ProtectedCacheCheck extends Rule<LogicalPlan> {
       next.add(((InMemoryTableScanExec) plan).relation().cacheBuilder().cachedPlan());
     }
     for (SparkPlan child : next) {
-      visit(child, onScan);
+      visit(child, onNode);
     }
   }
 

@@ -7,8 +7,11 @@ import io.icebergprotector.kms.token.Tokenizer;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.ProtectionMethod;
+import io.icebergprotector.spark.core.PrincipalBinding;
+import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import java.io.Serializable;
+import java.util.Objects;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -18,18 +21,27 @@ import scala.runtime.AbstractFunction1;
  * One {@code protect} or {@code unprotect} call site, as the function of its {@code ScalaUDF}: one
  * value per {@link #apply}, or a batch per {@link #applyAll} (what {@link TokenCallBatching} uses
  * in server mode). Each task opens its own tokenizer and closes it, wiping the key, when it ends.
+ *
+ * <p>The analyzer builds a call <em>unbound</em>: it names the catalog and domain but holds no
+ * keys, so a view, a global temp view or a DataFrame carries no principal's keys to whoever runs
+ * it. {@link TokenCallBinding} binds each call, in the session that optimizes the query, to that
+ * session's principal ({@link #boundTo}); a call that was never bound refuses to run. In local mode
+ * a bound call's tasks also check that their session still acts as that principal.
  */
 final class TokenCall extends AbstractFunction1<Object, Object> implements Serializable {
-  private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 2L;
 
-  private final KeyScope scope;
-  private final Policy policy;
+  private final String catalogName;
   private final String keyId;
   private final String domain;
   // the method as its spec: the policy model travels as text
   private final String method;
   private final boolean forward;
   private final Kind kind;
+  // set by boundTo, in the session that runs the query
+  private final KeyScope scope;
+  private final Policy policy;
+  private final PrincipalBinding binding;
   private transient Tokenizer tokenizer;
 
   private enum Kind {
@@ -38,22 +50,82 @@ final class TokenCall extends AbstractFunction1<Object, Object> implements Seria
     LONG
   }
 
-  TokenCall(KeyScope scope, Policy policy, ColumnPolicy column, boolean forward, DataType type) {
-    this.scope = scope;
-    this.policy = policy;
-    this.keyId = column.keyId();
-    this.domain = column.domain();
-    this.method = column.method().spec();
-    this.forward = forward;
-    this.kind =
+  /** An unbound call of {@code catalogName}'s token domain {@code column.domain()}. */
+  TokenCall(String catalogName, ColumnPolicy column, boolean forward, DataType type) {
+    this(
+        catalogName,
+        column.keyId(),
+        column.domain(),
+        column.method().spec(),
+        forward,
         type.equals(DataTypes.LongType)
             ? Kind.LONG
-            : type.equals(DataTypes.BinaryType) ? Kind.BINARY : Kind.STRING;
+            : type.equals(DataTypes.BinaryType) ? Kind.BINARY : Kind.STRING,
+        null,
+        null,
+        null);
+  }
+
+  private TokenCall(
+      String catalogName,
+      String keyId,
+      String domain,
+      String method,
+      boolean forward,
+      Kind kind,
+      KeyScope scope,
+      Policy policy,
+      PrincipalBinding binding) {
+    this.catalogName = catalogName;
+    this.keyId = keyId;
+    this.domain = domain;
+    this.method = method;
+    this.forward = forward;
+    this.kind = kind;
+    this.scope = scope;
+    this.policy = policy;
+    this.binding = binding;
+  }
+
+  /** This call with the keys of the principal that {@code binding} names. */
+  TokenCall boundTo(KeyScope keyScope, Policy keyPolicy, PrincipalBinding principalBinding) {
+    return new TokenCall(
+        catalogName,
+        keyId,
+        domain,
+        method,
+        forward,
+        kind,
+        Objects.requireNonNull(keyScope, "scope"),
+        Objects.requireNonNull(keyPolicy, "policy"),
+        Objects.requireNonNull(principalBinding, "binding"));
+  }
+
+  String catalogName() {
+    return catalogName;
+  }
+
+  String domain() {
+    return domain;
+  }
+
+  boolean forward() {
+    return forward;
+  }
+
+  /** The principal this call runs as, or null while unbound. */
+  PrincipalBinding binding() {
+    return binding;
+  }
+
+  /** E.g. {@code unprotect(token, 'ssn')}, for messages. */
+  String describe() {
+    return (forward ? "protect(value, '" : "unprotect(token, '") + domain + "')";
   }
 
   /** True where each batch of values is one key server request, not one local computation. */
   boolean batchesPay() {
-    return scope.kms().tokenMode() == TokenMode.SERVER;
+    return scope != null && scope.kms().tokenMode() == TokenMode.SERVER;
   }
 
   @Override
@@ -61,7 +133,17 @@ final class TokenCall extends AbstractFunction1<Object, Object> implements Seria
     if (value == null) {
       return null;
     }
-    Tokenizer t = tokenizer();
+    if (TaskContext.get() == null) {
+      // the driver (the optimizer folding a call over a local relation): no task ends to wipe a
+      // key that stays open, so each evaluation opens and closes its own tokenizer
+      try (Tokenizer t = openTokenizer()) {
+        return apply(t, value);
+      }
+    }
+    return apply(tokenizer(), value);
+  }
+
+  private Object apply(Tokenizer t, Object value) {
     switch (kind) {
       case LONG:
         long v = ((Number) value).longValue();
@@ -124,11 +206,7 @@ final class TokenCall extends AbstractFunction1<Object, Object> implements Seria
 
   private Tokenizer tokenizer() {
     if (tokenizer == null) {
-      KeyService keys = KeyServiceRegistry.obtain(scope, policy);
-      ProtectionMethod m = ProtectionMethod.parse(method);
-      // local: the task derives the token key; server: the values go to the key server
-      tokenizer =
-          keys.tokenizer(keyId, KeyService.LATEST_VERSION, domain, m, scope.kms().tokenMode());
+      tokenizer = openTokenizer();
       Tokenizer opened = tokenizer;
       TaskContext task = TaskContext.get();
       if (task != null) {
@@ -139,8 +217,55 @@ final class TokenCall extends AbstractFunction1<Object, Object> implements Seria
     return tokenizer;
   }
 
+  private Tokenizer openTokenizer() {
+    if (binding == null) {
+      // fail closed: only TokenCallBinding gives a call keys, for the session that runs it
+      throw new ProtectorException(
+          String.format(
+              "Cannot run %s: the call was not bound to the principal of the session that runs"
+                  + " it (the session has no Iceberg Protector session extension, or the plan"
+                  + " skipped its analyzer)",
+              describe()));
+    }
+    binding.checkTask();
+    KeyService keys = KeyServiceRegistry.obtain(scope, policy);
+    // local: the task derives the token key; server: the values go to the key server
+    return keys.tokenizer(
+        keyId,
+        KeyService.LATEST_VERSION,
+        domain,
+        ProtectionMethod.parse(method),
+        scope.kms().tokenMode());
+  }
+
+  // Equal calls are the same call for the same principal: Spark compares plans (its cache, its
+  // common-subexpression elimination) through their functions.
+  @Override
+  public boolean equals(Object o) {
+    if (!(o instanceof TokenCall)) {
+      return false;
+    }
+    TokenCall other = (TokenCall) o;
+    return catalogName.equals(other.catalogName)
+        && keyId.equals(other.keyId)
+        && domain.equals(other.domain)
+        && method.equals(other.method)
+        && forward == other.forward
+        && kind == other.kind
+        && Objects.equals(binding, other.binding);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(catalogName, domain, forward, kind, binding);
+  }
+
   @Override
   public String toString() {
-    return (forward ? "protect" : "unprotect") + "(domain " + domain + ")";
+    return (forward ? "protect" : "unprotect")
+        + "(domain "
+        + domain
+        + (binding == null ? ", unbound" : ", as " + binding)
+        + ")";
   }
 }

@@ -1,12 +1,16 @@
 package io.icebergprotector.spark;
 
-import io.icebergprotector.kms.KeyScope;
+import io.icebergprotector.kms.KmsSettings;
+import io.icebergprotector.kms.token.TokenMode;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.ProtectionMethod;
 import io.icebergprotector.spark.compat.ScalaCollections;
+import io.icebergprotector.spark.core.PrincipalBinding;
+import io.icebergprotector.spark.core.ProtectorContext;
 import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.spark.core.TokenKeyRule;
 import io.icebergprotector.spark.table.ProtectingCatalog;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -34,13 +38,14 @@ import scala.Tuple3;
  * table's columns of that domain hold. They use the policy, principal and key service of the
  * session's protecting catalog whose policy has the domain. The domain must be a string literal;
  * the call is authorized when the query is analyzed ({@code protect}: a writer of an entry with a
- * column of the domain, or a clear reader of one; {@code unprotect}: a clear reader), and each
- * task's key request is checked again by the key service. Tokens use the latest key version.
- * Catalog option {@code protector.kms.token-mode} decides where they are computed: {@code local}
- * (the task derives the token key) or {@code server} (the key server tokenizes; the key never
- * reaches the executor). In server mode, {@link TokenCallBatching} sends the values of calls that
- * every row evaluates (projections, aggregates, join keys) to the server in batches; others (a
- * filter, a branch of a conditional) send one request per value.
+ * column of the domain, or a clear reader of one; {@code unprotect}: a clear reader), bound to the
+ * principal of the session that runs the query and authorized again for it ({@link
+ * TokenCallBinding}), and each task's key request is checked again by the key service. Tokens use
+ * the latest key version. Catalog option {@code protector.kms.token-mode} decides where they are
+ * computed: {@code local} (the task derives the token key) or {@code server} (the key server
+ * tokenizes; the key never reaches the executor). In server mode, {@link TokenCallBatching} sends
+ * the values of calls that every row evaluates (projections, aggregates, join keys) to the server
+ * in batches; others (a filter, a branch of a conditional) send one request per value.
  */
 final class TokenFunctions {
   private TokenFunctions() {}
@@ -51,6 +56,9 @@ final class TokenFunctions {
   static void register(SparkSessionExtensions extensions) {
     extensions.injectFunction((Tuple3) function("protect", true));
     extensions.injectFunction((Tuple3) function("unprotect", false));
+    // bind every call to the session that analyzes the query that runs it (before the optimizer
+    // may evaluate a call over a local relation), then batch the bound calls
+    extensions.injectPostHocResolutionRule(TokenCallBinding::new);
     extensions.injectPreCBORule(session -> new TokenCallBatching());
   }
 
@@ -97,9 +105,84 @@ final class TokenFunctions {
     }
     String domain = literal.toString();
     SparkSession session = SparkSession.active();
-    ProtectingCatalog catalog = catalogFor(session, domain, name);
+    CatalogPlugin plugin = catalogFor(session, domain, name);
+    ProtectingCatalog catalog = ProtectingCatalog.unwrap(plugin);
     Policy policy = catalog.protectorContext().policy();
+    // refused at once for the principal that writes the query; bound (and checked again) for the
+    // principal of the session that runs it
+    authorize(name, forward, domain, catalog.principal(session), policy, catalog);
+    ColumnPolicy column = policy.tokenDomain(domain).orElseThrow();
+    Expression value = args.get(0);
+    DataType type = resultType(name, domain, column.method(), value.dataType());
+    TokenCall call = new TokenCall(plugin.name(), column, forward, type);
+    // The call itself is the UDF's function: TokenCallBinding and TokenCallBatching recognize it.
+    return new ScalaUDF(
+        call,
+        type,
+        ScalaCollections.asScalaList(List.of(value)),
+        ScalaCollections.asScalaList(List.of()),
+        Option.empty(),
+        Option.apply(name),
+        true,
+        true);
+  }
+
+  /**
+   * {@code call} bound to the principal that {@code session} acts as now, under its catalog's
+   * current policy, after the same checks as when the call was written.
+   *
+   * @throws ProtectorException when the session has no such protecting catalog, the policy no
+   *     longer has the domain, or the principal may not make the call
+   */
+  static TokenCall bind(SparkSession session, TokenCall call, DataType type) {
+    String name = call.forward() ? "protect" : "unprotect";
+    CatalogPlugin plugin;
+    try {
+      plugin = session.sessionState().catalogManager().catalog(call.catalogName());
+    } catch (RuntimeException e) {
+      plugin = null;
+    }
+    ProtectingCatalog catalog = plugin == null ? null : ProtectingCatalog.unwrap(plugin);
+    if (catalog == null) {
+      throw new ProtectorException(
+          String.format(
+              "Cannot run %s: it was written against protecting catalog '%s', which the session"
+                  + " that runs it does not have (%s); a call always runs with the keys of the"
+                  + " session that runs it",
+              call.describe(),
+              call.catalogName(),
+              plugin == null ? "not configured" : plugin.getClass().getName()));
+    }
+    ProtectorContext context = catalog.protectorContext();
+    Policy policy = context.policy();
     Principal principal = catalog.principal(session);
+    if (policy.tokenDomain(call.domain()).isEmpty()) {
+      throw new ProtectorException(
+          String.format(
+              "Cannot run %s: the policy %s of catalog '%s' no longer has token domain '%s'",
+              call.describe(), policy.origin(), call.catalogName(), call.domain()));
+    }
+    authorize(name, call.forward(), call.domain(), principal, policy, catalog);
+    ColumnPolicy column = policy.tokenDomain(call.domain()).orElseThrow();
+    PrincipalBinding binding =
+        context.callBinding(
+            call.catalogName(), call.describe(), principal, session.sparkContext().sparkUser());
+    return new TokenCall(call.catalogName(), column, call.forward(), type)
+        .boundTo(context.keyScope(principal, policy), policy, binding);
+  }
+
+  /**
+   * Refuses a call the principal may not make: {@code protect} needs a writer of an entry with a
+   * column of the domain or a clear reader of one, {@code unprotect} a clear reader; in local token
+   * mode {@code protect} needs the token key, which only clear readers get.
+   */
+  private static void authorize(
+      String name,
+      boolean forward,
+      String domain,
+      Principal principal,
+      Policy policy,
+      ProtectingCatalog catalog) {
     boolean allowed =
         forward ? policy.mayProtect(principal, domain) : policy.mayUnprotect(principal, domain);
     if (!allowed) {
@@ -115,21 +198,19 @@ final class TokenFunctions {
                       + " one"
                   : "not a clear reader of a column of that domain"));
     }
-    ColumnPolicy column = policy.tokenDomain(domain).orElseThrow();
-    Expression value = args.get(0);
-    DataType type = resultType(name, domain, column.method(), value.dataType());
-    KeyScope scope = catalog.protectorContext().keyScope(principal, policy);
-    TokenCall call = new TokenCall(scope, policy, column, forward, type);
-    // The call itself is the UDF's function: TokenCallBatching recognizes it in the plan.
-    return new ScalaUDF(
-        call,
-        type,
-        ScalaCollections.asScalaList(List.of(value)),
-        ScalaCollections.asScalaList(List.of()),
-        Option.empty(),
-        Option.apply(name),
-        true,
-        true);
+    KmsSettings kms = catalog.protectorContext().kms();
+    String keyId = policy.tokenDomain(domain).orElseThrow().keyId();
+    if (kms.tokenMode() == TokenMode.LOCAL
+        && !policy.mayReleaseTokenKey(principal, keyId, domain)) {
+      throw new ProtectorException(
+          TokenKeyRule.refusal(
+              "call " + name + " on token domain '" + domain + "'",
+              principal,
+              policy,
+              "tokenize values",
+              domain,
+              kms));
+    }
   }
 
   /**
@@ -170,7 +251,7 @@ final class TokenFunctions {
   }
 
   /** The first protecting catalog (the current one first) whose policy has {@code domain}. */
-  private static ProtectingCatalog catalogFor(SparkSession session, String domain, String name) {
+  private static CatalogPlugin catalogFor(SparkSession session, String domain, String name) {
     CatalogManager catalogs = session.sessionState().catalogManager();
     Set<String> names = new LinkedHashSet<>();
     names.add(catalogs.currentCatalog().name());
@@ -194,7 +275,7 @@ final class TokenFunctions {
       if (c != null) {
         protecting.add(n);
         if (c.protectorContext().policy().tokenDomain(domain).isPresent()) {
-          return c;
+          return plugin;
         }
       }
     }

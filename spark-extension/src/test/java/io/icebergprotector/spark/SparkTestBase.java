@@ -61,7 +61,7 @@ public abstract class SparkTestBase {
           "    }",
           "    \"db.tokens\" {",
           "      footer-key = footer",
-          "      writers = [etl]",
+          "      writers = [etl, admin]",
           "      columns {",
           "        ssn { key = pii, method = \"fpe(alphabet = digits, keep = '-')\", domain = ssn,"
               + " clear = [admin], token = [analyst] }",

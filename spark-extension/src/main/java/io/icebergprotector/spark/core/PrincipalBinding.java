@@ -19,6 +19,8 @@ public final class PrincipalBinding implements Serializable {
 
   private final String catalogName;
   private final String table;
+  // what the binding guards, for messages: "a plan over protected table db.t"
+  private final String subject;
   private final String user;
   private final List<String> groups;
   private final boolean fixed;
@@ -30,6 +32,7 @@ public final class PrincipalBinding implements Serializable {
   PrincipalBinding(
       String catalogName,
       String table,
+      String subject,
       Principal principal,
       boolean fixed,
       String configuredUser,
@@ -37,6 +40,7 @@ public final class PrincipalBinding implements Serializable {
       String fallbackUser) {
     this.catalogName = catalogName;
     this.table = table;
+    this.subject = subject;
     this.user = principal.user();
     this.groups = List.copyOf(principal.groups());
     this.fixed = fixed;
@@ -53,7 +57,7 @@ public final class PrincipalBinding implements Serializable {
     return catalogName;
   }
 
-  /** The table the binding was made for (for messages). */
+  /** The table (or, for a token function, the call) the binding was made for (for messages). */
   public String table() {
     return table;
   }
@@ -95,11 +99,11 @@ public final class PrincipalBinding implements Serializable {
   public ProtectorException mismatch(Principal executing) {
     return new ProtectorException(
         String.format(
-            "Refusing to run a plan over protected table %s that was resolved for principal '%s'"
-                + " %s in a session that now acts as '%s' %s (catalog %s): a plan, view or cached"
-                + " result never carries one principal's view or keys to another. Build the query"
-                + " again (and uncache data cached as another principal).",
-            table, user, groups, executing.user(), executing.groups(), catalogName));
+            "Refusing to run %s that was resolved for principal '%s' %s in a session that now acts"
+                + " as '%s' %s (catalog %s): a plan, view or cached result never carries one"
+                + " principal's view or keys to another. Build the query again (and uncache data"
+                + " cached as another principal).",
+            subject, user, groups, executing.user(), executing.groups(), catalogName));
   }
 
   @Override

@@ -274,7 +274,31 @@ public final class ProtectorContext {
   public PrincipalBinding binding(
       String catalogName, String table, Principal principal, String fallback) {
     return new PrincipalBinding(
-        catalogName, table, principal, remotePrincipal, configuredUser, configuredGroups, fallback);
+        catalogName,
+        table,
+        "a plan over protected table " + table,
+        principal,
+        remotePrincipal,
+        configuredUser,
+        configuredGroups,
+        fallback);
+  }
+
+  /**
+   * How the tasks of a token function call ({@code protect}/{@code unprotect}) bound to {@code
+   * principal} recognize that principal; {@code call} names the call for messages.
+   */
+  public PrincipalBinding callBinding(
+      String catalogName, String call, Principal principal, String fallback) {
+    return new PrincipalBinding(
+        catalogName,
+        call,
+        "a plan calling " + call,
+        principal,
+        remotePrincipal,
+        configuredUser,
+        configuredGroups,
+        fallback);
   }
 
   private void createMissingLocalKeys() {
