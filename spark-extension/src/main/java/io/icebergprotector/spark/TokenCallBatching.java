@@ -29,10 +29,17 @@ import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression;
 import org.apache.spark.sql.catalyst.plans.logical.Aggregate;
 import org.apache.spark.sql.catalyst.plans.logical.CatalystSerde$;
 import org.apache.spark.sql.catalyst.plans.logical.DeserializeToObject;
+import org.apache.spark.sql.catalyst.plans.logical.Filter;
+import org.apache.spark.sql.catalyst.plans.logical.GlobalLimit;
 import org.apache.spark.sql.catalyst.plans.logical.Join;
+import org.apache.spark.sql.catalyst.plans.logical.LocalLimit;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.plans.logical.MapPartitions;
 import org.apache.spark.sql.catalyst.plans.logical.MapPartitions$;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
+import org.apache.spark.sql.catalyst.plans.logical.SerializeFromObject;
+import org.apache.spark.sql.catalyst.plans.logical.SubqueryAlias;
+import org.apache.spark.sql.catalyst.plans.logical.Union;
 import org.apache.spark.sql.catalyst.rules.Rule;
 import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructField;
@@ -69,12 +76,50 @@ final class TokenCallBatching extends Rule<LogicalPlan> {
 
   @Override
   public LogicalPlan apply(LogicalPlan plan) {
-    return plan.transformUp(ScalaCollections.total(this::rewrite));
+    return rewrite(plan, Integer.MAX_VALUE);
   }
 
-  private LogicalPlan rewrite(LogicalPlan node) {
+  /**
+   * Bottom up, like {@code transformUp}, knowing how many rows at most the operators above {@code
+   * node} take from it: a {@code LIMIT n} above a projection through operators that stream their
+   * input row by row (projections, filters, unions) caps each of its batches at n rows, so {@code
+   * SELECT protect(...) ... LIMIT 3} sends 3 values per partition, not 1,024.
+   */
+  private LogicalPlan rewrite(LogicalPlan node, int rowsWanted) {
+    int below = rowsBelow(node, rowsWanted);
+    LogicalPlan withChildren =
+        node.mapChildren((Function1<LogicalPlan, LogicalPlan>) child -> rewrite(child, below));
+    return batchCalls(withChildren, Math.min(BATCH_SIZE, rowsWanted));
+  }
+
+  /** How many rows {@code node} takes from its children when at most {@code rowsWanted} are. */
+  private static int rowsBelow(LogicalPlan node, int rowsWanted) {
+    Expression limit = null;
+    if (node instanceof LocalLimit) {
+      limit = ((LocalLimit) node).limitExpr();
+    } else if (node instanceof GlobalLimit) {
+      limit = ((GlobalLimit) node).limitExpr();
+    }
+    if (limit != null) {
+      Object n = limit.foldable() ? limit.eval(null) : null;
+      return n instanceof Integer && (Integer) n >= 0
+          ? Math.min(rowsWanted, Math.max(1, (Integer) n))
+          : Integer.MAX_VALUE;
+    }
+    boolean streams =
+        node instanceof Project
+            || node instanceof Filter
+            || node instanceof Union
+            || node instanceof SubqueryAlias
+            || node instanceof SerializeFromObject
+            || node instanceof DeserializeToObject
+            || node instanceof MapPartitions;
+    return streams ? rowsWanted : Integer.MAX_VALUE;
+  }
+
+  private LogicalPlan batchCalls(LogicalPlan node, int batchSize) {
     if (node instanceof Project) {
-      return batch((Project) node);
+      return batch((Project) node, batchSize);
     }
     if (node instanceof Aggregate) {
       Aggregate aggregate = (Aggregate) node;
@@ -124,7 +169,7 @@ final class TokenCallBatching extends Rule<LogicalPlan> {
       children.add(
           columns.size() == width
               ? child
-              : batch(new Project(ScalaCollections.asScalaList(columns), child)));
+              : batch(new Project(ScalaCollections.asScalaList(columns), child), BATCH_SIZE));
     }
     if (pulled.isEmpty()) {
       return node;
@@ -141,7 +186,7 @@ final class TokenCallBatching extends Rule<LogicalPlan> {
         : replaced;
   }
 
-  private LogicalPlan batch(Project project) {
+  private LogicalPlan batch(Project project, int batchSize) {
     List<NamedExpression> list = ScalaCollections.asJava(project.projectList());
     List<ScalaUDF> calls = new ArrayList<>();
     list.forEach(e -> collect((Expression) e, calls));
@@ -181,7 +226,7 @@ final class TokenCallBatching extends Rule<LogicalPlan> {
     Project withArguments = new Project(ScalaCollections.asScalaList(inputs), child);
     LogicalPlan mapped =
         mapPartitions(
-            new BatchedCalls(functions, width),
+            new BatchedCalls(functions, width, batchSize),
             withArguments,
             new StructType(outFields.toArray(new StructField[0])));
 
@@ -302,6 +347,16 @@ final class TokenCallBatching extends Rule<LogicalPlan> {
         ScalaCollections.asScalaList(List.of()));
   }
 
+  /** The token calls of a partition function, if it is the one this rule plans; else none. */
+  static List<TokenCall> callsOf(Object function) {
+    return function instanceof BatchedCalls ? List.of(((BatchedCalls) function).calls) : List.of();
+  }
+
+  /** How many rows a partition function this rule plans puts in one batch, or 0 for another. */
+  static int batchSizeOf(Object function) {
+    return function instanceof BatchedCalls ? ((BatchedCalls) function).batchSize : 0;
+  }
+
   /** Per partition: rows in batches; each call's values of a batch go in one request. */
   private static final class BatchedCalls
       extends AbstractFunction1<scala.collection.Iterator<Row>, scala.collection.Iterator<Row>>
@@ -309,10 +364,12 @@ final class TokenCallBatching extends Rule<LogicalPlan> {
     private static final long serialVersionUID = 1L;
     private final TokenCall[] calls;
     private final int width;
+    private final int batchSize;
 
-    BatchedCalls(TokenCall[] calls, int width) {
+    BatchedCalls(TokenCall[] calls, int width, int batchSize) {
       this.calls = calls;
       this.width = width;
+      this.batchSize = batchSize;
     }
 
     @Override
@@ -320,8 +377,8 @@ final class TokenCallBatching extends Rule<LogicalPlan> {
       java.util.Iterator<Row> in = ScalaCollections.asJava(rows);
       return ScalaCollections.asScala(
           new java.util.Iterator<Row>() {
-            private final Object[][] batch = new Object[BATCH_SIZE][];
-            private final Object[] values = new Object[BATCH_SIZE];
+            private final Object[][] batch = new Object[batchSize][];
+            private final Object[] values = new Object[batchSize];
             private int size;
             private int next;
 
@@ -347,7 +404,7 @@ final class TokenCallBatching extends Rule<LogicalPlan> {
             private void fill() {
               size = 0;
               next = 0;
-              while (size < BATCH_SIZE && in.hasNext()) {
+              while (size < batchSize && in.hasNext()) {
                 Row row = in.next();
                 Object[] fields = new Object[width + calls.length];
                 for (int j = 0; j < fields.length; j++) {

@@ -99,6 +99,37 @@ class TokenCallBatchingTest extends SparkTestBase {
         .allSatisfy(r -> assertThat(r.isNullAt(10)).isTrue());
   }
 
+  /** The batch sizes of the batched projections of {@code plan}. */
+  private static List<Integer> batchSizes(LogicalPlan plan) {
+    return ScalaCollections.asJava(
+            plan.collect(
+                ScalaCollections.total(
+                    (LogicalPlan p) ->
+                        p instanceof MapPartitions
+                            ? TokenCallBatching.batchSizeOf(((MapPartitions) p).func())
+                            : -1)))
+        .stream()
+        .map(Integer.class::cast)
+        .filter(n -> n >= 0)
+        .collect(Collectors.toList());
+  }
+
+  @Test
+  void aLimitAboveTheCallsCapsTheirBatchesSoNoValuePastItIsSent() {
+    String limited = "SELECT id, protect(ssn, 'ssn') AS token FROM mixed";
+    assertThat(batchSizes(rewritten(limited + " LIMIT 3"))).containsExactly(3);
+    assertThat(rows(rewritten(limited + " LIMIT 3"))).hasSize(3);
+    // a filter between the limit and the calls keeps the cap (each batch holds at most 5)
+    assertThat(
+            batchSizes(rewritten("SELECT * FROM (" + limited + ") WHERE token LIKE '0%' LIMIT 5")))
+        .containsExactly(5);
+    assertThat(batchSizes(rewritten(limited + " LIMIT 3 OFFSET 2"))).containsExactly(5);
+    // a sort reads every row before the limit applies: full batches
+    assertThat(batchSizes(rewritten(limited + " ORDER BY token LIMIT 3")))
+        .containsExactly(TokenCallBatching.BATCH_SIZE);
+    assertThat(batchSizes(rewritten(limited))).containsExactly(TokenCallBatching.BATCH_SIZE);
+  }
+
   @Test
   void callsOfAJoinsProjectionBatchWithColumnsOfTheSameName() {
     String join =
