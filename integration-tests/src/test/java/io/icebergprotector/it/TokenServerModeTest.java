@@ -179,6 +179,22 @@ class TokenServerModeTest extends KeyServerStackTestBase {
   }
 
   @Test
+  void aLimitStopsEachBatchAtItsRowsSoNoSkippedValueIsSent() {
+    people(aliceServer);
+    long before = tokenEvents("encode", "alice").size();
+    List<Row> three =
+        aliceServer.sql("SELECT id, protect(ssn, 'ssn') FROM people LIMIT 3").collectAsList();
+    assertThat(three).hasSize(3);
+    List<Map<String, Object>> all = tokenEvents("encode", "alice");
+    List<Map<String, Object>> sent = all.subList((int) before, all.size());
+    System.out.printf(
+        "[it] LIMIT 3 over %d rows in server mode: %d encode request(s) of %s values%n",
+        PEOPLE, sent.size(), sent.stream().map(e -> e.get("count")).collect(Collectors.toList()));
+    // one partition: one batch of the 3 rows the limit takes, not 1,024
+    assertThat(sent).singleElement().satisfies(e -> assertThat(e).containsEntry("count", 3L));
+  }
+
+  @Test
   void aStreamIsTokenizedOneBatchPerThousandRowsOfEachMicroBatch(@TempDir Path dir)
       throws Exception {
     Path in = Files.createDirectories(dir.resolve("in"));
