@@ -1,5 +1,6 @@
 package io.icebergprotector.spark.flow;
 
+import io.icebergprotector.policy.AccessLevel;
 import io.icebergprotector.spark.compat.ScalaCollections;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -12,11 +13,15 @@ import java.util.Set;
 import org.apache.spark.sql.catalyst.expressions.Alias;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.CreateNamedStruct;
+import org.apache.spark.sql.catalyst.expressions.EqualNullSafe;
+import org.apache.spark.sql.catalyst.expressions.EqualTo;
 import org.apache.spark.sql.catalyst.expressions.ExprId;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.GetArrayStructFields;
 import org.apache.spark.sql.catalyst.expressions.GetStructField;
 import org.apache.spark.sql.catalyst.expressions.If;
+import org.apache.spark.sql.catalyst.expressions.In;
+import org.apache.spark.sql.catalyst.expressions.InSubquery;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.expressions.OuterReference;
@@ -28,7 +33,9 @@ import org.apache.spark.sql.catalyst.plans.logical.Aggregate;
 import org.apache.spark.sql.catalyst.plans.logical.CTERelationDef;
 import org.apache.spark.sql.catalyst.plans.logical.CTERelationRef;
 import org.apache.spark.sql.catalyst.plans.logical.Expand;
+import org.apache.spark.sql.catalyst.plans.logical.Filter;
 import org.apache.spark.sql.catalyst.plans.logical.Generate;
+import org.apache.spark.sql.catalyst.plans.logical.Join;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.MergeRows;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
@@ -38,13 +45,19 @@ import scala.runtime.BoxedUnit;
 
 /**
  * Which protected columns reach each output column of an analyzed plan, and as which view. It
- * follows values only: a column flows into an output through projections, aggregates, window
- * functions, generators, unions, CTEs, subqueries in projections and views; what decides which rows
- * are kept or how they are grouped, joined or ordered (filters, join conditions, grouping keys that
- * are not output, sort and window partitioning) is not a flow. Every expression over a protected
- * value carries it, except {@code count} and {@code count(DISTINCT ...)}; struct field access and
- * struct construction keep track of where in a struct a protected field lies. An operator it does
- * not know passes every input column into each column it adds.
+ * follows values: a column flows into an output through projections, aggregates, window functions,
+ * generators, unions, CTEs, subqueries in projections and views. What decides which rows are kept
+ * or how they are grouped, joined or ordered (filters, join conditions, grouping keys that are not
+ * output, sort and window partitioning) is not a flow, with one exception: an equality. A column
+ * that a condition ties to a protected value ({@code a = p}, {@code a <=> p}, {@code a IN (p,
+ * ...)}, {@code a IN (SELECT p ...)}, also correlated inside a subquery) holds that value in every
+ * row the condition keeps: joined against a table of all six-digit strings it is the clear PIN.
+ * Such a column carries the protected column's flows, as read (a masked view ties to the masks),
+ * and so does every expression over it; a denied view reads as NULL, ties to nothing and is left
+ * out. Every expression over a protected value carries it, except {@code count} and {@code
+ * count(DISTINCT ...)}; struct field access and struct construction keep track of where in a struct
+ * a protected field lies. An operator it does not know passes every input column into each column
+ * it adds.
  */
 public final class PlanLineage {
   private final FlowSources sources;
@@ -52,10 +65,16 @@ public final class PlanLineage {
   private final Map<ExprId, Set<Flow>> flows = new HashMap<>();
   private final Map<Long, CTERelationDef> ctes = new HashMap<>();
   private final Set<LogicalPlan> visited = Collections.newSetFromMap(new IdentityHashMap<>());
+  // Flows that conditions tie to a column, kept from one pass to the next: a tie found at a join
+  // reaches expressions computed below it (over the same column) only in the next pass.
+  private final Map<ExprId, Set<Flow>> ties;
+  private boolean tiesGrew;
 
-  private PlanLineage(FlowSources sources, List<Expression> rowConditions) {
+  private PlanLineage(
+      FlowSources sources, List<Expression> rowConditions, Map<ExprId, Set<Flow>> ties) {
     this.sources = sources;
     this.rowConditions = rowConditions;
+    this.ties = ties;
   }
 
   /** The flows into each output column of {@code plan}, by position. */
@@ -69,9 +88,15 @@ public final class PlanLineage {
    * rewrite wraps around each column) picks rows, and only its branches flow.
    */
   static List<Set<Flow>> of(LogicalPlan plan, FlowSources sources, List<Expression> rowConditions) {
-    PlanLineage lineage = new PlanLineage(sources, rowConditions);
-    lineage.collectCtes(plan);
-    lineage.visit(plan);
+    Map<ExprId, Set<Flow>> ties = new HashMap<>();
+    PlanLineage lineage;
+    do {
+      // ties only grow, over a finite set of columns and flows: this ends, mostly after one pass
+      // (no tie) or two
+      lineage = new PlanLineage(sources, rowConditions, ties);
+      lineage.collectCtes(plan);
+      lineage.visit(plan);
+    } while (lineage.tiesGrew);
     List<Set<Flow>> out = new ArrayList<>();
     for (Attribute attribute : list(plan.output())) {
       out.add(lineage.flowsOf(attribute));
@@ -109,6 +134,11 @@ public final class PlanLineage {
     }
     for (LogicalPlan child : list(node.children())) {
       visit(child);
+    }
+    if (node instanceof Filter) {
+      condition(((Filter) node).condition());
+    } else if (node instanceof Join && ((Join) node).condition().isDefined()) {
+      condition(((Join) node).condition().get());
     }
     if (node instanceof Project) {
       named(list(((Project) node).projectList()));
@@ -199,6 +229,73 @@ public final class PlanLineage {
     }
   }
 
+  /** Records the ties of every equality in {@code condition}, and of those in its subqueries. */
+  private void condition(Expression condition) {
+    if (condition instanceof EqualTo || condition instanceof EqualNullSafe) {
+      List<Expression> sides = list(condition.children());
+      tie(sides.get(0), sides.get(1));
+    } else if (condition instanceof In) {
+      In in = (In) condition;
+      for (Expression option : list(in.list())) {
+        tie(in.value(), option);
+      }
+    } else if (condition instanceof InSubquery) {
+      InSubquery in = (InSubquery) condition;
+      LogicalPlan query = in.query().plan();
+      visit(query);
+      List<Expression> values = list(in.values());
+      List<Attribute> columns = list(query.output());
+      for (int i = 0; i < values.size() && i < columns.size(); i++) {
+        tie(values.get(i), columns.get(i));
+      }
+    }
+    if (condition instanceof SubqueryExpression) {
+      // EXISTS (SELECT ... WHERE p.pin = outer.v): the subquery's filter ties the outer column
+      visit(((SubqueryExpression) condition).plan());
+    }
+    for (Expression child : list(condition.children())) {
+      condition(child);
+    }
+  }
+
+  /** Each side of an equality holds the other side's values in the rows it keeps. */
+  private void tie(Expression left, Expression right) {
+    tieTo(left, flowsOf(right));
+    tieTo(right, flowsOf(left));
+  }
+
+  private void tieTo(Expression side, Set<Flow> values) {
+    Set<Flow> tied = new LinkedHashSet<>();
+    for (Flow flow : values) {
+      if (flow.access() != AccessLevel.DENIED) {
+        tied.add(flow.whole());
+      }
+    }
+    if (tied.isEmpty()) {
+      return;
+    }
+    for (Attribute attribute : columnsOf(side)) {
+      if (ties.computeIfAbsent(attribute.exprId(), id -> new LinkedHashSet<>()).addAll(tied)) {
+        tiesGrew = true;
+      }
+    }
+  }
+
+  /** The columns an expression reads, correlated outer columns included, subqueries excluded. */
+  private static List<Attribute> columnsOf(Expression expression) {
+    List<Attribute> out = new ArrayList<>();
+    if (expression instanceof Attribute) {
+      out.add((Attribute) expression);
+    } else if (expression instanceof OuterReference) {
+      out.addAll(columnsOf((Expression) ((OuterReference) expression).e()));
+    } else if (!(expression instanceof SubqueryExpression)) {
+      for (Expression child : list(expression.children())) {
+        out.addAll(columnsOf(child));
+      }
+    }
+    return out;
+  }
+
   private void add(Attribute attribute, Set<Flow> more) {
     if (!more.isEmpty()) {
       flows.computeIfAbsent(attribute.exprId(), id -> new LinkedHashSet<>()).addAll(more);
@@ -208,7 +305,14 @@ public final class PlanLineage {
   /** The flows into the value of {@code expression}. */
   Set<Flow> flowsOf(Expression expression) {
     if (expression instanceof Attribute) {
-      return flows.getOrDefault(((Attribute) expression).exprId(), Set.of());
+      ExprId id = ((Attribute) expression).exprId();
+      Set<Flow> tied = ties.get(id);
+      if (tied == null) {
+        return flows.getOrDefault(id, Set.of());
+      }
+      Set<Flow> out = new LinkedHashSet<>(flows.getOrDefault(id, Set.of()));
+      out.addAll(tied);
+      return out;
     } else if (expression instanceof OuterReference) {
       return flowsOf((Expression) ((OuterReference) expression).e());
     } else if (expression instanceof Literal) {

@@ -620,6 +620,89 @@ class DataFlowTest extends SparkTestBase {
         .isPositive();
   }
 
+  /**
+   * Issue 30 item 4, as reported: a clear reader without declassify rights joins the protected
+   * column with a table of every candidate value and stores the candidate column, which in each row
+   * kept is the clear value. An equality ties that column to the protected one.
+   */
+  @Test
+  void anEqualityCopiesTheValueItMatches() {
+    spark
+        .sql("SELECT lpad(CAST(id AS STRING), 6, '0') AS v FROM range(1000000)")
+        .createOrReplaceTempView("every_six_digits");
+    List<String> copies =
+        List.of(
+            "SELECT o.order_id, d.v FROM flow.shop.orders o JOIN every_six_digits d ON"
+                + " o.card_number = d.v",
+            "SELECT o.order_id, d.v FROM flow.shop.orders o JOIN every_six_digits d ON"
+                + " d.v <=> o.card_number",
+            "SELECT o.order_id, upper(d.v) FROM flow.shop.orders o, every_six_digits d WHERE"
+                + " d.v = o.card_number",
+            "SELECT 1, v FROM every_six_digits WHERE v IN (SELECT card_number FROM"
+                + " flow.shop.orders)",
+            "SELECT 1, d.v FROM every_six_digits d WHERE EXISTS (SELECT 1 FROM flow.shop.orders o"
+                + " WHERE o.card_number = d.v)",
+            "SELECT o.order_id, d.v FROM flow.shop.orders o JOIN every_six_digits d ON"
+                + " substr(o.card_number, 1, 6) = d.v");
+    for (String copy : copies) {
+      long before = snapshots("shop.plain");
+      assertThatThrownBy(() -> sql("carl", "INSERT INTO flow.shop.plain " + copy))
+          .as(copy)
+          .isInstanceOf(ProtectorException.class)
+          .hasMessageContaining(
+              "Cannot write to table flow.shop.plain, which the policy does not protect")
+          .hasMessageContaining(
+              "column 'v' <- column 'card_number' of table flow.shop.orders, read by carl as"
+                  + " clear")
+          .hasMessageContaining("shop.orders: declassify = [admin], which carl does not hold");
+      assertThat(snapshots("shop.plain")).as("nothing committed").isEqualTo(before);
+    }
+  }
+
+  /** A masked reader's equality ties the candidate to the mask: stored as data, it is refused. */
+  @Test
+  void anEqualityWithAMaskedViewIsAView() {
+    spark
+        .sql("SELECT * FROM VALUES ('**********4242'), ('CARD-CNRY-1111') AS t(v)")
+        .createOrReplaceTempView("card_candidates");
+    assertThatThrownBy(
+            () ->
+                sql(
+                    "bob",
+                    "INSERT INTO flow.shop.orders SELECT o.order_id + 500, d.v, NULL, NULL FROM"
+                        + " flow.shop.orders o JOIN card_candidates d ON o.card_number = d.v"))
+        .isInstanceOf(ProtectorException.class)
+        .hasMessageContaining("it would store protector views as data")
+        .hasMessageContaining(
+            "column 'card_number' <- column 'card_number' of table flow.shop.orders,"
+                + " read by bob as masked (partial(keep_last=4))");
+  }
+
+  /** Equalities on unprotected columns and on a denied view (NULL matches nothing) copy nothing. */
+  @Test
+  void equalitiesThatMatchNoProtectedValueCopyNothing() {
+    spark
+        .sql("SELECT * FROM VALUES ('first'), ('CARD-CNRY-1111') AS t(v)")
+        .createOrReplaceTempView("note_candidates");
+    sql(
+        "carl",
+        "INSERT INTO flow.shop.plain SELECT o.order_id + 900, d.v FROM flow.shop.orders o JOIN"
+            + " note_candidates d ON o.note = d.v");
+    sql(
+        "etl",
+        "INSERT INTO flow.shop.plain SELECT o.order_id + 950, d.v FROM flow.shop.orders o JOIN"
+            + " note_candidates d ON o.card_number <=> d.v");
+    assertThat(
+            as(
+                "alice",
+                () ->
+                    spark
+                        .sql("SELECT id, v FROM flow.shop.plain WHERE id >= 900 ORDER BY id")
+                        .collectAsList()
+                        .toString()))
+        .isEqualTo("[[901,first]]");
+  }
+
   // ----------------------------------------------------------------------- plain Parquet paths
 
   @Test

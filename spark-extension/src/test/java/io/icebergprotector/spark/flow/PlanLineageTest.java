@@ -14,14 +14,21 @@ import org.apache.spark.sql.catalyst.expressions.Alias;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.AttributeReference;
 import org.apache.spark.sql.catalyst.expressions.CreateNamedStruct;
+import org.apache.spark.sql.catalyst.expressions.EqualNullSafe;
 import org.apache.spark.sql.catalyst.expressions.EqualTo;
+import org.apache.spark.sql.catalyst.expressions.Exists;
 import org.apache.spark.sql.catalyst.expressions.Explode;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.GetStructField;
+import org.apache.spark.sql.catalyst.expressions.In;
+import org.apache.spark.sql.catalyst.expressions.InSubquery;
 import org.apache.spark.sql.catalyst.expressions.Length;
+import org.apache.spark.sql.catalyst.expressions.LessThan;
+import org.apache.spark.sql.catalyst.expressions.ListQuery;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression$;
+import org.apache.spark.sql.catalyst.expressions.OuterReference;
 import org.apache.spark.sql.catalyst.expressions.Upper;
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateExpression;
 import org.apache.spark.sql.catalyst.expressions.aggregate.AggregateFunction;
@@ -121,6 +128,10 @@ class PlanLineageTest {
     return new Project(seq(list), child);
   }
 
+  private static Join join(LogicalPlan left, LogicalPlan right, Expression condition) {
+    return new Join(left, right, Inner$.MODULE$, Option.apply(condition), JoinHint$.MODULE$.NONE());
+  }
+
   /** For each output column: the columns flowing in, with their sub-paths. */
   private List<String> lineage(LogicalPlan plan) {
     return PlanLineage.of(plan, sources).stream()
@@ -169,23 +180,86 @@ class PlanLineageTest {
     Expression bySsn = new EqualTo(ssn, Literal.create("x", DataTypes.StringType));
     LogicalPlan filtered = project(new Filter(bySsn, people), id);
     assertThat(lineage(filtered)).containsExactly("");
-    LogicalPlan joined =
-        project(
-            new Join(
-                people,
-                plain,
-                Inner$.MODULE$,
-                Option.apply(new EqualTo(ssn, name)),
-                JoinHint$.MODULE$.NONE()),
-            otherId,
-            name,
-            ssn);
+    LogicalPlan joined = project(join(people, plain, new LessThan(ssn, name)), otherId, name, ssn);
     assertThat(lineage(joined)).containsExactly("", "", "ssn");
     // grouping by a protected column that is not output
     LogicalPlan grouped =
         PlanNodes.aggregate(
             seq(ssn), seq(alias(aggregate(new Count(seq(id)), false), "n")), people);
     assertThat(lineage(grouped)).containsExactly("");
+  }
+
+  @Test
+  void equalitiesTieAColumnToTheProtectedValue() {
+    // SELECT name FROM plain JOIN people ON name = ssn: in every row kept, name is the SSN
+    LogicalPlan joined = project(join(plain, people, new EqualTo(name, ssn)), otherId, name);
+    assertThat(lineage(joined)).containsExactly("", "ssn");
+    // <=> and IN ties too, and from a filter over a cross join (WHERE name = upper(ssn))
+    LogicalPlan crossed =
+        new Join(plain, people, Inner$.MODULE$, Option.empty(), JoinHint$.MODULE$.NONE());
+    assertThat(lineage(project(new Filter(new EqualNullSafe(ssn, name), crossed), name)))
+        .containsExactly("ssn");
+    assertThat(lineage(project(new Filter(new In(name, seq(id, ssn)), crossed), name)))
+        .containsExactly("ssn");
+    assertThat(lineage(project(new Filter(new EqualTo(name, new Upper(ssn)), crossed), name)))
+        .containsExactly("ssn");
+  }
+
+  @Test
+  void aTieReachesExpressionsComputedBelowTheCondition() {
+    // SELECT u FROM (SELECT name, upper(name) AS u FROM plain) JOIN people ON name = ssn
+    Alias upper = alias(new Upper(name), "u");
+    LogicalPlan below = project(plain, name, upper);
+    LogicalPlan plan = project(join(below, people, new EqualTo(name, ssn)), upper.toAttribute());
+    assertThat(lineage(plan)).containsExactly("ssn");
+  }
+
+  @Test
+  void aSubqueryTiesThroughInAndCorrelatedEqualities() {
+    // SELECT name FROM plain WHERE name IN (SELECT ssn FROM people)
+    LogicalPlan in =
+        project(
+            new Filter(
+                new InSubquery(
+                    seq(name),
+                    new ListQuery(
+                        project(people, ssn),
+                        seq(),
+                        NamedExpression$.MODULE$.newExprId(),
+                        1,
+                        seq(),
+                        Option.empty())),
+                plain),
+            name);
+    assertThat(lineage(in)).containsExactly("ssn");
+    // SELECT name FROM plain WHERE EXISTS (SELECT 1 FROM people WHERE ssn = outer(name))
+    LogicalPlan correlated =
+        project(
+            new Filter(
+                new Exists(
+                    project(new Filter(new EqualTo(ssn, new OuterReference(name)), people), id),
+                    seq(name),
+                    NamedExpression$.MODULE$.newExprId(),
+                    seq(),
+                    Option.empty()),
+                plain),
+            name);
+    assertThat(lineage(correlated)).containsExactly("ssn");
+  }
+
+  @Test
+  void aDeniedViewTiesToNothing() {
+    FlowSources denied =
+        node ->
+            node == people
+                ? List.of(
+                    Set.of(),
+                    Set.of(new Flow(SOURCE, "ssn", "ssn", AccessLevel.DENIED, null, List.of())),
+                    Set.of())
+                : null;
+    LogicalPlan joined = project(join(plain, people, new EqualNullSafe(name, ssn)), name, ssn);
+    assertThat(PlanLineage.of(joined, denied).get(0)).isEmpty();
+    assertThat(PlanLineage.of(joined, denied).get(1)).hasSize(1);
   }
 
   @Test
