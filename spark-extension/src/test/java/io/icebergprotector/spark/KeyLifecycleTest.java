@@ -571,9 +571,24 @@ class KeyLifecycleTest {
                       "CALL lc.system.rewrite_protected(table => 'db.retire', decrypt => true)"))
           .isInstanceOf(ProtectorException.class)
           .hasMessageContaining("may not decrypt retired column salary")
-          .hasMessageContaining("cannot unwrap key 'pii2'");
+          .hasMessageContaining("cannot unwrap key 'pii2'")
+          .hasMessageContaining(
+              "no column uses key 'pii2' any more, so only a retired-keys entry lets anyone unwrap"
+                  + " it; add one to the policy: retired-keys { pii2 { decrypt = [");
       assertThat(as("alice", "SELECT salary FROM lc.db.retire")).allMatch(r -> r.isNullAt(0));
 
+      // an entry that lists none of the principal's roles says which one to add
+      reloadPolicy(
+          BASE_POLICY
+              .replace("%EXTRA%", withoutSalary)
+              .replace(keys, keys + "\n  retired-keys { pii2 { decrypt = [analyst] } }"));
+      assertThatThrownBy(
+              () ->
+                  spark.sql(
+                      "CALL lc.system.rewrite_protected(table => 'db.retire', decrypt => true)"))
+          .isInstanceOf(ProtectorException.class)
+          .hasMessageContaining("cannot unwrap key 'pii2': retired-keys lists [analyst] for key")
+          .hasMessageContaining("retired-keys { pii2 { decrypt = [admin, analyst] } }");
       // the policy keeps pii2 as a retired key that admins may still unwrap
       reloadPolicy(
           BASE_POLICY

@@ -18,6 +18,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.PartitionSpec;
@@ -257,14 +258,62 @@ public final class ProtectionSpec implements Serializable {
     for (int id : retiredFieldIds) {
       ColumnProtection column = columns.get(id);
       if (!unwrappable.contains(column.keyId())) {
-        throw new ProtectorException(
-            String.format(
-                "Principal '%s' may not decrypt retired column %s of %s: it cannot unwrap key '%s'",
-                principal().user(), column.path(), tableName, column.keyId()));
+        throw new ProtectorException(retiredKeyRefusal(column));
       }
       changed.put(id, column.withAccess(AccessLevel.CLEAR, null, column.onDenied()));
     }
     return new ProtectionSpec(this, changed, retiredFieldIds, writeGeneration);
+  }
+
+  // The way out depends on the policy: a key no column uses any more needs a retired-keys entry
+  // (without one nobody may unwrap it), an entry that lists none of the principal's roles needs
+  // one.
+  private String retiredKeyRefusal(ColumnProtection column) {
+    String keyId = column.keyId();
+    Set<String> roles = policy().rolesOf(principal());
+    String role = roles.isEmpty() ? "<role>" : roles.iterator().next();
+    Set<String> decrypters = policy().retiredKeys().get(keyId);
+    String cause;
+    if (decrypters != null) {
+      cause =
+          String.format(
+              "retired-keys lists %s for key '%s', and '%s' holds none of them (its roles: %s);"
+                  + " add one of its roles: retired-keys { %s { decrypt = [%s] } }",
+              decrypters,
+              keyId,
+              principal().user(),
+              roles,
+              keyId,
+              String.join(", ", new TreeSet<>(union(decrypters, role))));
+    } else if (protectsAColumn(keyId)) {
+      cause =
+          String.format(
+              "key '%s' still protects other columns, and '%s' reads none of them; read the"
+                  + " column as a principal with a role that reads a column under '%s'",
+              keyId, principal().user(), keyId);
+    } else {
+      cause =
+          String.format(
+              "no column uses key '%s' any more, so only a retired-keys entry lets anyone unwrap"
+                  + " it; add one to the policy: retired-keys { %s { decrypt = [%s] } }",
+              keyId, keyId, role);
+    }
+    return String.format(
+        "Principal '%s' may not decrypt retired column %s of %s: it cannot unwrap key '%s': %s",
+        principal().user(), column.path(), tableName, keyId, cause);
+  }
+
+  private boolean protectsAColumn(String keyId) {
+    return java.util.stream.Stream.concat(
+            policy().tables().values().stream(), policy().paths().values().stream())
+        .flatMap(entry -> entry.columns().stream())
+        .anyMatch(column -> column.keyId().equals(keyId));
+  }
+
+  private static Set<String> union(Set<String> set, String more) {
+    Set<String> out = new LinkedHashSet<>(set);
+    out.add(more);
+    return out;
   }
 
   /** For a forced decrypt-rewrite: retired columns are written in plaintext. */
