@@ -1,16 +1,14 @@
 package io.icebergprotector.spark;
 
 import io.icebergprotector.spark.compat.ScalaCollections;
-import io.icebergprotector.spark.compat.SparkCompat;
 import io.icebergprotector.spark.core.PrincipalBinding;
 import io.icebergprotector.spark.read.ProtectedScan;
 import io.icebergprotector.spark.table.ProtectingCatalog;
+import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
-import org.apache.spark.sql.Column;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.api.java.UDF0;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.ScalaUDF;
 import org.apache.spark.sql.catalyst.plans.logical.Filter;
@@ -22,10 +20,9 @@ import org.apache.spark.sql.execution.adaptive.QueryStageExec;
 import org.apache.spark.sql.execution.columnar.InMemoryRelation;
 import org.apache.spark.sql.execution.columnar.InMemoryTableScanExec;
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
-import org.apache.spark.sql.expressions.UserDefinedFunction;
-import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataTypes;
 import scala.Function1;
+import scala.runtime.AbstractFunction0;
 
 /**
  * Optimizer rule for cached data ({@code CACHE TABLE}, {@code df.cache()}): Spark answers a query
@@ -130,14 +127,34 @@ final class ProtectedCacheCheck extends Rule<LogicalPlan> {
 
   /** A filter that always passes, and fails a task whose session acts as another principal. */
   static Expression checkExpression(PrincipalBinding binding) {
-    UDF0<Boolean> check =
-        () -> {
-          binding.checkTask();
-          return Boolean.TRUE;
-        };
-    UserDefinedFunction udf =
-        functions.udf(check, DataTypes.BooleanType).asNondeterministic().withName(CHECK_NAME);
-    return SparkCompat.expression(udf.apply(new Column[0]));
+    // A Catalyst ScalaUDF, not a Column: this rule runs in the optimizer, after analysis, and
+    // Spark 4.0's Column wraps a UDF in a node only the analyzer resolves
+    return new ScalaUDF(
+        new TaskCheck(binding),
+        DataTypes.BooleanType,
+        ScalaCollections.asScalaList(List.<Expression>of()),
+        ScalaCollections.asScalaList(List.of()),
+        scala.Option.empty(),
+        scala.Option.apply(CHECK_NAME),
+        false,
+        false);
+  }
+
+  /** The check's function: shipped to executors with the plan, hence serializable. */
+  private static final class TaskCheck extends AbstractFunction0<Object> implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private final PrincipalBinding binding;
+
+    TaskCheck(PrincipalBinding binding) {
+      this.binding = binding;
+    }
+
+    @Override
+    public Object apply() {
+      binding.checkTask();
+      return Boolean.TRUE;
+    }
   }
 
   static boolean isCheck(Expression expression) {
