@@ -97,7 +97,7 @@ public final class DataFlowCheck extends AbstractFunction1<LogicalPlan, BoxedUni
       }
     }
     if (!views.isEmpty()) {
-      throw new ProtectorException(viewsRefused(write.destination(), views));
+      throw new ProtectorException(viewsRefused(write.destination(), views) + rddNote(views));
     }
     if (!declassified.isEmpty()) {
       declassify(write, declassified);
@@ -151,17 +151,18 @@ public final class DataFlowCheck extends AbstractFunction1<LogicalPlan, BoxedUni
     if (!enabled || !entitled) {
       throw new ProtectorException(
           String.format(
-              "Cannot write to %s: it would declassify protected data, storing it where it is not"
-                  + " protected: %s. Declassification needs a principal with a declassify role of"
-                  + " every source (%s) and the session setting %s=true (%s). To keep the data"
-                  + " protected instead, protect these destination columns in the policy",
-              destination.description(),
-              stored.stream().map(DataFlowCheck::describe).collect(Collectors.joining("; ")),
-              columnsBySource.keySet().stream()
-                  .map(DataFlowCheck::describeDeclassifiers)
-                  .collect(Collectors.joining("; ")),
-              DECLASSIFY,
-              enabled ? "set" : "not set"));
+                  "Cannot write to %s: it would declassify protected data, storing it where it is not"
+                      + " protected: %s. Declassification needs a principal with a declassify role of"
+                      + " every source (%s) and the session setting %s=true (%s). To keep the data"
+                      + " protected instead, protect these destination columns in the policy",
+                  destination.description(),
+                  stored.stream().map(DataFlowCheck::describe).collect(Collectors.joining("; ")),
+                  columnsBySource.keySet().stream()
+                      .map(DataFlowCheck::describeDeclassifiers)
+                      .collect(Collectors.joining("; ")),
+                  DECLASSIFY,
+                  enabled ? "set" : "not set")
+              + rddNote(stored));
     }
     String approval =
         columnsBySource.keySet().stream()
@@ -188,6 +189,19 @@ public final class DataFlowCheck extends AbstractFunction1<LogicalPlan, BoxedUni
     }
     write.anchor().setTagValue(APPROVED, approval);
     write.query().setTagValue(APPROVED, approval);
+  }
+
+  /** Why a column the RDD's code may not have touched is named: the code is not a plan. */
+  private static String rddNote(List<Stored> stored) {
+    boolean throughRdd =
+        stored.stream()
+            .map(s -> s.flow().source().kind())
+            .anyMatch(k -> FlowSource.RDD_OF_TABLE.equals(k) || FlowSource.RDD_OF_PATH.equals(k));
+    return throughRdd
+        ? ". A DataFrame made from an RDD carries, in every column, each protected column read"
+            + " into the RDD (what the RDD's code did is not known): select only the columns the"
+            + " write needs before .rdd(), or stay in DataFrame operations"
+        : "";
   }
 
   private static boolean approved(LogicalPlan node, String approval) {

@@ -13,8 +13,8 @@ import java.util.Set;
  * (its columns, clear roles and declassifiers), the principal, and the key service that decides for
  * the entry.
  *
- * @param kind {@code table}, {@code path}, or {@value #ROW_LEVEL_SCAN} (the scan of a DELETE,
- *     UPDATE or MERGE, which reads the table it writes)
+ * @param kind {@code table}, {@code path}, {@value #ROW_LEVEL_SCAN} (the scan of a DELETE, UPDATE
+ *     or MERGE, which reads the table it writes), {@value #RDD_OF_TABLE} or {@value #RDD_OF_PATH}
  * @param name what the query reads, as the user wrote it (e.g. {@code prot.db.customers})
  */
 public record FlowSource(
@@ -27,6 +27,16 @@ public record FlowSource(
 
   /** The kind of the source a row-level operation reads: the table it writes. */
   public static final String ROW_LEVEL_SCAN = "row-level scan of table";
+
+  /**
+   * An RDD's rows that a protected table's scan produced: known per scan, not per column (the RDD
+   * may have reshaped them), so each column of the DataFrame made from it carries every protected
+   * column the scan read.
+   */
+  public static final String RDD_OF_TABLE = "RDD read from table";
+
+  /** Like {@link #RDD_OF_TABLE}, for files under a policy path prefix. */
+  public static final String RDD_OF_PATH = "RDD read from path prefix";
 
   /** E.g. {@code table prot.db.customers} or {@code path prefix s3a://bucket/pii/}. */
   public String describe() {

@@ -7,6 +7,7 @@ import java.util.Set;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.catalog.CatalogPlugin;
 import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
 
 /**
@@ -20,6 +21,12 @@ interface IcebergFlows {
 
   /** The flows of a protected table's columns, or null for any other relation. */
   List<Set<Flow>> sourceFlows(DataSourceV2Relation relation, SparkSession session);
+
+  /**
+   * The protected columns a partition of a protected scan reads, as its principal reads them, or
+   * null for any other partition.
+   */
+  Set<Flow> partitionFlows(InputPartition partition);
 
   /** Where a write into {@code table} stores protected values, or null if it is not protected. */
   WriteDestination destination(Table table, String name, SparkSession session);

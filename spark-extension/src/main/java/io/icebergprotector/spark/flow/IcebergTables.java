@@ -4,6 +4,8 @@ import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.core.ColumnProtection;
 import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.read.ProtectedInputPartition;
+import io.icebergprotector.spark.read.ProtectedScan;
 import io.icebergprotector.spark.table.ProtectedTable;
 import io.icebergprotector.spark.table.ProtectingCatalog;
 import io.icebergprotector.spark.write.RewriteRequest;
@@ -21,6 +23,7 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.connector.catalog.CatalogPlugin;
 import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.write.RowLevelOperationTable;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
 import scala.Option;
@@ -79,18 +82,50 @@ final class IcebergTables implements IcebergFlows {
             || !path.get(0).equalsIgnoreCase(attribute.name())) {
           continue;
         }
-        flows.add(
-            new Flow(
-                source,
-                column.path(),
-                column.policyPath(),
-                column.level(),
-                column.mask() == null ? null : column.mask().spec(),
-                path.subList(1, path.size())));
+        flows.add(flow(source, column, path.subList(1, path.size())));
       }
       out.add(flows);
     }
     return out;
+  }
+
+  @Override
+  public Set<Flow> partitionFlows(InputPartition partition) {
+    if (!(partition instanceof ProtectedInputPartition)) {
+      return null;
+    }
+    ProtectedScan scan = ((ProtectedInputPartition) partition).origin();
+    if (scan == null) {
+      return null; // a copy from an executor: the driver's RDDs hold their own partitions
+    }
+    ProtectionSpec spec = scan.projection().spec();
+    Schema read = scan.projection().outputSchema();
+    FlowSource source =
+        new FlowSource(
+            FlowSource.RDD_OF_TABLE,
+            scan.table().name(),
+            spec.policy().table(spec.tableName()).orElseThrow(),
+            spec.policy(),
+            spec.principal(),
+            spec.kms());
+    Set<Flow> out = new LinkedHashSet<>();
+    for (ColumnProtection column : spec.columns().values()) {
+      if (read.findField(column.fieldId()) != null) {
+        out.add(flow(source, column, List.of()));
+      }
+    }
+    return out;
+  }
+
+  /** How the scan's principal reads {@code column}, found at {@code subPath} of a value. */
+  private static Flow flow(FlowSource source, ColumnProtection column, List<String> subPath) {
+    return new Flow(
+        source,
+        column.path(),
+        column.policyPath(),
+        column.level(),
+        column.mask() == null ? null : column.mask().spec(),
+        subPath);
   }
 
   /** A field's path without the {@code element} / {@code value} steps through lists and maps. */

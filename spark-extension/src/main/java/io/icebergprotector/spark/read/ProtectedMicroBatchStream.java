@@ -74,7 +74,7 @@ final class ProtectedMicroBatchStream implements MicroBatchStream, SupportsTrigg
     scan.admit(all);
     InputPartition[] partitions = new InputPartition[groups.size()];
     for (int i = 0; i < partitions.length; i++) {
-      partitions[i] = new ProtectedInputPartition(groups.get(i));
+      partitions[i] = new ProtectedInputPartition(groups.get(i), scan);
     }
     return partitions;
   }

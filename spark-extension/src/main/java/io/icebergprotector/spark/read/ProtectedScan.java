@@ -387,7 +387,7 @@ public class ProtectedScan
     List<List<FileScanTask>> groups = tasks();
     InputPartition[] partitions = new InputPartition[groups.size()];
     for (int i = 0; i < partitions.length; i++) {
-      partitions[i] = new ProtectedInputPartition(groups.get(i));
+      partitions[i] = new ProtectedInputPartition(groups.get(i), this);
     }
     return partitions;
   }

@@ -140,6 +140,11 @@ class DataFlowTest extends SparkTestBase {
         });
   }
 
+  /** The policy's path prefix, after {@link #flowCatalog()}. */
+  static String prefix() {
+    return prefix;
+  }
+
   @AfterEach
   void declassifyOff() {
     spark.conf().unset(DataFlowCheck.DECLASSIFY);
