@@ -98,6 +98,7 @@ final class Inspector {
             "footer_mode", report.footerMode().name().toLowerCase(java.util.Locale.ROOT),
             "algorithm", report.algorithm(),
             "aad_prefix_required", report.aadPrefixRequired(),
+            "aad_prefix_stored", report.storedAadPrefix().orElse(null),
             "columns_visible", report.columnsVisible());
     doc.put("footer_key", report.footerKey().map(Inspector::keyJson).orElse(null));
     if (report.columnsVisible()) {
@@ -159,7 +160,11 @@ final class Inspector {
     // Only the key-service settings and the principal matter for reading a footer.
     ProtectionSpec spec = ProtectionSpec.resolve(context, any, new Schema(), principal);
     FileBinding binding = null;
-    if (ParquetFooterInspector.inspect(file).aadPrefixRequired()) {
+    FooterReport unread = ParquetFooterInspector.inspect(file);
+    if (unread.storedAadPrefix().isPresent() && tableUuid != null) {
+      // the file names its binding; a given table UUID is checked against it
+      binding = FileBinding.of(tableUuid);
+    } else if (unread.aadPrefixRequired()) {
       UUID uuid = tableUuid != null ? tableUuid : tableUuidAround(file);
       if (uuid == null) {
         throw new IllegalArgumentException(

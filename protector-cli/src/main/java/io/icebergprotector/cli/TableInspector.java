@@ -169,7 +169,8 @@ final class TableInspector {
     InputFile input = table.io().newInputFile(location);
     FooterReport report = ParquetFooterInspector.inspect(input);
     if (spec != null && report.footerMode() == FooterReport.FooterMode.ENCRYPTED) {
-      FileBinding binding = report.aadPrefixRequired() ? FileBinding.of(table.uuid()) : null;
+      // a bound file is checked against its table, whether it stores its binding or not
+      FileBinding binding = report.bound() ? FileBinding.of(table.uuid()) : null;
       report =
           ParquetFooterInspector.inspect(
               input, ProtectorCrypto.fileDecryption(spec, location, binding));
@@ -177,7 +178,7 @@ final class TableInspector {
     return report;
   }
 
-  /** e.g. "signed plaintext footer, AES_GCM_V1, footer v1, pii v2, fin v1". */
+  /** e.g. "signed plaintext footer, AES_GCM_V1, binding stored, footer v1, pii v2, fin v1". */
   static String group(FooterReport report) {
     if (report.footerMode() == FooterReport.FooterMode.PLAINTEXT) {
       return "plaintext (not encrypted)";
@@ -188,6 +189,12 @@ final class TableInspector {
                 ? "encrypted footer"
                 : "signed plaintext footer");
     sb.append(", ").append(report.algorithm());
+    // which PME readers can open it: a stored binding needs no reader-supplied AAD prefix
+    if (report.aadPrefixRequired()) {
+      sb.append(", binding not stored (an older file: rewrite_protected stores it)");
+    } else if (report.storedAadPrefix().isPresent()) {
+      sb.append(", binding stored");
+    }
     report.footerKey().ifPresent(k -> sb.append(", footer ").append(version(k)));
     if (report.columnsVisible()) {
       TreeSet<String> keys = new TreeSet<>();

@@ -117,21 +117,23 @@ class InspectCommandTest {
     return writeEncrypted(name, null);
   }
 
-  /** A file encrypted for the policy's table, bound to {@code tableUuid} unless it is null. */
-  private Path writeEncrypted(String name, UUID tableUuid) throws IOException {
-    String text = Files.readString(policy);
-    Policy p = Policy.parse(text, policy.toString());
+  private ProtectionSpec etlSpec() throws IOException {
+    Policy p = Policy.parse(Files.readString(policy), policy.toString());
     KmsSettings kms =
         KmsSettings.builder(KmsSettings.Type.LOCAL)
             .keystore(keystore.toString())
             .passphrase(SecretRef.ofFile(passphrase.toString()))
             .build();
-    ProtectionSpec spec =
-        ProtectionSpec.resolve(
-            ProtectorContext.of(p, kms),
-            p.table("db.customers").orElseThrow(),
-            SCHEMA,
-            Principal.user("etl"));
+    return ProtectionSpec.resolve(
+        ProtectorContext.of(p, kms),
+        p.table("db.customers").orElseThrow(),
+        SCHEMA,
+        Principal.user("etl"));
+  }
+
+  /** A file encrypted for the policy's table, bound to {@code tableUuid} unless it is null. */
+  private Path writeEncrypted(String name, UUID tableUuid) throws IOException {
+    ProtectionSpec spec = etlSpec();
     Path file = dir.resolve(name);
     return write(
         name,
@@ -170,19 +172,7 @@ class InspectCommandTest {
   void encryptedFooterWithKeystoreListsColumnKeys() throws IOException {
     Path file = writeEncrypted("enc.parquet");
     Path plain = write("plain.parquet", null);
-    Cli.Result r =
-        Cli.run(
-            "inspect",
-            file.toString(),
-            plain.toString(),
-            "--keystore",
-            keystore.toString(),
-            "--passphrase-file",
-            passphrase.toString(),
-            "--policy",
-            policy.toString(),
-            "--user",
-            "nobody");
+    Cli.Result r = inspectWithKeys(file, plain.toString());
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out())
         .contains("Footer:     ENCRYPTED (decrypted)")
@@ -200,20 +190,7 @@ class InspectCommandTest {
   @SuppressWarnings("unchecked")
   void jsonReportsNameKeysWithoutKeyMaterial() throws IOException {
     Path file = writeEncrypted("enc.parquet");
-    Cli.Result r =
-        Cli.run(
-            "inspect",
-            file.toString(),
-            "--format",
-            "json",
-            "--keystore",
-            keystore.toString(),
-            "--passphrase-file",
-            passphrase.toString(),
-            "--policy",
-            policy.toString(),
-            "--user",
-            "nobody");
+    Cli.Result r = inspectWithKeys(file, "--format", "json");
     assertThat(r.code()).as(r.err()).isZero();
     java.util.Map<String, Object> doc =
         io.icebergprotector.kms.remote.JsonCodec.parseObject(r.out().strip());
@@ -236,10 +213,63 @@ class InspectCommandTest {
   }
 
   @Test
-  void aBoundFileNeedsItsTablesUuid() throws IOException {
+  void aBoundFileStoresItsBindingAndAGivenTableUuidIsCheckedAgainstIt() throws IOException {
     UUID table = UUID.randomUUID();
     Path file = writeEncrypted("bound.parquet", table);
-    String[] keys = {
+
+    Cli.Result noKeys = Cli.run("inspect", file.toString());
+    assertThat(noKeys.code()).as(noKeys.err()).isZero();
+    assertThat(noKeys.out())
+        .contains(
+            "(AAD prefix stored: iceberg-protector/file-binding/v1:" + table + ":bound.parquet)");
+
+    Cli.Result withKeys = inspectWithKeys(file);
+    assertThat(withKeys.code()).as(withKeys.err()).isZero();
+    assertThat(withKeys.out()).contains("Footer:     ENCRYPTED (decrypted)");
+
+    Cli.Result wrongUuid = inspectWithKeys(file, "--table-uuid", UUID.randomUUID().toString());
+    assertThat(wrongUuid.code()).isEqualTo(1);
+    assertThat(wrongUuid.err())
+        .contains("Cannot decrypt the footer of")
+        .contains("AAD Prefix in file and in decryption properties is not the same");
+  }
+
+  @Test
+  void anOlderBoundFileNeedsItsTablesUuid() throws IOException {
+    UUID table = UUID.randomUUID();
+    Path file = writeBoundWithoutStoring("older.parquet", table);
+
+    Cli.Result noKeys = Cli.run("inspect", file.toString());
+    assertThat(noKeys.code()).as(noKeys.err()).isZero();
+    assertThat(noKeys.out()).contains("AAD prefix not stored: readers must supply it");
+
+    Cli.Result withoutUuid = inspectWithKeys(file);
+    assertThat(withoutUuid.code()).isEqualTo(1);
+    assertThat(withoutUuid.err())
+        .contains(file.toString())
+        .contains("is bound to its table")
+        .contains("--table-uuid");
+
+    Cli.Result wrongUuid = inspectWithKeys(file, "--table-uuid", UUID.randomUUID().toString());
+    assertThat(wrongUuid.code()).isEqualTo(1);
+    assertThat(wrongUuid.err())
+        .contains("Cannot decrypt the footer of")
+        .contains("authentication failed");
+
+    Cli.Result withUuid = inspectWithKeys(file, "--table-uuid", table.toString());
+    assertThat(withUuid.code()).as(withUuid.err()).isZero();
+    assertThat(withUuid.out())
+        .contains("Footer:     ENCRYPTED (decrypted)")
+        .containsPattern("  ssn: encrypted \\(column key\\) masterKeyID=pii ");
+  }
+
+  private Cli.Result inspectWithKeys(Path file, String... more) {
+    String[] args = concat(new String[] {"inspect", file.toString()}, more);
+    return Cli.run(concat(args, keyOptions()));
+  }
+
+  private String[] keyOptions() {
+    return new String[] {
       "--keystore",
       keystore.toString(),
       "--passphrase-file",
@@ -249,38 +279,25 @@ class InspectCommandTest {
       "--user",
       "nobody"
     };
+  }
 
-    Cli.Result noKeys = Cli.run("inspect", file.toString());
-    assertThat(noKeys.code()).as(noKeys.err()).isZero();
-    assertThat(noKeys.out()).contains("AAD prefix not stored: readers must supply it");
-
-    Cli.Result withoutUuid = Cli.run(concat(new String[] {"inspect", file.toString()}, keys));
-    assertThat(withoutUuid.code()).isEqualTo(1);
-    assertThat(withoutUuid.err())
-        .contains(file.toString())
-        .contains("is bound to its table")
-        .contains("--table-uuid");
-
-    Cli.Result wrongUuid =
-        Cli.run(
-            concat(
-                new String[] {
-                  "inspect", file.toString(), "--table-uuid", UUID.randomUUID().toString()
-                },
-                keys));
-    assertThat(wrongUuid.code()).isEqualTo(1);
-    assertThat(wrongUuid.err())
-        .contains("Cannot decrypt the footer of")
-        .contains("authentication failed");
-
-    Cli.Result withUuid =
-        Cli.run(
-            concat(
-                new String[] {"inspect", file.toString(), "--table-uuid", table.toString()}, keys));
-    assertThat(withUuid.code()).as(withUuid.err()).isZero();
-    assertThat(withUuid.out())
-        .contains("Footer:     ENCRYPTED (decrypted)")
-        .containsPattern("  ssn: encrypted \\(column key\\) masterKeyID=pii ");
+  /** A file bound to {@code tableUuid} as versions before stored bindings wrote it. */
+  private Path writeBoundWithoutStoring(String name, UUID tableUuid) throws IOException {
+    String location = dir.resolve(name).toString();
+    org.apache.iceberg.shaded.org.apache.parquet.crypto.FileEncryptionProperties keys =
+        ProtectorCrypto.unboundFileEncryption(etlSpec(), PARQUET, location);
+    org.apache.iceberg.shaded.org.apache.parquet.crypto.FileEncryptionProperties.Builder bound =
+        org.apache.iceberg.shaded.org.apache.parquet.crypto.FileEncryptionProperties.builder(
+                keys.getFooterKey())
+            .withFooterKeyMetadata(keys.getFooterKeyMetadata())
+            .withAlgorithm(
+                org.apache.iceberg.shaded.org.apache.parquet.crypto.ParquetCipher.AES_GCM_V1)
+            .withAADPrefix(FileBinding.of(tableUuid).aadPrefix(location))
+            .withoutAADPrefixStorage();
+    if (keys.getEncryptedColumns() != null) {
+      bound.withEncryptedColumns(keys.getEncryptedColumns());
+    }
+    return write(name, bound.build());
   }
 
   private static String[] concat(String[] a, String[] b) {

@@ -12,6 +12,8 @@ import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.FileMarker;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
+import io.icebergprotector.spark.inspect.FooterReport;
+import io.icebergprotector.spark.inspect.ParquetFooterInspector;
 import io.icebergprotector.spark.table.ProtectedTable;
 import io.icebergprotector.spark.write.ProtectedParquetAppender;
 import java.io.IOException;
@@ -135,13 +137,16 @@ class FileBindingTest extends SparkTestBase {
   void aFileOfAnotherProtectedTableUnderTheSameKeysFails() {
     DataFile target = newer;
     DataFile other = null;
-    for (int n = 0; n < MAX_TRIES && other == null; n++) {
+    // Files store their binding, whose file name may differ in length (Spark's task ids): prefer
+    // a file as long as the target, so that only the binding tells them apart, if one comes up.
+    for (int n = 0; n < MAX_TRIES; n++) {
       insert("bind2", 1, 4, "OTHER-CANARY");
       Table table = icebergTable("bind2." + TABLE);
-      DataFile file = added(table, table.currentSnapshot()).get(0);
-      other = file.fileSizeInBytes() == target.fileSizeInBytes() ? file : null;
+      other = added(table, table.currentSnapshot()).get(0);
+      if (other.fileSizeInBytes() == target.fileSizeInBytes()) {
+        break;
+      }
     }
-    assertThat(other).as("a file of bind2 as long as %s", target.location()).isNotNull();
     assertSwapFails("bind." + TABLE, target, bytesOf(other), "OTHER-CANARY");
   }
 
@@ -213,15 +218,20 @@ class FileBindingTest extends SparkTestBase {
   }
 
   @Test
-  void parquetMrRefusesAMissingOrAnUnexpectedAadPrefix() throws IOException {
+  void parquetMrRefusesAnotherOrAnUnexpectedAadPrefix() throws IOException {
     Table table = icebergTable("bind." + TABLE);
     ProtectionSpec etl = etlSpec(table);
     FileBinding binding = FileBinding.of(table);
     String bound = newer.location();
-    assertThat(catchThrowable(() -> openFooter(bound, ProtectorCrypto.fileDecryption(etl, bound))))
-        .as("a bound file read without its prefix")
-        .hasStackTraceContaining(
-            "AAD prefix used for file encryption, but not stored in file and not supplied");
+    // the file stores its binding: a reader without a prefix opens it, one expecting another
+    // binding is refused
+    openFooter(bound, ProtectorCrypto.fileDecryption(etl, bound));
+    FileBinding otherTable = FileBinding.of(UUID.randomUUID());
+    assertThat(
+            catchThrowable(
+                () -> openFooter(bound, ProtectorCrypto.fileDecryption(etl, bound, otherTable))))
+        .as("a bound file read with another table's prefix")
+        .hasStackTraceContaining("AAD Prefix in file and in decryption properties is not the same");
 
     Path unbound = root.resolve("unbound-" + UUID.randomUUID() + ".parquet");
     writeUnbound(table, unbound, 1, "UNBOUND-NOTE");
@@ -339,6 +349,141 @@ class FileBindingTest extends SparkTestBase {
   }
 
   @Test
+  void filesBoundWithoutTheirBindingStoredReadAsBeforeAndRewriteProtectedStoresIt()
+      throws IOException {
+    String t = "bind2." + TABLE;
+    insert("bind2", 800, 801, "STORED-NOTE");
+    Table table = icebergTable(t);
+    DataFile stored = added(table, table.currentSnapshot()).get(0);
+    String uuid = table.uuid().toString();
+    FooterReport storedReport =
+        ParquetFooterInspector.inspect(table.io().newInputFile(stored.location()));
+    assertThat(storedReport.aadPrefixRequired()).isFalse();
+    assertThat(storedReport.storedAadPrefix())
+        .contains(
+            "iceberg-protector/file-binding/v1:"
+                + uuid
+                + ":"
+                + FileBinding.fileName(stored.location()));
+    assertThat(storedReport.toText())
+        .contains("(AAD prefix stored: iceberg-protector/file-binding/v1:");
+
+    // a file as this project wrote them before bindings were stored, marked as bound
+    DataFile older = appendBoundWithoutStoring(table, 801, "OLDER-NOTE");
+    FooterReport olderReport =
+        ParquetFooterInspector.inspect(table.io().newInputFile(older.location()));
+    assertThat(olderReport.aadPrefixRequired()).isTrue();
+    assertThat(olderReport.storedAadPrefix()).isEmpty();
+    assertThat(olderReport.toText()).contains("AAD prefix not stored: readers must supply it");
+    assertThat(ids(as("bind2", "alice", "SELECT id FROM " + t + " WHERE id >= 800")))
+        .containsExactly(800L, 801L);
+
+    RewriteProtected.Result result =
+        asUser("bind2", "alice", () -> RewriteProtected.of(spark, t).execute());
+    assertThat(result.reasons()).containsEntry("binding-not-stored", 1).hasSize(1);
+    table = icebergTable(t);
+    for (DataFile file : liveFiles(table)) {
+      FooterReport report =
+          ParquetFooterInspector.inspect(table.io().newInputFile(file.location()));
+      assertThat(report.aadPrefixRequired()).as("%s after the rewrite", file.location()).isFalse();
+      assertThat(report.storedAadPrefix()).isPresent();
+    }
+    assertThat(ids(as("bind2", "alice", "SELECT id FROM " + t + " WHERE id >= 800")))
+        .containsExactly(800L, 801L);
+    as("bind2", "etl", "DELETE FROM " + t + " WHERE id >= 800");
+  }
+
+  /** Appends a file bound as versions before stored bindings wrote it: the prefix not stored. */
+  private static DataFile appendBoundWithoutStoring(Table table, long id, String note)
+      throws IOException {
+    Path file =
+        Path.of(URI.create(table.location() + "/data/older-" + UUID.randomUUID() + ".parquet"));
+    writeBoundFile(table, file, id, note, FileBinding.of(table), false);
+    DataFile data =
+        FileMarker.mark(
+            DataFiles.builder(table.spec())
+                .withPath(file.toUri().toString())
+                .withFileSizeInBytes(Files.size(file))
+                .withRecordCount(1)
+                .withFormat(FileFormat.PARQUET)
+                .build(),
+            table.spec());
+    table.newAppend().appendFile(data).commit();
+    return data;
+  }
+
+  /** One row under the table's keys, bound with {@code binding}, its prefix stored or not. */
+  private static void writeBoundFile(
+      Table table, Path file, long id, String note, FileBinding binding, boolean stored)
+      throws IOException {
+    Files.createDirectories(file.getParent());
+    MessageType type = ParquetSchemaUtil.convert(table.schema(), "table");
+    org.apache.iceberg.shaded.org.apache.parquet.crypto.FileEncryptionProperties keys =
+        ProtectorCrypto.unboundFileEncryption(etlSpec(table), type, file.toUri().toString());
+    org.apache.iceberg.shaded.org.apache.parquet.crypto.FileEncryptionProperties.Builder bound =
+        org.apache.iceberg.shaded.org.apache.parquet.crypto.FileEncryptionProperties.builder(
+                keys.getFooterKey())
+            .withFooterKeyMetadata(keys.getFooterKeyMetadata())
+            .withAlgorithm(
+                org.apache.iceberg.shaded.org.apache.parquet.crypto.ParquetCipher.AES_GCM_V1)
+            .withAADPrefix(binding.aadPrefix(file.toUri().toString()));
+    if (!stored) {
+      bound.withoutAADPrefixStorage();
+    }
+    if (keys.getEncryptedColumns() != null) {
+      bound.withEncryptedColumns(keys.getEncryptedColumns());
+    }
+    writeRow(file, type, bound.build(), id, note);
+  }
+
+  @Test
+  void aFileStoringABindingWhereTheTableExpectsAnUnboundFileFails() throws IOException {
+    // an unmarked file, accepted explicitly: it is read without a binding
+    String t = "bind2." + TABLE;
+    Table table = icebergTable(t);
+    Path file =
+        Path.of(URI.create(table.location() + "/data/planted-" + UUID.randomUUID() + ".parquet"));
+    FileBinding elsewhere = FileBinding.of(UUID.randomUUID());
+    writeBoundFile(table, file, 1, "STORED-BINDING-CANARY", elsewhere, true);
+    DataFile planted =
+        DataFiles.builder(table.spec())
+            .withPath(file.toUri().toString())
+            .withFileSizeInBytes(Files.size(file))
+            .withRecordCount(1)
+            .withFormat(FileFormat.PARQUET)
+            .build();
+    table.newAppend().appendFile(planted).commit();
+    try {
+      List<Row> rows = new ArrayList<>();
+      Throwable failure =
+          catchThrowable(
+              () ->
+                  rows.addAll(
+                      asUser(
+                          "bind2",
+                          "alice",
+                          () ->
+                              spark
+                                  .read()
+                                  .option(FileAdmission.ACCEPT_UNVERIFIED, "true")
+                                  .table(t)
+                                  .collectAsList())));
+      assertThat(rows).isEmpty();
+      assertThat(causeOf(failure, FileIntegrityException.class).getMessage())
+          .contains(file.getFileName().toString())
+          .contains("lists it as a file without binding")
+          .contains(
+              "the file stores a binding to table "
+                  + elsewhere.tableUuid()
+                  + ", file "
+                  + file.getFileName());
+      assertThat(stackTrace(failure)).doesNotContain("STORED-BINDING-CANARY");
+    } finally {
+      icebergTable(t).newDelete().deleteFile(planted.location()).commit();
+    }
+  }
+
+  @Test
   void replacingTheTableKeepsItsIdentityAndItsFilesReadable() {
     spark.sql("CREATE TABLE bind2.db.plainfooter USING iceberg AS SELECT 1L AS id, 'RT-1' AS ssn");
     Table created = icebergTable("bind2.db.plainfooter");
@@ -363,12 +508,8 @@ class FileBindingTest extends SparkTestBase {
 
   // ------------------------------------------------------------------ helpers
 
-  /**
-   * Replaces {@code target}'s bytes with {@code swapped}, reads the table as alice and expects the
-   * integrity error naming the file, with no value of the swapped-in file anywhere; then restores.
-   */
-  private static void assertSwapFails(
-      String table, DataFile target, byte[] swapped, String swappedCanary) {
+  /** Reads {@code table} as alice with {@code swapped} in place of {@code target}: the failure. */
+  private static Throwable swapAndRead(String table, DataFile target, byte[] swapped) {
     String catalog = table.substring(0, table.indexOf('.'));
     byte[] original = bytesOf(target);
     overwrite(target, swapped);
@@ -377,14 +518,24 @@ class FileBindingTest extends SparkTestBase {
       Throwable failure =
           catchThrowable(() -> rows.addAll(as(catalog, "alice", "SELECT * FROM " + table)));
       assertThat(rows).as("rows returned from a swapped file").isEmpty();
-      FileIntegrityException integrity = causeOf(failure, FileIntegrityException.class);
-      assertThat(integrity.getMessage())
-          .contains(target.location())
-          .contains("it is not the file the table expects");
-      assertThat(stackTrace(failure)).doesNotContain(swappedCanary);
+      return failure;
     } finally {
       overwrite(target, original);
     }
+  }
+
+  /**
+   * Replaces {@code target}'s bytes with {@code swapped}, reads the table as alice and expects the
+   * integrity error naming the file, with no value of the swapped-in file anywhere; then restores.
+   */
+  private static void assertSwapFails(
+      String table, DataFile target, byte[] swapped, String swappedCanary) {
+    Throwable failure = swapAndRead(table, target, swapped);
+    FileIntegrityException integrity = causeOf(failure, FileIntegrityException.class);
+    assertThat(integrity.getMessage())
+        .contains(target.location())
+        .contains("it is not the file the table expects");
+    assertThat(stackTrace(failure)).doesNotContain(swappedCanary);
   }
 
   private static void insert(String catalog, int from, int to, String note) {
@@ -403,8 +554,15 @@ class FileBindingTest extends SparkTestBase {
    */
   private static byte[] writeBound(Table table, DataFile like, FileBinding binding, String note)
       throws IOException {
+    return writeBound(table, like, FileBinding.fileName(like.location()), binding, note);
+  }
+
+  /** A bound file named {@code name}, with the file schema of {@code like}. */
+  private static byte[] writeBound(
+      Table table, DataFile like, String name, FileBinding binding, String note)
+      throws IOException {
     Path dir = Files.createTempDirectory(root, "rebound");
-    Path file = dir.resolve(FileBinding.fileName(like.location()));
+    Path file = dir.resolve(name);
     ProtectedParquetAppender appender =
         ProtectedParquetAppender.write(org.apache.iceberg.Files.localOutput(file.toFile()))
             .forTable(table)
@@ -464,12 +622,27 @@ class FileBindingTest extends SparkTestBase {
   private static void writeUnbound(Table table, Path file, long id, String note)
       throws IOException {
     MessageType type = ParquetSchemaUtil.convert(table.schema(), "table");
+    writeRow(
+        file,
+        type,
+        ProtectorCrypto.unboundFileEncryption(etlSpec(table), type, file.toString()),
+        id,
+        note);
+  }
+
+  /** One row (id, salary, note) written by parquet-mr's example writer. */
+  private static void writeRow(
+      Path file,
+      MessageType type,
+      org.apache.iceberg.shaded.org.apache.parquet.crypto.FileEncryptionProperties encryption,
+      long id,
+      String note)
+      throws IOException {
     SimpleGroupFactory groups = new SimpleGroupFactory(type);
     try (ParquetWriter<Group> out =
         ExampleParquetWriter.builder(new LocalOutputFile(file))
             .withType(type)
-            .withEncryption(
-                ProtectorCrypto.unboundFileEncryption(etlSpec(table), type, file.toString()))
+            .withEncryption(encryption)
             .build()) {
       Group g = groups.newGroup();
       g.append("id", id);

@@ -42,7 +42,7 @@ class ProtectedFilesTest extends SparkTestBase {
   }
 
   @Test
-  void plainParquetMrWithOurKmsClientAndTheAadPrefixDecrypts() throws Exception {
+  void plainParquetMrReadsTheBoundFileWithItsStoredBinding() throws Exception {
     ProtectionSpec alice = specFor("alice");
     KeyServiceRegistry.obtain(alice.keyScope(), alice.policy());
     Path file = dataFiles("db.customers").get(0);
@@ -54,37 +54,38 @@ class ProtectedFilesTest extends SparkTestBase {
         KeyTools.accessToken(alice.keyScope(), alice.writeGeneration()));
     org.apache.hadoop.fs.Path hadoopPath = new org.apache.hadoop.fs.Path(file.toUri());
 
-    // Without the AAD prefix, parquet-mr's standard factory refuses the bound file.
+    // parquet-mr's standard factory alone: the file stores its binding, the key material in the
+    // footer is parquet-mr's own
     conf.set("parquet.crypto.factory.class", PropertiesDrivenCryptoFactory.class.getName());
-    assertThatThrownBy(
-            () ->
-                readSsns(ParquetReader.builder(new GroupReadSupport(), hadoopPath).withConf(conf)))
-        .hasStackTraceContaining("AAD prefix used for file encryption, but not stored in file");
+    List<String> ssns =
+        readSsns(ParquetReader.builder(new GroupReadSupport(), hadoopPath).withConf(conf));
+    assertThat(ssns).isNotEmpty().allMatch(s -> s.startsWith("SSN-"));
 
-    // With it, built as the README documents from the table UUID and the file name, the standard
-    // key tools decrypt: the key material in the footer is parquet-mr's own.
+    // a reader that supplies the prefix it expects (as the protector does) refuses another
+    // binding: the bytes of this file where another file of the table was expected
     String uuid =
         org.apache.iceberg.spark.Spark3Util.loadIcebergTable(spark, "prot.db.customers")
             .uuid()
             .toString();
-    byte[] aadPrefix =
-        ("iceberg-protector/file-binding/v1:" + uuid + ":" + file.getFileName())
+    byte[] otherFile =
+        ("iceberg-protector/file-binding/v1:" + uuid + ":another-file.parquet")
             .getBytes(java.nio.charset.StandardCharsets.UTF_8);
     conf.unset("parquet.crypto.factory.class");
-    FileDecryptionProperties decryption =
+    FileDecryptionProperties expectingAnother =
         FileDecryptionProperties.builder()
             .withKeyRetriever(
                 new PropertiesDrivenCryptoFactory()
                     .getFileDecryptionProperties(conf, hadoopPath)
                     .getKeyRetriever())
-            .withAADPrefix(aadPrefix)
+            .withAADPrefix(otherFile)
             .build();
-    List<String> ssns =
-        readSsns(
-            ParquetReader.builder(new GroupReadSupport(), hadoopPath)
-                .withConf(conf)
-                .withDecryption(decryption));
-    assertThat(ssns).isNotEmpty().allMatch(s -> s.startsWith("SSN-"));
+    assertThatThrownBy(
+            () ->
+                readSsns(
+                    ParquetReader.builder(new GroupReadSupport(), hadoopPath)
+                        .withConf(conf)
+                        .withDecryption(expectingAnother)))
+        .hasStackTraceContaining("AAD Prefix in file and in decryption properties is not the same");
   }
 
   private static List<String> readSsns(ParquetReader.Builder<Group> builder) throws Exception {

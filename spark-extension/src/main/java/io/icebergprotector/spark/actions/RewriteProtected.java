@@ -343,6 +343,10 @@ public final class RewriteProtected {
           !report.encrypted() && !expectedKeys(table, readSpec, spec, file, null).isEmpty();
       return plaintext ? "plaintext" : "unbound";
     }
+    if (report.aadPrefixRequired()) {
+      // bound before bindings were stored: only this project's readers could open it
+      return "binding-not-stored";
+    }
     Map<String, String> expected = expectedKeys(table, readSpec, spec, file, fileBinding);
     if (minKeyVersion > 0 && olderThan(report.footerKey().orElse(null))) {
       return "key-version";

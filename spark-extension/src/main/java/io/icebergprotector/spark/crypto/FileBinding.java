@@ -13,9 +13,13 @@ import org.apache.iceberg.shaded.org.apache.parquet.crypto.ParquetCipher;
 /**
  * Binds an encrypted data file to its place: the table it belongs to and its own file name. The
  * binding is the Parquet Modular Encryption AAD prefix, which every AES-GCM tag of the file
- * (footer, column metadata, page headers, pages) authenticates. It is not stored in the file: the
- * reader supplies it from the table's metadata, so a file copied over another (an older file of the
- * same table, or a file of another table under the same keys) fails its first tag check.
+ * (footer, column metadata, page headers, pages) authenticates. Files store it (PME AAD prefix
+ * storage), so that any PME reader with the keys opens them (parquet-java's {@code
+ * PropertiesDrivenCryptoFactory}, PyArrow's {@code CryptoFactory}); this project's readers still
+ * supply the prefix they expect from the table's metadata, which parquet compares with the stored
+ * one, so a file copied over another (an older file of the same table, or a file of another table
+ * under the same keys) is refused before any value is read. Files written before the prefix was
+ * stored need it supplied, and read as before.
  *
  * <p>The identity is {@code table UUID + file name}:
  *
@@ -78,6 +82,20 @@ public final class FileBinding implements Serializable {
     return name;
   }
 
+  /**
+   * The table and file a stored AAD prefix binds a file to ({@code [table uuid, file name]}), or
+   * null when {@code prefix} is not a binding of this project.
+   */
+  public static String[] parse(byte[] prefix) {
+    String text = new String(prefix, StandardCharsets.UTF_8);
+    if (!text.startsWith(SCHEME)) {
+      return null;
+    }
+    String rest = text.substring(SCHEME.length());
+    int colon = rest.indexOf(':');
+    return colon < 0 ? null : new String[] {rest.substring(0, colon), rest.substring(colon + 1)};
+  }
+
   /** The AAD prefix of the file at {@code location}. */
   public byte[] aadPrefix(String location) {
     return (SCHEME + tableUuid + ":" + fileName(location)).getBytes(StandardCharsets.UTF_8);
@@ -85,7 +103,7 @@ public final class FileBinding implements Serializable {
 
   /**
    * {@code base} (the standard key material: wrapped keys, master key ids, footer mode) for the
-   * file at {@code location}, bound to it: the AAD prefix is used and not stored.
+   * file at {@code location}, bound to it: the AAD prefix is used and stored.
    */
   FileEncryptionProperties bind(
       FileEncryptionProperties base, ParquetCipher cipher, String location) {
@@ -93,8 +111,7 @@ public final class FileBinding implements Serializable {
         FileEncryptionProperties.builder(base.getFooterKey())
             .withFooterKeyMetadata(base.getFooterKeyMetadata())
             .withAlgorithm(cipher)
-            .withAADPrefix(aadPrefix(location))
-            .withoutAADPrefixStorage();
+            .withAADPrefix(aadPrefix(location));
     if (!base.encryptedFooter()) {
       builder.withPlaintextFooter();
     }

@@ -23,6 +23,7 @@ public final class FooterReport {
   private final FooterMode footerMode;
   private final String algorithm;
   private final boolean aadPrefixRequired;
+  private final String storedAadPrefix;
   private final KeyMaterial footerKey;
   private final boolean footerSignatureVerified;
   private final boolean columnsVisible;
@@ -37,6 +38,7 @@ public final class FooterReport {
       FooterMode footerMode,
       String algorithm,
       boolean aadPrefixRequired,
+      String storedAadPrefix,
       KeyMaterial footerKey,
       boolean footerSignatureVerified,
       boolean columnsVisible,
@@ -49,6 +51,7 @@ public final class FooterReport {
     this.footerMode = Objects.requireNonNull(footerMode, "footerMode");
     this.algorithm = algorithm;
     this.aadPrefixRequired = aadPrefixRequired;
+    this.storedAadPrefix = storedAadPrefix;
     this.footerKey = footerKey;
     this.footerSignatureVerified = footerSignatureVerified;
     this.columnsVisible = columnsVisible;
@@ -83,6 +86,19 @@ public final class FooterReport {
   /** True if the writer kept the AAD prefix out of the file, so readers must supply it. */
   public boolean aadPrefixRequired() {
     return aadPrefixRequired;
+  }
+
+  /**
+   * The AAD prefix the file stores (a binding written since it is stored: {@code
+   * iceberg-protector/file-binding/v1:<table uuid>:<file name>}), as UTF-8 text.
+   */
+  public Optional<String> storedAadPrefix() {
+    return Optional.ofNullable(storedAadPrefix);
+  }
+
+  /** Whether the file is bound with an AAD prefix, stored in it or left for readers to supply. */
+  public boolean bound() {
+    return aadPrefixRequired || storedAadPrefix != null;
   }
 
   /** Footer key material (encryption key, or signing key of a plaintext footer). */
@@ -145,6 +161,8 @@ public final class FooterReport {
       sb.append("Algorithm:  ").append(algorithm);
       if (aadPrefixRequired) {
         sb.append(" (AAD prefix not stored: readers must supply it)");
+      } else if (storedAadPrefix != null) {
+        sb.append(" (AAD prefix stored: ").append(storedAadPrefix).append(')');
       }
       sb.append('\n');
     }

@@ -137,6 +137,7 @@ public final class ParquetFooterInspector {
           FooterMode.ENCRYPTED,
           algorithmName(algorithm),
           aadPrefixRequired(algorithm),
+          storedAadPrefix(algorithm),
           footerKey,
           false,
           false,
@@ -220,6 +221,20 @@ public final class ParquetFooterInspector {
       byte[] keyMetadata,
       KeyMaterial footerKey,
       FileDecryptionProperties decryption) {
+    String stored = storedAadPrefix(algorithm);
+    if (stored != null
+        && decryption.getAADPrefix() != null
+        && !stored.equals(new String(decryption.getAADPrefix(), StandardCharsets.UTF_8))) {
+      // parquet-mr refuses it while setting up the footer key; it is not a key problem
+      throw new ProtectorException(
+          "Cannot decrypt the footer of "
+              + location
+              + ": the file stores the binding "
+              + stored
+              + ", not the expected "
+              + new String(decryption.getAADPrefix(), StandardCharsets.UTF_8)
+              + " (AAD Prefix in file and in decryption properties is not the same)");
+    }
     InternalFileDecryptor decryptor = new InternalFileDecryptor(decryption);
     try {
       decryptor.setFileCryptoMetaData(algorithm, encryptedFooter, keyMetadata);
@@ -251,6 +266,7 @@ public final class ParquetFooterInspector {
         mode,
         algorithm == null ? null : algorithmName(algorithm),
         algorithm != null && aadPrefixRequired(algorithm),
+        algorithm == null ? null : storedAadPrefix(algorithm),
         footerKey,
         verified,
         true,
@@ -354,6 +370,16 @@ public final class ParquetFooterInspector {
       return algorithm.getAES_GCM_CTR_V1().isSupply_aad_prefix();
     }
     return false;
+  }
+
+  private static String storedAadPrefix(EncryptionAlgorithm algorithm) {
+    byte[] prefix = null;
+    if (algorithm.isSetAES_GCM_V1() && algorithm.getAES_GCM_V1().isSetAad_prefix()) {
+      prefix = algorithm.getAES_GCM_V1().getAad_prefix();
+    } else if (algorithm.isSetAES_GCM_CTR_V1() && algorithm.getAES_GCM_CTR_V1().isSetAad_prefix()) {
+      prefix = algorithm.getAES_GCM_CTR_V1().getAad_prefix();
+    }
+    return prefix == null ? null : new String(prefix, StandardCharsets.UTF_8);
   }
 
   /** Reads head magic, footer length, tail magic and the footer bytes. */

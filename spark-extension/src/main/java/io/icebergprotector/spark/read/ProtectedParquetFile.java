@@ -1,8 +1,10 @@
 package io.icebergprotector.spark.read;
 
+import io.icebergprotector.spark.crypto.FileBinding;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +28,7 @@ import org.apache.iceberg.shaded.org.apache.parquet.column.page.DictionaryPageRe
 import org.apache.iceberg.shaded.org.apache.parquet.column.page.PageReadStore;
 import org.apache.iceberg.shaded.org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileDecryptionProperties;
+import org.apache.iceberg.shaded.org.apache.parquet.crypto.InternalFileDecryptor;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.iceberg.shaded.org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
@@ -129,6 +132,9 @@ final class ProtectedParquetFile implements Closeable {
 
     try {
       FileMetaData footer = reader.getFileMetaData();
+      if (decryption != null && decryption.getAADPrefix() == null) {
+        refuseStoredBinding(file.location(), footer);
+      }
       MessageType fileSchema = footer.getSchema();
       MessageType typeWithIds;
       MessageType projection;
@@ -184,6 +190,38 @@ final class ProtectedParquetFile implements Closeable {
     } catch (RuntimeException e) {
       closeQuietly(reader, e);
       throw e;
+    }
+  }
+
+  /**
+   * A read that expects no binding (the table lists the file as unbound) of a file that stores one:
+   * parquet would decrypt it with its stored prefix, but it is a bound file of some table and file
+   * name copied where an unbound file was expected.
+   */
+  private static void refuseStoredBinding(String location, FileMetaData footer) {
+    InternalFileDecryptor decryptor = footer.getFileDecryptor();
+    byte[] fileAad = decryptor == null ? null : decryptor.getFileAAD();
+    // the file AAD is the AAD prefix followed by the writer's 8 random bytes
+    if (fileAad == null || fileAad.length <= AAD_FILE_UNIQUE_LENGTH) {
+      return;
+    }
+    String[] binding =
+        FileBinding.parse(Arrays.copyOf(fileAad, fileAad.length - AAD_FILE_UNIQUE_LENGTH));
+    if (binding != null) {
+      throw new FooterException(
+          location,
+          new StoredBindingException(
+              String.format(
+                  "the file stores a binding to table %s, file %s", binding[0], binding[1])));
+    }
+  }
+
+  private static final int AAD_FILE_UNIQUE_LENGTH = 8;
+
+  /** A file read as unbound stores a binding: it was written for some table and file name. */
+  static final class StoredBindingException extends RuntimeException {
+    StoredBindingException(String message) {
+      super(message);
     }
   }
 

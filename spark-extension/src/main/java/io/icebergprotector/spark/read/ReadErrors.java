@@ -65,7 +65,8 @@ final class ReadErrors {
     }
     if (!bound
         && has(failure, ProtectedParquetFile.FooterException.class)
-        && aadPrefixRequired(failure)) {
+        && (aadPrefixRequired(failure)
+            || has(failure, ProtectedParquetFile.StoredBindingException.class))) {
       return new FileIntegrityException(
           String.format(
               "Integrity check failed for data file %s of table %s: it is not the file the table"
