@@ -67,7 +67,8 @@ class SqlAnyCatalogTest {
       assertThat(clean.code()).as(clean.err()).isZero();
       assertThat(clean.out())
           .startsWith("table prod.db.customers: 1 data file (protected by " + policy + ")\n")
-          .contains("  1      encrypted footer, AES_GCM_V1, binding stored, footer footer v1, pii v1\n");
+          .contains(
+              "  1      encrypted footer, AES_GCM_V1, binding stored, footer footer v1, pii v1\n");
       // the same catalog through --conf; bob is an analyst: ssn masked, email denied
       List<String> read =
           new ArrayList<>(
