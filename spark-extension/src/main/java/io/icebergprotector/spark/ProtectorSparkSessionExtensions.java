@@ -1,5 +1,6 @@
 package io.icebergprotector.spark;
 
+import io.icebergprotector.spark.logs.PlanLogRedaction;
 import io.icebergprotector.spark.paths.PathProtection;
 import java.util.function.Consumer;
 import org.apache.spark.sql.SparkSessionExtensions;
@@ -40,6 +41,10 @@ public class ProtectorSparkSessionExtensions
     extensions.injectCheckRule(io.icebergprotector.spark.flow.DataFlowCheck::forSession);
     // Plain Parquet paths under the policy's `paths` prefixes (spark.protector.* settings).
     PathProtection.register(extensions);
+    // Spark logs a scan's filters at INFO: the literals of queries over protected data are
+    // registered when analyzed and redacted from the Spark and Iceberg log lines that print them.
+    extensions.injectCheckRule(io.icebergprotector.spark.flow.SensitiveLiteralCheck::forSession);
+    PlanLogRedaction.install();
     return BoxedUnit.UNIT;
   }
 

@@ -18,7 +18,7 @@ import org.apache.logging.log4j.core.config.Property;
  * Captures every log line of every logger at INFO and above while open, each with the messages of
  * its exception chain. The console keeps showing WARN and above only.
  */
-final class LogCapture implements AutoCloseable {
+public final class LogCapture implements AutoCloseable {
   private final List<String> lines = new CopyOnWriteArrayList<>();
   private final LoggerContext context;
   private final LoggerConfig root;
@@ -26,7 +26,7 @@ final class LogCapture implements AutoCloseable {
   private final List<Appender> consoles = new ArrayList<>();
   private final Appender appender;
 
-  LogCapture() {
+  public LogCapture() {
     this.context = (LoggerContext) LogManager.getContext(false);
     Configuration config = context.getConfiguration();
     this.root = config.getRootLogger();
@@ -61,7 +61,7 @@ final class LogCapture implements AutoCloseable {
   }
 
   /** The captured lines so far. */
-  List<String> lines() {
+  public List<String> lines() {
     return List.copyOf(lines);
   }
 

@@ -230,7 +230,7 @@ public final class DataFlowCheck extends AbstractFunction1<LogicalPlan, BoxedUni
         source.principalMayDeclassify() ? "holds" : "does not hold");
   }
 
-  private static <T> Supplier<T> memoize(Supplier<T> supplier) {
+  static <T> Supplier<T> memoize(Supplier<T> supplier) {
     Object[] value = new Object[1];
     return () -> {
       if (value[0] == null) {

@@ -1,7 +1,9 @@
 package io.icebergprotector.spark.flow;
 
+import io.icebergprotector.spark.paths.PathScope;
 import java.util.List;
 import java.util.Set;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 
 /** Recognizes the plan nodes whose output is a protector view of protected data. */
@@ -11,4 +13,14 @@ public interface FlowSources {
    * else null. A source node is not walked further: what lies below it is the view's input.
    */
   List<Set<Flow>> flowsOf(LogicalPlan node);
+
+  /**
+   * The protected sources of {@code session}: its protecting catalogs' Iceberg tables, Parquet
+   * paths under its policy's prefixes, and DataFrames made from RDDs of either. The session's path
+   * scope is looked up once, when first needed.
+   */
+  static FlowSources ofSession(SparkSession session) {
+    return new SessionFlowSources(
+        session, DataFlowCheck.memoize(() -> PathScope.fromSession(session)));
+  }
 }

@@ -7,6 +7,7 @@ import io.icebergprotector.spark.core.StrictSchema;
 import io.icebergprotector.spark.core.TokenizedColumns;
 import io.icebergprotector.spark.crypto.KeyTools;
 import io.icebergprotector.spark.crypto.ProtectorUnshadedKmsClient;
+import io.icebergprotector.spark.logs.PlanLogRedaction;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -52,6 +53,12 @@ public class PathPolicyCryptoFactory
     implements EncryptionPropertiesFactory, DecryptionPropertiesFactory {
   // Spark's Parquet writer records the Spark schema of a file under this key.
   private static final String SPARK_SCHEMA_KEY = "org.apache.spark.sql.parquet.row.metadata";
+
+  static {
+    // Executors have no session extension: the first protected read here keeps parquet-java's
+    // filter predicates (logged at INFO, values included) out of this JVM's log.
+    PlanLogRedaction.install();
+  }
 
   @Override
   public FileEncryptionProperties getFileEncryptionProperties(
