@@ -1,0 +1,307 @@
+"""The package's entry point: one principal's access to protected tables and paths."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+import pyarrow.parquet.encryption as pe
+
+from .binding import marker_kind
+from .client import KeyServerClient
+from .errors import FileIntegrityError, PolicyError, ProtectorError
+from .kms import connection_config, crypto_factory
+from .policy import Entry, ServedPolicy
+from .reader import FileRead, ProtectedFileReader, concat
+from .views import decide, refuse_failing
+
+if TYPE_CHECKING:
+    from pyiceberg.table import Table as IcebergTable
+
+
+class Protector:
+    """One principal (the key server token's) reading and writing protected data.
+
+    The decisions are the served policy's (``GET /v1/protector/policy``, the principal's own part)
+    with the roles the key server names (``whoami``); the keys are the server's to release.
+    """
+
+    def __init__(self, client: KeyServerClient) -> None:
+        self.client = client
+        self._policy: ServedPolicy | None = None
+        self._reader = ProtectedFileReader(client)
+
+    @classmethod
+    def connect(
+        cls,
+        url: str,
+        *,
+        token: str | None = None,
+        token_file: str | os.PathLike[str] | None = None,
+        token_env: str | None = None,
+        ca_cert: str | os.PathLike[str] | None = None,
+    ) -> Protector:
+        return cls(
+            KeyServerClient(
+                url, token=token, token_file=token_file, token_env=token_env, ca_cert=ca_cert
+            )
+        )
+
+    @property
+    def principal(self) -> str:
+        return self.client.whoami().principal
+
+    @property
+    def policy(self) -> ServedPolicy:
+        if self._policy is None:
+            self._policy = ServedPolicy.parse(self.client.policy_text())
+        return self._policy
+
+    def refresh_policy(self) -> None:
+        self._policy = None
+
+    # ---- Iceberg tables -------------------------------------------------------------------------
+
+    def read_table(
+        self,
+        table: IcebergTable,
+        columns: Sequence[str] | None = None,
+        row_filter: Any = None,
+        *,
+        policy_name: str | None = None,
+    ) -> pa.Table:
+        """Reads a protected Iceberg table (a PyIceberg ``Table``) in this principal's view.
+
+        ``columns`` selects top-level columns (all by default); ``row_filter`` is a PyIceberg
+        expression or its string form, applied to the principal's view as Spark applies it (a
+        filter on a column read as NULL keeps no row). ``policy_name`` is the table's name in the
+        policy, ``<namespace>.<table>`` by default.
+        """
+        from pyiceberg.expressions import AlwaysTrue
+        from pyiceberg.expressions.parser import parse
+        from pyiceberg.expressions.visitors import bind
+        from pyiceberg.io.pyarrow import expression_to_pyarrow, schema_to_pyarrow
+
+        name = policy_name or ".".join(table.name()[1:] if len(table.name()) > 2 else table.name())
+        entry = self.policy.table(name)
+        schema = table.schema()
+        selected = list(columns) if columns else [f.name for f in schema.fields]
+        for c in selected:
+            if schema.find_field(c, case_sensitive=False) is None:
+                raise PolicyError(f"Cannot read column {c} of {name}: the table has no such column")
+        expression = AlwaysTrue() if row_filter is None else row_filter
+        if isinstance(expression, str):
+            expression = parse(expression)
+        bound = bind(schema, expression, case_sensitive=False)
+        filter_columns = sorted(
+            {schema.find_column_name(ref.field.field_id) for ref in _references(bound)}
+        )
+        needed = selected + [c for c in filter_columns if c not in selected]
+        projected = schema.select(*needed, case_sensitive=False)
+        target = schema_to_pyarrow(projected)
+        decisions = decide(entry, self.client.whoami().roles)
+        refuse_failing(decisions, needed, self.principal, name)
+        uuid_text = str(table.metadata.table_uuid)
+        parts: list[pa.Table] = []
+        for task in table.scan(row_filter=expression).plan_files():
+            if task.delete_files:
+                raise ProtectorError(
+                    f"Cannot read {name} without Spark: data file {task.file.file_path} has"
+                    f" {len(task.delete_files)} delete file(s) (merge-on-read); compact the table"
+                    " (rewrite_data_files) or read it through Spark"
+                )
+            parts.append(self._read_data_file(table, task.file, uuid_text, target, decisions, name))
+        result = concat(parts, target)
+        if row_filter is not None:
+            result = result.filter(expression_to_pyarrow(bound))
+        return result.select(
+            [next(f.name for f in target if f.name.lower() == c.lower()) for c in selected]
+        )
+
+    def _read_data_file(
+        self,
+        table: IcebergTable,
+        data_file: Any,
+        table_uuid: str,
+        target: pa.Schema,
+        decisions: dict[str, Any],
+        name: str,
+    ) -> pa.Table:
+        location = data_file.file_path
+        kind = marker_kind(data_file.key_metadata)
+        if kind != "bound":
+            described = {
+                "none": "the protector did not write it (no marker in its manifest entry)",
+                "foreign": "its key metadata is not the protector's marker",
+                "unsupported": "its marker has a version this package does not know",
+            }[kind]
+            raise FileIntegrityError(f"Refusing {location} of table {name}: {described}")
+        input_file = table.io.new_input(location)
+        with input_file.open(seekable=True) as source:
+            return self._reader.read(
+                FileRead(location, source, len(input_file), table_uuid), target, decisions, name
+            )
+
+    # ---- plain Parquet paths --------------------------------------------------------------------
+
+    def path_entry(self, location: str) -> Entry:
+        entry = self.policy.path_entry(location)
+        if entry is None:
+            raise PolicyError(
+                f"Cannot protect {location}: no path prefix of the served policy holds it"
+                f" (prefixes: {sorted(self.policy.paths) or 'none'})"
+            )
+        return entry
+
+    def read_parquet(
+        self,
+        path: str,
+        columns: Sequence[str] | None = None,
+        filter: pc.Expression | None = None,
+        *,
+        filesystem: pafs.FileSystem | None = None,
+        accept_unencrypted: bool = False,
+    ) -> pa.Table:
+        """Reads the Parquet files at ``path`` (a file or a directory) under a protected prefix in
+        this principal's view. ``filter`` is a PyArrow expression over the view."""
+        entry = self.path_entry(path)
+        fs, root = _filesystem(path, filesystem)
+        files = _parquet_files(fs, root)
+        if not files:
+            raise ProtectorError(f"Cannot read {path}: it holds no Parquet file")
+        decisions = decide(entry, self.client.whoami().roles)
+        wanted = None if filter is not None or not columns else list(columns)
+        if wanted is not None:
+            refuse_failing(decisions, wanted, self.principal, entry.name)
+        parts: list[pa.Table] = []
+        for info in files:
+            with fs.open_input_file(info.path) as source:
+                read = FileRead(info.path, source, info.size, None)
+                parts.append(
+                    self._reader.read(
+                        read,
+                        None,
+                        decisions,
+                        entry.name,
+                        columns=wanted,
+                        accept_unencrypted=accept_unencrypted,
+                    )
+                )
+        target = parts[0].schema
+        result = concat(parts, target)  # type: ignore[arg-type]
+        if filter is not None:
+            result = result.filter(filter)
+        return result.select(list(columns)) if columns else result
+
+    def write_parquet(
+        self, table: pa.Table, path: str, *, filesystem: pafs.FileSystem | None = None
+    ) -> str:
+        """Writes ``table`` as one Parquet file under a protected prefix, its policy columns
+        encrypted with their master keys (footer key, footer mode and algorithm from the policy).
+        ``path`` is the file, or a directory (ending in ``/``) to write a new part file into.
+        Returns the file's location."""
+        entry = self.path_entry(path)
+        roles = self.client.whoami().roles
+        if not roles.intersection(entry.writers):
+            raise ProtectorError(
+                f"Principal {self.principal} may not write {entry.name}: its writers are"
+                f" {list(entry.writers)}, its roles {sorted(roles)}"
+            )
+        tokenized = [c.path for c in entry.columns if c.tokenized]
+        if tokenized:
+            raise PolicyError(
+                f"Cannot write {entry.name} from Python: plain Parquet paths refuse tokenized"
+                f" columns ({', '.join(tokenized)})"
+            )
+        leaves = set(_leaf_paths(table.schema))
+        column_keys: dict[str, list[str]] = {}
+        for c in entry.columns:
+            matching = [leaf for leaf in leaves if leaf.lower() == c.path.lower()]
+            matching += [leaf for leaf in leaves if leaf.lower().startswith(c.path.lower() + ".")]
+            for leaf in matching:
+                column_keys.setdefault(c.key, []).append(leaf)
+        config = pe.EncryptionConfiguration(
+            footer_key=entry.footer_key,
+            column_keys=column_keys,
+            encryption_algorithm=entry.algorithm,
+            plaintext_footer=entry.footer_mode == "plaintext",
+            double_wrapping=True,
+            internal_key_material=True,
+        )
+        properties = crypto_factory(self.client).file_encryption_properties(
+            connection_config(self.client), config
+        )
+        target = path + f"part-{uuid.uuid4()}.parquet" if path.endswith("/") else path
+        fs, file_path = _filesystem(target, filesystem)
+        parent = file_path.rsplit("/", 1)[0]
+        if parent and fs.get_file_info(parent).type == pafs.FileType.NotFound:
+            fs.create_dir(parent, recursive=True)
+        with fs.open_output_stream(file_path) as out:
+            pq.write_table(table, out, encryption_properties=properties)
+        return target
+
+
+def _references(expression: Any) -> list[Any]:
+    from pyiceberg.expressions import BoundReference
+
+    out: list[Any] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, BoundReference):
+            out.append(node)
+            return
+        for attr in ("left", "right", "child", "term"):
+            value = getattr(node, attr, None)
+            if value is not None and value is not node:
+                walk(value)
+
+    walk(expression)
+    return out
+
+
+def _filesystem(path: str, filesystem: pafs.FileSystem | None) -> tuple[pafs.FileSystem, str]:
+    if filesystem is not None:
+        return filesystem, path
+    if path.startswith("file:") and not path.startswith("file://"):
+        path = "file://" + path[len("file:") :]
+    return pafs.FileSystem.from_uri(path)
+
+
+def _parquet_files(fs: pafs.FileSystem, root: str) -> list[pafs.FileInfo]:
+    info = fs.get_file_info(root)
+    if info.type == pafs.FileType.File:
+        return [info]
+    if info.type != pafs.FileType.Directory:
+        raise ProtectorError(f"Cannot read {root}: no such file or directory")
+    selector = pafs.FileSelector(root, recursive=True)
+    return sorted(
+        (
+            i
+            for i in fs.get_file_info(selector)
+            if i.type == pafs.FileType.File
+            and i.base_name.endswith(".parquet")
+            and not i.base_name.startswith(("_", "."))
+        ),
+        key=lambda i: i.path,
+    )
+
+
+def _leaf_paths(schema: pa.Schema) -> list[str]:
+    out: list[str] = []
+
+    def walk(prefix: str, t: pa.DataType) -> None:
+        if pa.types.is_struct(t):
+            for i in range(t.num_fields):
+                walk(f"{prefix}.{t.field(i).name}", t.field(i).type)
+        else:
+            out.append(prefix)
+
+    for f in schema:
+        walk(f.name, f.type)
+    return out

@@ -1,0 +1,227 @@
+"""Reading protected files into Arrow tables in the principal's view."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pyarrow.parquet.encryption as pe
+
+from .binding import FooterCrypto, check_binding, read_footer_crypto
+from .client import KeyServerClient
+from .errors import FileIntegrityError, KeyAccessDenied, PolicyError, ProtectorError
+from .kms import connection_config, crypto_factory
+from .policy import AccessLevel
+from .views import ColumnDecision, apply_tokens, null_field, refuse_failing
+
+FIELD_ID = b"PARQUET:field_id"
+
+
+@dataclass(frozen=True)
+class FileRead:
+    """One file to read: where it is, how to open it, and what binds it (None: not bound)."""
+
+    location: str
+    source: BinaryIO
+    size: int
+    table_uuid: str | None
+
+
+class ProtectedFileReader:
+    """Reads protected Parquet files for one principal with PyArrow's PME and the key server.
+
+    Only the keys of columns the principal reads are requested: a denied or locally unmaskable
+    column is never selected, so its key never leaves the server.
+    """
+
+    def __init__(self, client: KeyServerClient) -> None:
+        self._client = client
+        self._factory = crypto_factory(client)
+        self._kms = connection_config(client)
+
+    def read(
+        self,
+        file: FileRead,
+        target: pa.Schema | None,
+        decisions: dict[str, ColumnDecision],
+        table: str,
+        *,
+        columns: Sequence[str] | None = None,
+        accept_unencrypted: bool = False,
+    ) -> pa.Table:
+        """Reads ``file`` as ``target`` (an Iceberg projection), or with the file's own schema
+        (restricted to ``columns``) when ``target`` is None."""
+        crypto = read_footer_crypto(file.source, file.size, file.location)
+        if file.table_uuid is not None:
+            check_binding(crypto, file.table_uuid, file.location, table)
+        elif not crypto.encrypted and decisions and not accept_unencrypted:
+            raise FileIntegrityError(
+                f"Refusing {file.location} of {table}: the file is not encrypted, but the policy"
+                " protects columns of it; pass accept_unencrypted=True to read such files"
+            )
+        file.source.seek(0)
+        properties = self._decryption(crypto)
+        try:
+            parquet = pq.ParquetFile(file.source, decryption_properties=properties)
+            if target is None:
+                target = _restricted(parquet.schema_arrow, columns, file.location, table)
+                refuse_failing(decisions, target.names, self._client.whoami().principal, table)
+            return self._assemble(parquet, target, decisions, table, file.location)
+        except KeyAccessDenied:
+            raise
+        except OSError as e:
+            raise _read_error(e, file.location, table, self._client) from e
+
+    def _decryption(self, crypto: FooterCrypto) -> Any:
+        if not crypto.encrypted:
+            return None
+        return self._factory.file_decryption_properties(
+            self._kms, pe.DecryptionConfiguration(cache_lifetime=300)
+        )
+
+    def _assemble(
+        self,
+        parquet: pq.ParquetFile,
+        target: pa.Schema,
+        decisions: dict[str, ColumnDecision],
+        table: str,
+        location: str,
+    ) -> pa.Table:
+        file_schema = parquet.schema_arrow
+        names = _file_names(file_schema, target)
+        paths: list[str] = []
+        plan: list[tuple[pa.Field, str | None, list[tuple[pa.Field, str | None]] | None]] = []
+        principal = self._client.whoami().principal
+        for field in target:
+            physical = names.get(field.name)
+            whole = decisions.get(field.name.lower())
+            inner = [p for p in decisions if p.startswith(field.name.lower() + ".")]
+            if physical is None or (whole is not None and not whole.readable):
+                plan.append((field, None, None))
+            elif inner and pa.types.is_struct(field.type):
+                file_struct = file_schema.field(physical).type
+                children: list[tuple[pa.Field, str | None]] = []
+                for child in field.type:
+                    d = decisions.get(f"{field.name}.{child.name}".lower())
+                    child_physical = _child_name(file_struct, child)
+                    if child_physical is None or (d is not None and not d.readable):
+                        children.append((child, None))
+                    else:
+                        children.append((child, child_physical))
+                        paths.append(f"{physical}.{child_physical}")
+                plan.append((field, physical, children))
+            else:
+                plan.append((field, physical, None))
+                paths.append(physical)
+        data = parquet.read(columns=paths) if paths else None
+        rows = parquet.metadata.num_rows
+        arrays: list[pa.Array | pa.ChunkedArray] = []
+        fields: list[pa.Field] = []
+        for field, physical, children in plan:
+            d = decisions.get(field.name.lower())
+            if physical is None:
+                if d is not None:
+                    out_field, _ = null_field(field, d, principal)
+                else:
+                    out_field = field
+                fields.append(out_field)
+                arrays.append(pa.nulls(rows, type=out_field.type))
+                continue
+            column = data.column(physical).combine_chunks()  # type: ignore[union-attr]
+            if children is not None:
+                column, field = self._struct(column, field, children, decisions, principal, rows)
+            elif d is not None and d.rule.tokenized:
+                column = apply_tokens(column, d, self._client, table)
+                if d.access.level == AccessLevel.MASKED:
+                    field = field.with_type(pa.string())
+            fields.append(field)
+            arrays.append(column.cast(field.type) if column.type != field.type else column)
+        return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+
+    def _struct(
+        self,
+        column: pa.StructArray,
+        field: pa.Field,
+        children: list[tuple[pa.Field, str | None]],
+        decisions: dict[str, ColumnDecision],
+        principal: str,
+        rows: int,
+    ) -> tuple[pa.Array, pa.Field]:
+        out_children: list[pa.Array] = []
+        out_fields: list[pa.Field] = []
+        for child, physical in children:
+            if physical is None:
+                d = decisions.get(f"{field.name}.{child.name}".lower())
+                child_field = null_field(child, d, principal)[0] if d is not None else child
+                out_children.append(pa.nulls(rows, type=child_field.type))
+                out_fields.append(child_field)
+            else:
+                values = column.field(physical)
+                out_children.append(
+                    values.cast(child.type) if values.type != child.type else values
+                )
+                out_fields.append(child)
+        struct = pa.StructArray.from_arrays(
+            out_children, fields=out_fields, mask=column.is_null() if column.null_count else None
+        )
+        return struct, field.with_type(struct.type)
+
+
+def _file_names(file_schema: pa.Schema, target: pa.Schema) -> dict[str, str]:
+    """Each target field's column in the file: by Iceberg field id where both have one (renamed
+    columns), else by name."""
+    by_id = {
+        f.metadata[FIELD_ID]: f.name for f in file_schema if f.metadata and FIELD_ID in f.metadata
+    }
+    names = {f.name.lower(): f.name for f in file_schema}
+    out: dict[str, str] = {}
+    for f in target:
+        field_id = f.metadata.get(FIELD_ID) if f.metadata else None
+        if field_id is not None and by_id:
+            if field_id in by_id:
+                out[f.name] = by_id[field_id]
+        elif f.name.lower() in names:
+            out[f.name] = names[f.name.lower()]
+    return out
+
+
+def _child_name(file_struct: pa.StructType, child: pa.Field) -> str | None:
+    field_id = child.metadata.get(FIELD_ID) if child.metadata else None
+    for i in range(file_struct.num_fields):
+        candidate = file_struct.field(i)
+        candidate_id = candidate.metadata.get(FIELD_ID) if candidate.metadata else None
+        if field_id is not None and candidate_id is not None:
+            if candidate_id == field_id:
+                return candidate.name
+        elif candidate.name.lower() == child.name.lower():
+            return candidate.name
+    return None
+
+
+def _read_error(e: OSError, location: str, table: str, client: KeyServerClient) -> ProtectorError:
+    text = str(e)
+    if "AAD" in text or "tag" in text.lower() or "decrypt" in text.lower():
+        return FileIntegrityError(f"Cannot decrypt {location} of {table}: {text}")
+    principal = client.whoami().principal
+    return ProtectorError(f"Cannot read {location} of {table} as {principal}: {text}")
+
+
+def _restricted(
+    schema: pa.Schema, columns: Sequence[str] | None, location: str, table: str
+) -> pa.Schema:
+    if not columns:
+        return schema
+    by_name = {f.name.lower(): f for f in schema}
+    missing = [c for c in columns if c.lower() not in by_name]
+    if missing:
+        raise PolicyError(f"Cannot read column(s) {missing} of {table}: {location} has none")
+    return pa.schema([by_name[c.lower()] for c in columns])
+
+
+def concat(tables: Sequence[pa.Table], schema: pa.Schema) -> pa.Table:
+    if not tables:
+        return schema.empty_table()
+    return pa.concat_tables(tables, promote_options="default")

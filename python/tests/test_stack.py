@@ -1,0 +1,149 @@
+"""The package against the real stack (see conftest.py): tables Spark wrote, read with PyIceberg
+and PyArrow's PME through the key server as a process, as each principal."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pytest
+
+from iceberg_protector import (
+    REASON_KEY,
+    VIEW_KEY,
+    AuthenticationError,
+    ColumnAccessDenied,
+    FileIntegrityError,
+    KeyServerUnavailable,
+    MaskedColumnWarning,
+    PolicyError,
+    Protector,
+)
+
+from .conftest import token_file
+
+
+def rows(table: pa.Table) -> list[dict]:
+    return sorted(table.to_pylist(), key=lambda r: r["id"])
+
+
+def test_a_clear_reader_sees_every_value(catalog, protector_for, stack) -> None:
+    people = protector_for("alice").read_table(catalog.load_table("db.people"))
+    assert rows(people) == [
+        {
+            "id": 1,
+            "ssn": stack["IP_SSN"],
+            "salary": 5100,
+            "address": {"city": "Berlin", "zip": "10115"},
+        },
+        {"id": 2, "ssn": "ssn-0002", "salary": 6200, "address": {"city": "Paris", "zip": "75001"}},
+        {"id": 3, "ssn": None, "salary": None, "address": None},
+    ]
+
+
+def test_a_denied_column_reads_as_null_and_its_key_is_never_requested(
+    catalog, protector_for, audit
+) -> None:
+    people = protector_for("harry").read_table(catalog.load_table("db.people"))
+    assert [(r["id"], r["ssn"], r["salary"], r["address"]) for r in rows(people)] == [
+        (1, None, 5100, {"city": "Berlin", "zip": None}),
+        (2, None, 6200, {"city": "Paris", "zip": None}),
+        (3, None, None, None),
+    ]
+    assert people.schema.field("ssn").metadata[VIEW_KEY] == b"denied"
+    released = {(e["principal"], e.get("key")) for e in audit.since_mark() if e["op"] == "unwrap"}
+    assert ("harry", "fin") in released
+    assert ("harry", "pii") not in released, "the denied column's key was requested"
+
+
+def test_a_masked_column_reads_as_null_with_a_warning_saying_why(catalog, protector_for) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        people = protector_for("bob").read_table(catalog.load_table("db.people"), ["id", "ssn"])
+    assert [r["ssn"] for r in rows(people)] == [None, None, None]
+    assert people.schema.field("ssn").metadata[VIEW_KEY] == b"masked-null"
+    assert b"partial(keep_last=4)" in people.schema.field("ssn").metadata[REASON_KEY]
+    assert any(issubclass(w.category, MaskedColumnWarning) for w in caught)
+
+
+def test_plaintext_footer_and_ctr_algorithm(catalog, protector_for) -> None:
+    table = catalog.load_table("db.plainfooter")
+    assert [r["ssn"] for r in rows(protector_for("alice").read_table(table))] == [
+        "pf-ssn-1",
+        "pf-ssn-2",
+    ]
+    assert [r["ssn"] for r in rows(protector_for("harry").read_table(table))] == [None, None]
+
+
+def test_columns_and_row_filters_apply_to_the_principals_view(
+    catalog, protector_for, stack
+) -> None:
+    table = catalog.load_table("db.people")
+    alice = protector_for("alice")
+    assert alice.read_table(table, ["id"], f"ssn = '{stack['IP_SSN']}'").to_pylist() == [{"id": 1}]
+    assert alice.read_table(table, ["ssn"], "id = 2").to_pylist() == [{"ssn": "ssn-0002"}]
+    # harry reads ssn as NULL: a filter on it keeps no row, as in Spark
+    assert protector_for("harry").read_table(table, ["id"], "ssn = 'ssn-0002'").num_rows == 0
+
+
+def test_on_denied_fail_refuses_the_read_naming_the_column(catalog, protector_for) -> None:
+    with pytest.raises(ColumnAccessDenied, match="harry may not read column salary of db.strict"):
+        protector_for("harry").read_table(catalog.load_table("db.strict"))
+    assert protector_for("harry").read_table(catalog.load_table("db.strict"), ["id"]).num_rows == 1
+
+
+def test_a_swapped_file_is_refused(catalog, protector_for) -> None:
+    with pytest.raises(FileIntegrityError, match="swapped or replayed"):
+        protector_for("alice").read_table(catalog.load_table("db.swapped"))
+
+
+def test_pandas_and_duckdb_work_on_the_view(catalog, protector_for) -> None:
+    people = protector_for("harry").read_table(catalog.load_table("db.people"), ["id", "salary"])
+    frame = people.to_pandas()
+    assert frame["salary"].sum() == 11300
+    total = duckdb.sql("SELECT sum(salary) AS s FROM people WHERE id < 3").fetchall()
+    assert total == [(11300,)]
+
+
+def test_bad_inputs_each_get_one_clear_error(catalog, protector_for, stack, tmp_path) -> None:
+    alice = protector_for("alice")
+    with pytest.raises(PolicyError, match="Cannot find table db.nope in the served policy"):
+        alice.read_table(catalog.load_table("db.people"), policy_name="db.nope")
+    forged = tmp_path / "forged.token"
+    forged.write_text("ipt_not-a-real-token\n")
+    bad = Protector.connect(
+        stack["IP_KEY_SERVER_URL"], token_file=forged, ca_cert=stack["IP_CA_CERT"]
+    )
+    with pytest.raises(AuthenticationError, match="refused the token"):
+        bad.read_table(catalog.load_table("db.people"))
+    down = Protector.connect(
+        "https://127.0.0.1:9", token_file=token_file(stack, "alice"), ca_cert=stack["IP_CA_CERT"]
+    )
+    with pytest.raises(KeyServerUnavailable, match="every URL failed"):
+        down.read_table(catalog.load_table("db.people"))
+    with pytest.raises(PolicyError, match="no path prefix of the served policy holds it"):
+        alice.read_parquet(str(tmp_path))
+
+
+def test_a_dead_replica_fails_over_to_the_next(catalog, stack) -> None:
+    replicas = "https://127.0.0.1:9," + stack["IP_KEY_SERVER_URL"]
+    alice = Protector.connect(
+        replicas, token_file=token_file(stack, "alice"), ca_cert=stack["IP_CA_CERT"]
+    )
+    assert alice.read_table(catalog.load_table("db.people"), ["id", "ssn"]).num_rows == 3
+
+
+def test_python_writes_a_protected_path_that_python_and_spark_read(protector_for, stack) -> None:
+    target = "file:" + str(Path(stack["IP_PATHS"]) / "pii" / "people") + "/"
+    data = pa.table({"id": [1, 2], "ssn": ["py-ssn-1", "py-ssn-2"], "salary": [7000, 8000]})
+    written = protector_for("etl").write_parquet(data, target)
+    raw = Path(written.removeprefix("file:")).read_bytes()
+    assert b"py-ssn-1" not in raw, "a protected value is in the file in clear"
+    assert rows(protector_for("alice").read_parquet(target)) == data.to_pylist()
+    harry = protector_for("harry").read_parquet(target, ["id", "ssn", "salary"])
+    assert [(r["ssn"], r["salary"]) for r in rows(harry)] == [(None, 7000), (None, 8000)]
+    with pytest.raises(Exception, match="may not write"):
+        protector_for("alice").write_parquet(data, target)
+    # the Java test then reads this directory with Spark as alice and harry
