@@ -1,0 +1,180 @@
+package io.icebergprotector.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.icebergprotector.it.harness.KeyServerStackTestBase;
+import io.icebergprotector.it.harness.PythonEnv;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 31: the Python package against the real stack. Spark writes protected tables through the
+ * REST catalog into the bucket (both footer modes and both algorithms); pytest ({@code
+ * python/tests}) then reads them with PyIceberg and PyArrow's PME through the key server as a
+ * process, as each principal, and writes a protected path that Spark reads back here. The pytest
+ * run is the suite's assertion: its failures fail this test, with pytest's report.
+ */
+class PythonPackageTest extends KeyServerStackTestBase {
+  private static final String SSN = "ssn-canary-4410";
+
+  private static String policy(Path paths) {
+    return String.join(
+        "\n",
+        "protector {",
+        "  roles {",
+        "    admin    { users = [\"alice\"] }",
+        "    hr       { users = [\"harry\"] }",
+        "    analyst  { users = [\"bob\"] }",
+        "    etl      { users = [\"etl\"] }",
+        "    keyadmin { users = [\"ops\"] }",
+        "  }",
+        "  keys { pii {}, fin {}, footer {}, footer2 {} }",
+        "  tables {",
+        "    \"db.people\" {",
+        "      footer-key = footer",
+        "      writers    = [etl]",
+        "      columns {",
+        "        ssn    { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }",
+        "        salary { key = fin, clear = [admin, hr, analyst] }",
+        "        \"address.zip\" { key = pii, clear = [admin] }",
+        "      }",
+        "    }",
+        "    \"db.plainfooter\" {",
+        "      footer-key = footer2",
+        "      footer-mode = plaintext",
+        "      algorithm = AES_GCM_CTR_V1",
+        "      writers    = [etl]",
+        "      columns { ssn { key = pii, clear = [admin], masked { analyst = redact } } }",
+        "    }",
+        "    \"db.strict\" {",
+        "      footer-key = footer",
+        "      writers    = [etl]",
+        "      columns { salary { key = fin, clear = [admin], on-denied = fail } }",
+        "    }",
+        "    \"db.swapped\" {",
+        "      footer-key = footer",
+        "      writers    = [etl]",
+        "      columns { ssn { key = pii, clear = [admin] } }",
+        "    }",
+        "  }",
+        "  paths {",
+        "    \"file:" + paths.resolve("pii") + "/\" {",
+        "      footer-key = footer",
+        "      writers    = [etl]",
+        "      columns {",
+        "        ssn    { key = pii, clear = [admin] }",
+        "        salary { key = fin, clear = [admin, hr] }",
+        "      }",
+        "    }",
+        "  }",
+        "}",
+        "");
+  }
+
+  private static final Path PATHS = Path.of("target", "it-work", "python-paths").toAbsolutePath();
+
+  PythonPackageTest() {
+    super(
+        policy(PATHS),
+        List.of("alice", "harry", "bob", "etl"),
+        List.of("pii", "fin", "footer", "footer2"));
+  }
+
+  @BeforeAll
+  void writeTables() throws IOException {
+    Files.createDirectories(PATHS.resolve("pii"));
+    SparkSession etl = spark.newSession();
+    configureProt(etl, "etl", Map.of());
+    etl.sql("CREATE NAMESPACE IF NOT EXISTS prot.db");
+    etl.sql(
+        "CREATE TABLE prot.db.people (id BIGINT, ssn STRING, salary BIGINT,"
+            + " address STRUCT<city: STRING, zip: STRING>) USING iceberg");
+    etl.sql(
+        "INSERT INTO prot.db.people VALUES"
+            + " (1, '"
+            + SSN
+            + "', 5100, named_struct('city', 'Berlin', 'zip', '10115')),"
+            + " (2, 'ssn-0002', 6200, named_struct('city', 'Paris', 'zip', '75001')),"
+            + " (3, NULL, NULL, NULL)");
+    etl.sql("CREATE TABLE prot.db.plainfooter (id BIGINT, ssn STRING) USING iceberg");
+    etl.sql("INSERT INTO prot.db.plainfooter VALUES (1, 'pf-ssn-1'), (2, 'pf-ssn-2')");
+    etl.sql("CREATE TABLE prot.db.strict (id BIGINT, salary BIGINT) USING iceberg");
+    etl.sql("INSERT INTO prot.db.strict VALUES (1, 100)");
+    etl.sql("CREATE TABLE prot.db.swapped (id BIGINT, ssn STRING) USING iceberg");
+    etl.sql("INSERT INTO prot.db.swapped VALUES (1, 'first-ssn')");
+    etl.sql("INSERT INTO prot.db.swapped VALUES (2, 'second-ssn')");
+    swapTheTwoFilesOf("swapped");
+  }
+
+  /** Overwrites the newer data file of {@code table} with the older one's bytes, in the bucket. */
+  private void swapTheTwoFilesOf(String table) {
+    Map<String, byte[]> files = new TreeMap<>();
+    for (Map.Entry<String, byte[]> object : store.readAllObjects().entrySet()) {
+      if (object.getKey().contains("/" + table + "/") && object.getKey().endsWith(".parquet")) {
+        files.put(object.getKey(), object.getValue());
+      }
+    }
+    assertThat(files).as("data files of db.%s", table).hasSize(2);
+    List<String> keys = List.copyOf(files.keySet());
+    store.put(keys.get(1), files.get(keys.get(0)));
+  }
+
+  private Map<String, String> stackEnv() {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("IP_STACK", "1");
+    env.put("IP_KEY_SERVER_URL", keyServer.url());
+    env.put("IP_CA_CERT", keyServer.certificate().toString());
+    env.put("IP_TOKEN_DIR", keyServer.tokenFile("alice").getParent().toString());
+    env.put("IP_AUDIT_FILE", keyServer.auditFile().toString());
+    env.put("IP_REST_URI", rest.uri());
+    env.put("IP_S3_ENDPOINT", store.endpoint());
+    env.put("IP_S3_ACCESS_KEY", store.accessKey());
+    env.put("IP_S3_SECRET_KEY", store.secretKey());
+    env.put("IP_S3_REGION", store.region());
+    env.put("IP_PATHS", PATHS.toString());
+    env.put("IP_SSN", SSN);
+    return env;
+  }
+
+  @Test
+  void pythonReadsWhatSparkWroteAndSparkReadsWhatPythonWrote() throws IOException {
+    String report =
+        PythonEnv.pytest("pytest-stack", stackEnv(), "-q", "-rs", "-p", "no:cacheprovider");
+    assertThat(report).contains(" passed").doesNotContain(" skipped");
+
+    // pytest wrote this file as etl: Spark reads it under the same policy, as each principal
+    Path written = PATHS.resolve("pii").resolve("people");
+    assertThat(Files.list(written).filter(f -> f.toString().endsWith(".parquet")).count())
+        .isPositive();
+    assertThat(readPathAs("alice", written)).containsExactly("1|py-ssn-1|7000", "2|py-ssn-2|8000");
+    assertThat(readPathAs("harry", written)).containsExactly("1|null|7000", "2|null|8000");
+  }
+
+  private List<String> readPathAs(String principal, Path dir) {
+    SparkSession session = spark.newSession();
+    session.conf().set("spark.protector.kms.type", "remote");
+    session.conf().set("spark.protector.kms.url", keyServer.url());
+    session.conf().set("spark.protector.token-file", keyServer.tokenFile(principal).toString());
+    session.conf().set("spark.protector.kms.trust-store", keyServer.certificate().toString());
+    return session.read().parquet("file:" + dir).orderBy("id").collectAsList().stream()
+        .map(PythonPackageTest::row)
+        .toList();
+  }
+
+  private static String row(Row r) {
+    return r.get(r.fieldIndex("id"))
+        + "|"
+        + r.get(r.fieldIndex("ssn"))
+        + "|"
+        + r.get(r.fieldIndex("salary"));
+  }
+}
