@@ -39,6 +39,7 @@ def stack() -> dict[str, str]:
             "IP_S3_REGION",
             "IP_PATHS",
             "IP_SSN",
+            "IP_SPARK_VIEWS",
         )
     }
 

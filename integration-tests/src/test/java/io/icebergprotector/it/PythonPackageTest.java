@@ -2,6 +2,7 @@ package io.icebergprotector.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icebergprotector.it.harness.ItPaths;
 import io.icebergprotector.it.harness.KeyServerStackTestBase;
 import io.icebergprotector.it.harness.PythonEnv;
 import java.io.IOException;
@@ -60,6 +61,14 @@ class PythonPackageTest extends KeyServerStackTestBase {
         "      writers    = [etl]",
         "      columns { salary { key = fin, clear = [admin], on-denied = fail } }",
         "    }",
+        "    \"db.cards\" {",
+        "      footer-key = footer",
+        "      writers    = [etl]",
+        "      columns {",
+        "        card { key = pii, method = \"fpe(alphabet = digits, keep = \\\"-\\\")\", domain = card,",
+        "               clear = [admin], token = [hr], masked { analyst = \"partial(keep_last=4)\" } }",
+        "      }",
+        "    }",
         "    \"db.swapped\" {",
         "      footer-key = footer",
         "      writers    = [etl]",
@@ -80,7 +89,9 @@ class PythonPackageTest extends KeyServerStackTestBase {
         "");
   }
 
-  private static final Path PATHS = Path.of("target", "it-work", "python-paths").toAbsolutePath();
+  // made anew (emptied) for each run: files of an earlier run were written under other keys
+  private static final Path PATHS = ItPaths.workDir("PythonPackageTest-paths");
+  private static final Path VIEWS = ItPaths.workDir("PythonPackageTest-views");
 
   PythonPackageTest() {
     super(
@@ -109,10 +120,34 @@ class PythonPackageTest extends KeyServerStackTestBase {
     etl.sql("INSERT INTO prot.db.plainfooter VALUES (1, 'pf-ssn-1'), (2, 'pf-ssn-2')");
     etl.sql("CREATE TABLE prot.db.strict (id BIGINT, salary BIGINT) USING iceberg");
     etl.sql("INSERT INTO prot.db.strict VALUES (1, 100)");
+    SparkSession tokenizing = spark.newSession();
+    configureProt(tokenizing, "etl", Map.of("protector.kms.token-mode", "server"));
+    tokenizing.sql("CREATE TABLE prot.db.cards (id BIGINT, card STRING) USING iceberg");
+    tokenizing.sql(
+        "INSERT INTO prot.db.cards VALUES (1, '4111-1111-1111-1111'), (2, '5500-0000-0000-0004'),"
+            + " (3, NULL)");
     etl.sql("CREATE TABLE prot.db.swapped (id BIGINT, ssn STRING) USING iceberg");
     etl.sql("INSERT INTO prot.db.swapped VALUES (1, 'first-ssn')");
     etl.sql("INSERT INTO prot.db.swapped VALUES (2, 'second-ssn')");
     swapTheTwoFilesOf("swapped");
+    writeSparkViews();
+  }
+
+  /**
+   * What Spark shows each principal of each table, one JSON line per row, for pytest to compare its
+   * own reads with ({@code IP_SPARK_VIEWS/<principal>/<table>.jsonl}).
+   */
+  private void writeSparkViews() throws IOException {
+    for (String principal : List.of("alice", "harry", "bob")) {
+      SparkSession reader = spark.newSession();
+      configureProt(reader, principal, Map.of("protector.kms.token-mode", "server"));
+      Path dir = Files.createDirectories(VIEWS.resolve(principal));
+      for (String table : List.of("people", "plainfooter", "cards")) {
+        List<String> rows =
+            reader.sql("SELECT * FROM prot.db." + table + " ORDER BY id").toJSON().collectAsList();
+        Files.write(dir.resolve("db." + table + ".jsonl"), rows);
+      }
+    }
   }
 
   /** Overwrites the newer data file of {@code table} with the older one's bytes, in the bucket. */
@@ -142,6 +177,7 @@ class PythonPackageTest extends KeyServerStackTestBase {
     env.put("IP_S3_REGION", store.region());
     env.put("IP_PATHS", PATHS.toString());
     env.put("IP_SSN", SSN);
+    env.put("IP_SPARK_VIEWS", VIEWS.toString());
     return env;
   }
 
