@@ -50,6 +50,15 @@ class RuntimeEndToEndIT {
     assertThat(pom).as("the runtime pom, copied at package; run 'mvn verify'").isRegularFile();
   }
 
+  /** A Maven-layout file repository at {@code repo} holding the runtime jar and its pom. */
+  static Path fileRepository(Path repo) throws IOException {
+    Path versionDir = repo.resolve(GROUP.replace('.', '/')).resolve(artifact).resolve(version);
+    Files.createDirectories(versionDir);
+    Files.copy(jar, versionDir.resolve(jar.getFileName()));
+    Files.copy(pom, versionDir.resolve(pom.getFileName()));
+    return repo;
+  }
+
   @Test
   void pomHasNoDependenciesAndNoParent() throws IOException {
     assertThat(Files.readString(pom))
@@ -60,11 +69,7 @@ class RuntimeEndToEndIT {
 
   @Test
   void installsWithPackagesAndProtects() throws Exception {
-    Path repo = tmp.resolve("repo");
-    Path versionDir = repo.resolve(GROUP.replace('.', '/')).resolve(artifact).resolve(version);
-    Files.createDirectories(versionDir);
-    Files.copy(jar, versionDir.resolve(jar.getFileName()));
-    Files.copy(pom, versionDir.resolve(pom.getFileName()));
+    Path repo = fileRepository(tmp.resolve("repo"));
     // a default resolver that finds nothing: only --repositories resolves, never ~/.m2 or a network
     Path ivySettings = tmp.resolve("ivysettings.xml");
     Files.writeString(

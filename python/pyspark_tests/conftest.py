@@ -1,0 +1,74 @@
+"""PySpark against one runtime jar, as a user runs it: ``pip install pyspark==<its version>``, the
+README's session snippet, then SQL and DataFrames. ``PySparkIT`` (runtime-tests) makes the virtual
+environment, puts the jar built by the same run into a file repository (``--repositories`` through
+``PYSPARK_SUBMIT_ARGS``, as a user's Maven setup would provide it) and sets:
+
+- ``IP_REPO_ROOT``: the checkout (README.md, conf/policy.conf, notebooks/);
+- ``IP_SPARK_TARGET``: the jar's target, ``3.5_2.12`` or ``4.0_2.13``;
+- ``IP_WORK``: a fresh working directory for the session (relative paths of the snippet)."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+#: The target of the README's snippet; other targets replace it in the coordinates, as the README
+#: tells the reader to.
+README_TARGET = "3.5_2.12"
+
+TOKEN_TABLE = """
+# added by the PySpark tests: a tokenized table, for protect() and unprotect()
+protector.tables."db.cards" {
+  footer-key = footer
+  writers = [etl, admin]
+  columns {
+    card { key = pii, method = "fpe(alphabet = digits, keep = \\"-\\")", domain = card,
+           clear = [admin], token = [analyst] }
+  }
+}
+"""
+
+
+def _env(name: str) -> str:
+    value = os.environ.get(name)
+    if not value:
+        pytest.skip(f"PySpark test: {name} is not set (run through PySparkIT)")
+    return value
+
+
+def readme_snippet(readme: str) -> str:
+    """The first Python block of the README's "From PySpark" section."""
+    section = readme.split("### From PySpark", 1)[1].split("\n### ", 1)[0]
+    match = re.search(r"```python\n(.*?)```", section, re.S)
+    assert match, "README: no python block under 'From PySpark'"
+    return match.group(1)
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return Path(_env("IP_REPO_ROOT"))
+
+
+@pytest.fixture(scope="session")
+def spark(repo_root: Path) -> Any:
+    target = _env("IP_SPARK_TARGET")
+    work = Path(_env("IP_WORK"))
+    (work / "conf").mkdir(parents=True, exist_ok=True)
+    policy = (repo_root / "conf" / "policy.conf").read_text()
+    (work / "conf" / "policy.conf").write_text(policy + TOKEN_TABLE)
+    (work / ".protector").mkdir(exist_ok=True)
+    (work / ".protector" / "passphrase").write_text("pyspark-tests-passphrase\n")
+    os.chdir(work)
+    code = readme_snippet((repo_root / "README.md").read_text())
+    code = code.replace(README_TARGET, target)
+    scope: dict[str, Any] = {}
+    exec(compile(code, "README.md (From PySpark)", "exec"), scope)  # noqa: S102
+    session = scope["spark"]
+    # the snippet's keystore is new here: let the catalog create the policy's keys once
+    session.conf.set("spark.sql.catalog.prot.protector.kms.create-missing-keys", "true")
+    yield session
+    session.stop()

@@ -1,0 +1,132 @@
+package io.icebergprotector.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * PySpark with this target's runtime jar, as a user installs it: {@code pip install pyspark==<the
+ * target's Spark>} into a virtual environment, the jar built by this run in a file repository that
+ * {@code spark.jars.packages} resolves from ({@code --repositories} through {@code
+ * PYSPARK_SUBMIT_ARGS}), then pytest runs {@code python/pyspark_tests}: the README's snippet, each
+ * principal's view, MERGE, token functions, errors as Python shows them. Only targets whose Spark
+ * and Scala a {@code pyspark} wheel bundles run it (3.5 on Scala 2.12, 4.0 on 2.13).
+ */
+@EnabledIfSystemProperty(named = "runtime.pyspark.version", matches = "\\d.+")
+class PySparkIT {
+  private static final long INSTALL_MINUTES = 15;
+  private static final long TEST_MINUTES = 20;
+
+  @TempDir static Path tmp;
+  static Path root;
+  static Path python;
+
+  @BeforeAll
+  static void environment() throws Exception {
+    RuntimeEndToEndIT.artifacts();
+    root = Path.of(System.getProperty("runtime.repo.root")).toAbsolutePath().normalize();
+    String pyspark = System.getProperty("runtime.pyspark.version");
+    Path venv = RuntimeEndToEndIT.jar.getParent().resolveSibling("pyspark-venv");
+    python = venv.resolve("bin").resolve("python");
+    if (!Files.isExecutable(python)) {
+      run("venv", List.of("python3", "-m", "venv", venv.toString()), Map.of(), INSTALL_MINUTES);
+    }
+    run(
+        "pip",
+        List.of(
+            python.toString(),
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "--quiet",
+            "pyspark==" + pyspark,
+            "pytest>=8",
+            "nbclient>=0.10",
+            "nbformat>=5.9",
+            "ipykernel>=6.29"),
+        Map.of(),
+        INSTALL_MINUTES);
+  }
+
+  @Test
+  void pysparkTestsPass() throws Exception {
+    Path repo = RuntimeEndToEndIT.fileRepository(tmp.resolve("repo"));
+    Path work = Files.createDirectories(tmp.resolve("work"));
+    Map<String, String> env = new TreeMap<>();
+    env.put("IP_REPO_ROOT", root.toString());
+    env.put(
+        "IP_SPARK_TARGET",
+        RuntimeEndToEndIT.artifact.substring("iceberg-protector-spark-runtime-".length()));
+    env.put("IP_WORK", work.toString());
+    env.put("IP_VERSION", RuntimeEndToEndIT.version);
+    env.put("JAVA_HOME", System.getProperty("java.home"));
+    env.put("SPARK_LOCAL_IP", "127.0.0.1");
+    // a fresh Ivy cache: a SNAPSHOT cached by an earlier run must not stand in for this build's jar
+    env.put(
+        "PYSPARK_SUBMIT_ARGS",
+        String.join(
+            " ",
+            "--repositories",
+            repo.toUri().toString(),
+            "--conf",
+            "spark.jars.ivy=" + tmp.resolve("ivy"),
+            "--conf",
+            "spark.ui.enabled=false",
+            "pyspark-shell"));
+    String report =
+        run(
+            "pytest",
+            List.of(
+                python.toString(),
+                "-m",
+                "pytest",
+                "-q",
+                "-rs",
+                "-p",
+                "no:cacheprovider",
+                "pyspark_tests"),
+            env,
+            TEST_MINUTES);
+    assertThat(report).contains(" passed").doesNotContain(" skipped").doesNotContain(" failed");
+  }
+
+  /** Runs {@code command} in {@code python/}; its output is printed and returned. */
+  private static String run(
+      String name, List<String> command, Map<String, String> env, long minutes)
+      throws IOException, InterruptedException {
+    Path logs =
+        Files.createDirectories(RuntimeEndToEndIT.jar.getParent().resolveSibling("pyspark"));
+    Path log = logs.resolve(name + ".log");
+    ProcessBuilder builder =
+        new ProcessBuilder(new ArrayList<>(command))
+            .directory(root.resolve("python").toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
+    builder.environment().putAll(env);
+    Process process = builder.start();
+    boolean finished = process.waitFor(minutes, TimeUnit.MINUTES);
+    if (!finished) {
+      process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    }
+    String output = Files.readString(log, StandardCharsets.UTF_8);
+    System.out.println(output);
+    assertThat(finished).as("%s finished within %d minutes; log %s", name, minutes, log).isTrue();
+    assertThat(process.exitValue())
+        .as("%s exited with %d; log %s:%n%s", name, process.exitValue(), log, output)
+        .isZero();
+    return output;
+  }
+}
