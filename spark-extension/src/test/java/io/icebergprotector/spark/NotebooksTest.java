@@ -36,7 +36,7 @@ class NotebooksTest {
       Pattern.compile("io\\.icebergprotector(?:\\.[a-z][a-z0-9_]*)*\\.[A-Z][A-Za-z0-9_$]*");
   private static final Pattern RUNTIME_COORDINATE =
       Pattern.compile(
-          "io\\.icebergprotector:iceberg-protector-spark-runtime-3\\.5_2\\.13:([0-9A-Za-z.\\-]+)");
+          "io\\.icebergprotector:iceberg-protector-spark-runtime-(?:3\\.5_2\\.1[23]|4\\.0_2\\.13):([0-9A-Za-z.\\-]+)");
 
   @ParameterizedTest
   @ValueSource(strings = {"pyspark-quickstart.ipynb", "spark-sql.ipynb"})
