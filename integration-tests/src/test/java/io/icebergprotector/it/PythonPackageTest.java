@@ -195,6 +195,12 @@ class PythonPackageTest extends KeyServerStackTestBase {
     assertThat(readPathAs("harry", written)).containsExactly("1|null|7000", "2|null|8000");
   }
 
+  @Test
+  void pythonSourcesPassTheLinterAndTheFormatter() {
+    PythonEnv.ruff("ruff-check", "check", ".");
+    PythonEnv.ruff("ruff-format", "format", "--check", ".");
+  }
+
   private List<String> readPathAs(String principal, Path dir) {
     SparkSession session = spark.newSession();
     session.conf().set("spark.protector.kms.type", "remote");

@@ -66,6 +66,13 @@ public final class PythonEnv {
     return run(name, command, env);
   }
 
+  /** Runs ruff (the version the package's test extras pin) with {@code args} in {@code python/}. */
+  public static String ruff(String name, String... args) {
+    List<String> command = new ArrayList<>(List.of(python().toString(), "-m", "ruff"));
+    command.addAll(List.of(args));
+    return run(name, command, Map.of());
+  }
+
   private static String run(String name, List<String> command, Map<String, String> env) {
     Path log = ItPaths.logsDir().resolve(name + ".log");
     ManagedProcess process =
