@@ -85,7 +85,7 @@ class Protector:
         """
         from pyiceberg.expressions import AlwaysTrue
         from pyiceberg.expressions.parser import parse
-        from pyiceberg.expressions.visitors import bind
+        from pyiceberg.expressions.visitors import bind, extract_field_ids
         from pyiceberg.io.pyarrow import expression_to_pyarrow, schema_to_pyarrow
 
         name = policy_name or ".".join(table.name()[1:] if len(table.name()) > 2 else table.name())
@@ -99,9 +99,7 @@ class Protector:
         if isinstance(expression, str):
             expression = parse(expression)
         bound = bind(schema, expression, case_sensitive=False)
-        filter_columns = sorted(
-            {schema.find_column_name(ref.field.field_id) for ref in _references(bound)}
-        )
+        filter_columns = sorted(schema.find_column_name(i) for i in extract_field_ids(bound))
         needed = selected + [c for c in filter_columns if c not in selected]
         projected = schema.select(*needed, case_sensitive=False)
         target = schema_to_pyarrow(projected)
@@ -245,24 +243,6 @@ class Protector:
         with fs.open_output_stream(file_path) as out:
             pq.write_table(table, out, encryption_properties=properties)
         return target
-
-
-def _references(expression: Any) -> list[Any]:
-    from pyiceberg.expressions import BoundReference
-
-    out: list[Any] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, BoundReference):
-            out.append(node)
-            return
-        for attr in ("left", "right", "child", "term"):
-            value = getattr(node, attr, None)
-            if value is not None and value is not node:
-                walk(value)
-
-    walk(expression)
-    return out
 
 
 def _filesystem(path: str, filesystem: pafs.FileSystem | None) -> tuple[pafs.FileSystem, str]:
