@@ -1,6 +1,7 @@
 """Iceberg Protector for Python: protected Parquet files and Iceberg tables read and written
 without Spark, through the key server, in each principal's view."""
 
+from .admission import UnverifiedFileError, UnverifiedFileWarning
 from .binding import aad_prefix
 from .client import Identity, KeyServerClient
 from .errors import (
@@ -36,6 +37,8 @@ __all__ = [
     "ProtectorError",
     "REASON_KEY",
     "ServedPolicy",
+    "UnverifiedFileError",
+    "UnverifiedFileWarning",
     "VIEW_KEY",
     "aad_prefix",
     "crypto_factory",

@@ -3,6 +3,7 @@ the manifest marker that says a file must carry one (Java: ``FileBinding``, ``Fi
 
 from __future__ import annotations
 
+import hmac
 import struct
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -164,6 +165,25 @@ def _algorithm_fields(proto: TCompactProtocol) -> dict[int, object]:
         proto.readFieldEnd()
 
 
+def _bound_to(stored: bytes) -> str:
+    text = stored.decode("utf-8", "replace")
+    bound = text[len(SCHEME) :] if text.startswith(SCHEME) else None
+    if bound and ":" in bound:
+        return f"table UUID {bound.split(':', 1)[0]}, file {bound.split(':', 1)[-1]}"
+    return "no binding of this project"
+
+
+def refuse_stored_binding(crypto: FooterCrypto, location: str, table: str) -> None:
+    """Refuses a file read unbound that stores a binding of this project: it was written for
+    some table and file name, and copied where an unbound file was expected."""
+    if crypto.aad_prefix is not None and crypto.aad_prefix.startswith(SCHEME.encode("utf-8")):
+        raise FileIntegrityError(
+            f"Refusing {location} of {table}: it is read without a binding, but the file is bound"
+            f" to {_bound_to(crypto.aad_prefix)} (a bound file copied where an unbound one was"
+            " expected)"
+        )
+
+
 def check_binding(crypto: FooterCrypto, table_uuid: str, location: str, table: str) -> None:
     """Refuses a file whose stored binding is not the one its table expects for it."""
     expected = aad_prefix(table_uuid, location)
@@ -178,15 +198,9 @@ def check_binding(crypto: FooterCrypto, table_uuid: str, location: str, table: s
             " stored their binding; run CALL <catalog>.system.rewrite_protected on the table"
             " (reason binding-not-stored)"
         )
-    if crypto.aad_prefix != expected:
-        stored = crypto.aad_prefix.decode("utf-8", "replace")
-        bound = stored[len(SCHEME) :] if stored.startswith(SCHEME) else None
-        where = (
-            f"table UUID {bound.split(':', 1)[0]}, file {bound.split(':', 1)[-1]}"
-            if bound and ":" in bound
-            else "no binding of this project"
-        )
+    if not hmac.compare_digest(crypto.aad_prefix, expected):
         raise FileIntegrityError(
-            f"Refusing {location} of table {table}: the file is bound to {where}, not to this"
-            f" table (UUID {table_uuid}) and file name (a swapped or replayed file)"
+            f"Refusing {location} of table {table}: the file is bound to"
+            f" {_bound_to(crypto.aad_prefix)}, not to this table (UUID {table_uuid}) and file"
+            " name (a swapped or replayed file)"
         )

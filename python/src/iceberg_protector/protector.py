@@ -13,9 +13,9 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 import pyarrow.parquet.encryption as pe
 
-from .binding import marker_kind
+from .admission import FileAdmission, Verdict, binding_boundary
 from .client import KeyServerClient
-from .errors import FileIntegrityError, PolicyError, ProtectorError
+from .errors import PolicyError, ProtectorError
 from .kms import connection_config, crypto_factory
 from .policy import Entry, ServedPolicy
 from .reader import FileRead, ProtectedFileReader, concat
@@ -75,13 +75,21 @@ class Protector:
         row_filter: Any = None,
         *,
         policy_name: str | None = None,
+        snapshot_id: int | None = None,
+        accept_unverified_files: bool = False,
     ) -> pa.Table:
         """Reads a protected Iceberg table (a PyIceberg ``Table``) in this principal's view.
 
         ``columns`` selects top-level columns (all by default); ``row_filter`` is a PyIceberg
         expression or its string form, applied to the principal's view as Spark applies it (a
         filter on a column read as NULL keeps no row). ``policy_name`` is the table's name in the
-        policy, ``<namespace>.<table>`` by default.
+        policy, ``<namespace>.<table>`` by default. ``snapshot_id`` reads an older snapshot.
+        Row-level deletes (position delete files and deletion vectors) are applied.
+
+        Every data file is admitted as Spark admits it (see :mod:`iceberg_protector.admission`):
+        bound files must store this table's binding for their name; files without the marker
+        committed after the table came under binding are refused unless
+        ``accept_unverified_files`` is True.
         """
         from pyiceberg.expressions import AlwaysTrue
         from pyiceberg.expressions.parser import parse
@@ -105,16 +113,41 @@ class Protector:
         target = schema_to_pyarrow(projected)
         decisions = decide(entry, self.client.whoami().roles)
         refuse_failing(decisions, needed, self.principal, name)
+        admission = FileAdmission(
+            name, binding_boundary(table.properties, name), accept_unverified_files
+        )
+        scan = table.scan(row_filter=expression, snapshot_id=snapshot_id, case_sensitive=False)
+        try:
+            tasks = list(scan.plan_files())
+        except (ValueError, NotImplementedError) as e:
+            if "equality deletes" in str(e):
+                raise ProtectorError(
+                    f"Cannot read {name} without Spark: it has equality delete files, which"
+                    " PyIceberg cannot apply; compact the table (rewrite_data_files) or read it"
+                    " through Spark"
+                ) from e
+            raise
+        snapshot = (
+            table.current_snapshot() if snapshot_id is None else table.snapshot_by_id(snapshot_id)
+        )
+        sequence_numbers = _SequenceNumbers(table, snapshot)
+        deletes = _Deletes(table)
         uuid_text = str(table.metadata.table_uuid)
         parts: list[pa.Table] = []
-        for task in table.scan(row_filter=expression).plan_files():
-            if task.delete_files:
-                raise ProtectorError(
-                    f"Cannot read {name} without Spark: data file {task.file.file_path} has"
-                    f" {len(task.delete_files)} delete file(s) (merge-on-read); compact the table"
-                    " (rewrite_data_files) or read it through Spark"
-                )
-            parts.append(self._read_data_file(table, task.file, uuid_text, target, decisions, name))
+        for task in tasks:
+            location = task.file.file_path
+            verdict = admission.admit(
+                location, task.file.key_metadata, lambda p=location: sequence_numbers.of(p)
+            )
+            read = self._open_data_file(
+                table,
+                task.file,
+                uuid_text if verdict == Verdict.BOUND else None,
+                deletes.positions(task, name),
+            )
+            with read.source:
+                parts.append(self._reader.read(read, target, decisions, name, unbound_ok=True))
+        admission.warn_about_legacy_files()
         result = concat(parts, target)
         if row_filter is not None:
             result = result.filter(expression_to_pyarrow(bound))
@@ -122,29 +155,15 @@ class Protector:
             [next(f.name for f in target if f.name.lower() == c.lower()) for c in selected]
         )
 
-    def _read_data_file(
-        self,
-        table: IcebergTable,
-        data_file: Any,
-        table_uuid: str,
-        target: pa.Schema,
-        decisions: dict[str, Any],
-        name: str,
-    ) -> pa.Table:
+    @staticmethod
+    def _open_data_file(
+        table: IcebergTable, data_file: Any, table_uuid: str | None, deleted: pa.Array | None
+    ) -> FileRead:
         location = data_file.file_path
-        kind = marker_kind(data_file.key_metadata)
-        if kind != "bound":
-            described = {
-                "none": "the protector did not write it (no marker in its manifest entry)",
-                "foreign": "its key metadata is not the protector's marker",
-                "unsupported": "its marker has a version this package does not know",
-            }[kind]
-            raise FileIntegrityError(f"Refusing {location} of table {name}: {described}")
         input_file = table.io.new_input(location)
-        with input_file.open(seekable=True) as source:
-            return self._reader.read(
-                FileRead(location, source, len(input_file), table_uuid), target, decisions, name
-            )
+        return FileRead(
+            location, input_file.open(seekable=True), len(input_file), table_uuid, deleted
+        )
 
     # ---- plain Parquet paths --------------------------------------------------------------------
 
@@ -180,7 +199,7 @@ class Protector:
         parts: list[pa.Table] = []
         for info in files:
             with fs.open_input_file(info.path) as source:
-                read = FileRead(info.path, source, info.size, None)
+                read = FileRead(info.path, source, info.size, None, None)
                 parts.append(
                     self._reader.read(
                         read,
@@ -217,6 +236,8 @@ class Protector:
                 f"Cannot write {entry.name} from Python: plain Parquet paths refuse tokenized"
                 f" columns ({', '.join(tokenized)})"
             )
+        if entry.algorithm == "AES_GCM_CTR_V1" and entry.footer_mode == "plaintext":
+            _require_pyarrow_for_ctr_with_plaintext_footer(entry.name)
         leaves = set(_leaf_paths(table.schema))
         column_keys: dict[str, list[str]] = {}
         for c in entry.columns:
@@ -243,6 +264,86 @@ class Protector:
         with fs.open_output_stream(file_path) as out:
             pq.write_table(table, out, encryption_properties=properties)
         return target
+
+
+class _SequenceNumbers:
+    """File sequence numbers of a snapshot's data files, read from its manifests on first use:
+    only files without the marker need one, and a bound table has none."""
+
+    def __init__(self, table: IcebergTable, snapshot: Any) -> None:
+        self._table = table
+        self._snapshot = snapshot
+        self._numbers: dict[str, int] | None = None
+
+    def of(self, location: str) -> int:
+        if self._numbers is None:
+            from pyiceberg.manifest import ManifestContent
+
+            numbers: dict[str, int] = {}
+            if self._snapshot is not None:
+                for manifest in self._snapshot.manifests(self._table.io):
+                    if manifest.content != ManifestContent.DATA:
+                        continue
+                    for entry in manifest.fetch_manifest_entry(self._table.io):
+                        numbers[entry.data_file.file_path] = entry.file_sequence_number or 0
+            self._numbers = numbers
+        if location not in self._numbers:
+            raise ProtectorError(f"Cannot find data file {location} in the snapshot's manifests")
+        return self._numbers[location]
+
+
+class _Deletes:
+    """Row positions that position delete files and deletion vectors remove from each data file.
+    The protector writes them unencrypted (they hold file names and positions only); a delete
+    file that covers several data files is read once."""
+
+    def __init__(self, table: IcebergTable) -> None:
+        self._table = table
+        self._loaded: dict[str, dict[str, pa.ChunkedArray]] = {}
+
+    def positions(self, task: Any, name: str) -> pa.Array | None:
+        if not task.delete_files:
+            return None
+        from pyiceberg.io.pyarrow import _read_deletes
+        from pyiceberg.manifest import DataFileContent
+
+        found: list[pa.Array] = []
+        for delete_file in task.delete_files:
+            if delete_file.content == DataFileContent.EQUALITY_DELETES:
+                raise ProtectorError(
+                    f"Cannot read {name} without Spark: data file {task.file.file_path} has"
+                    f" equality delete file {delete_file.file_path}, which PyIceberg cannot"
+                    " apply; compact the table (rewrite_data_files) or read it through Spark"
+                )
+            path = delete_file.file_path
+            if path not in self._loaded:
+                try:
+                    self._loaded[path] = _read_deletes(self._table.io, delete_file)
+                except OSError as e:
+                    raise ProtectorError(f"Cannot read delete file {path} of {name}: {e}") from e
+            chunked = self._loaded[path].get(task.file.file_path)
+            if chunked is not None:
+                found.extend(chunked.chunks)
+        if not found:
+            return None
+        return pa.concat_arrays([c.cast(pa.int64()) for c in found])
+
+
+#: The first PyArrow whose AES_GCM_CTR_V1 files with a plaintext footer can be read back: before
+#: it, the footer names AES_GCM_V1 for data pages written with CTR, and every reader (PyArrow's
+#: own included) fails with "Ciphertext length ... is invalid" (seen with 22.0.0 to 25.0.x).
+CTR_PLAINTEXT_FOOTER_PYARROW = (26, 0)
+
+
+def _require_pyarrow_for_ctr_with_plaintext_footer(name: str) -> None:
+    version = tuple(int(p) for p in pa.__version__.split(".")[:2] if p.isdigit())
+    if version < CTR_PLAINTEXT_FOOTER_PYARROW:
+        raise ProtectorError(
+            f"Cannot write {name} with PyArrow {pa.__version__}: its policy asks for"
+            " AES_GCM_CTR_V1 with a plaintext footer, and PyArrow before 26.0 records the wrong"
+            " algorithm in such footers, so no reader could open the file; upgrade PyArrow"
+            " (pip install 'pyarrow>=26')"
+        )
 
 
 def _filesystem(path: str, filesystem: pafs.FileSystem | None) -> tuple[pafs.FileSystem, str]:

@@ -6,11 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pyarrow.parquet.encryption as pe
 
-from .binding import FooterCrypto, check_binding, read_footer_crypto
+from .binding import FooterCrypto, check_binding, read_footer_crypto, refuse_stored_binding
 from .client import KeyServerClient
 from .errors import FileIntegrityError, KeyAccessDenied, PolicyError, ProtectorError
 from .kms import connection_config, crypto_factory
@@ -22,12 +23,14 @@ FIELD_ID = b"PARQUET:field_id"
 
 @dataclass(frozen=True)
 class FileRead:
-    """One file to read: where it is, how to open it, and what binds it (None: not bound)."""
+    """One file to read: where it is, how to open it, the table UUID it must be bound to (None:
+    read unbound), and the row positions its table's deletes remove (None: none)."""
 
     location: str
     source: BinaryIO
     size: int
     table_uuid: str | None
+    deleted: pa.Array | None = None
 
 
 class ProtectedFileReader:
@@ -51,17 +54,26 @@ class ProtectedFileReader:
         *,
         columns: Sequence[str] | None = None,
         accept_unencrypted: bool = False,
+        unbound_ok: bool = False,
     ) -> pa.Table:
         """Reads ``file`` as ``target`` (an Iceberg projection), or with the file's own schema
-        (restricted to ``columns``) when ``target`` is None."""
+        (restricted to ``columns``) when ``target`` is None.
+
+        A file read unbound (``file.table_uuid`` None) must not store a binding of this project:
+        that is a bound file in the wrong place. A plaintext file is refused where the policy
+        protects columns, unless ``accept_unencrypted`` (a caller's choice) or ``unbound_ok`` (a
+        table file that admission let through as legacy or accepted) says otherwise."""
         crypto = read_footer_crypto(file.source, file.size, file.location)
         if file.table_uuid is not None:
             check_binding(crypto, file.table_uuid, file.location, table)
-        elif not crypto.encrypted and decisions and not accept_unencrypted:
-            raise FileIntegrityError(
-                f"Refusing {file.location} of {table}: the file is not encrypted, but the policy"
-                " protects columns of it; pass accept_unencrypted=True to read such files"
-            )
+        else:
+            refuse_stored_binding(crypto, file.location, table)
+            if not crypto.encrypted and decisions and not (accept_unencrypted or unbound_ok):
+                raise FileIntegrityError(
+                    f"Refusing {file.location} of {table}: the file is not encrypted, but the"
+                    " policy protects columns of it; pass accept_unencrypted=True to read such"
+                    " files"
+                )
         file.source.seek(0)
         properties = self._decryption(crypto)
         try:
@@ -69,11 +81,14 @@ class ProtectedFileReader:
             if target is None:
                 target = _restricted(parquet.schema_arrow, columns, file.location, table)
                 refuse_failing(decisions, target.names, self._client.whoami().principal, table)
-            return self._assemble(parquet, target, decisions, table, file.location)
+            result = self._assemble(parquet, target, decisions, table, file.location)
         except KeyAccessDenied:
             raise
         except OSError as e:
             raise _read_error(e, file.location, table, self._client) from e
+        if file.deleted is not None and len(file.deleted):
+            result = result.filter(_kept(file.deleted, result.num_rows, file.location, table))
+        return result
 
     def _decryption(self, crypto: FooterCrypto) -> Any:
         if not crypto.encrypted:
@@ -168,6 +183,19 @@ class ProtectedFileReader:
             out_children, fields=out_fields, mask=column.is_null() if column.null_count else None
         )
         return struct, field.with_type(struct.type)
+
+
+def _kept(deleted: pa.Array, rows: int, location: str, table: str) -> pa.Array:
+    """A mask of the rows that ``deleted`` (row positions) leaves in a file of ``rows`` rows."""
+    positions = deleted.to_numpy(zero_copy_only=False)
+    if positions.size and (positions.min() < 0 or positions.max() >= rows):
+        raise FileIntegrityError(
+            f"Cannot apply the deletes of {location} of {table}: they name row position"
+            f" {int(positions.max())}, but the file has {rows} rows"
+        )
+    keep = np.ones(rows, dtype=bool)
+    keep[positions] = False
+    return pa.array(keep)
 
 
 def _file_names(file_schema: pa.Schema, target: pa.Schema) -> dict[str, str]:
