@@ -40,6 +40,10 @@ def stack() -> dict[str, str]:
             "IP_PATHS",
             "IP_SSN",
             "IP_SPARK_VIEWS",
+            "IP_SQL_CATALOG_URI",
+            "IP_SQL_WAREHOUSE",
+            "IP_EXPIRED_TOKEN_FILE",
+            "IP_JWT_TOKEN_FILE",
         )
     }
 
@@ -79,6 +83,16 @@ def catalog(stack: dict[str, str]) -> Any:
             "s3.region": stack["IP_S3_REGION"],
             "s3.force-virtual-addressing": "false",
         },
+    )
+
+
+@pytest.fixture(scope="session")
+def sql_catalog(stack: dict[str, str]) -> Any:
+    """The JDBC catalog Spark wrote (catalog name protsql), opened as PyIceberg's SQL catalog."""
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    return SqlCatalog(
+        "protsql", uri=stack["IP_SQL_CATALOG_URI"], warehouse=stack["IP_SQL_WAREHOUSE"]
     )
 
 

@@ -3,6 +3,7 @@ and PyArrow's PME through the key server as a process, as each principal."""
 
 from __future__ import annotations
 
+import io
 import json
 import warnings
 from pathlib import Path
@@ -21,7 +22,11 @@ from iceberg_protector import (
     MaskedColumnWarning,
     PolicyError,
     Protector,
+    ProtectorError,
+    UnverifiedFileError,
+    UnverifiedFileWarning,
 )
+from iceberg_protector.binding import read_footer_crypto
 
 from .conftest import token_file
 
@@ -136,18 +141,29 @@ def test_a_dead_replica_fails_over_to_the_next(catalog, stack) -> None:
     assert alice.read_table(catalog.load_table("db.people"), ["id", "ssn"]).num_rows == 3
 
 
-def test_python_writes_a_protected_path_that_python_and_spark_read(protector_for, stack) -> None:
-    target = "file:" + str(Path(stack["IP_PATHS"]) / "pii" / "people") + "/"
+@pytest.mark.parametrize("prefix", ["pii", "pii-ctr", "pii-pf", "pii-pf-ctr"])
+def test_python_writes_a_protected_path_that_python_and_spark_read(
+    protector_for, stack, prefix
+) -> None:
+    target = "file:" + str(Path(stack["IP_PATHS"]) / prefix / "people") + "/"
+    entry = protector_for("etl").path_entry(target)
     data = pa.table({"id": [1, 2], "ssn": ["py-ssn-1", "py-ssn-2"], "salary": [7000, 8000]})
     written = protector_for("etl").write_parquet(data, target)
     raw = Path(written.removeprefix("file:")).read_bytes()
     assert b"py-ssn-1" not in raw, "a protected value is in the file in clear"
+    crypto = read_footer_crypto(io.BytesIO(raw), len(raw), written)
+    assert crypto.encrypted_footer is (entry.footer_mode == "encrypted")
+    assert crypto.algorithm == entry.algorithm
     assert rows(protector_for("alice").read_parquet(target)) == data.to_pylist()
     harry = protector_for("harry").read_parquet(target, ["id", "ssn", "salary"])
     assert [(r["ssn"], r["salary"]) for r in rows(harry)] == [(None, 7000), (None, 8000)]
-    with pytest.raises(Exception, match="may not write"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MaskedColumnWarning)
+        bob = protector_for("bob").read_parquet(target)
+    assert [(r["ssn"], r["salary"]) for r in rows(bob)] == [(None, None), (None, None)]
+    with pytest.raises(ProtectorError, match="Principal alice may not write"):
         protector_for("alice").write_parquet(data, target)
-    # the Java test then reads this directory with Spark as alice and harry
+    # the Java test then reads this directory with Spark as alice, harry and bob
 
 
 def spark_view(stack, principal: str, table: str) -> list[dict]:
@@ -163,16 +179,34 @@ def without_nulls(value):
 
 
 @pytest.mark.parametrize("principal", ["alice", "harry", "bob"])
-@pytest.mark.parametrize("table", ["db.people", "db.plainfooter", "db.cards"])
+@pytest.mark.parametrize(
+    "table", ["db.people", "db.plainfooter", "db.cards", "db.mor", "db.dv", "db.legacy"]
+)
 def test_each_principal_sees_what_spark_shows_it(catalog, protector_for, stack, principal, table):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MaskedColumnWarning)
-        ours = protector_for(principal).read_table(catalog.load_table(table))
+        warnings.simplefilter("ignore", UnverifiedFileWarning)
+        # Spark's view of db.legacy was read with protector.accept-unverified-files=true
+        ours = protector_for(principal).read_table(
+            catalog.load_table(table), accept_unverified_files=table == "db.legacy"
+        )
+    assert_same_view(ours, spark_view(stack, principal, table))
+
+
+@pytest.mark.parametrize("principal", ["alice", "harry", "bob"])
+def test_a_sql_catalog_table_reads_as_spark_shows_it(sql_catalog, protector_for, stack, principal):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MaskedColumnWarning)
+        ours = protector_for(principal).read_table(sql_catalog.load_table("db.people"))
+    assert_same_view(ours, spark_view(stack, principal, "sql.db.people"))
+
+
+def assert_same_view(ours: pa.Table, spark_rows: list[dict]) -> None:
     masked_null = {
         f.name for f in ours.schema if f.metadata and f.metadata.get(VIEW_KEY) == b"masked-null"
     }
     expected = []
-    for row in spark_view(stack, principal, table):
+    for row in spark_rows:
         # Spark masks PME columns with the column key; Python reads them as NULL (see the README)
         expected.append(without_nulls({k: v for k, v in row.items() if k not in masked_null}))
     assert [without_nulls(r) for r in rows(ours)] == expected
@@ -193,3 +227,65 @@ def test_tokens_are_decoded_and_masked_by_the_key_server_in_batches(
     # at most one request per file and principal, whatever the number of values in it
     assert {e["principal"] for e in decodes} == {"alice", "bob"}
     assert len([e for e in decodes if e["principal"] == "alice"]) <= files
+
+
+@pytest.mark.parametrize("table", ["db.mor", "db.dv"])
+def test_merge_on_read_deletes_are_applied(catalog, protector_for, table) -> None:
+    name = table.split(".")[1]
+    iceberg = catalog.load_table(table)
+    alice = protector_for("alice")
+    assert rows(alice.read_table(iceberg)) == [
+        {"id": 1, "ssn": f"{name}-1"},
+        {"id": 3, "ssn": f"{name}-3"},
+    ]
+    # the snapshot before the DELETE still has the row
+    before = min(iceberg.snapshots(), key=lambda s: s.sequence_number).snapshot_id
+    assert [r["id"] for r in rows(alice.read_table(iceberg, snapshot_id=before))] == [1, 2, 3]
+    # a filter and a projection over the remaining rows
+    assert alice.read_table(iceberg, ["ssn"], "id >= 2").to_pylist() == [{"ssn": f"{name}-3"}]
+
+
+def test_a_file_the_protector_did_not_write_is_refused_unless_accepted(
+    catalog, protector_for
+) -> None:
+    table = catalog.load_table("db.legacy")
+    alice = protector_for("alice")
+    with pytest.raises(
+        UnverifiedFileError,
+        match=r"Refusing data file .*\.parquet of protected table db.legacy: the protector did not"
+        r" write it \(no file-binding marker in its manifest entry\), and it was committed at"
+        r" sequence number 3, after the table came under file binding at sequence number 2",
+    ):
+        alice.read_table(table)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        accepted = alice.read_table(table, accept_unverified_files=True)
+    assert rows(accepted) == [
+        {"id": 1, "ssn": "legacy-1"},
+        {"id": 2, "ssn": "bound-2"},
+        {"id": 3, "ssn": "unverified-3"},
+    ]
+    said = [str(w.message) for w in caught if issubclass(w.category, UnverifiedFileWarning)]
+    assert any("unverified (accept_unverified_files=True)" in m for m in said), said
+    assert any("1 data file(s) carry no file binding" in m for m in said), said
+
+
+def test_an_expired_token_gets_one_clear_error(catalog, stack) -> None:
+    expired = Protector.connect(
+        stack["IP_KEY_SERVER_URL"],
+        token_file=stack["IP_EXPIRED_TOKEN_FILE"],
+        ca_cert=stack["IP_CA_CERT"],
+    )
+    with pytest.raises(AuthenticationError, match="refused the token .*: token expired"):
+        expired.read_table(catalog.load_table("db.people"))
+
+
+def test_a_jwt_reads_as_its_subject(catalog, protector_for, stack) -> None:
+    harry = Protector.connect(
+        stack["IP_KEY_SERVER_URL"],
+        token_file=stack["IP_JWT_TOKEN_FILE"],
+        ca_cert=stack["IP_CA_CERT"],
+    )
+    assert harry.principal == "harry"
+    table = catalog.load_table("db.people")
+    assert rows(harry.read_table(table)) == rows(protector_for("harry").read_table(table))

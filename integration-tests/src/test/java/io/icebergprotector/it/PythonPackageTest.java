@@ -8,10 +8,13 @@ import io.icebergprotector.it.harness.PythonEnv;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
@@ -74,24 +77,57 @@ class PythonPackageTest extends KeyServerStackTestBase {
         "      writers    = [etl]",
         "      columns { ssn { key = pii, clear = [admin] } }",
         "    }",
+        rowTable("db.mor"),
+        rowTable("db.dv"),
+        rowTable("db.legacy"),
         "  }",
         "  paths {",
-        "    \"file:" + paths.resolve("pii") + "/\" {",
-        "      footer-key = footer",
-        "      writers    = [etl]",
-        "      columns {",
-        "        ssn    { key = pii, clear = [admin] }",
-        "        salary { key = fin, clear = [admin, hr] }",
-        "      }",
-        "    }",
+        pathPrefix(paths, "pii", "footer", "encrypted", "AES_GCM_V1"),
+        pathPrefix(paths, "pii-ctr", "footer", "encrypted", "AES_GCM_CTR_V1"),
+        pathPrefix(paths, "pii-pf", "footer2", "plaintext", "AES_GCM_V1"),
+        pathPrefix(paths, "pii-pf-ctr", "footer2", "plaintext", "AES_GCM_CTR_V1"),
         "  }",
         "}",
         "");
   }
 
+  /** A table of (id, ssn) whose ssn only admin reads in clear, and analysts redacted. */
+  private static String rowTable(String name) {
+    return String.join(
+        "\n",
+        "    \"" + name + "\" {",
+        "      footer-key = footer",
+        "      writers    = [etl]",
+        "      columns { ssn { key = pii, clear = [admin], masked { analyst = redact } } }",
+        "    }");
+  }
+
+  /** A path prefix that Python writes into (one per footer mode and algorithm). */
+  private static String pathPrefix(
+      Path paths, String dir, String footerKey, String footerMode, String algorithm) {
+    return String.join(
+        "\n",
+        "    \"file:" + paths.resolve(dir) + "/\" {",
+        "      footer-key  = " + footerKey,
+        "      footer-mode = " + footerMode,
+        "      algorithm   = " + algorithm,
+        "      writers     = [etl]",
+        "      columns {",
+        "        ssn    { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }",
+        "        salary { key = fin, clear = [admin, hr] }",
+        "      }",
+        "    }");
+  }
+
+  /** The prefixes Python writes into, each read back here by Spark as every principal. */
+  private static final List<String> PREFIXES = List.of("pii", "pii-ctr", "pii-pf", "pii-pf-ctr");
+
   // made anew (emptied) for each run: files of an earlier run were written under other keys
   private static final Path PATHS = ItPaths.workDir("PythonPackageTest-paths");
   private static final Path VIEWS = ItPaths.workDir("PythonPackageTest-views");
+  private static final Path SQL_DIR = ItPaths.workDir("PythonPackageTest-sql");
+  private static final Path SQL_CATALOG = SQL_DIR.resolve("catalog.db");
+  private static final Path SQL_WAREHOUSE = SQL_DIR.resolve("warehouse");
 
   PythonPackageTest() {
     super(
@@ -102,7 +138,9 @@ class PythonPackageTest extends KeyServerStackTestBase {
 
   @BeforeAll
   void writeTables() throws IOException {
-    Files.createDirectories(PATHS.resolve("pii"));
+    for (String prefix : PREFIXES) {
+      Files.createDirectories(PATHS.resolve(prefix));
+    }
     SparkSession etl = spark.newSession();
     configureProt(etl, "etl", Map.of());
     etl.sql("CREATE NAMESPACE IF NOT EXISTS prot.db");
@@ -130,7 +168,88 @@ class PythonPackageTest extends KeyServerStackTestBase {
     etl.sql("INSERT INTO prot.db.swapped VALUES (1, 'first-ssn')");
     etl.sql("INSERT INTO prot.db.swapped VALUES (2, 'second-ssn')");
     swapTheTwoFilesOf("swapped");
+    writeRowLevelDeletes(etl);
+    writeLegacyAndUnverifiedFiles(etl);
+    writeSqlCatalogTable();
     writeSparkViews();
+  }
+
+  /**
+   * Merge-on-read DELETEs as the writer: position delete files in a format v2 table, a deletion
+   * vector in a format v3 table. Python must apply both.
+   */
+  private void writeRowLevelDeletes(SparkSession etl) {
+    for (String[] table : new String[][] {{"mor", "2"}, {"dv", "3"}}) {
+      String name = "prot.db." + table[0];
+      etl.sql(
+          "CREATE TABLE "
+              + name
+              + " (id BIGINT, ssn STRING) USING iceberg TBLPROPERTIES ('format-version' = '"
+              + table[1]
+              + "', 'write.delete.mode' = 'merge-on-read')");
+      etl.sql(
+          "INSERT INTO "
+              + name
+              + " VALUES (1, '"
+              + table[0]
+              + "-1'), (2, '"
+              + table[0]
+              + "-2'), (3, '"
+              + table[0]
+              + "-3')");
+      etl.sql("DELETE FROM " + name + " WHERE id = 2");
+      assertThat(etl.sql("SELECT * FROM " + name + ".delete_files").count())
+          .as("delete files of %s", name)
+          .isEqualTo(1);
+    }
+  }
+
+  /**
+   * Table db.legacy: a plaintext file written through Iceberg's own catalog before the table came
+   * under protection (legacy), a bound file of the protected writer (which sets the table's binding
+   * boundary), then a plaintext file added through Iceberg's catalog again (unverified).
+   */
+  private void writeLegacyAndUnverifiedFiles(SparkSession etl) {
+    SparkSession plain = spark.newSession();
+    String prefix = "spark.sql.catalog.plain";
+    plain.conf().set(prefix, "org.apache.iceberg.spark.SparkCatalog");
+    restCatalogOptions().forEach((k, v) -> plain.conf().set(prefix + "." + k, v));
+    plain.sql("CREATE TABLE plain.db.legacy (id BIGINT, ssn STRING) USING iceberg");
+    plain.sql("INSERT INTO plain.db.legacy VALUES (1, 'legacy-1')");
+    etl.sql("INSERT INTO prot.db.legacy VALUES (2, 'bound-2')");
+    plain.sql("INSERT INTO plain.db.legacy VALUES (3, 'unverified-3')");
+  }
+
+  /**
+   * Table db.people again, in a SQL (JDBC) catalog on SQLite with a local warehouse, which
+   * PyIceberg's SQL catalog opens from the same database file.
+   */
+  private void writeSqlCatalogTable() {
+    SparkSession etl = spark.newSession();
+    configureSql(etl, "etl");
+    etl.sql("CREATE NAMESPACE IF NOT EXISTS protsql.db");
+    etl.sql(
+        "CREATE TABLE protsql.db.people (id BIGINT, ssn STRING, salary BIGINT,"
+            + " address STRUCT<city: STRING, zip: STRING>) USING iceberg");
+    etl.sql(
+        "INSERT INTO protsql.db.people VALUES"
+            + " (7, 'sql-ssn-7', 7700, named_struct('city', 'Oslo', 'zip', '0150'))");
+  }
+
+  /** Catalog protsql of {@code session}: a protecting JDBC catalog, keyed as {@code principal}. */
+  private void configureSql(SparkSession session, String principal) {
+    String prefix = "spark.sql.catalog.protsql";
+    session.conf().set(prefix, "io.icebergprotector.spark.ProtectingSparkCatalog");
+    Map<String, String> options = new LinkedHashMap<>();
+    options.put("type", "jdbc");
+    options.put("uri", "jdbc:sqlite:" + SQL_CATALOG);
+    options.put("jdbc.schema-version", "V1");
+    options.put("warehouse", "file:" + SQL_WAREHOUSE);
+    options.put("protector.kms.type", "remote");
+    options.put("protector.kms.url", keyServer.url());
+    options.put("protector.token-file", keyServer.tokenFile(principal).toString());
+    options.put("protector.kms.trust-store", keyServer.certificate().toString());
+    options.forEach((k, v) -> session.conf().set(prefix + "." + k, v));
   }
 
   /**
@@ -142,11 +261,24 @@ class PythonPackageTest extends KeyServerStackTestBase {
       SparkSession reader = spark.newSession();
       configureProt(reader, principal, Map.of("protector.kms.token-mode", "server"));
       Path dir = Files.createDirectories(VIEWS.resolve(principal));
-      for (String table : List.of("people", "plainfooter", "cards")) {
+      for (String table : List.of("people", "plainfooter", "cards", "mor", "dv")) {
         List<String> rows =
             reader.sql("SELECT * FROM prot.db." + table + " ORDER BY id").toJSON().collectAsList();
         Files.write(dir.resolve("db." + table + ".jsonl"), rows);
       }
+      List<String> legacy =
+          reader
+              .read()
+              .option("protector.accept-unverified-files", "true")
+              .table("prot.db.legacy")
+              .orderBy("id")
+              .toJSON()
+              .collectAsList();
+      Files.write(dir.resolve("db.legacy.jsonl"), legacy);
+      configureSql(reader, principal);
+      List<String> sql =
+          reader.sql("SELECT * FROM protsql.db.people ORDER BY id").toJSON().collectAsList();
+      Files.write(dir.resolve("sql.db.people.jsonl"), sql);
     }
   }
 
@@ -178,6 +310,22 @@ class PythonPackageTest extends KeyServerStackTestBase {
     env.put("IP_PATHS", PATHS.toString());
     env.put("IP_SSN", SSN);
     env.put("IP_SPARK_VIEWS", VIEWS.toString());
+    env.put("IP_SQL_CATALOG_URI", "sqlite:///" + SQL_CATALOG);
+    env.put("IP_SQL_WAREHOUSE", "file:" + SQL_WAREHOUSE);
+    env.put(
+        "IP_EXPIRED_TOKEN_FILE",
+        keyServer
+            .writeTokenFile(
+                "alice-expired.jwt",
+                keyServer.jwt("alice", List.of(), Instant.now().minus(Duration.ofHours(1))))
+            .toString());
+    env.put(
+        "IP_JWT_TOKEN_FILE",
+        keyServer
+            .writeTokenFile(
+                "harry.jwt",
+                keyServer.jwt("harry", List.of(), Instant.now().plus(Duration.ofHours(1))))
+            .toString());
     return env;
   }
 
@@ -187,12 +335,25 @@ class PythonPackageTest extends KeyServerStackTestBase {
         PythonEnv.pytest("pytest-stack", stackEnv(), "-q", "-rs", "-p", "no:cacheprovider");
     assertThat(report).contains(" passed").doesNotContain(" skipped");
 
-    // pytest wrote this file as etl: Spark reads it under the same policy, as each principal
-    Path written = PATHS.resolve("pii").resolve("people");
-    assertThat(Files.list(written).filter(f -> f.toString().endsWith(".parquet")).count())
-        .isPositive();
-    assertThat(readPathAs("alice", written)).containsExactly("1|py-ssn-1|7000", "2|py-ssn-2|8000");
-    assertThat(readPathAs("harry", written)).containsExactly("1|null|7000", "2|null|8000");
+    // pytest wrote these files as etl, in both footer modes and both algorithms: Spark reads
+    // each under the same policy, as each principal
+    for (String prefix : PREFIXES) {
+      Path written = PATHS.resolve(prefix).resolve("people");
+      try (Stream<Path> files = Files.list(written)) {
+        assertThat(files.filter(f -> f.toString().endsWith(".parquet")).count())
+            .as("files Python wrote under %s", prefix)
+            .isPositive();
+      }
+      assertThat(readPathAs("alice", written))
+          .as("alice reads %s", prefix)
+          .containsExactly("1|py-ssn-1|7000", "2|py-ssn-2|8000");
+      assertThat(readPathAs("harry", written))
+          .as("harry reads %s", prefix)
+          .containsExactly("1|null|7000", "2|null|8000");
+      assertThat(readPathAs("bob", written))
+          .as("bob reads %s", prefix)
+          .containsExactly("1|****sn-1|null", "2|****sn-2|null");
+    }
   }
 
   @Test
