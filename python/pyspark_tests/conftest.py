@@ -40,12 +40,17 @@ def _env(name: str) -> str:
     return value
 
 
+def readme_snippets(readme: str) -> list[str]:
+    """The Python blocks of the README's "From PySpark" section."""
+    section = readme.split("### From PySpark", 1)[1].split("\n### ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert blocks, "README: no python block under 'From PySpark'"
+    return blocks
+
+
 def readme_snippet(readme: str) -> str:
     """The first Python block of the README's "From PySpark" section."""
-    section = readme.split("### From PySpark", 1)[1].split("\n### ", 1)[0]
-    match = re.search(r"```python\n(.*?)```", section, re.S)
-    assert match, "README: no python block under 'From PySpark'"
-    return match.group(1)
+    return readme_snippets(readme)[0]
 
 
 @pytest.fixture(scope="session")
@@ -54,9 +59,13 @@ def repo_root() -> Path:
 
 
 @pytest.fixture(scope="session")
-def spark(repo_root: Path) -> Any:
+def work() -> Path:
+    return Path(_env("IP_WORK"))
+
+
+@pytest.fixture(scope="session")
+def spark(repo_root: Path, work: Path) -> Any:
     target = _env("IP_SPARK_TARGET")
-    work = Path(_env("IP_WORK"))
     (work / "conf").mkdir(parents=True, exist_ok=True)
     policy = (repo_root / "conf" / "policy.conf").read_text()
     (work / "conf" / "policy.conf").write_text(policy + TOKEN_TABLE)

@@ -3,11 +3,19 @@ functions, MERGE, and errors as a Python user sees them."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
 from pyspark.errors import IllegalArgumentException
+
+from iceberg_protector.spark import runtime_packages, runtime_target
+
+from .conftest import README_TARGET, readme_snippets
 
 C = "spark.sql.catalog.prot"
 ROWS = [
@@ -136,3 +144,44 @@ def test_a_refusal_is_the_first_line_of_the_python_exception(spark: Any, custome
     first = str(refused.value).splitlines()[0]
     assert first.startswith("Cannot write to protected table prot.db.customers"), first
     assert "Py4J" not in first
+
+
+def test_the_helper_names_the_jars_the_readme_loads(repo_root: Path, spark: Any) -> None:
+    first = readme_snippets((repo_root / "README.md").read_text())[0]
+    target = os.environ["IP_SPARK_TARGET"]
+    assert runtime_target() == target
+    printed = first.replace(README_TARGET, target)
+    for coordinate in runtime_packages():
+        assert coordinate in printed, coordinate
+    assert runtime_packages()[1].endswith(":" + os.environ["IP_VERSION"])
+    # and they are what this session resolved
+    loaded = spark.conf.get("spark.jars.packages")
+    assert set(runtime_packages()) <= set(loaded.split(",")), loaded
+
+
+def test_the_readme_helper_snippet_starts_a_session(
+    repo_root: Path, work: Path, spark: Any
+) -> None:
+    second = readme_snippets((repo_root / "README.md").read_text())[1]
+    script = "\n".join(
+        [
+            second,
+            "print(spark.conf.get('spark.jars.packages'))",
+            "print(spark.conf.get('spark.sql.extensions'))",
+            "print([r[0] for r in spark.sql('SHOW NAMESPACES IN prot').collect()])",
+            "spark.stop()",
+        ]
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=work,
+        env=dict(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    packages, extensions, namespaces = result.stdout.strip().splitlines()[-3:]
+    assert packages.split(",") == runtime_packages()
+    assert extensions.endswith("io.icebergprotector.spark.ProtectorSparkSessionExtensions")
+    assert "db" in namespaces

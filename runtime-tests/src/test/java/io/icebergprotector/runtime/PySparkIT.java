@@ -53,6 +53,8 @@ class PySparkIT {
             "--disable-pip-version-check",
             "--quiet",
             "pyspark==" + pyspark,
+            // the package itself: its PySpark helpers, and the key server harness of the tests
+            root.resolve("python").toString(),
             "pytest>=8",
             "nbclient>=0.10",
             "nbformat>=5.9",
