@@ -24,7 +24,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The notebooks in {@code notebooks/} are valid nbformat 4 JSON, and every catalog option ({@code
  * spark.sql.catalog.<c>.protector.*}) and every {@code io.icebergprotector} class they mention
- * exists, so a renamed option or class cannot leave them stale.
+ * exists, so a renamed option or class cannot leave them stale. The runtime version they load (or
+ * the version the Python package's helper pins) is the one being built. {@code PySparkIT} runs them
+ * top to bottom.
  */
 class NotebooksTest {
   private static final Path NOTEBOOKS = Path.of("..", "notebooks");
@@ -77,6 +79,11 @@ class NotebooksTest {
         .isSubsetOf(ProtectorContext.OPTIONS);
 
     Set<String> classes = matches(CLASS, all);
+    boolean helper = all.indexOf("configure_spark_with_protector(") >= 0;
+    if (helper) {
+      // the helper adds the session extensions: the classes it names must exist too
+      classes.addAll(matches(CLASS, pythonSparkModule()));
+    }
     assertThat(classes)
         .as("classes named in " + name)
         .contains(
@@ -97,6 +104,10 @@ class NotebooksTest {
     Matcher versionVariable = Pattern.compile("VERSION = \"([^\"]+)\"").matcher(all);
     while (versionVariable.find()) {
       versions.add(versionVariable.group(1));
+    }
+    if (helper) {
+      // the Python package names the coordinates: its pinned version of the JVM artifacts
+      versions.add(pythonPackagePin());
     }
     assertThat(versions).as("runtime versions in " + name).containsExactly(runtimeVersion());
   }
@@ -127,6 +138,19 @@ class NotebooksTest {
                 "<artifactId>iceberg-protector-spark-runtime-3\\.5_2\\.13</artifactId>\\s*<version>([^<]+)</version>")
             .matcher(pom);
     assertThat(m.find()).as("version of spark-runtime/pom.xml").isTrue();
+    return m.group(1);
+  }
+
+  /** The Python package's PySpark helpers, {@code iceberg_protector/spark.py}. */
+  private static String pythonSparkModule() throws IOException {
+    return Files.readString(Path.of("..", "python", "src", "iceberg_protector", "spark.py"));
+  }
+
+  /** {@code PROTECTOR_VERSION} of the Python package's PySpark helpers. */
+  private static String pythonPackagePin() throws IOException {
+    String module = pythonSparkModule();
+    Matcher m = Pattern.compile("(?m)^PROTECTOR_VERSION = \"([^\"]+)\"").matcher(module);
+    assertThat(m.find()).as("PROTECTOR_VERSION in python/src/iceberg_protector/spark.py").isTrue();
     return m.group(1);
   }
 
