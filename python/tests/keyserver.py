@@ -24,7 +24,8 @@ LISTENING = re.compile(r"protector-server listening on (https://127\.0\.0\.1:\d+
 class KeyServerProcess:
     """A key server in ``work`` (made anew) with ``policy``; ``principals`` maps token names to
     the principal each token stands for. Token ``ops`` (principal ``ops``) holds the admin role
-    ``keyadmin``, which the policy must give it."""
+    ``keyadmin``, which the policy must give it. With ``keep_keys`` the master keys of an earlier
+    server in ``work`` are kept (its keystore and passphrase); everything else is made anew."""
 
     def __init__(
         self,
@@ -34,6 +35,7 @@ class KeyServerProcess:
         *,
         server_jar: Path,
         java_home: str | None = None,
+        keep_keys: bool = False,
     ) -> None:
         if not server_jar.is_file():
             raise FileNotFoundError(f"No key server jar at {server_jar}: build protector-server")
@@ -45,13 +47,21 @@ class KeyServerProcess:
         self.keytool = str(bin_dir / "keytool") if bin_dir else shutil.which("keytool") or "keytool"
         self.env = dict(os.environ)
         self.env["IP_TLS_PASSWORD"] = secrets.token_urlsafe(12)
-        self.env["IP_KEYSTORE_PASSPHRASE"] = secrets.token_urlsafe(24)
         self.tokens: dict[str, str] = {}
         self.process: subprocess.Popen[bytes] | None = None
         self.url = ""
-        shutil.rmtree(work, ignore_errors=True)
+        keys = work / "keys"
+        if not keep_keys:
+            shutil.rmtree(work, ignore_errors=True)
+        for d in ("tokens", "secrets", "audit"):
+            shutil.rmtree(work / d, ignore_errors=True)
         (work / "tokens").mkdir(parents=True)
         (work / "secrets").mkdir()
+        keys.mkdir(exist_ok=True)
+        passphrase = keys / "passphrase"
+        if not passphrase.exists():
+            passphrase.write_text(secrets.token_urlsafe(24))
+            passphrase.chmod(0o600)
         self.certificate = work / "server.pem"
         self.audit_file = work / "audit" / "audit.log"
         self.log_file = work / "server.log"
@@ -79,8 +89,8 @@ class KeyServerProcess:
                     '    password-env = "IP_TLS_PASSWORD"',
                     "  }",
                     "  keys {",
-                    '    keystore = "secrets/keys.p12"',
-                    '    passphrase-env = "IP_KEYSTORE_PASSPHRASE"',
+                    '    keystore = "keys/keys.p12"',
+                    '    passphrase-file = "keys/passphrase"',
                     "    create-if-missing = true",
                     "  }",
                     '  policy = "policy.conf"',

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -32,8 +33,10 @@ class Protector:
     with the roles the key server names (``whoami``); the keys are the server's to release.
     """
 
-    def __init__(self, client: KeyServerClient) -> None:
+    def __init__(self, client: KeyServerClient, *, max_workers: int | None = None) -> None:
         self.client = client
+        #: data files read at once by a table read
+        self.max_workers = max_workers or min(8, os.cpu_count() or 1)
         self._policy: ServedPolicy | None = None
         self._reader = ProtectedFileReader(client)
 
@@ -133,20 +136,32 @@ class Protector:
         sequence_numbers = _SequenceNumbers(table, snapshot)
         deletes = _Deletes(table)
         uuid_text = str(table.metadata.table_uuid)
-        parts: list[pa.Table] = []
+        reads: list[tuple[Any, str | None, pa.Array | None]] = []
         for task in tasks:
             location = task.file.file_path
             verdict = admission.admit(
                 location, task.file.key_metadata, lambda p=location: sequence_numbers.of(p)
             )
-            read = self._open_data_file(
-                table,
-                task.file,
-                uuid_text if verdict == Verdict.BOUND else None,
-                deletes.positions(task, name),
+            reads.append(
+                (
+                    task.file,
+                    uuid_text if verdict == Verdict.BOUND else None,
+                    deletes.positions(task, name),
+                )
             )
-            with read.source:
-                parts.append(self._reader.read(read, target, decisions, name, unbound_ok=True))
+
+        def read(one: tuple[Any, str | None, pa.Array | None]) -> pa.Table:
+            opened = self._open_data_file(table, *one)
+            with opened.source:
+                return self._reader.read(opened, target, decisions, name, unbound_ok=True)
+
+        # files are read side by side: PyArrow decodes and decrypts without the GIL
+        workers = min(len(reads), self.max_workers)
+        if workers > 1:
+            with ThreadPoolExecutor(workers, thread_name_prefix="iceberg-protector") as pool:
+                parts = list(pool.map(read, reads))
+        else:
+            parts = [read(one) for one in reads]
         admission.warn_about_legacy_files()
         result = concat(parts, target)
         if row_filter is not None:

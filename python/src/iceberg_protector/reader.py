@@ -131,7 +131,7 @@ class ProtectedFileReader:
             else:
                 plan.append((field, physical, None))
                 paths.append(physical)
-        data = parquet.read(columns=paths) if paths else None
+        data = parquet.read(columns=paths, use_threads=True) if paths else None
         rows = parquet.metadata.num_rows
         arrays: list[pa.Array | pa.ChunkedArray] = []
         fields: list[pa.Field] = []
@@ -145,44 +145,79 @@ class ProtectedFileReader:
                 fields.append(out_field)
                 arrays.append(pa.nulls(rows, type=out_field.type))
                 continue
-            column = data.column(physical).combine_chunks()  # type: ignore[union-attr]
+            # chunked as read: no copy of the values
+            column: pa.ChunkedArray = data.column(physical)  # type: ignore[union-attr]
             if children is not None:
-                column, field = self._struct(column, field, children, decisions, principal, rows)
+                chunks = [
+                    _struct(chunk, field, children, decisions, principal) for chunk in column.chunks
+                ]
+                if not chunks:
+                    chunks = [
+                        _struct(_empty_struct(children), field, children, decisions, principal)
+                    ]
+                field = field.with_type(chunks[0].type)
+                column = pa.chunked_array(chunks, type=field.type)
             elif d is not None and d.rule.tokenized:
-                column = apply_tokens(column, d, self._client, table)
+                column = pa.chunked_array([apply_tokens(column, d, self._client, table)])
                 if d.access.level == AccessLevel.MASKED:
                     field = field.with_type(pa.string())
-            fields.append(field)
-            arrays.append(column.cast(field.type) if column.type != field.type else column)
+            out_type = _conformed(column.type, field.type)
+            fields.append(field.with_type(out_type))
+            arrays.append(column.cast(out_type) if column.type != out_type else column)
         return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
-    def _struct(
-        self,
-        column: pa.StructArray,
-        field: pa.Field,
-        children: list[tuple[pa.Field, str | None]],
-        decisions: dict[str, ColumnDecision],
-        principal: str,
-        rows: int,
-    ) -> tuple[pa.Array, pa.Field]:
-        out_children: list[pa.Array] = []
-        out_fields: list[pa.Field] = []
-        for child, physical in children:
-            if physical is None:
-                d = decisions.get(f"{field.name}.{child.name}".lower())
-                child_field = null_field(child, d, principal)[0] if d is not None else child
-                out_children.append(pa.nulls(rows, type=child_field.type))
-                out_fields.append(child_field)
-            else:
-                values = column.field(physical)
-                out_children.append(
-                    values.cast(child.type) if values.type != child.type else values
-                )
-                out_fields.append(child)
-        struct = pa.StructArray.from_arrays(
-            out_children, fields=out_fields, mask=column.is_null() if column.null_count else None
-        )
-        return struct, field.with_type(struct.type)
+
+def _struct(
+    column: pa.StructArray,
+    field: pa.Field,
+    children: list[tuple[pa.Field, str | None]],
+    decisions: dict[str, ColumnDecision],
+    principal: str,
+) -> pa.StructArray:
+    """One chunk of a struct column in the principal's view: the children it reads, and NULL for
+    those it may not read."""
+    rows = len(column)
+    out_children: list[pa.Array] = []
+    out_fields: list[pa.Field] = []
+    for child, physical in children:
+        if physical is None:
+            d = decisions.get(f"{field.name}.{child.name}".lower())
+            child_field = null_field(child, d, principal)[0] if d is not None else child
+            out_children.append(pa.nulls(rows, type=child_field.type))
+            out_fields.append(child_field)
+        else:
+            values = column.field(physical)
+            out_type = _conformed(values.type, child.type)
+            out_children.append(values.cast(out_type) if values.type != out_type else values)
+            out_fields.append(child.with_type(out_type))
+    return pa.StructArray.from_arrays(
+        out_children, fields=out_fields, mask=column.is_null() if column.null_count else None
+    )
+
+
+def _empty_struct(children: list[tuple[pa.Field, str | None]]) -> pa.StructArray:
+    """A struct chunk without rows whose children are named as in the file."""
+    return pa.StructArray.from_arrays(
+        [pa.array([], type=c.type) for c, _ in children],
+        names=[physical or c.name for c, physical in children],
+    )
+
+
+def _conformed(file_type: pa.DataType, target: pa.DataType) -> pa.DataType:
+    """The type a column is returned as: the target's, except that a file's ``string``,
+    ``binary`` or ``list`` stays as read where the target names its large form, as PyIceberg's own
+    reads return them (no copy of the offsets)."""
+    pairs = (
+        (pa.types.is_string, pa.types.is_large_string),
+        (pa.types.is_binary, pa.types.is_large_binary),
+    )
+    for small, large in pairs:
+        if small(file_type) and large(target):
+            return file_type
+    if pa.types.is_list(file_type) and pa.types.is_large_list(target):
+        value = _conformed(file_type.value_type, target.value_type)
+        return pa.list_(target.value_field.with_type(value))
+    return target
 
 
 def _kept(deleted: pa.Array, rows: int, location: str, table: str) -> pa.Array:
@@ -252,4 +287,4 @@ def _restricted(
 def concat(tables: Sequence[pa.Table], schema: pa.Schema) -> pa.Table:
     if not tables:
         return schema.empty_table()
-    return pa.concat_tables(tables, promote_options="default")
+    return pa.concat_tables(tables, promote_options="permissive")
