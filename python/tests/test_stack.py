@@ -289,3 +289,38 @@ def test_a_jwt_reads_as_its_subject(catalog, protector_for, stack) -> None:
     assert harry.principal == "harry"
     table = catalog.load_table("db.people")
     assert rows(harry.read_table(table)) == rows(protector_for("harry").read_table(table))
+
+
+#: The columns of db.maskvectors (PythonPackageTest's policy) and the mask each has for analysts.
+MASK_VECTOR_COLUMNS = {
+    "partial(keep_last=4)": "p4",
+    "partial(keep_last=3)": "p3",
+    "partial(keep_last=2)": "p2",
+    "partial(keep_last=0)": "p0",
+    "redact": "redacted",
+    "null": "nulled",
+}
+
+
+def test_the_key_server_masks_as_the_shared_vectors_say(protector_for) -> None:
+    """The package masks nothing itself: masked tokenized columns come back masked by the key
+    server, which must mask as the Spark readers do (the vectors both Java sides check)."""
+    vectors = json.loads(
+        (Path(__file__).resolve().parents[2] / "testdata" / "protection-vectors.json").read_text()
+    )
+    cases = [c for c in vectors["masks"] if c["type"] == "string" and c["mask"] != "hash"]
+    assert len(cases) >= 6
+    for case in cases:
+        column = MASK_VECTOR_COLUMNS[case["mask"]]
+        (token,) = protector_for("etl").client.encode(
+            "pii", domain="mv", method="deterministic", values=[case["value"]]
+        )
+        masked, mask = protector_for("bob").client.decode(
+            "pii",
+            domain="mv",
+            method="deterministic",
+            values=[token],
+            table="db.maskvectors",
+            column=column,
+        )
+        assert (masked, mask) == ([case["masked"]], case["mask"]), case

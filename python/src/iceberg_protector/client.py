@@ -131,6 +131,39 @@ class KeyServerClient:
         data = self._call("POST", f"/v1/transit/decrypt/{key}", body, key=key)["data"]
         return base64.b64decode(data["plaintext"])
 
+    def encode(
+        self,
+        key: str,
+        *,
+        domain: str,
+        method: str,
+        values: Sequence[Any],
+        value_type: str | None = None,
+    ) -> list[Any]:
+        """Tokenizes ``values`` through the key server (writers and clear readers of the domain),
+        in batches of at most :data:`MAX_BATCH_VALUES`, without the token key leaving the
+        server."""
+        out: list[Any] = []
+        for start in range(0, len(values), MAX_BATCH_VALUES):
+            batch = values[start : start + MAX_BATCH_VALUES]
+            body: dict[str, Any] = {
+                "domain": domain,
+                "method": method,
+                "batch_input": [{"value": v} for v in batch],
+            }
+            if value_type is not None:
+                body["value_type"] = value_type
+            data = self._call("POST", f"/v1/protector/encode/{key}", body, key=key)["data"]
+            for i, result in enumerate(data["batch_results"]):
+                if "error" in result:
+                    raise KeyServerError(
+                        f"Cannot tokenize a value of domain {domain} with key {key}:"
+                        f" value {start + i}: {result['error']}",
+                        400,
+                    )
+                out.append(result.get("encoded_value"))
+        return out
+
     def decode(
         self,
         key: str,

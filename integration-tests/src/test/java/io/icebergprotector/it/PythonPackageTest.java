@@ -77,6 +77,18 @@ class PythonPackageTest extends KeyServerStackTestBase {
         "      writers    = [etl]",
         "      columns { ssn { key = pii, clear = [admin] } }",
         "    }",
+        "    \"db.maskvectors\" {",
+        "      footer-key = footer",
+        "      writers    = [etl]",
+        "      columns {",
+        maskVectorColumn("p4", "partial(keep_last=4)"),
+        maskVectorColumn("p3", "partial(keep_last=3)"),
+        maskVectorColumn("p2", "partial(keep_last=2)"),
+        maskVectorColumn("p0", "partial(keep_last=0)"),
+        maskVectorColumn("redacted", "redact"),
+        maskVectorColumn("nulled", "null"),
+        "      }",
+        "    }",
         rowTable("db.mor"),
         rowTable("db.dv"),
         rowTable("db.legacy"),
@@ -89,6 +101,19 @@ class PythonPackageTest extends KeyServerStackTestBase {
         "  }",
         "}",
         "");
+  }
+
+  /**
+   * A tokenized column masked for analysts with {@code mask}: pytest has the key server mask the
+   * string values of the shared mask vectors through it ({@code testdata/protection-vectors.json}).
+   */
+  private static String maskVectorColumn(String name, String mask) {
+    return "        "
+        + name
+        + " { key = pii, method = deterministic, domain = mv, clear = [admin],"
+        + " masked { analyst = \""
+        + mask
+        + "\" } }";
   }
 
   /** A table of (id, ssn) whose ssn only admin reads in clear, and analysts redacted. */

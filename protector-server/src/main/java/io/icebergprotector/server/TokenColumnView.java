@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.Base64;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -99,10 +100,18 @@ final class TokenColumnView {
    * @param keyId the column's master key
    */
   void apply(Object[] values, boolean binary, KeyService keys, String keyId) {
+    apply(values, binary, () -> keys.deriveKey(keyId, KeyService.TOKEN_HASH_MASK_CONTEXT));
+  }
+
+  /**
+   * As {@link #apply(Object[], boolean, KeyService, String)}, with the hash mask's key from {@code
+   * hashKey} (a copy this method wipes), asked for only by {@code hash} masks.
+   */
+  void apply(Object[] values, boolean binary, Supplier<byte[]> hashKey) {
     if (mask == null) {
       return;
     }
-    Mac mac = mask.kind() == Mask.Kind.HASH ? mac(keys, keyId) : null;
+    Mac mac = mask.kind() == Mask.Kind.HASH ? mac(hashKey.get()) : null;
     for (int i = 0; i < values.length; i++) {
       if (values[i] != null) {
         values[i] = maskOne(values[i], binary, mac);
@@ -156,8 +165,7 @@ final class TokenColumnView {
     return "*".repeat(hide) + value.substring(kept);
   }
 
-  private static Mac mac(KeyService keys, String keyId) {
-    byte[] key = keys.deriveKey(keyId, KeyService.TOKEN_HASH_MASK_CONTEXT);
+  private static Mac mac(byte[] key) {
     try {
       Mac mac = Mac.getInstance(HMAC_SHA256);
       mac.init(new SecretKeySpec(key, HMAC_SHA256));
