@@ -52,6 +52,8 @@ class PySparkIT {
             "install",
             "--disable-pip-version-check",
             "--quiet",
+            "-c",
+            root.resolve("python").resolve("constraints.txt").toString(),
             "pyspark==" + pyspark,
             // the package itself: its PySpark helpers, and the key server harness of the tests
             root.resolve("python").toString(),

@@ -13,7 +13,8 @@ import java.util.Map;
 /**
  * The repository's Python package ({@code python/}) installed with its test extras into a virtual
  * environment under {@code target/}, made on first use, and pytest run in it. The packages come
- * from the Python package index, as a user's {@code pip install ./python} gets them.
+ * from the Python package index, as a user's {@code pip install ./python} gets them, at the
+ * versions of {@code python/constraints.txt}.
  */
 public final class PythonEnv {
   private static final Duration INSTALL_TIMEOUT = Duration.ofMinutes(10);
@@ -50,6 +51,8 @@ public final class PythonEnv {
             "install",
             "--disable-pip-version-check",
             "--quiet",
+            "-c",
+            packageDir().resolve("constraints.txt").toString(),
             packageDir() + "[test]"),
         Map.of());
     python = interpreter;
