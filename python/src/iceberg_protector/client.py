@@ -143,25 +143,8 @@ class KeyServerClient:
         """Tokenizes ``values`` through the key server (writers and clear readers of the domain),
         in batches of at most :data:`MAX_BATCH_VALUES`, without the token key leaving the
         server."""
-        out: list[Any] = []
-        for start in range(0, len(values), MAX_BATCH_VALUES):
-            batch = values[start : start + MAX_BATCH_VALUES]
-            body: dict[str, Any] = {
-                "domain": domain,
-                "method": method,
-                "batch_input": [{"value": v} for v in batch],
-            }
-            if value_type is not None:
-                body["value_type"] = value_type
-            data = self._call("POST", f"/v1/protector/encode/{key}", body, key=key)["data"]
-            for i, result in enumerate(data["batch_results"]):
-                if "error" in result:
-                    raise KeyServerError(
-                        f"Cannot tokenize a value of domain {domain} with key {key}:"
-                        f" value {start + i}: {result['error']}",
-                        400,
-                    )
-                out.append(result.get("encoded_value"))
+        extra = {} if value_type is None else {"value_type": value_type}
+        out, _ = self._batches("encode", key, domain, method, values, extra, f"domain {domain}")
         return out
 
     def decode(
@@ -180,29 +163,41 @@ class KeyServerClient:
         With ``table`` and ``column`` the server answers that column's view for this principal:
         clear values, or the column's mask computed by the server (the mask is returned too).
         """
+        extra: dict[str, Any] = {} if table is None else {"table": table, "column": column}
+        if value_type is not None:
+            extra["value_type"] = value_type
+        what = f"column {column}" if column else f"domain {domain}"
+        return self._batches("decode", key, domain, method, values, extra, what)
+
+    def _batches(
+        self,
+        op: str,
+        key: str,
+        domain: str,
+        method: str,
+        values: Sequence[Any],
+        extra: dict[str, Any],
+        what: str,
+    ) -> tuple[list[Any], str | None]:
+        """``values`` through ``/v1/protector/<op>/<key>`` in batches of at most
+        :data:`MAX_BATCH_VALUES`, in order; an item's error fails the call naming its index."""
         out: list[Any] = []
         mask: str | None = None
         for start in range(0, len(values), MAX_BATCH_VALUES):
-            batch = values[start : start + MAX_BATCH_VALUES]
             body: dict[str, Any] = {
                 "domain": domain,
                 "method": method,
-                "batch_input": [{"value": v} for v in batch],
+                "batch_input": [{"value": v} for v in values[start : start + MAX_BATCH_VALUES]],
+                **extra,
             }
-            if table is not None:
-                body["table"] = table
-                body["column"] = column
-            if value_type is not None:
-                body["value_type"] = value_type
-            data = self._call("POST", f"/v1/protector/decode/{key}", body, key=key)["data"]
+            data = self._call("POST", f"/v1/protector/{op}/{key}", body, key=key)["data"]
             for i, result in enumerate(data["batch_results"]):
                 if "error" in result:
                     raise KeyServerError(
-                        f"Cannot detokenize column {column or domain} with key {key}:"
-                        f" value {start + i}: {result['error']}",
+                        f"Cannot {op} {what} with key {key}: value {start + i}: {result['error']}",
                         400,
                     )
-                out.append(result.get("decoded_value"))
+                out.append(result.get(f"{op}d_value"))
             mask = data.get("mask", mask)
         return out, mask
 

@@ -80,7 +80,7 @@ class PolicyRefreshTest extends KeyServerStackTestBase {
     Path file = keyServer.policyFile();
     String text = Files.readString(file, StandardCharsets.UTF_8);
     assertThat(text).contains(from);
-    Files.writeString(file, text.replace(from, to), StandardCharsets.UTF_8);
+    keyServer.replacePolicy(text.replace(from, to));
   }
 
   /** Runs bob's query until it returns {@code expected}; the time it took, or fails at BOUND. */

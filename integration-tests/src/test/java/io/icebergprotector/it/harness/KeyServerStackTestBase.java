@@ -2,10 +2,6 @@ package io.icebergprotector.it.harness;
 
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import io.icebergprotector.policy.Policy;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -91,11 +87,7 @@ public abstract class KeyServerStackTestBase extends StackTestBase {
    */
   protected void servePolicy(String policy) {
     String digest = Policy.parse(policy, "served").contentDigest();
-    try {
-      Files.writeString(keyServer.policyFile(), policy, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    keyServer.replacePolicy(policy);
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     try (RemoteKeyService ops = keyServer.client("ops")) {
       String served = ops.whoami().policyDigest();

@@ -14,6 +14,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
@@ -336,6 +337,22 @@ public final class ProtectorServerProcess implements AutoCloseable {
   /** The server's self-signed certificate (PEM), what clients put in their trust store option. */
   public Path certificate() {
     return certificate;
+  }
+
+  /**
+   * Replaces the server's policy file with {@code policy} in one step (written beside it, then
+   * moved over it), as an operator's deployment does: the server re-reads the file every second and
+   * would otherwise see it empty or half-written, and refuse that (audited as a policy error).
+   */
+  public void replacePolicy(String policy) {
+    Path file = policyFile();
+    Path staged = file.resolveSibling(file.getFileName() + ".staged");
+    try {
+      Files.writeString(staged, policy, StandardCharsets.UTF_8);
+      Files.move(staged, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot replace " + file, e);
+    }
   }
 
   /** The policy file the server reads (and re-reads every second while it runs). */

@@ -5,13 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.icebergprotector.spark.SharedVectors;
 import io.icebergprotector.spark.core.ProtectorException;
-import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HexFormat;
 import java.util.Map;
@@ -38,8 +36,8 @@ class AdmissionVectorsTest {
   @TempDir Path dir;
 
   @Test
-  void admissions() throws IOException {
-    JsonNode vectors = new ObjectMapper().readTree(Files.readString(vectorFile()));
+  void admissions() {
+    JsonNode vectors = SharedVectors.load();
     assertThat(vectors.get("admissions").size()).isGreaterThan(10);
     int n = 0;
     for (JsonNode c : vectors.get("admissions")) {
@@ -114,14 +112,5 @@ class AdmissionVectorsTest {
                 throw e.getCause();
               }
             });
-  }
-
-  private static Path vectorFile() {
-    Path d = Path.of("").toAbsolutePath();
-    while (d != null && !Files.isRegularFile(d.resolve("testdata/protection-vectors.json"))) {
-      d = d.getParent();
-    }
-    assertThat(d).as("a parent directory holding testdata/protection-vectors.json").isNotNull();
-    return d.resolve("testdata/protection-vectors.json");
   }
 }

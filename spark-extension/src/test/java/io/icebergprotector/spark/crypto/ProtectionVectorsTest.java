@@ -3,14 +3,11 @@ package io.icebergprotector.spark.crypto;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.icebergprotector.policy.Access;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.Policy;
-import java.io.IOException;
+import io.icebergprotector.spark.SharedVectors;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.UUID;
@@ -27,17 +24,8 @@ class ProtectionVectorsTest {
   private static Policy policy;
 
   @BeforeAll
-  static void load() throws IOException {
-    Path dir = Path.of("").toAbsolutePath();
-    while (dir != null && !Files.isRegularFile(dir.resolve("testdata/protection-vectors.json"))) {
-      dir = dir.getParent();
-    }
-    assertThat(dir).as("a parent directory holding testdata/protection-vectors.json").isNotNull();
-    vectors =
-        new ObjectMapper()
-            .readTree(
-                Files.readString(
-                    dir.resolve("testdata/protection-vectors.json"), StandardCharsets.UTF_8));
+  static void load() {
+    vectors = SharedVectors.load();
     policy = Policy.parse(vectors.get("policy").asText(), "protection-vectors.json");
   }
 

@@ -3,11 +3,8 @@ package io.icebergprotector.spark.masks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.icebergprotector.policy.Mask;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.icebergprotector.spark.SharedVectors;
 import java.util.HexFormat;
 import java.util.Map;
 import org.apache.spark.sql.types.DataType;
@@ -28,8 +25,8 @@ class MaskVectorsTest {
           "int", DataTypes.IntegerType);
 
   @Test
-  void masks() throws IOException {
-    JsonNode vectors = new ObjectMapper().readTree(Files.readString(vectorFile()));
+  void masks() {
+    JsonNode vectors = SharedVectors.load();
     byte[] key = HexFormat.of().parseHex(vectors.get("mask_hash_key").asText());
     assertThat(vectors.get("masks").size()).isGreaterThan(10);
     for (JsonNode c : vectors.get("masks")) {
@@ -62,14 +59,5 @@ class MaskVectorsTest {
       }
       assertThat(out instanceof UTF8String ? out.toString() : out).as(c.toString()).isEqualTo(want);
     }
-  }
-
-  private static Path vectorFile() {
-    Path d = Path.of("").toAbsolutePath();
-    while (d != null && !Files.isRegularFile(d.resolve("testdata/protection-vectors.json"))) {
-      d = d.getParent();
-    }
-    assertThat(d).as("a parent directory holding testdata/protection-vectors.json").isNotNull();
-    return d.resolve("testdata/protection-vectors.json");
   }
 }
