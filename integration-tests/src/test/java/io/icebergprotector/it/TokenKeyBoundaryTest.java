@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.it.harness.KeyServerStackTestBase;
 import io.icebergprotector.kms.KeyService;
-import io.icebergprotector.kms.remote.JsonCodec;
+import io.icebergprotector.kms.wire.JsonCodec;
 import io.icebergprotector.spark.core.ProtectorException;
 import java.io.IOException;
 import java.net.URI;

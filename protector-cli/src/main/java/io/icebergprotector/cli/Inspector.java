@@ -1,7 +1,7 @@
 package io.icebergprotector.cli;
 
 import io.icebergprotector.kms.KmsSettings;
-import io.icebergprotector.kms.remote.JsonCodec;
+import io.icebergprotector.kms.wire.JsonCodec;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;

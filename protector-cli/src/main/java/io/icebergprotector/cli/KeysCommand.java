@@ -4,7 +4,7 @@ import io.icebergprotector.kms.KeyInfo;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServices;
 import io.icebergprotector.kms.KmsSettings;
-import io.icebergprotector.kms.remote.JsonCodec;
+import io.icebergprotector.kms.wire.JsonCodec;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package io.icebergprotector.cli;
 
-import io.icebergprotector.kms.remote.JsonCodec;
+import io.icebergprotector.kms.wire.JsonCodec;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.ColumnType;
 import io.icebergprotector.policy.Policy;

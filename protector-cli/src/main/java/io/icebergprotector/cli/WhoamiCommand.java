@@ -2,9 +2,9 @@ package io.icebergprotector.cli;
 
 import io.icebergprotector.kms.KeyServices;
 import io.icebergprotector.kms.KmsSettings;
-import io.icebergprotector.kms.remote.JsonCodec;
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import io.icebergprotector.kms.remote.WhoAmI;
+import io.icebergprotector.kms.wire.JsonCodec;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import java.io.PrintWriter;

@@ -2,7 +2,7 @@ package io.icebergprotector.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icebergprotector.kms.remote.JsonCodec;
+import io.icebergprotector.kms.wire.JsonCodec;
 import io.icebergprotector.policy.Policy;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -193,7 +193,7 @@ class InspectCommandTest {
     Cli.Result r = inspectWithKeys(file, "--format", "json");
     assertThat(r.code()).as(r.err()).isZero();
     java.util.Map<String, Object> doc =
-        io.icebergprotector.kms.remote.JsonCodec.parseObject(r.out().strip());
+        io.icebergprotector.kms.wire.JsonCodec.parseObject(r.out().strip());
     java.util.Map<String, Object> report =
         (java.util.Map<String, Object>) ((java.util.List<Object>) doc.get("files")).get(0);
     assertThat(report)

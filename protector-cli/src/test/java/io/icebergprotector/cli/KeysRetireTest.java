@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.icebergprotector.kms.KeyInfo;
 import io.icebergprotector.kms.LocalKeyService;
 import io.icebergprotector.kms.Passphrase;
-import io.icebergprotector.kms.remote.JsonCodec;
+import io.icebergprotector.kms.wire.JsonCodec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

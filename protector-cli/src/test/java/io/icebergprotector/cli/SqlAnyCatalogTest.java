@@ -103,7 +103,7 @@ class SqlAnyCatalogTest {
       Cli.Result dirty = Cli.run(check.toArray(String[]::new));
       assertThat(dirty.code()).as(dirty.err()).isEqualTo(1);
       java.util.Map<String, Object> doc =
-          io.icebergprotector.kms.remote.JsonCodec.parseObject(dirty.out().strip());
+          io.icebergprotector.kms.wire.JsonCodec.parseObject(dirty.out().strip());
       assertThat(doc).containsEntry("files", 2L).containsEntry("ok", false);
       // committed after the table came under protection: added without the protector, not legacy
       assertThat((List<Object>) doc.get("plaintext_files"))

@@ -1,6 +1,6 @@
 package io.icebergprotector.server;
 
-import io.icebergprotector.kms.remote.JsonCodec;
+import io.icebergprotector.kms.wire.JsonCodec;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;

@@ -3,7 +3,7 @@ package io.icebergprotector.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.icebergprotector.kms.remote.JsonCodec;
+import io.icebergprotector.kms.wire.JsonCodec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -2,8 +2,8 @@ package io.icebergprotector.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icebergprotector.kms.remote.JsonCodec;
 import io.icebergprotector.kms.remote.RemoteKeyService;
+import io.icebergprotector.kms.wire.JsonCodec;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;

@@ -1,7 +1,7 @@
 package io.icebergprotector.server;
 
-import io.icebergprotector.kms.remote.JsonCodec;
 import io.icebergprotector.kms.remote.RemoteKeyService;
+import io.icebergprotector.kms.wire.JsonCodec;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

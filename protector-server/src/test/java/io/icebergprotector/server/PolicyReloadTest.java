@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.kms.KeyAccessDeniedException;
-import io.icebergprotector.kms.remote.JsonCodec;
 import io.icebergprotector.kms.remote.PolicyResponse;
 import io.icebergprotector.kms.remote.RemoteKeyService;
+import io.icebergprotector.kms.wire.JsonCodec;
 import io.icebergprotector.policy.Policy;
 import java.nio.file.Files;
 import java.nio.file.Path;

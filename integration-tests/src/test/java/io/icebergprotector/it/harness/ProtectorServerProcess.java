@@ -1,8 +1,8 @@
 package io.icebergprotector.it.harness;
 
 import io.icebergprotector.kms.KeyAlreadyExistsException;
-import io.icebergprotector.kms.remote.JsonCodec;
 import io.icebergprotector.kms.remote.RemoteKeyService;
+import io.icebergprotector.kms.wire.JsonCodec;
 import io.icebergprotector.policy.Digests;
 import java.io.IOException;
 import java.io.InputStream;

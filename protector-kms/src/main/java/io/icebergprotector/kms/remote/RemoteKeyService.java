@@ -14,6 +14,7 @@ import io.icebergprotector.kms.TokenKeysUnsupportedException;
 import io.icebergprotector.kms.token.TokenKey;
 import io.icebergprotector.kms.token.TokenMode;
 import io.icebergprotector.kms.token.Tokenizer;
+import io.icebergprotector.kms.wire.JsonCodec;
 import io.icebergprotector.policy.ProtectionMethod;
 import java.io.IOException;
 import java.io.InputStream;

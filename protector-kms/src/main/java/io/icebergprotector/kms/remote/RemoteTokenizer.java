@@ -8,6 +8,7 @@ import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.token.TokenException;
 import io.icebergprotector.kms.token.Tokenizer;
+import io.icebergprotector.kms.wire.JsonCodec;
 import io.icebergprotector.policy.ProtectionMethod;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

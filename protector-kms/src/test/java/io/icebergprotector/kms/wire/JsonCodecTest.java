@@ -1,4 +1,4 @@
-package io.icebergprotector.kms.remote;
+package io.icebergprotector.kms.wire;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.icebergprotector.kms.remote;
+package io.icebergprotector.kms.wire;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonFactory;
