@@ -1,39 +1,19 @@
 package io.icebergprotector.kms.remote;
 
 import io.icebergprotector.kms.KeyAccessDeniedException;
-import io.icebergprotector.kms.KeyAlreadyExistsException;
-import io.icebergprotector.kms.KeyDestroyedException;
 import io.icebergprotector.kms.KeyInfo;
-import io.icebergprotector.kms.KeyIntegrityException;
 import io.icebergprotector.kms.KeyNotFoundException;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
-import io.icebergprotector.kms.KeyServiceUnavailableException;
-import io.icebergprotector.kms.KeyVersionRetiredException;
-import io.icebergprotector.kms.TokenKeysUnsupportedException;
 import io.icebergprotector.kms.token.TokenKey;
 import io.icebergprotector.kms.token.TokenMode;
 import io.icebergprotector.kms.token.Tokenizer;
 import io.icebergprotector.kms.wire.JsonCodec;
 import io.icebergprotector.policy.ProtectionMethod;
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.ConnectException;
-import java.net.InetAddress;
 import java.net.URI;
-import java.net.URISyntaxException;
-import java.net.UnknownHostException;
-import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
-import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -43,26 +23,20 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
-import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLException;
-import javax.net.ssl.TrustManagerFactory;
 
 /**
  * A {@link KeyService} backed by the Iceberg Protector key server, or by HashiCorp Vault / OpenBao
  * Transit for the wrap, unwrap, hmac and key metadata calls.
  *
- * <p>One {@link HttpClient} per instance (connections are pooled and reused). Idempotent calls are
- * retried with exponential backoff and jitter on connection errors, timeouts and 5xx; 4xx answers
- * are never retried. Create and rotate are retried only when the connection could not be made, so a
- * lost response cannot rotate a key twice. Unwrapped and derived keys are cached for a short TTL
- * (copies, wiped on eviction). The token is sent in {@code X-Vault-Token} and appears in no
- * message, log line or {@link #toString()}.
+ * <p>This class is the API: paths, request bodies, answers and the cache. Requests go through a
+ * {@code KeyServerTransport}: one pooled HTTP client, the token in {@code X-Vault-Token}, retries
+ * with backoff on connection errors, timeouts and 5xx (create and rotate only when the connection
+ * could not be made, so a lost response cannot rotate a key twice), failover to replicas, and 4xx
+ * answers mapped to the {@link KeyServiceException} family, never retried. Unwrapped and derived
+ * keys are cached for a short TTL (copies, wiped on eviction). The token appears in no message, log
+ * line or {@link #toString()}.
  *
  * <pre>{@code
  * KeyService kms = RemoteKeyService.builder()
@@ -73,53 +47,26 @@ import javax.net.ssl.TrustManagerFactory;
  * }</pre>
  */
 public final class RemoteKeyService implements KeyService {
-  private static final System.Logger LOG = System.getLogger(RemoteKeyService.class.getName());
-  private static final Pattern IPV4_LITERAL = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
-  // URLs already warned about as plain HTTP: one warning per URL and JVM, however many clients.
-  private static final Set<String> WARNED_INSECURE = ConcurrentHashMap.newKeySet();
-  private static final String UNWRAP = "unwrap";
+  private static final String UNWRAP = KeyServerTransport.UNWRAP;
   private static final String DECLASSIFY = "declassify";
   private static final String DERIVE = "derive";
   private static final String TOKEN_KEY = "token-key";
   private static final String PROTECTOR = "/v1/protector/";
-  private static final int MAX_ERROR_TEXT = 300;
 
-  private final List<URI> endpoints; // the first, then replicas to fail over to
-  private final AtomicInteger current = new AtomicInteger(); // the endpoint requests go to
+  private final KeyServerTransport transport;
   private final String shownUrl; // for messages: scheme://host:port, comma-separated
   private final String mount;
-  private final String token;
-  private final HttpClient http;
-  private final Duration requestTimeout;
-  private final int maxAttempts;
-  private final long initialBackoffMillis;
-  private final long maxBackoffMillis;
   private final UnwrapCache cache;
   private final int tokenBatchValues;
   private final long tokenBatchChars;
-  private volatile boolean closed;
 
-  private RemoteKeyService(Builder b, SSLContext sslContext) {
-    this.endpoints = List.copyOf(b.urls);
-    this.shownUrl = shown(endpoints);
+  private RemoteKeyService(Builder b, KeyServerTransport transport) {
+    this.transport = transport;
+    this.shownUrl = transport.shownUrl();
     this.mount = b.mount;
-    this.token = b.token;
-    this.requestTimeout = b.requestTimeout;
-    this.maxAttempts = b.maxAttempts;
-    this.initialBackoffMillis = b.initialBackoff.toMillis();
-    this.maxBackoffMillis = b.maxBackoff.toMillis();
     this.cache = new UnwrapCache(b.cacheTtl.toNanos(), b.cacheMaxEntries, b.nanoClock);
     this.tokenBatchValues = b.tokenBatchValues;
     this.tokenBatchChars = b.tokenBatchChars;
-    HttpClient.Builder hb =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(b.connectTimeout)
-            .followRedirects(HttpClient.Redirect.NEVER); // never forward the token to another host
-    if (sslContext != null) {
-      hb.sslContext(sslContext);
-    }
-    this.http = hb.build();
   }
 
   public static Builder builder() {
@@ -128,28 +75,12 @@ public final class RemoteKeyService implements KeyService {
 
   /** The server base URL requests go to now, e.g. {@code https://127.0.0.1:8200}. */
   public URI url() {
-    return endpoints.get(current.get());
+    return transport.url();
   }
 
   /** Every server this client may use, in order (the first, then the replicas). */
   public List<URI> urls() {
-    return endpoints;
-  }
-
-  private static String shown(List<URI> uris) {
-    return uris.stream()
-        .map(u -> u.toString().replaceFirst("/$", ""))
-        .collect(java.util.stream.Collectors.joining(", "));
-  }
-
-  /**
-   * Sends the following requests to the next endpoint, unless another thread already moved on from
-   * {@code failed}.
-   */
-  private void failOver(int failed) {
-    if (endpoints.size() > 1) {
-      current.compareAndSet(failed, (failed + 1) % endpoints.size());
-    }
+    return transport.urls();
   }
 
   // ---- KeyService ----------------------------------------------------------------------------
@@ -157,7 +88,7 @@ public final class RemoteKeyService implements KeyService {
   @Override
   public KeyInfo createKey(String keyId) {
     Map<String, Object> data =
-        call(
+        transport.call(
             "POST",
             keysPath(keyId),
             JsonCodec.object("type", "aes256-gcm96"),
@@ -172,7 +103,8 @@ public final class RemoteKeyService implements KeyService {
   @Override
   public KeyInfo rotateKey(String keyId) {
     Map<String, Object> data =
-        call("POST", keysPath(keyId) + "/rotate", JsonCodec.object(), "rotate", keyId, false);
+        transport.call(
+            "POST", keysPath(keyId) + "/rotate", JsonCodec.object(), "rotate", keyId, false);
     return data != null && data.containsKey("latest_version")
         ? toKeyInfo(keyId, data)
         : describeKey(keyId);
@@ -182,7 +114,7 @@ public final class RemoteKeyService implements KeyService {
   @Override
   public KeyInfo setMinDecryptionVersion(String keyId, int minDecryptionVersion) {
     Map<String, Object> data =
-        call(
+        transport.call(
             "POST",
             keysPath(keyId) + "/config",
             JsonCodec.object("min_decryption_version", minDecryptionVersion),
@@ -201,7 +133,7 @@ public final class RemoteKeyService implements KeyService {
   @Override
   public void destroyKey(String keyId) {
     cache.invalidate(keyId);
-    call("DELETE", keysPath(keyId), null, "destroy", keyId, true);
+    transport.call("DELETE", keysPath(keyId), null, "destroy", keyId, true);
     cache.invalidate(keyId);
   }
 
@@ -209,7 +141,7 @@ public final class RemoteKeyService implements KeyService {
   public List<KeyInfo> listKeys() {
     Map<String, Object> data;
     try {
-      data = call("GET", "/v1/" + mount + "/keys?list=true", null, "list", null, true);
+      data = transport.call("GET", "/v1/" + mount + "/keys?list=true", null, "list", null, true);
     } catch (KeyNotFoundException e) {
       return List.of(); // Vault answers 404 when there are no keys
     }
@@ -225,14 +157,14 @@ public final class RemoteKeyService implements KeyService {
 
   @Override
   public KeyInfo describeKey(String keyId) {
-    return toKeyInfo(keyId, call("GET", keysPath(keyId), null, "describe", keyId, true));
+    return toKeyInfo(keyId, transport.call("GET", keysPath(keyId), null, "describe", keyId, true));
   }
 
   @Override
   public String wrap(String keyId, byte[] plaintext) {
     Objects.requireNonNull(plaintext, "plaintext");
     Map<String, Object> data =
-        call(
+        transport.call(
             "POST",
             "/v1/" + mount + "/encrypt/" + segment(keyId),
             JsonCodec.object("plaintext", Base64.getEncoder().encodeToString(plaintext)),
@@ -255,7 +187,7 @@ public final class RemoteKeyService implements KeyService {
       return cached;
     }
     Map<String, Object> data =
-        call(
+        transport.call(
             "POST",
             "/v1/" + mount + "/decrypt/" + segment(keyId),
             JsonCodec.object("ciphertext", wrapped),
@@ -277,7 +209,7 @@ public final class RemoteKeyService implements KeyService {
     }
     String input = Base64.getEncoder().encodeToString(context.getBytes(StandardCharsets.UTF_8));
     Map<String, Object> data =
-        call(
+        transport.call(
             "POST",
             "/v1/" + mount + "/hmac/" + segment(keyId),
             JsonCodec.object("input", input, "key_version", 1),
@@ -298,7 +230,8 @@ public final class RemoteKeyService implements KeyService {
    * The caller's identity, roles and usable keys ({@code GET /v1/protector/whoami}; not on Vault).
    */
   public WhoAmI whoami() {
-    Map<String, Object> data = call("GET", "/v1/protector/whoami", null, "whoami", null, true);
+    Map<String, Object> data =
+        transport.call("GET", "/v1/protector/whoami", null, "whoami", null, true);
     if (data == null) {
       throw new KeyServiceException("key service at " + shownUrl + " returned no whoami data");
     }
@@ -328,7 +261,7 @@ public final class RemoteKeyService implements KeyService {
    */
   public PolicyResponse fetchPolicy(String etag) {
     HttpResponse<String> r =
-        sendBytes(
+        transport.send(
             "GET",
             "/v1/protector/policy",
             null,
@@ -363,7 +296,7 @@ public final class RemoteKeyService implements KeyService {
     Map<String, Object> data;
     try {
       data =
-          call(
+          transport.call(
               "POST",
               PROTECTOR + "token-key/" + segment(keyId),
               JsonCodec.object("domain", domain, "version", version, "method", kindName),
@@ -436,7 +369,8 @@ public final class RemoteKeyService implements KeyService {
   /** One token batch request of {@link RemoteTokenizer}: the answer's body. */
   String tokenBatch(String action, String keyId, byte[] body, String op) {
     try {
-      return sendBytes("POST", PROTECTOR + action + "/" + segment(keyId), body, op, keyId, true)
+      return transport
+          .send("POST", PROTECTOR + action + "/" + segment(keyId), body, op, keyId, true, Map.of())
           .body();
     } catch (KeyNotFoundException e) {
       throw noTokenEndpoints(e);
@@ -492,7 +426,7 @@ public final class RemoteKeyService implements KeyService {
             queryId);
     Map<String, Object> data;
     try {
-      data = call("POST", "/v1/protector/declassify", body, DECLASSIFY, null, false);
+      data = transport.call("POST", "/v1/protector/declassify", body, DECLASSIFY, null, false);
     } catch (KeyAccessDeniedException e) {
       throw new DeclassificationDeniedException(e.principal(), source, columns, shownUrl);
     } catch (KeyNotFoundException e) {
@@ -529,7 +463,7 @@ public final class RemoteKeyService implements KeyService {
   /** Drops and wipes cached key material. The instance cannot be used afterwards. */
   @Override
   public void close() {
-    closed = true;
+    transport.close();
     cache.clear();
   }
 
@@ -542,291 +476,6 @@ public final class RemoteKeyService implements KeyService {
 
   private String keysPath(String keyId) {
     return "/v1/" + mount + "/keys/" + segment(keyId);
-  }
-
-  private Map<String, Object> call(
-      String method,
-      String path,
-      Map<String, Object> body,
-      String op,
-      String keyId,
-      boolean idempotent) {
-    HttpResponse<String> response = send(method, path, body, op, keyId, idempotent);
-    String text = response.body();
-    if (response.statusCode() == 204 || text == null || text.isBlank()) {
-      return null;
-    }
-    try {
-      return JsonCodec.object(JsonCodec.parseObject(text), "data");
-    } catch (IllegalArgumentException e) {
-      throw new KeyServiceException(
-          "key service at "
-              + shownUrl
-              + " sent an unreadable response to "
-              + op
-              + (keyId == null ? "" : " for key '" + keyId + "'")
-              + ": "
-              + e.getMessage());
-    }
-  }
-
-  private HttpResponse<String> send(
-      String method,
-      String path,
-      Map<String, Object> body,
-      String op,
-      String keyId,
-      boolean idempotent) {
-    byte[] bytes = body == null ? null : JsonCodec.write(body).getBytes(StandardCharsets.UTF_8);
-    return sendBytes(method, path, bytes, op, keyId, idempotent);
-  }
-
-  private HttpResponse<String> sendBytes(
-      String method, String path, byte[] body, String op, String keyId, boolean idempotent) {
-    return sendBytes(method, path, body, op, keyId, idempotent, Map.of());
-  }
-
-  private HttpResponse<String> sendBytes(
-      String method,
-      String path,
-      byte[] body,
-      String op,
-      String keyId,
-      boolean idempotent,
-      Map<String, String> headers) {
-    if (closed) {
-      throw new IllegalStateException("RemoteKeyService is closed");
-    }
-    HttpRequest.Builder rb =
-        HttpRequest.newBuilder(endpoints.get(0).resolve(path))
-            .timeout(requestTimeout)
-            .header("X-Vault-Token", token)
-            .header("X-Vault-Request", "true")
-            .header("Accept", "application/json");
-    headers.forEach(rb::header);
-    if (body != null) {
-      rb.header("Content-Type", "application/json")
-          .method(method, HttpRequest.BodyPublishers.ofByteArray(body));
-    } else {
-      rb.method(method, HttpRequest.BodyPublishers.noBody());
-    }
-    HttpRequest request = rb.build();
-
-    String lastProblem = null;
-    Throwable lastCause = null;
-    long retryAfterMillis = 0;
-    for (int attempt = 1; attempt <= maxAttempts; attempt++) {
-      if (attempt > 1) {
-        pause(Math.max(retryAfterMillis, backoffMillis(attempt)));
-        retryAfterMillis = 0;
-      }
-      int endpoint = current.get();
-      URI base = endpoints.get(endpoint);
-      String at = endpoints.size() == 1 ? "" : base.getRawAuthority() + ": ";
-      HttpRequest toEndpoint =
-          endpoint == 0
-              ? request
-              : HttpRequest.newBuilder(request, (name, value) -> true)
-                  .uri(base.resolve(path))
-                  .build();
-      HttpResponse<String> response;
-      try {
-        response =
-            http.send(toEndpoint, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new KeyServiceUnavailableException(
-            "interrupted while calling key service at " + shownUrl, e);
-      } catch (IOException e) {
-        if (isTlsFailure(e)) {
-          // a certificate or protocol problem will not heal by retrying
-          throw new KeyServiceUnavailableException(
-              "TLS connection to key service at " + shownUrl + " failed: " + safeMessage(e), e);
-        }
-        boolean notSent = e instanceof ConnectException || e instanceof HttpConnectTimeoutException;
-        lastProblem = at + describe(e);
-        lastCause = e;
-        failOver(endpoint);
-        if (notSent || idempotent) {
-          continue;
-        }
-        break;
-      }
-      int status = response.statusCode();
-      if ((status >= 200 && status < 300) || status == 304) { // 304: only to If-None-Match
-        return response;
-      }
-      if (status == 429) {
-        // refused before it did anything, so any operation may be sent again, when the server says
-        lastProblem = "HTTP 429" + errorText(response.body());
-        lastCause = null;
-        retryAfterMillis = retryAfterMillis(response);
-        continue;
-      }
-      if (status >= 500 && status != 501) { // 501: this server cannot, and neither will a replica
-        lastProblem = at + "HTTP " + status + errorText(response.body());
-        lastCause = null;
-        failOver(endpoint);
-        if (idempotent) {
-          continue;
-        }
-        break;
-      }
-      throw mapClientError(status, response.body(), op, keyId);
-    }
-    String message =
-        "key service at "
-            + shownUrl
-            + " is unavailable ("
-            + op
-            + (keyId == null ? "" : " key '" + keyId + "'")
-            + "): "
-            + lastProblem;
-    throw lastCause == null
-        ? new KeyServiceUnavailableException(message)
-        : new KeyServiceUnavailableException(message, lastCause);
-  }
-
-  private long backoffMillis(int attempt) {
-    long exp = initialBackoffMillis << Math.min(attempt - 2, 20);
-    long cap = Math.min(maxBackoffMillis, exp);
-    // "equal jitter": at least half the step, so retries still spread out but never hammer
-    return cap / 2 + ThreadLocalRandom.current().nextLong(cap / 2 + 1);
-  }
-
-  /** The server's Retry-After (whole seconds), at most a minute; 0 when absent or malformed. */
-  private static long retryAfterMillis(HttpResponse<String> response) {
-    try {
-      long seconds =
-          Long.parseLong(response.headers().firstValue("Retry-After").orElse("0").trim());
-      return Math.min(Math.max(seconds, 0), 60) * 1000;
-    } catch (NumberFormatException e) {
-      return 0;
-    }
-  }
-
-  private void pause(long delay) {
-    try {
-      Thread.sleep(delay);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new KeyServiceUnavailableException(
-          "interrupted while retrying key service at " + shownUrl, e);
-    }
-  }
-
-  private KeyServiceException mapClientError(int status, String body, String op, String keyId) {
-    String detail = firstError(body);
-    String forKey = keyId == null ? "" : " for key '" + keyId + "'";
-    switch (status) {
-      case 401:
-        {
-          String cause =
-              detail == null
-                  ? "token rejected"
-                  : detail.replaceFirst("^authentication failed: ", "");
-          return new KeyAuthenticationException(
-              "authentication failed: " + cause + " (key service at " + shownUrl + ")");
-        }
-      case 403:
-        {
-          String principal = null;
-          try {
-            principal = JsonCodec.string(JsonCodec.parseObject(body), "principal");
-          } catch (RuntimeException e) {
-            // Vault's 403 bodies carry no principal
-          }
-          return new KeyAccessDeniedException(
-              principal == null ? "(token holder)" : principal,
-              keyId == null ? "(none)" : keyId,
-              op);
-        }
-      case 404:
-        return new KeyNotFoundException((detail == null ? "not found" : detail) + forKey);
-      case 501:
-        return new TokenKeysUnsupportedException(
-            op + forKey + " refused by key service at " + shownUrl + ": " + detail);
-      case 409:
-        return new KeyAlreadyExistsException(
-            (detail == null ? "key already exists" : detail) + forKey);
-      case 410:
-        return new KeyDestroyedException((detail == null ? "key was destroyed" : detail) + forKey);
-      case 400:
-        if (UNWRAP.equals(op) && detail != null && isRetiredVersion(detail)) {
-          return new KeyVersionRetiredException(detail);
-        }
-        if (UNWRAP.equals(op)) {
-          return new KeyIntegrityException(
-              "cannot unwrap" + forKey + ": " + (detail == null ? "HTTP 400" : detail));
-        }
-        return new KeyServiceException(
-            op + forKey + " rejected: " + (detail == null ? "HTTP 400" : detail));
-      default:
-        return new KeyServiceException(
-            op
-                + forKey
-                + " rejected by key service at "
-                + shownUrl
-                + ": HTTP "
-                + status
-                + (detail == null ? "" : ": " + detail));
-    }
-  }
-
-  /**
-   * Our server names the key and versions; Vault says "... version is disallowed by policy (too
-   * old)".
-   */
-  private static boolean isRetiredVersion(String detail) {
-    return detail.contains("is retired (minimum decryption version")
-        || detail.contains("disallowed by policy");
-  }
-
-  private static boolean isTlsFailure(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof SSLException) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static String describe(IOException e) {
-    return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + safeMessage(e));
-  }
-
-  private static String safeMessage(Throwable e) {
-    String m = String.valueOf(e.getMessage());
-    return m.length() > MAX_ERROR_TEXT ? m.substring(0, MAX_ERROR_TEXT) + "..." : m;
-  }
-
-  private static String errorText(String body) {
-    String detail = firstError(body);
-    return detail == null ? "" : ": " + detail;
-  }
-
-  /** The server's {@code errors} joined, truncated; null when the body is not a Vault error. */
-  private static String firstError(String body) {
-    if (body == null || body.isBlank()) {
-      return null;
-    }
-    try {
-      Object errors = JsonCodec.parseObject(body).get("errors");
-      if (errors instanceof Collection && !((Collection<?>) errors).isEmpty()) {
-        StringBuilder sb = new StringBuilder();
-        for (Object e : (Collection<?>) errors) {
-          if (sb.length() > 0) {
-            sb.append("; ");
-          }
-          sb.append(String.valueOf(e).strip());
-        }
-        String s = sb.toString();
-        return s.length() > MAX_ERROR_TEXT ? s.substring(0, MAX_ERROR_TEXT) + "..." : s;
-      }
-    } catch (RuntimeException e) {
-      // not JSON: fall through
-    }
-    return null;
   }
 
   // ---- parsing -------------------------------------------------------------------------------
@@ -936,24 +585,16 @@ public final class RemoteKeyService implements KeyService {
 
   // ---- builder -------------------------------------------------------------------------------
 
-  /** Builds a {@link RemoteKeyService}; {@link #url} and one of the token setters are required. */
+  /**
+   * Builds a {@link RemoteKeyService}; {@link #url} and one of the token setters are required. The
+   * connection settings go to the {@code KeyServerTransport}, checked as they are set.
+   */
   public static final class Builder {
-    private final List<URI> urls = new ArrayList<>();
+    private final KeyServerTransport.Builder transport = KeyServerTransport.builder();
     private String mount = "transit";
-    private String token;
-    private Path trustStore;
-    private char[] trustStorePassword;
-    private Path trustedCertificate;
-    private SSLContext sslContext;
-    private Duration connectTimeout = Duration.ofSeconds(5);
-    private Duration requestTimeout = Duration.ofSeconds(30);
-    private int maxAttempts = 4;
-    private Duration initialBackoff = Duration.ofMillis(100);
-    private Duration maxBackoff = Duration.ofSeconds(2);
     private Duration cacheTtl = Duration.ofSeconds(60);
     private int cacheMaxEntries = 10_000;
     private LongSupplier nanoClock = System::nanoTime;
-    private boolean allowInsecureHttp;
     private int tokenBatchValues = 10_000;
     private long tokenBatchChars = 1L << 20;
 
@@ -979,58 +620,18 @@ public final class RemoteKeyService implements KeyService {
      * first, and move to the next on a connection error or a 5xx answer.
      */
     public Builder url(String url) {
-      Objects.requireNonNull(url, "url");
-      List<URI> parsed = new ArrayList<>();
-      for (String part : url.split(",", -1)) {
-        if (part.isBlank()) {
-          throw new IllegalArgumentException("empty key service url in '" + url + "'");
-        }
-        try {
-          parsed.add(new URI(part.strip()));
-        } catch (URISyntaxException e) {
-          throw new IllegalArgumentException("invalid key service url: " + part.strip(), e);
-        }
-      }
-      return urls(parsed);
+      transport.url(url);
+      return this;
     }
 
     /** The server and its replicas, in the order requests try them (see {@link #url(String)}). */
     public Builder urls(List<URI> uris) {
-      if (uris.isEmpty()) {
-        throw new IllegalArgumentException("Cannot use key service: no url");
-      }
-      urls.clear();
-      for (URI uri : uris) {
-        add(uri);
-      }
-      if (new java.util.HashSet<>(urls).size() != urls.size()) {
-        throw new IllegalArgumentException(
-            "Cannot use key service urls " + uris + ": a url is listed twice");
-      }
+      transport.urls(uris);
       return this;
     }
 
     public Builder url(URI uri) {
-      urls.clear();
-      return add(uri);
-    }
-
-    private Builder add(URI uri) {
-      Objects.requireNonNull(uri, "url");
-      String scheme =
-          uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(java.util.Locale.ROOT);
-      if (!scheme.equals("https") && !scheme.equals("http")) {
-        throw new IllegalArgumentException(
-            "key service url must be https:// (or http:// on loopback): " + uri);
-      }
-      if (uri.getHost() == null) {
-        throw new IllegalArgumentException("key service url has no host: " + uri);
-      }
-      if (uri.getUserInfo() != null) {
-        throw new IllegalArgumentException(
-            "key service url must not carry credentials; use token()");
-      }
-      urls.add(URI.create(scheme + "://" + uri.getRawAuthority() + "/"));
+      transport.url(uri);
       return this;
     }
 
@@ -1040,7 +641,7 @@ public final class RemoteKeyService implements KeyService {
      * sidecar proxy that adds TLS). Building such a client logs a warning naming the URL.
      */
     public Builder allowInsecureHttp(boolean allow) {
-      this.allowInsecureHttp = allow;
+      transport.allowInsecureHttp(allow);
       return this;
     }
 
@@ -1062,27 +663,13 @@ public final class RemoteKeyService implements KeyService {
      * token files (the whole file, trimmed, one line).
      */
     public Builder token(String token) {
-      Objects.requireNonNull(token, "token");
-      String t = token.strip();
-      if (t.isEmpty()) {
-        throw new IllegalArgumentException("token must not be empty");
-      }
-      for (int i = 0; i < t.length(); i++) {
-        char c = t.charAt(i);
-        if (c < 0x21 || c > 0x7e) {
-          // never echo the token; say only what is wrong with it
-          throw new IllegalArgumentException(
-              "token contains a character not allowed in an HTTP header");
-        }
-      }
-      this.token = t;
+      transport.token(token);
       return this;
     }
 
     /** Trusts the certificates of a PKCS12 or JKS trust store instead of the JDK's default CAs. */
     public Builder trustStore(Path path, char[] password) {
-      this.trustStore = Objects.requireNonNull(path, "trust store path");
-      this.trustStorePassword = password == null ? null : password.clone();
+      transport.trustStore(path, password);
       return this;
     }
 
@@ -1090,32 +677,29 @@ public final class RemoteKeyService implements KeyService {
      * Trusts exactly the certificate(s) in a PEM or DER file, e.g. the server's self-signed cert.
      */
     public Builder trustedCertificate(Path certificateFile) {
-      this.trustedCertificate = Objects.requireNonNull(certificateFile, "certificate file");
+      transport.trustedCertificate(certificateFile);
       return this;
     }
 
     /** A ready SSLContext; overrides trustStore / trustedCertificate. */
     public Builder sslContext(SSLContext context) {
-      this.sslContext = Objects.requireNonNull(context, "sslContext");
+      transport.sslContext(context);
       return this;
     }
 
     public Builder connectTimeout(Duration timeout) {
-      this.connectTimeout = positive(timeout, "connect timeout");
+      transport.connectTimeout(timeout);
       return this;
     }
 
     public Builder requestTimeout(Duration timeout) {
-      this.requestTimeout = positive(timeout, "request timeout");
+      transport.requestTimeout(timeout);
       return this;
     }
 
     /** Total attempts per call including the first (1 = no retries); default 4. */
     public Builder maxAttempts(int attempts) {
-      if (attempts < 1 || attempts > 20) {
-        throw new IllegalArgumentException("max attempts must be in 1..20: " + attempts);
-      }
-      this.maxAttempts = attempts;
+      transport.maxAttempts(attempts);
       return this;
     }
 
@@ -1123,12 +707,7 @@ public final class RemoteKeyService implements KeyService {
      * Backoff doubles from {@code initial} up to {@code max}, with jitter. Defaults 100 ms and 2 s.
      */
     public Builder retryBackoff(Duration initial, Duration max) {
-      this.initialBackoff = positive(initial, "initial backoff");
-      this.maxBackoff = positive(max, "max backoff");
-      if (max.compareTo(initial) < 0) {
-        throw new IllegalArgumentException(
-            "max backoff " + max + " is below initial backoff " + initial);
-      }
+      transport.retryBackoff(initial, max);
       return this;
     }
 
@@ -1158,112 +737,7 @@ public final class RemoteKeyService implements KeyService {
     }
 
     public RemoteKeyService build() {
-      if (urls.isEmpty()) {
-        throw new IllegalStateException("RemoteKeyService needs a url");
-      }
-      if (token == null) {
-        throw new IllegalStateException(
-            "RemoteKeyService needs a token (read one from a file or variable with SecretRef)");
-      }
-      urls.forEach(this::checkPlainHttp);
-      SSLContext ssl = sslContext;
-      try {
-        if (ssl == null && (trustStore != null || trustedCertificate != null)) {
-          ssl = buildSslContext();
-        }
-      } finally {
-        if (trustStorePassword != null) {
-          Arrays.fill(trustStorePassword, '\0');
-          trustStorePassword = null;
-        }
-      }
-      return new RemoteKeyService(this, ssl);
-    }
-
-    /** Plain HTTP would send the token in clear: only to loopback, or when explicitly allowed. */
-    private void checkPlainHttp(URI url) {
-      if (!url.getScheme().equals("http") || isLoopback(url.getHost())) {
-        return;
-      }
-      String shown = url.toString().replaceFirst("/$", "");
-      if (!allowInsecureHttp) {
-        throw new IllegalArgumentException(
-            "refusing plain http:// to key service at "
-                + shown
-                + ": the token would cross the network in clear; use https://, or set allow-insecure-http"
-                + " (catalog option protector.kms.allow-insecure-http = true, CLI --allow-insecure-http)"
-                + " if the network in between is trusted");
-      }
-      if (WARNED_INSECURE.add(shown)) {
-        LOG.log(
-            System.Logger.Level.WARNING,
-            "allow-insecure-http: talking plain http:// to key service at "
-                + shown
-                + "; tokens and unwrapped keys cross the network unencrypted");
-      }
-    }
-
-    /**
-     * Whether {@code host} is a loopback address literal, or {@code localhost} resolving only to
-     * loopback. Other names are never resolved: DNS could point them anywhere.
-     */
-    static boolean isLoopback(String host) {
-      String h =
-          host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
-      try {
-        if (h.equalsIgnoreCase("localhost")) {
-          InetAddress[] all = InetAddress.getAllByName(h);
-          return all.length > 0 && Arrays.stream(all).allMatch(InetAddress::isLoopbackAddress);
-        }
-        if (IPV4_LITERAL.matcher(h).matches() || h.contains(":")) {
-          return InetAddress.getByName(h).isLoopbackAddress(); // a literal: parsed, not looked up
-        }
-      } catch (UnknownHostException e) {
-        return false;
-      }
-      return false;
-    }
-
-    private SSLContext buildSslContext() {
-      try {
-        KeyStore trust;
-        if (trustedCertificate != null) {
-          trust = KeyStore.getInstance(KeyStore.getDefaultType());
-          trust.load(null, null);
-          CertificateFactory cf = CertificateFactory.getInstance("X.509");
-          try (InputStream in = Files.newInputStream(trustedCertificate)) {
-            int i = 0;
-            for (Certificate cert : cf.generateCertificates(in)) {
-              trust.setCertificateEntry("trusted-" + i++, cert);
-            }
-            if (i == 0) {
-              throw new IllegalArgumentException("no certificate found in " + trustedCertificate);
-            }
-          }
-        } else {
-          trust = KeyStore.getInstance("PKCS12"); // also reads JKS (keystore.type.compat)
-          try (InputStream in = Files.newInputStream(trustStore)) {
-            trust.load(in, trustStorePassword);
-          }
-        }
-        TrustManagerFactory tmf =
-            TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(trust);
-        SSLContext context = SSLContext.getInstance("TLS");
-        context.init(null, tmf.getTrustManagers(), null);
-        return context;
-      } catch (IOException | GeneralSecurityException e) {
-        Path source = trustedCertificate != null ? trustedCertificate : trustStore;
-        throw new IllegalArgumentException(
-            "cannot load trusted certificates from " + source + ": " + e.getMessage(), e);
-      }
-    }
-
-    private static Duration positive(Duration d, String what) {
-      if (d == null || d.isZero() || d.isNegative()) {
-        throw new IllegalArgumentException(what + " must be positive: " + d);
-      }
-      return d;
+      return new RemoteKeyService(this, transport.build());
     }
   }
 }
