@@ -2,6 +2,7 @@ package io.icebergprotector.server;
 
 import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.policy.Digests;
+import io.icebergprotector.server.auth.TokenAuthenticator;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;

@@ -12,6 +12,7 @@ import io.icebergprotector.kms.remote.RemoteKeyService;
 import io.icebergprotector.kms.token.TokenMode;
 import io.icebergprotector.kms.token.Tokenizer;
 import io.icebergprotector.policy.ProtectionMethod;
+import io.icebergprotector.server.config.ServerConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

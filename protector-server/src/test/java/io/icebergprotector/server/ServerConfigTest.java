@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.policy.Digests;
+import io.icebergprotector.server.config.ServerConfig;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

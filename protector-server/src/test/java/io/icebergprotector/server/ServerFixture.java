@@ -20,6 +20,7 @@ import io.icebergprotector.kms.Passphrase;
 import io.icebergprotector.kms.SelfSignedTls;
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import io.icebergprotector.policy.Digests;
+import io.icebergprotector.server.auth.TokenAuthenticator;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;

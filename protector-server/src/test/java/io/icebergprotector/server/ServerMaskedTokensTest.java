@@ -13,6 +13,7 @@ import io.icebergprotector.kms.token.TokenMode;
 import io.icebergprotector.kms.token.Tokenizer;
 import io.icebergprotector.kms.wire.JsonCodec;
 import io.icebergprotector.policy.ProtectionMethod;
+import io.icebergprotector.server.config.ServerConfig;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

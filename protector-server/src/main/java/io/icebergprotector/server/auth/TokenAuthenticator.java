@@ -1,7 +1,8 @@
-package io.icebergprotector.server;
+package io.icebergprotector.server.auth;
 
 import io.icebergprotector.policy.Digests;
 import io.icebergprotector.policy.Principal;
+import io.icebergprotector.server.config.ServerConfig;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -13,7 +14,7 @@ import java.util.List;
  * configured; every entry is compared in constant time, with no early exit), then as a JWT when JWT
  * verification is configured.
  */
-final class TokenAuthenticator {
+public final class TokenAuthenticator {
   static final String TOKEN_PREFIX = "ipt_";
   private static final int MAX_TOKEN_CHARS = 8192;
 
@@ -21,7 +22,7 @@ final class TokenAuthenticator {
   private final byte[][] hashes;
   private final JwtAuthenticator jwt;
 
-  TokenAuthenticator(List<ServerConfig.TokenEntry> tokens, JwtAuthenticator jwt) {
+  public TokenAuthenticator(List<ServerConfig.TokenEntry> tokens, JwtAuthenticator jwt) {
     this.tokens = List.copyOf(tokens);
     this.hashes = new byte[tokens.size()][];
     for (int i = 0; i < tokens.size(); i++) {
@@ -34,7 +35,7 @@ final class TokenAuthenticator {
    * @param token the raw credential from X-Vault-Token or Authorization: Bearer; null if none was
    *     sent
    */
-  Caller authenticate(String token) throws AuthenticationException {
+  public Caller authenticate(String token) throws AuthenticationException {
     if (token == null || token.isEmpty()) {
       throw new AuthenticationException("missing token");
     }
@@ -66,7 +67,7 @@ final class TokenAuthenticator {
   }
 
   /** A fresh personal access token: "ipt_" + 32 random bytes, base64url (never contains '.'). */
-  static String newToken() {
+  public static String newToken() {
     byte[] raw = new byte[32];
     new SecureRandom().nextBytes(raw);
     return TOKEN_PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(raw);

@@ -1,4 +1,4 @@
-package io.icebergprotector.server;
+package io.icebergprotector.server.audit;
 
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Histogram;
@@ -13,9 +13,9 @@ import java.io.UncheckedIOException;
  * templates, methods, statuses, operations and decisions: bounded sets, never key names or
  * principals (which callers choose). Each server has its own registry.
  */
-final class Metrics {
+public final class Metrics {
   private static final PrometheusTextFormatWriter TEXT = PrometheusTextFormatWriter.create();
-  static final String CONTENT_TYPE = TEXT.getContentType();
+  public static final String CONTENT_TYPE = TEXT.getContentType();
 
   private final PrometheusRegistry registry = new PrometheusRegistry();
   private final Counter requests =
@@ -63,40 +63,40 @@ final class Metrics {
           .help("Audit lines that could not be written (request refused).")
           .register(registry);
 
-  Metrics() {
+  public Metrics() {
     auditErrors.inc(0); // present (as 0) from the start
     rateLimited.inc(0);
   }
 
-  void request(String route, String method, int status, long nanos) {
+  public void request(String route, String method, int status, long nanos) {
     requests.labelValues(route, method, Integer.toString(status)).inc();
     latency.labelValues(route).observe(nanos / 1e9);
   }
 
   /** op: wrap, unwrap, hmac, create, ...; decision: allow, deny, error. */
-  void operation(String op, String decision) {
+  public void operation(String op, String decision) {
     operations.labelValues(op, decision).inc();
   }
 
   /** op: encode or decode; method: deterministic or fpe. */
-  void tokenValues(String op, String method, long count) {
+  public void tokenValues(String op, String method, long count) {
     tokenValues.labelValues(op, method).inc(count);
   }
 
-  void authFailure(String category) {
+  public void authFailure(String category) {
     authFailures.labelValues(category).inc();
   }
 
-  void rateLimited() {
+  public void rateLimited() {
     rateLimited.inc();
   }
 
-  void auditError() {
+  public void auditError() {
     auditErrors.inc();
   }
 
   /** The text exposition format, {@link #CONTENT_TYPE}. */
-  String render() {
+  public String render() {
     ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
     try {
       TEXT.write(out, registry.scrape());

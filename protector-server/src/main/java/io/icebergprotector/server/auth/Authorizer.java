@@ -1,4 +1,4 @@
-package io.icebergprotector.server;
+package io.icebergprotector.server.auth;
 
 import io.icebergprotector.kms.KeyGrants;
 import io.icebergprotector.policy.Policy;
@@ -13,24 +13,24 @@ import java.util.concurrent.ConcurrentHashMap;
  * principal, plus declassification. Decisions depend only on the principal and the key
  * <em>name</em>, never on whether the key exists, so a refusal reveals nothing about the key store.
  */
-final class Authorizer {
+public final class Authorizer {
   private static final int MAX_CACHED_PRINCIPALS = 10_000;
 
   private final Policy policy;
   private final Set<String> adminRoles;
   private final ConcurrentHashMap<Principal, KeyGrants> cache = new ConcurrentHashMap<>();
 
-  Authorizer(Policy policy, Set<String> adminRoles) {
+  public Authorizer(Policy policy, Set<String> adminRoles) {
     this.policy = policy;
     this.adminRoles = Set.copyOf(adminRoles);
   }
 
   /** Whether one of the principal's roles is in the {@code declassify} list of {@code entry}. */
-  boolean canDeclassify(Principal principal, TablePolicy entry) {
+  public boolean canDeclassify(Principal principal, TablePolicy entry) {
     return policy.canDeclassify(entry, principal);
   }
 
-  KeyGrants grants(Principal principal) {
+  public KeyGrants grants(Principal principal) {
     KeyGrants grants = cache.get(principal);
     if (grants == null) {
       if (cache.size() >= MAX_CACHED_PRINCIPALS) {

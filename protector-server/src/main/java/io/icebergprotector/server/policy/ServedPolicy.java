@@ -1,8 +1,9 @@
-package io.icebergprotector.server;
+package io.icebergprotector.server.policy;
 
 import io.icebergprotector.policy.Digests;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.PolicyException;
+import io.icebergprotector.server.auth.Authorizer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +16,7 @@ import java.util.Set;
  * the authorizer over it. A request works on one of these from start to end, so a reload never
  * mixes two policies in one decision.
  */
-final class ServedPolicy {
+public final class ServedPolicy {
   private final Policy policy;
   private final String text;
   private final String textDigest;
@@ -34,15 +35,15 @@ final class ServedPolicy {
    * @throws PolicyException naming file and line of a malformed policy
    * @throws UncheckedIOException when the file cannot be read
    */
-  static ServedPolicy load(Path file, Set<String> adminRoles) {
+  public static ServedPolicy load(Path file, Set<String> adminRoles) {
     return parse(read(file), file, adminRoles);
   }
 
-  static ServedPolicy parse(String text, Path file, Set<String> adminRoles) {
+  public static ServedPolicy parse(String text, Path file, Set<String> adminRoles) {
     return new ServedPolicy(Policy.parse(text, file.toString()), text, adminRoles);
   }
 
-  static String read(Path file) {
+  public static String read(Path file) {
     try {
       return Files.readString(file, StandardCharsets.UTF_8);
     } catch (IOException e) {
@@ -50,26 +51,26 @@ final class ServedPolicy {
     }
   }
 
-  Policy policy() {
+  public Policy policy() {
     return policy;
   }
 
   /** The file's text as read (comments included), served to admin roles. */
-  String text() {
+  public String text() {
     return text;
   }
 
   /** SHA-256 of {@link #text()}: whether the file changed at all. */
-  String textDigest() {
+  public String textDigest() {
     return textDigest;
   }
 
   /** The policy's content digest ({@link Policy#contentDigest()}), which catalogs compare. */
-  String digest() {
+  public String digest() {
     return policy.contentDigest();
   }
 
-  Authorizer authorizer() {
+  public Authorizer authorizer() {
     return authorizer;
   }
 }

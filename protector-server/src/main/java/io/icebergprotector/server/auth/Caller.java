@@ -1,8 +1,8 @@
-package io.icebergprotector.server;
+package io.icebergprotector.server.auth;
 
 import io.icebergprotector.policy.Principal;
 
 /**
  * An authenticated caller: the policy principal and how it proved itself ("token:<name>" or "jwt").
  */
-record Caller(Principal principal, String method) {}
+public record Caller(Principal principal, String method) {}

@@ -1,9 +1,10 @@
-package io.icebergprotector.server;
+package io.icebergprotector.server.auth;
 
 import io.github.resilience4j.ratelimiter.RateLimiter;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import io.github.resilience4j.ratelimiter.RateLimiterRegistry;
 import io.icebergprotector.policy.Principal;
+import io.icebergprotector.server.config.ServerConfig;
 import java.time.Duration;
 
 /**
@@ -11,11 +12,11 @@ import java.time.Duration;
  * Only authenticated callers are counted, so the set of limiters is bounded by the principals the
  * tokens and the identity provider vouch for; a request beyond the limit never waits for a permit.
  */
-final class CallerRateLimits {
+public final class CallerRateLimits {
   private final ServerConfig.RateLimit limit;
   private final RateLimiterRegistry registry;
 
-  CallerRateLimits(ServerConfig.RateLimit limit) {
+  public CallerRateLimits(ServerConfig.RateLimit limit) {
     this.limit = limit;
     this.registry =
         limit.enabled()
@@ -29,7 +30,7 @@ final class CallerRateLimits {
   }
 
   /** Whether {@code principal} may make one more request now (always, with no limit set). */
-  boolean tryAcquire(Principal principal) {
+  public boolean tryAcquire(Principal principal) {
     if (registry == null) {
       return true;
     }
@@ -38,12 +39,12 @@ final class CallerRateLimits {
   }
 
   /** Whole seconds a refused caller should wait (the Retry-After header): one period. */
-  long retryAfterSeconds() {
+  public long retryAfterSeconds() {
     return Math.max(1, (limit.period().toMillis() + 999) / 1000);
   }
 
   /** What the 429 says: the limit, never another caller's state. */
-  String refusal(Principal principal) {
+  public String refusal(Principal principal) {
     return String.format(
         "rate limit exceeded for principal '%s': at most %d requests per %s",
         principal.user(), limit.requests(), human(limit.period()));

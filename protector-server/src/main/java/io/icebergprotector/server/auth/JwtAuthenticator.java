@@ -1,4 +1,4 @@
-package io.icebergprotector.server;
+package io.icebergprotector.server.auth;
 
 import com.nimbusds.jose.JOSEObjectType;
 import com.nimbusds.jose.JWSAlgorithm;
@@ -26,6 +26,7 @@ import com.nimbusds.jwt.proc.ExpiredJWTException;
 import io.icebergprotector.kms.Passphrase;
 import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.policy.Principal;
+import io.icebergprotector.server.config.ServerConfig;
 import java.io.IOException;
 import java.net.MalformedURLException;
 import java.net.URL;
@@ -47,12 +48,12 @@ import java.util.Set;
  * (with clock skew), iss (exact) and aud (one of the accepted). The principal comes from a
  * configurable claim ({@code sub} by default), groups from a string-array (or single string) claim.
  */
-final class JwtAuthenticator {
+public final class JwtAuthenticator {
   private final DefaultJWTProcessor<SecurityContext> processor = new DefaultJWTProcessor<>();
   private final String principalClaim;
   private final String groupsClaim;
 
-  JwtAuthenticator(ServerConfig.JwtSettings settings) {
+  public JwtAuthenticator(ServerConfig.JwtSettings settings) {
     this.principalClaim = settings.principalClaim();
     this.groupsClaim = settings.groupsClaim();
     List<JWK> keys = new ArrayList<>();

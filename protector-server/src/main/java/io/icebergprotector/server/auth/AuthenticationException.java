@@ -1,10 +1,10 @@
-package io.icebergprotector.server;
+package io.icebergprotector.server.auth;
 
 /**
  * A request's credentials were refused. The message is a fixed cause category ("token expired",
  * "unknown token", ...) that is safe to return to the client: it never contains the token.
  */
-final class AuthenticationException extends Exception {
+public final class AuthenticationException extends Exception {
   AuthenticationException(String category) {
     super(category, null, false, false); // no stack trace: this is a normal, frequent outcome
   }

@@ -1,6 +1,7 @@
-package io.icebergprotector.server;
+package io.icebergprotector.server.audit;
 
 import io.icebergprotector.kms.wire.JsonCodec;
+import io.icebergprotector.server.config.ServerConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -26,13 +27,13 @@ import java.util.Map;
  *
  * <p>Callers pass only names, versions and decisions. This class never sees key material or tokens.
  */
-final class AuditLog implements AutoCloseable {
+public final class AuditLog implements AutoCloseable {
   /**
    * One audit event; null fields are left out of the line. {@code time} null means now; {@code
    * details} are extra members of the operation (e.g. the source and columns of a
    * declassification), written after the key.
    */
-  record Event(
+  public record Event(
       String principal,
       String auth,
       String op,
@@ -44,7 +45,7 @@ final class AuditLog implements AutoCloseable {
       String client,
       Instant time,
       Map<String, Object> details) {
-    Event(
+    public Event(
         String principal,
         String auth,
         String op,
@@ -70,7 +71,7 @@ final class AuditLog implements AutoCloseable {
   private volatile long forced; // lines known to be on disk
   private boolean closed;
 
-  AuditLog(Path file, ServerConfig.AuditSync sync) {
+  public AuditLog(Path file, ServerConfig.AuditSync sync) {
     this.file = file;
     this.sync = sync;
     try {
@@ -97,7 +98,7 @@ final class AuditLog implements AutoCloseable {
    * @throws UncheckedIOException if the line could not be written; callers must then refuse the
    *     request
    */
-  void record(Event e) {
+  public void record(Event e) {
     byte[] line = format(e);
     long mine;
     synchronized (writeLock) {
@@ -141,7 +142,7 @@ final class AuditLog implements AutoCloseable {
   }
 
   /** Pushes buffered lines (sync = none) to the OS. */
-  void flush() {
+  public void flush() {
     if (buffer == null) {
       return;
     }

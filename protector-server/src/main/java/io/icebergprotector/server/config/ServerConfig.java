@@ -1,4 +1,4 @@
-package io.icebergprotector.server;
+package io.icebergprotector.server.config;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;

@@ -1,7 +1,8 @@
-package io.icebergprotector.server;
+package io.icebergprotector.server.policy;
 
 import io.icebergprotector.policy.Digests;
 import io.icebergprotector.policy.PolicyException;
+import io.icebergprotector.server.audit.AuditLog;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -17,7 +18,7 @@ import java.util.function.Supplier;
  * leaves the served policy in place; the failure is logged and audited once per distinct file
  * content, naming file and line. Edits that change only comments or layout are not a change.
  */
-final class PolicyWatcher implements Runnable {
+public final class PolicyWatcher implements Runnable {
   private static final System.Logger LOG = System.getLogger(PolicyWatcher.class.getName());
 
   private final Path file;
@@ -27,7 +28,7 @@ final class PolicyWatcher implements Runnable {
   private final AuditLog audit;
   private String lastSeenText; // digest of the last text read, applied or refused
 
-  PolicyWatcher(
+  public PolicyWatcher(
       Path file,
       Set<String> adminRoles,
       Supplier<ServedPolicy> current,
@@ -42,7 +43,7 @@ final class PolicyWatcher implements Runnable {
   }
 
   /** Records the policy the server starts with, so the audit log names every policy it served. */
-  void auditInitial() {
+  public void auditInitial() {
     ServedPolicy served = current.get();
     try {
       record("policy-load", "allow", null, 200, details(served.digest(), null));
@@ -51,7 +52,7 @@ final class PolicyWatcher implements Runnable {
     }
   }
 
-  String servedDigest() {
+  public String servedDigest() {
     return current.get().digest();
   }
 

@@ -1,9 +1,10 @@
-package io.icebergprotector.server;
+package io.icebergprotector.server.audit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.kms.wire.JsonCodec;
+import io.icebergprotector.server.config.ServerConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,0 +1,5 @@
+/**
+ * The key server's configuration: the {@code protector-server} block of its HOCON file, checked as
+ * it is read.
+ */
+package io.icebergprotector.server.config;

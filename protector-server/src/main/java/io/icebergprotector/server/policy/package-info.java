@@ -1,0 +1,5 @@
+/**
+ * The policy the key server decides under: one parsed version at a time, served whole to each
+ * request, and replaced (audited first) when the file's rules change.
+ */
+package io.icebergprotector.server.policy;
