@@ -5,11 +5,16 @@ import io.icebergprotector.kms.KeyServices;
 import io.icebergprotector.kms.Passphrase;
 import io.icebergprotector.server.audit.AuditLog;
 import io.icebergprotector.server.audit.Metrics;
+import io.icebergprotector.server.auth.CallerRateLimits;
 import io.icebergprotector.server.auth.JwtAuthenticator;
 import io.icebergprotector.server.auth.TokenAuthenticator;
 import io.icebergprotector.server.config.ServerConfig;
+import io.icebergprotector.server.http.Exchanges;
+import io.icebergprotector.server.http.JettyTransport;
+import io.icebergprotector.server.http.Router;
 import io.icebergprotector.server.policy.PolicyWatcher;
 import io.icebergprotector.server.policy.ServedPolicy;
+import io.icebergprotector.server.routes.RouteTable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -137,8 +142,17 @@ public final class ProtectorServer implements AutoCloseable {
       KeyService keys,
       AuditLog audit) {
     Metrics metrics = new Metrics();
-    ApiHandler handler = new ApiHandler(keys, policy, authenticator, audit, metrics, config);
-    Server server = jetty(config, bindAddress, ssl, new JettyTransport(handler));
+    Exchanges exchanges =
+        new Exchanges(
+            policy,
+            authenticator,
+            new CallerRateLimits(config.rateLimit()),
+            audit,
+            metrics,
+            config.maxBodyBytes(),
+            config.maxBatchBodyBytes());
+    Router router = RouteTable.of(exchanges, keys, config, metrics, new PolicyColumnViews());
+    Server server = jetty(config, bindAddress, ssl, new JettyTransport(router));
     ScheduledExecutorService housekeeping =
         Executors.newSingleThreadScheduledExecutor(threads("protector-housekeeping", true));
     if (config.auditSync() == ServerConfig.AuditSync.NONE) {
@@ -146,7 +160,7 @@ public final class ProtectorServer implements AutoCloseable {
     }
     PolicyWatcher watcher =
         new PolicyWatcher(
-            config.policy(), config.adminRoles(), handler::served, handler::install, audit);
+            config.policy(), config.adminRoles(), exchanges::served, exchanges::install, audit);
     watcher.auditInitial();
     if (!config.policyReloadInterval().isZero()) {
       repeat(

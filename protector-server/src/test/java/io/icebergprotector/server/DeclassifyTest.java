@@ -8,6 +8,7 @@ import io.icebergprotector.kms.remote.DeclassificationDeniedException;
 import io.icebergprotector.kms.remote.DeclassifyReceipt;
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import io.icebergprotector.kms.wire.JsonCodec;
+import io.icebergprotector.server.routes.DeclassifyRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,12 +1,12 @@
-package io.icebergprotector.server;
+package io.icebergprotector.server.http;
 
 import java.io.InputStream;
 
 /**
- * What the API reads of one HTTP request, whatever the transport. The answer goes back as an {@link
- * ApiHandler.Reply}.
+ * What the API reads of one HTTP request, whatever the transport. The answer goes back as a {@link
+ * Reply}.
  */
-interface HttpCall {
+public interface HttpCall {
   /** The request method as sent (e.g. {@code POST}, {@code LIST}). */
   String method();
 

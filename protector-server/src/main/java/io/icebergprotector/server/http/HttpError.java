@@ -1,17 +1,17 @@
-package io.icebergprotector.server;
+package io.icebergprotector.server.http;
 
 /**
  * A request ends with this status and client-safe message (Vault style {@code {"errors":[...]}}).
  */
-final class HttpError extends RuntimeException {
+public final class HttpError extends RuntimeException {
   final int status;
   final boolean closeConnection;
 
-  HttpError(int status, String message) {
+  public HttpError(int status, String message) {
     this(status, message, false);
   }
 
-  HttpError(int status, String message, boolean closeConnection) {
+  public HttpError(int status, String message, boolean closeConnection) {
     super(message, null, false, false);
     this.status = status;
     this.closeConnection = closeConnection;

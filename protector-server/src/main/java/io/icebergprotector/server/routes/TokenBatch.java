@@ -1,4 +1,4 @@
-package io.icebergprotector.server;
+package io.icebergprotector.server.routes;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonFactory;

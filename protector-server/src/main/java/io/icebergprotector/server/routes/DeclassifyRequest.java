@@ -1,8 +1,9 @@
-package io.icebergprotector.server;
+package io.icebergprotector.server.routes;
 
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.server.http.Exchange;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -25,17 +26,17 @@ import java.util.stream.Collectors;
  * and {@code query-id} are free text for the audit. Every problem is an {@link
  * IllegalArgumentException} naming the field.
  */
-record DeclassifyRequest(
+public record DeclassifyRequest(
     String source, TablePolicy entry, List<String> columns, String destination, String queryId) {
-  static final int MAX_SOURCE = 1024;
-  static final int MAX_DESTINATION = 1024;
-  static final int MAX_QUERY_ID = 256;
-  static final int MAX_COLUMN = 256;
-  static final int MAX_COLUMNS = 1024;
+  public static final int MAX_SOURCE = 1024;
+  public static final int MAX_DESTINATION = 1024;
+  public static final int MAX_QUERY_ID = 256;
+  public static final int MAX_COLUMN = 256;
+  public static final int MAX_COLUMNS = 1024;
   private static final List<String> FIELDS =
       List.of("source", "columns", "destination", "query-id");
 
-  DeclassifyRequest {
+  public DeclassifyRequest {
     columns = List.copyOf(columns);
   }
 
@@ -43,7 +44,10 @@ record DeclassifyRequest(
     for (String field : body.keySet()) {
       if (!FIELDS.contains(field)) {
         throw new IllegalArgumentException(
-            "unknown field '" + clip(field) + "'; valid fields: " + String.join(", ", FIELDS));
+            "unknown field '"
+                + Exchange.clip(field)
+                + "'; valid fields: "
+                + String.join(", ", FIELDS));
       }
     }
     String source = text(body, "source", MAX_SOURCE);
@@ -74,7 +78,7 @@ record DeclassifyRequest(
         () ->
             new IllegalArgumentException(
                 "field 'source': '"
-                    + clip(source)
+                    + Exchange.clip(source)
                     + "' is neither a table nor a location protected by the server's policy"));
   }
 
@@ -150,9 +154,5 @@ record DeclassifyRequest(
       }
     }
     return value;
-  }
-
-  private static String clip(String s) {
-    return s.length() > 40 ? s.substring(0, 40) + "..." : s;
   }
 }

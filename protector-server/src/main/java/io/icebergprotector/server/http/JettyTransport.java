@@ -1,4 +1,4 @@
-package io.icebergprotector.server;
+package io.icebergprotector.server.http;
 
 import io.icebergprotector.kms.wire.JsonCodec;
 import java.io.IOException;
@@ -20,21 +20,21 @@ import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * Hands Jetty's requests to the {@link ApiHandler} and sends its replies. Jetty reads requests
- * without a thread until their headers are complete, so a slow or idle client holds a connection
- * (closed by the idle timeout), never a worker.
+ * Hands Jetty's requests to the {@link Router} and sends its replies. Jetty reads requests without
+ * a thread until their headers are complete, so a slow or idle client holds a connection (closed by
+ * the idle timeout), never a worker.
  */
-final class JettyTransport extends Handler.Abstract {
-  private final ApiHandler api;
+public final class JettyTransport extends Handler.Abstract {
+  private final Router router;
 
-  JettyTransport(ApiHandler api) {
+  public JettyTransport(Router router) {
     super(InvocationType.BLOCKING); // the API reads bodies and writes the audit log blocking
-    this.api = api;
+    this.router = router;
   }
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
-    ApiHandler.Reply reply = api.handle(new JettyCall(request));
+    Reply reply = router.handle(new JettyCall(request));
     response.setStatus(reply.status());
     HttpFields.Mutable headers = response.getHeaders();
     for (Map.Entry<String, String> h : reply.headers().entrySet()) {
@@ -95,7 +95,7 @@ final class JettyTransport extends Handler.Abstract {
    * Errors Jetty answers itself (a malformed request line, headers over the size limit, a URI it
    * cannot parse) in the API's Vault shape: {@code {"errors":["..."]}}.
    */
-  static final class VaultErrors extends ErrorHandler {
+  public static final class VaultErrors extends ErrorHandler {
     @Override
     protected void generateResponse(
         Request request,
