@@ -9,6 +9,8 @@ import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.KeyServiceUnavailableException;
 import io.icebergprotector.kms.KeyVersionRetiredException;
 import io.icebergprotector.kms.TokenKeysUnsupportedException;
+import io.icebergprotector.kms.wire.Endpoints;
+import io.icebergprotector.kms.wire.Envelope;
 import io.icebergprotector.kms.wire.JsonCodec;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -151,7 +153,7 @@ final class KeyServerTransport {
       return null;
     }
     try {
-      return JsonCodec.object(JsonCodec.parseObject(text), "data");
+      return JsonCodec.object(JsonCodec.parseObject(text), Envelope.DATA);
     } catch (IllegalArgumentException e) {
       throw new KeyServiceException(
           "key service at "
@@ -185,7 +187,7 @@ final class KeyServerTransport {
     HttpRequest.Builder rb =
         HttpRequest.newBuilder(endpoints.get(0).resolve(path))
             .timeout(requestTimeout)
-            .header("X-Vault-Token", token)
+            .header(Endpoints.TOKEN_HEADER, token)
             .header("X-Vault-Request", "true")
             .header("Accept", "application/json");
     headers.forEach(rb::header);
@@ -317,7 +319,7 @@ final class KeyServerTransport {
         {
           String principal = null;
           try {
-            principal = JsonCodec.string(JsonCodec.parseObject(body), "principal");
+            principal = JsonCodec.string(JsonCodec.parseObject(body), Envelope.PRINCIPAL);
           } catch (RuntimeException e) {
             // Vault's 403 bodies carry no principal
           }
@@ -396,7 +398,7 @@ final class KeyServerTransport {
       return null;
     }
     try {
-      Object errors = JsonCodec.parseObject(body).get("errors");
+      Object errors = JsonCodec.parseObject(body).get(Envelope.ERRORS);
       if (errors instanceof Collection && !((Collection<?>) errors).isEmpty()) {
         StringBuilder sb = new StringBuilder();
         for (Object e : (Collection<?>) errors) {

@@ -8,7 +8,12 @@ import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.token.TokenKey;
 import io.icebergprotector.kms.token.TokenMode;
 import io.icebergprotector.kms.token.Tokenizer;
+import io.icebergprotector.kms.wire.Endpoints;
 import io.icebergprotector.kms.wire.JsonCodec;
+import io.icebergprotector.kms.wire.KeyMetadata;
+import io.icebergprotector.kms.wire.ProtectorFields;
+import io.icebergprotector.kms.wire.TokenFields;
+import io.icebergprotector.kms.wire.TransitFields;
 import io.icebergprotector.policy.ProtectionMethod;
 import java.net.URI;
 import java.net.http.HttpResponse;
@@ -51,7 +56,6 @@ public final class RemoteKeyService implements KeyService {
   private static final String DECLASSIFY = "declassify";
   private static final String DERIVE = "derive";
   private static final String TOKEN_KEY = "token-key";
-  private static final String PROTECTOR = "/v1/protector/";
 
   private final KeyServerTransport transport;
   private final String shownUrl; // for messages: scheme://host:port, comma-separated
@@ -91,11 +95,11 @@ public final class RemoteKeyService implements KeyService {
         transport.call(
             "POST",
             keysPath(keyId),
-            JsonCodec.object("type", "aes256-gcm96"),
+            JsonCodec.object(TransitFields.TYPE, TransitFields.KEY_TYPE),
             "create",
             keyId,
             false);
-    return data != null && data.containsKey("latest_version")
+    return data != null && data.containsKey(KeyMetadata.LATEST_VERSION)
         ? toKeyInfo(keyId, data)
         : describeKey(keyId);
   }
@@ -104,8 +108,13 @@ public final class RemoteKeyService implements KeyService {
   public KeyInfo rotateKey(String keyId) {
     Map<String, Object> data =
         transport.call(
-            "POST", keysPath(keyId) + "/rotate", JsonCodec.object(), "rotate", keyId, false);
-    return data != null && data.containsKey("latest_version")
+            "POST",
+            keysPath(keyId) + "/" + Endpoints.ROTATE,
+            JsonCodec.object(),
+            "rotate",
+            keyId,
+            false);
+    return data != null && data.containsKey(KeyMetadata.LATEST_VERSION)
         ? toKeyInfo(keyId, data)
         : describeKey(keyId);
   }
@@ -116,8 +125,8 @@ public final class RemoteKeyService implements KeyService {
     Map<String, Object> data =
         transport.call(
             "POST",
-            keysPath(keyId) + "/config",
-            JsonCodec.object("min_decryption_version", minDecryptionVersion),
+            keysPath(keyId) + "/" + Endpoints.CONFIG,
+            JsonCodec.object(TransitFields.MIN_DECRYPTION_VERSION, minDecryptionVersion),
             "retire",
             keyId,
             false);
@@ -125,7 +134,7 @@ public final class RemoteKeyService implements KeyService {
     // processes
     // holding them drop them within the cache TTL).
     cache.invalidate(keyId);
-    return data != null && data.containsKey("latest_version")
+    return data != null && data.containsKey(KeyMetadata.LATEST_VERSION)
         ? toKeyInfo(keyId, data)
         : describeKey(keyId);
   }
@@ -141,12 +150,14 @@ public final class RemoteKeyService implements KeyService {
   public List<KeyInfo> listKeys() {
     Map<String, Object> data;
     try {
-      data = transport.call("GET", "/v1/" + mount + "/keys?list=true", null, "list", null, true);
+      data =
+          transport.call(
+              "GET", transitPath(Endpoints.KEYS) + "?list=true", null, "list", null, true);
     } catch (KeyNotFoundException e) {
       return List.of(); // Vault answers 404 when there are no keys
     }
     List<KeyInfo> infos = new ArrayList<>();
-    Object names = data == null ? null : data.get("keys");
+    Object names = data == null ? null : data.get(TransitFields.KEYS);
     if (names instanceof Collection) {
       for (Object name : (Collection<?>) names) {
         infos.add(describeKey(String.valueOf(name)));
@@ -166,12 +177,13 @@ public final class RemoteKeyService implements KeyService {
     Map<String, Object> data =
         transport.call(
             "POST",
-            "/v1/" + mount + "/encrypt/" + segment(keyId),
-            JsonCodec.object("plaintext", Base64.getEncoder().encodeToString(plaintext)),
+            transitPath(Endpoints.ENCRYPT) + "/" + segment(keyId),
+            JsonCodec.object(
+                TransitFields.PLAINTEXT, Base64.getEncoder().encodeToString(plaintext)),
             "wrap",
             keyId,
             true);
-    String ciphertext = data == null ? null : stringField(data, "ciphertext");
+    String ciphertext = data == null ? null : stringField(data, TransitFields.CIPHERTEXT);
     if (ciphertext == null || !ciphertext.startsWith("vault:v")) {
       throw new KeyServiceException(
           "key service at " + shownUrl + " returned no ciphertext for key '" + keyId + "'");
@@ -189,13 +201,16 @@ public final class RemoteKeyService implements KeyService {
     Map<String, Object> data =
         transport.call(
             "POST",
-            "/v1/" + mount + "/decrypt/" + segment(keyId),
-            JsonCodec.object("ciphertext", wrapped),
+            transitPath(Endpoints.DECRYPT) + "/" + segment(keyId),
+            JsonCodec.object(TransitFields.CIPHERTEXT, wrapped),
             "unwrap",
             keyId,
             true);
     byte[] plaintext =
-        decodeBase64(data == null ? null : stringField(data, "plaintext"), "plaintext", keyId);
+        decodeBase64(
+            data == null ? null : stringField(data, TransitFields.PLAINTEXT),
+            TransitFields.PLAINTEXT,
+            keyId);
     cache.put(UNWRAP, keyId, wrapped, plaintext);
     return plaintext;
   }
@@ -211,17 +226,18 @@ public final class RemoteKeyService implements KeyService {
     Map<String, Object> data =
         transport.call(
             "POST",
-            "/v1/" + mount + "/hmac/" + segment(keyId),
-            JsonCodec.object("input", input, "key_version", 1),
+            transitPath(Endpoints.HMAC) + "/" + segment(keyId),
+            JsonCodec.object(TransitFields.INPUT, input, TransitFields.KEY_VERSION, 1),
             "derive",
             keyId,
             true);
-    String hmac = data == null ? null : stringField(data, "hmac");
-    if (hmac == null || !hmac.startsWith("vault:v1:")) {
+    String hmac = data == null ? null : stringField(data, TransitFields.HMAC);
+    if (hmac == null || !hmac.startsWith(TransitFields.HMAC_PREFIX)) {
       throw new KeyServiceException(
           "key service at " + shownUrl + " returned no hmac for key '" + keyId + "'");
     }
-    byte[] derived = decodeBase64(hmac.substring("vault:v1:".length()), "hmac", keyId);
+    byte[] derived =
+        decodeBase64(hmac.substring(TransitFields.HMAC_PREFIX.length()), "hmac", keyId);
     cache.put(DERIVE, keyId, context, derived);
     return derived;
   }
@@ -230,19 +246,18 @@ public final class RemoteKeyService implements KeyService {
    * The caller's identity, roles and usable keys ({@code GET /v1/protector/whoami}; not on Vault).
    */
   public WhoAmI whoami() {
-    Map<String, Object> data =
-        transport.call("GET", "/v1/protector/whoami", null, "whoami", null, true);
+    Map<String, Object> data = transport.call("GET", Endpoints.WHOAMI, null, "whoami", null, true);
     if (data == null) {
       throw new KeyServiceException("key service at " + shownUrl + " returned no whoami data");
     }
     return new WhoAmI(
-        stringField(data, "principal"),
-        strings(data.get("groups")),
-        strings(data.get("roles")),
-        strings(data.get("wrappable_keys")),
-        strings(data.get("unwrappable_keys")),
-        Boolean.TRUE.equals(data.get("admin")),
-        data.get("policy_digest") instanceof String d ? d : null);
+        stringField(data, ProtectorFields.PRINCIPAL),
+        strings(data.get(ProtectorFields.GROUPS)),
+        strings(data.get(ProtectorFields.ROLES)),
+        strings(data.get(ProtectorFields.WRAPPABLE_KEYS)),
+        strings(data.get(ProtectorFields.UNWRAPPABLE_KEYS)),
+        Boolean.TRUE.equals(data.get(ProtectorFields.ADMIN)),
+        data.get(ProtectorFields.POLICY_DIGEST) instanceof String d ? d : null);
   }
 
   /**
@@ -263,14 +278,14 @@ public final class RemoteKeyService implements KeyService {
     HttpResponse<String> r =
         transport.send(
             "GET",
-            "/v1/protector/policy",
+            Endpoints.POLICY,
             null,
             "read policy",
             null,
             true,
             etag == null ? Map.of() : Map.of("If-None-Match", etag));
     String served = r.headers().firstValue("ETag").orElse(null);
-    String digest = r.headers().firstValue("X-Protector-Policy-Digest").orElse(null);
+    String digest = r.headers().firstValue(Endpoints.POLICY_DIGEST_HEADER).orElse(null);
     return r.statusCode() == 304
         ? new PolicyResponse(null, served == null ? etag : served, digest)
         : new PolicyResponse(r.body(), served, digest);
@@ -298,16 +313,23 @@ public final class RemoteKeyService implements KeyService {
       data =
           transport.call(
               "POST",
-              PROTECTOR + "token-key/" + segment(keyId),
-              JsonCodec.object("domain", domain, "version", version, "method", kindName),
+              Endpoints.PROTECTOR + Endpoints.TOKEN_KEY + "/" + segment(keyId),
+              JsonCodec.object(
+                  TokenFields.DOMAIN,
+                  domain,
+                  TokenFields.VERSION,
+                  version,
+                  TokenFields.METHOD,
+                  kindName),
               "derive the token key of token domain '" + domain + "'",
               keyId,
               true);
     } catch (KeyNotFoundException e) {
       throw noTokenEndpoints(e);
     }
-    Long answered = data == null ? null : JsonCodec.integer(data, "key_version");
-    byte[] key = decodeBase64(data == null ? null : stringField(data, "key"), "token key", keyId);
+    Long answered = data == null ? null : JsonCodec.integer(data, TokenFields.KEY_VERSION);
+    byte[] key =
+        decodeBase64(data == null ? null : stringField(data, TokenFields.KEY), "token key", keyId);
     if (answered == null || answered < 1 || (version > 0 && answered != version)) {
       Arrays.fill(key, (byte) 0);
       throw new KeyServiceException(
@@ -370,7 +392,14 @@ public final class RemoteKeyService implements KeyService {
   String tokenBatch(String action, String keyId, byte[] body, String op) {
     try {
       return transport
-          .send("POST", PROTECTOR + action + "/" + segment(keyId), body, op, keyId, true, Map.of())
+          .send(
+              "POST",
+              Endpoints.PROTECTOR + action + "/" + segment(keyId),
+              body,
+              op,
+              keyId,
+              true,
+              Map.of())
           .body();
     } catch (KeyNotFoundException e) {
       throw noTokenEndpoints(e);
@@ -416,17 +445,17 @@ public final class RemoteKeyService implements KeyService {
     Objects.requireNonNull(queryId, "queryId");
     Map<String, Object> body =
         JsonCodec.object(
-            "source",
+            ProtectorFields.SOURCE,
             source,
-            "columns",
+            ProtectorFields.COLUMNS,
             List.copyOf(columns),
-            "destination",
+            ProtectorFields.DESTINATION,
             destination,
-            "query-id",
+            ProtectorFields.QUERY_ID,
             queryId);
     Map<String, Object> data;
     try {
-      data = transport.call("POST", "/v1/protector/declassify", body, DECLASSIFY, null, false);
+      data = transport.call("POST", Endpoints.DECLASSIFY, body, DECLASSIFY, null, false);
     } catch (KeyAccessDeniedException e) {
       throw new DeclassificationDeniedException(e.principal(), source, columns, shownUrl);
     } catch (KeyNotFoundException e) {
@@ -440,17 +469,17 @@ public final class RemoteKeyService implements KeyService {
       if (data == null) {
         throw new IllegalArgumentException("empty answer");
       }
-      String auditId = JsonCodec.string(data, "audit_id");
-      String time = JsonCodec.string(data, "time");
+      String auditId = JsonCodec.string(data, ProtectorFields.AUDIT_ID);
+      String time = JsonCodec.string(data, ProtectorFields.TIME);
       if (auditId == null || time == null) {
         throw new IllegalArgumentException("no audit_id or time");
       }
       return new DeclassifyReceipt(
           auditId,
           Instant.parse(time),
-          JsonCodec.string(data, "principal"),
-          JsonCodec.string(data, "entry"),
-          strings(data.get("columns")));
+          JsonCodec.string(data, ProtectorFields.PRINCIPAL),
+          JsonCodec.string(data, ProtectorFields.ENTRY),
+          strings(data.get(ProtectorFields.COLUMNS)));
     } catch (RuntimeException e) {
       throw new KeyServiceException(
           "key service at "
@@ -475,7 +504,12 @@ public final class RemoteKeyService implements KeyService {
   // ---- HTTP ----------------------------------------------------------------------------------
 
   private String keysPath(String keyId) {
-    return "/v1/" + mount + "/keys/" + segment(keyId);
+    return transitPath(Endpoints.KEYS) + "/" + segment(keyId);
+  }
+
+  /** {@code /v1/<mount>/<action>}. */
+  private String transitPath(String action) {
+    return Endpoints.transit(mount) + action;
   }
 
   // ---- parsing -------------------------------------------------------------------------------
@@ -486,29 +520,7 @@ public final class RemoteKeyService implements KeyService {
           "key service at " + shownUrl + " returned no metadata for key '" + keyId + "'");
     }
     try {
-      String name = JsonCodec.string(data, "name");
-      Long latest = JsonCodec.integer(data, "latest_version");
-      Map<String, Object> keys = JsonCodec.object(data, "keys");
-      List<Integer> versions = new ArrayList<>();
-      long earliest = Long.MAX_VALUE;
-      if (keys != null) {
-        for (Map.Entry<String, Object> e : keys.entrySet()) {
-          versions.add(Integer.parseInt(e.getKey()));
-          if (e.getValue() instanceof Long) {
-            earliest = Math.min(earliest, (Long) e.getValue());
-          }
-        }
-      }
-      versions.sort(null);
-      boolean destroyed = Boolean.TRUE.equals(data.get("destroyed"));
-      Long minDecryption = JsonCodec.integer(data, "min_decryption_version");
-      return new KeyInfo(
-          name == null ? keyId : name,
-          latest == null ? 0 : Math.toIntExact(latest),
-          versions,
-          earliest == Long.MAX_VALUE ? Instant.EPOCH : Instant.ofEpochSecond(earliest),
-          destroyed,
-          minDecryption == null || minDecryption < 1 ? 1 : Math.toIntExact(minDecryption));
+      return KeyMetadata.read(keyId, data);
     } catch (RuntimeException e) {
       throw new KeyServiceException(
           "key service at "
@@ -591,7 +603,7 @@ public final class RemoteKeyService implements KeyService {
    */
   public static final class Builder {
     private final KeyServerTransport.Builder transport = KeyServerTransport.builder();
-    private String mount = "transit";
+    private String mount = Endpoints.TRANSIT_MOUNT;
     private Duration cacheTtl = Duration.ofSeconds(60);
     private int cacheMaxEntries = 10_000;
     private LongSupplier nanoClock = System::nanoTime;

@@ -8,7 +8,10 @@ import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.token.TokenException;
 import io.icebergprotector.kms.token.Tokenizer;
+import io.icebergprotector.kms.wire.Endpoints;
+import io.icebergprotector.kms.wire.Envelope;
 import io.icebergprotector.kms.wire.JsonCodec;
+import io.icebergprotector.kms.wire.TokenFields;
 import io.icebergprotector.policy.ProtectionMethod;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -275,7 +278,7 @@ final class RemoteTokenizer implements Tokenizer {
 
   /** One request: values[start..end) are replaced by the server's answers. */
   private void run(Object[] values, int start, int end, boolean forward, Kind kind) {
-    String action = forward ? "encode" : "decode";
+    String action = forward ? Endpoints.ENCODE : Endpoints.DECODE;
     byte[] body = requestBody(values, start, end, forward, kind);
     String response =
         service.tokenBatch(
@@ -290,31 +293,31 @@ final class RemoteTokenizer implements Tokenizer {
     ByteArrayOutputStream out = new ByteArrayOutputStream(64 + 32 * (end - start));
     try (JsonGenerator g = JSON.createGenerator(out)) {
       g.writeStartObject();
-      g.writeStringField("domain", domain);
-      g.writeStringField("method", method.spec());
-      g.writeNumberField("version", version);
+      g.writeStringField(TokenFields.DOMAIN, domain);
+      g.writeStringField(TokenFields.METHOD, method.spec());
+      g.writeNumberField(TokenFields.VERSION, version);
       if (!forward && table != null) {
-        g.writeStringField("table", table);
-        g.writeStringField("column", column);
+        g.writeStringField(TokenFields.TABLE, table);
+        g.writeStringField(TokenFields.COLUMN, column);
         if (ints) {
-          g.writeStringField("value_type", "int");
+          g.writeStringField(TokenFields.VALUE_TYPE, TokenFields.INT);
         }
       }
       if (kind == Kind.BINARY) {
-        g.writeStringField("encoding", "base64");
+        g.writeStringField(TokenFields.ENCODING, TokenFields.BASE64);
       }
-      g.writeArrayFieldStart("batch_input");
+      g.writeArrayFieldStart(TokenFields.BATCH_INPUT);
       for (int i = start; i < end; i++) {
         g.writeStartObject();
         Object v = values[i];
         if (v == null) {
-          g.writeNullField("value");
+          g.writeNullField(TokenFields.VALUE);
         } else if (kind == Kind.LONG) {
-          g.writeNumberField("value", (Long) v);
+          g.writeNumberField(TokenFields.VALUE, (Long) v);
         } else if (kind == Kind.BINARY) {
-          g.writeStringField("value", Base64.getEncoder().encodeToString((byte[]) v));
+          g.writeStringField(TokenFields.VALUE, Base64.getEncoder().encodeToString((byte[]) v));
         } else {
-          g.writeStringField("value", (String) v);
+          g.writeStringField(TokenFields.VALUE, (String) v);
         }
         g.writeEndObject();
       }
@@ -328,7 +331,7 @@ final class RemoteTokenizer implements Tokenizer {
 
   private void readAnswer(
       String response, Object[] values, int start, int end, boolean forward, Kind kind) {
-    String outField = forward ? "encoded_value" : "decoded_value";
+    String outField = TokenFields.resultField(forward);
     String firstError = null;
     int errors = 0;
     int i = start;
@@ -339,7 +342,7 @@ final class RemoteTokenizer implements Tokenizer {
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String field = p.currentName();
         JsonToken t = p.nextToken();
-        if (!field.equals("data")) {
+        if (!field.equals(Envelope.DATA)) {
           p.skipChildren();
           continue;
         }
@@ -347,13 +350,13 @@ final class RemoteTokenizer implements Tokenizer {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
           String name = p.currentName();
           JsonToken v = p.nextToken();
-          if (name.equals("key_version")) {
+          if (name.equals(TokenFields.KEY_VERSION)) {
             expect(v, JsonToken.VALUE_NUMBER_INT);
             answeredVersion = p.getIntValue();
-          } else if (name.equals("mask")) {
+          } else if (name.equals(TokenFields.MASK)) {
             expect(v, JsonToken.VALUE_STRING);
             mask = p.getText();
-          } else if (name.equals("batch_results")) {
+          } else if (name.equals(TokenFields.BATCH_RESULTS)) {
             expect(v, JsonToken.START_ARRAY);
             while (p.nextToken() == JsonToken.START_OBJECT) {
               if (i >= end) {
@@ -366,7 +369,7 @@ final class RemoteTokenizer implements Tokenizer {
                 JsonToken rv = p.nextToken();
                 if (rn.equals(outField)) {
                   result = value(p, rv, kind);
-                } else if (rn.equals("error")) {
+                } else if (rn.equals(TokenFields.ERROR)) {
                   error = p.getValueAsString();
                 } else {
                   p.skipChildren();

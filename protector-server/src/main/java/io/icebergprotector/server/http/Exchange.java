@@ -1,6 +1,8 @@
 package io.icebergprotector.server.http;
 
 import io.icebergprotector.kms.KeyGrants;
+import io.icebergprotector.kms.wire.Endpoints;
+import io.icebergprotector.kms.wire.Envelope;
 import io.icebergprotector.kms.wire.JsonCodec;
 import io.icebergprotector.policy.KeyIds;
 import io.icebergprotector.server.audit.AuditLog;
@@ -18,7 +20,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -161,7 +162,7 @@ public final class Exchange {
    * takes one request of the caller's rate limit (429); both refusals are audited.
    */
   public void authenticate() {
-    String token = call.header("X-Vault-Token");
+    String token = call.header(Endpoints.TOKEN_HEADER);
     if (token == null) {
       String authorization = call.header("Authorization");
       if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
@@ -469,10 +470,9 @@ public final class Exchange {
    * The Vault-style error answer; a 403 names the caller's own principal (the same for any key).
    */
   void sendError(int status, String message, boolean close) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("errors", List.of(message));
+    Map<String, Object> body = Envelope.error(message);
     if (status == 403 && caller != null) {
-      body.put("principal", caller.principal().user());
+      body.put(Envelope.PRINCIPAL, caller.principal().user());
     }
     if (close) {
       header("Connection", "close");

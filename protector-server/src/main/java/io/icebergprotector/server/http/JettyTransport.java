@@ -1,5 +1,6 @@
 package io.icebergprotector.server.http;
 
+import io.icebergprotector.kms.wire.Envelope;
 import io.icebergprotector.kms.wire.JsonCodec;
 import java.io.IOException;
 import java.io.InputStream;
@@ -7,7 +8,6 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Map;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
@@ -118,7 +118,7 @@ public final class JettyTransport extends Handler.Abstract {
 
     private static byte[] body(int code, String message) {
       String text = message == null || message.isBlank() ? HttpStatus.getMessage(code) : message;
-      return JsonCodec.write(Map.of("errors", List.of(text))).getBytes(StandardCharsets.UTF_8);
+      return JsonCodec.write(Envelope.error(text)).getBytes(StandardCharsets.UTF_8);
     }
   }
 }

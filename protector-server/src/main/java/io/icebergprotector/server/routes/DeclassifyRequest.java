@@ -1,5 +1,6 @@
 package io.icebergprotector.server.routes;
 
+import io.icebergprotector.kms.wire.ProtectorFields;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.TablePolicy;
@@ -34,7 +35,11 @@ public record DeclassifyRequest(
   public static final int MAX_COLUMN = 256;
   public static final int MAX_COLUMNS = 1024;
   private static final List<String> FIELDS =
-      List.of("source", "columns", "destination", "query-id");
+      List.of(
+          ProtectorFields.SOURCE,
+          ProtectorFields.COLUMNS,
+          ProtectorFields.DESTINATION,
+          ProtectorFields.QUERY_ID);
 
   public DeclassifyRequest {
     columns = List.copyOf(columns);
@@ -50,11 +55,11 @@ public record DeclassifyRequest(
                 + String.join(", ", FIELDS));
       }
     }
-    String source = text(body, "source", MAX_SOURCE);
+    String source = text(body, ProtectorFields.SOURCE, MAX_SOURCE);
     TablePolicy entry = entryFor(policy, source);
-    List<String> columns = columns(body.get("columns"), entry);
-    String destination = text(body, "destination", MAX_DESTINATION);
-    String queryId = text(body, "query-id", MAX_QUERY_ID);
+    List<String> columns = columns(body.get(ProtectorFields.COLUMNS), entry);
+    String destination = text(body, ProtectorFields.DESTINATION, MAX_DESTINATION);
+    String queryId = text(body, ProtectorFields.QUERY_ID, MAX_QUERY_ID);
     return new DeclassifyRequest(source, entry, columns, destination, queryId);
   }
 

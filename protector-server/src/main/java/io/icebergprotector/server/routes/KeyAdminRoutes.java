@@ -3,13 +3,15 @@ package io.icebergprotector.server.routes;
 import io.icebergprotector.kms.KeyInfo;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
+import io.icebergprotector.kms.wire.Endpoints;
+import io.icebergprotector.kms.wire.Envelope;
 import io.icebergprotector.kms.wire.JsonCodec;
+import io.icebergprotector.kms.wire.KeyMetadata;
+import io.icebergprotector.kms.wire.TransitFields;
 import io.icebergprotector.server.http.Exchange;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * Vault Transit's key administration, for the server's admin roles: {@code LIST /v1/transit/keys}
@@ -22,8 +24,6 @@ import java.util.TreeMap;
  * at the name, so a 403 is byte-for-byte the same whether the key exists or not.
  */
 final class KeyAdminRoutes {
-  private static final String KEY_TYPE = "aes256-gcm96";
-
   private final KeyService keys;
   private final KeyFailures failures;
 
@@ -39,12 +39,14 @@ final class KeyAdminRoutes {
       return;
     }
     x.rawKey(parts[1]);
-    boolean action = parts.length == 3 && (parts[2].equals("rotate") || parts[2].equals("config"));
-    if (parts.length == 3 && parts[2].equals("rotate")) {
+    boolean action =
+        parts.length == 3
+            && (parts[2].equals(Endpoints.ROTATE) || parts[2].equals(Endpoints.CONFIG));
+    if (parts.length == 3 && parts[2].equals(Endpoints.ROTATE)) {
       x.route(RouteTable.TRANSIT + "keys/{key}/rotate");
       x.op("rotate");
       x.requireMethod("POST");
-    } else if (parts.length == 3 && parts[2].equals("config")) {
+    } else if (parts.length == 3 && parts[2].equals(Endpoints.CONFIG)) {
       // Vault's key config; only min_decryption_version is supported (keys retire).
       x.route(RouteTable.TRANSIT + "keys/{key}/config");
       x.op("retire");
@@ -73,23 +75,26 @@ final class KeyAdminRoutes {
         case "create":
           {
             Map<String, Object> body = x.readJson(true);
-            String type = JsonCodec.string(body, "type");
-            if (type != null && !type.equals(KEY_TYPE)) {
+            String type = JsonCodec.string(body, TransitFields.TYPE);
+            if (type != null && !type.equals(TransitFields.KEY_TYPE)) {
               throw x.badRequest(
                   key,
                   null,
-                  "unsupported key type '" + Exchange.clip(type) + "': only " + KEY_TYPE);
+                  "unsupported key type '"
+                      + Exchange.clip(type)
+                      + "': only "
+                      + TransitFields.KEY_TYPE);
             }
             KeyInfo info = keys.createKey(key);
             x.auditOk(key, info.latestVersion());
-            x.sendJson(200, JsonCodec.object("data", keyInfoJson(info)));
+            x.sendJson(200, Envelope.data(KeyMetadata.of(info)));
             return;
           }
         case "rotate":
           {
             KeyInfo info = keys.rotateKey(key);
             x.auditOk(key, info.latestVersion());
-            x.sendJson(200, JsonCodec.object("data", keyInfoJson(info)));
+            x.sendJson(200, Envelope.data(KeyMetadata.of(info)));
             return;
           }
         case "retire":
@@ -104,14 +109,14 @@ final class KeyAdminRoutes {
               throw x.badRequest(key, minimum, e.getMessage());
             }
             x.auditOk(key, info.minDecryptionVersion());
-            x.sendJson(200, JsonCodec.object("data", keyInfoJson(info)));
+            x.sendJson(200, Envelope.data(KeyMetadata.of(info)));
             return;
           }
         case "read":
           {
             KeyInfo info = keys.describeKey(key);
             x.auditOk(key, null);
-            x.sendJson(200, JsonCodec.object("data", keyInfoJson(info)));
+            x.sendJson(200, Envelope.data(KeyMetadata.of(info)));
             return;
           }
         default:
@@ -141,12 +146,12 @@ final class KeyAdminRoutes {
       names.add(info.id());
     }
     x.auditOk(null, null);
-    x.sendJson(200, JsonCodec.object("data", JsonCodec.object("keys", names)));
+    x.sendJson(200, Envelope.data(JsonCodec.object(TransitFields.KEYS, names)));
   }
 
   private static int minDecryptionVersion(Exchange x, String key, Map<String, Object> body) {
     for (String field : body.keySet()) {
-      if (!field.equals("min_decryption_version")) {
+      if (!field.equals(TransitFields.MIN_DECRYPTION_VERSION)) {
         throw x.badRequest(
             key,
             null,
@@ -157,7 +162,7 @@ final class KeyAdminRoutes {
     }
     Long value;
     try {
-      value = JsonCodec.integer(body, "min_decryption_version");
+      value = JsonCodec.integer(body, TransitFields.MIN_DECRYPTION_VERSION);
     } catch (IllegalArgumentException e) {
       throw x.badRequest(key, null, e.getMessage());
     }
@@ -172,30 +177,5 @@ final class KeyAdminRoutes {
               + ")");
     }
     return Math.toIntExact(value);
-  }
-
-  private static Map<String, Object> keyInfoJson(KeyInfo info) {
-    long created = info.createdAt().getEpochSecond();
-    Map<String, Object> versions =
-        new TreeMap<>((a, b) -> Integer.compare(Integer.parseInt(a), Integer.parseInt(b)));
-    for (int v : info.versions()) {
-      versions.put(
-          Integer.toString(v), created); // per-version times are not tracked: the key's creation
-    }
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("name", info.id());
-    m.put("type", KEY_TYPE);
-    m.put("latest_version", info.latestVersion());
-    m.put("min_decryption_version", info.minDecryptionVersion());
-    m.put("min_encryption_version", 0);
-    m.put("keys", versions);
-    m.put("deletion_allowed", true);
-    m.put("exportable", false);
-    m.put("supports_encryption", !info.destroyed());
-    m.put("supports_decryption", !info.destroyed());
-    m.put("supports_derivation", false);
-    m.put("supports_signing", false);
-    m.put("destroyed", info.destroyed());
-    return m;
   }
 }

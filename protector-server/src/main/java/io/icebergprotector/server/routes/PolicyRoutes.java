@@ -1,7 +1,9 @@
 package io.icebergprotector.server.routes;
 
 import io.icebergprotector.kms.KeyGrants;
-import io.icebergprotector.kms.wire.JsonCodec;
+import io.icebergprotector.kms.wire.Endpoints;
+import io.icebergprotector.kms.wire.Envelope;
+import io.icebergprotector.kms.wire.ProtectorFields;
 import io.icebergprotector.policy.Digests;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.server.http.Exchange;
@@ -23,8 +25,6 @@ import java.util.UUID;
  * allowed or denied, the audit line carries source, columns, destination and query id.
  */
 final class PolicyRoutes {
-  static final String POLICY_DIGEST_HEADER = "X-Protector-Policy-Digest";
-
   /**
    * Admins get the policy file as it is. Everyone else gets it restricted to their own roles: the
    * same decisions for them, and no other user, group or role named. Every answer carries the
@@ -48,7 +48,7 @@ final class PolicyRoutes {
       etag = quoted(Digests.sha256Hex(text));
     }
     x.header("ETag", etag);
-    x.header(POLICY_DIGEST_HEADER, p.digest());
+    x.header(Endpoints.POLICY_DIGEST_HEADER, p.digest());
     if (matchesEtag(x.requestHeader("If-None-Match"), etag)) {
       x.sendEmpty(304);
       return;
@@ -99,15 +99,15 @@ final class PolicyRoutes {
     String auditId = UUID.randomUUID().toString();
     Instant now = Instant.now();
     x.time(now);
-    x.details().put("audit_id", auditId);
+    x.details().put(ProtectorFields.AUDIT_ID, auditId);
     x.auditOk(null, null);
     Map<String, Object> receipt = new LinkedHashMap<>();
-    receipt.put("audit_id", auditId);
-    receipt.put("time", now.toString());
-    receipt.put("principal", x.caller().principal().user());
-    receipt.put("entry", request.entry().name());
-    receipt.put("columns", request.columns());
-    x.sendJson(200, JsonCodec.object("data", receipt));
+    receipt.put(ProtectorFields.AUDIT_ID, auditId);
+    receipt.put(ProtectorFields.TIME, now.toString());
+    receipt.put(ProtectorFields.PRINCIPAL, x.caller().principal().user());
+    receipt.put(ProtectorFields.ENTRY, request.entry().name());
+    receipt.put(ProtectorFields.COLUMNS, request.columns());
+    x.sendJson(200, Envelope.data(receipt));
   }
 
   void whoami(Exchange x) {
@@ -116,14 +116,14 @@ final class PolicyRoutes {
     x.authenticate();
     KeyGrants g = x.grants();
     Map<String, Object> data = new LinkedHashMap<>();
-    data.put("principal", x.caller().principal().user());
-    data.put("groups", new ArrayList<>(x.caller().principal().groups()));
-    data.put("roles", new ArrayList<>(g.roles()));
-    data.put("wrappable_keys", new ArrayList<>(new TreeSet<>(g.wrappable())));
-    data.put("unwrappable_keys", new ArrayList<>(new TreeSet<>(g.unwrappable())));
-    data.put("admin", g.admin());
-    data.put("auth", x.caller().method());
-    data.put("policy_digest", x.served().digest());
-    x.sendJson(200, JsonCodec.object("data", data));
+    data.put(ProtectorFields.PRINCIPAL, x.caller().principal().user());
+    data.put(ProtectorFields.GROUPS, new ArrayList<>(x.caller().principal().groups()));
+    data.put(ProtectorFields.ROLES, new ArrayList<>(g.roles()));
+    data.put(ProtectorFields.WRAPPABLE_KEYS, new ArrayList<>(new TreeSet<>(g.wrappable())));
+    data.put(ProtectorFields.UNWRAPPABLE_KEYS, new ArrayList<>(new TreeSet<>(g.unwrappable())));
+    data.put(ProtectorFields.ADMIN, g.admin());
+    data.put(ProtectorFields.AUTH, x.caller().method());
+    data.put(ProtectorFields.POLICY_DIGEST, x.served().digest());
+    x.sendJson(200, Envelope.data(data));
   }
 }

@@ -1,6 +1,7 @@
 package io.icebergprotector.server.routes;
 
 import io.icebergprotector.kms.KeyService;
+import io.icebergprotector.kms.wire.Endpoints;
 import io.icebergprotector.server.audit.Metrics;
 import io.icebergprotector.server.config.ServerConfig;
 import io.icebergprotector.server.http.Exchanges;
@@ -8,8 +9,8 @@ import io.icebergprotector.server.http.Router;
 
 /** The key server's paths and the routes serving them. A new endpoint is one more line here. */
 public final class RouteTable {
-  static final String TRANSIT = "/v1/transit/";
-  static final String PROTECTOR = "/v1/protector/";
+  static final String TRANSIT = Endpoints.transit(Endpoints.TRANSIT_MOUNT);
+  static final String PROTECTOR = Endpoints.PROTECTOR;
 
   private RouteTable() {}
 
@@ -33,15 +34,15 @@ public final class RouteTable {
     return new Router(exchanges)
         .exact("/health", (x, tail) -> status.health(x))
         .exact("/metrics", (x, tail) -> status.metrics(x))
-        .exact(PROTECTOR + "policy", (x, tail) -> policy.readPolicy(x))
-        .exact(PROTECTOR + "declassify", (x, tail) -> policy.declassify(x))
-        .exact(PROTECTOR + "whoami", (x, tail) -> policy.whoami(x))
-        .under(TRANSIT, "encrypt", (x, tail) -> transit.keyOperation(x, "encrypt", tail))
-        .under(TRANSIT, "decrypt", (x, tail) -> transit.keyOperation(x, "decrypt", tail))
-        .under(TRANSIT, "hmac", (x, tail) -> transit.keyOperation(x, "hmac", tail))
-        .under(TRANSIT, "keys", admin::keys)
-        .under(PROTECTOR, "token-key", tokens::tokenKey)
-        .under(PROTECTOR, "encode", (x, tail) -> tokens.tokenBatch(x, tail, true))
-        .under(PROTECTOR, "decode", (x, tail) -> tokens.tokenBatch(x, tail, false));
+        .exact(Endpoints.POLICY, (x, tail) -> policy.readPolicy(x))
+        .exact(Endpoints.DECLASSIFY, (x, tail) -> policy.declassify(x))
+        .exact(Endpoints.WHOAMI, (x, tail) -> policy.whoami(x))
+        .under(TRANSIT, Endpoints.ENCRYPT, (x, t) -> transit.keyOperation(x, Endpoints.ENCRYPT, t))
+        .under(TRANSIT, Endpoints.DECRYPT, (x, t) -> transit.keyOperation(x, Endpoints.DECRYPT, t))
+        .under(TRANSIT, Endpoints.HMAC, (x, t) -> transit.keyOperation(x, Endpoints.HMAC, t))
+        .under(TRANSIT, Endpoints.KEYS, admin::keys)
+        .under(PROTECTOR, Endpoints.TOKEN_KEY, tokens::tokenKey)
+        .under(PROTECTOR, Endpoints.ENCODE, (x, tail) -> tokens.tokenBatch(x, tail, true))
+        .under(PROTECTOR, Endpoints.DECODE, (x, tail) -> tokens.tokenBatch(x, tail, false));
   }
 }

@@ -5,7 +5,9 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.icebergprotector.kms.wire.Envelope;
 import io.icebergprotector.kms.wire.JsonCodec;
+import io.icebergprotector.kms.wire.TokenFields;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -56,28 +58,28 @@ final class TokenBatch {
         String name = p.currentName();
         JsonToken t = p.nextToken();
         switch (name) {
-          case "domain":
+          case TokenFields.DOMAIN:
             b.domain = scalar(p, t);
             break;
-          case "method":
+          case TokenFields.METHOD:
             b.method = scalar(p, t);
             break;
-          case "version":
+          case TokenFields.VERSION:
             b.version = scalar(p, t);
             break;
-          case "encoding":
+          case TokenFields.ENCODING:
             b.encoding = scalar(p, t);
             break;
-          case "table":
+          case TokenFields.TABLE:
             b.table = scalar(p, t);
             break;
-          case "column":
+          case TokenFields.COLUMN:
             b.column = scalar(p, t);
             break;
-          case "value_type":
+          case TokenFields.VALUE_TYPE:
             b.valueType = scalar(p, t);
             break;
-          case "batch_input":
+          case TokenFields.BATCH_INPUT:
             if (t == JsonToken.START_ARRAY) {
               b.values = items(p, b);
             } else {
@@ -115,7 +117,7 @@ final class TokenBatch {
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String name = p.currentName();
         JsonToken v = p.nextToken();
-        if (name.equals("value")) {
+        if (name.equals(TokenFields.VALUE)) {
           value = scalar(p, v);
         } else {
           p.skipChildren();
@@ -166,16 +168,16 @@ final class TokenBatch {
     ByteArrayOutputStream out = new ByteArrayOutputStream(64 + 40 * results.length);
     try (JsonGenerator g = JSON.createGenerator(out)) {
       g.writeStartObject();
-      g.writeObjectFieldStart("data");
-      g.writeNumberField("key_version", keyVersion);
+      g.writeObjectFieldStart(Envelope.DATA);
+      g.writeNumberField(TokenFields.KEY_VERSION, keyVersion);
       if (mask != null) {
-        g.writeStringField("mask", mask);
+        g.writeStringField(TokenFields.MASK, mask);
       }
-      g.writeArrayFieldStart("batch_results");
+      g.writeArrayFieldStart(TokenFields.BATCH_RESULTS);
       for (int i = 0; i < results.length; i++) {
         g.writeStartObject();
         if (errors[i] != null) {
-          g.writeStringField("error", errors[i]);
+          g.writeStringField(TokenFields.ERROR, errors[i]);
         } else if (results[i] == null) {
           g.writeNullField(field);
         } else if (results[i] instanceof Long) {

@@ -7,7 +7,9 @@ import io.icebergprotector.kms.token.TokenException;
 import io.icebergprotector.kms.token.TokenKey;
 import io.icebergprotector.kms.token.TokenMode;
 import io.icebergprotector.kms.token.Tokenizer;
-import io.icebergprotector.kms.wire.JsonCodec;
+import io.icebergprotector.kms.wire.Endpoints;
+import io.icebergprotector.kms.wire.Envelope;
+import io.icebergprotector.kms.wire.TokenFields;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.ProtectionMethod;
 import io.icebergprotector.server.audit.Metrics;
@@ -56,16 +58,16 @@ final class TokenRoutes {
    * domain): {@code local} token mode through the key server. Audited like an unwrap.
    */
   void tokenKey(Exchange x, String[] parts) {
-    x.route(RouteTable.PROTECTOR + "token-key/{key}");
+    x.route(RouteTable.PROTECTOR + Endpoints.TOKEN_KEY + "/{key}");
     x.op("token-key");
     x.requireMethod("POST");
     x.rawKey(parts.length > 1 ? parts[1] : "");
     x.authenticate();
     String key = x.keyName(parts.length == 2);
     Map<String, Object> body = x.readJson(false);
-    String domain = x.stringField(key, body, "domain");
-    int version = versionOf(x, key, body.containsKey("version") ? body.get("version") : null);
-    String kindText = x.stringField(key, body, "method");
+    String domain = x.stringField(key, body, TokenFields.DOMAIN);
+    int version = versionOf(x, key, body.get(TokenFields.VERSION));
+    String kindText = x.stringField(key, body, TokenFields.METHOD);
     x.details().put("domain", domain);
     if (!x.grants().allowsTokenKey(key, domain)) {
       throw x.deny(key, KeyGrants.Operation.TOKEN_KEY.refusal());
@@ -90,11 +92,11 @@ final class TokenRoutes {
       bytes = tk.exportBytes();
       x.auditOk(key, tk.version());
       Map<String, Object> data = new LinkedHashMap<>();
-      data.put("key", Base64.getEncoder().encodeToString(bytes));
-      data.put("key_version", tk.version());
-      data.put("domain", domain);
-      data.put("method", policyKind.name().toLowerCase(Locale.ROOT));
-      x.sendJson(200, JsonCodec.object("data", data));
+      data.put(TokenFields.KEY, Base64.getEncoder().encodeToString(bytes));
+      data.put(TokenFields.KEY_VERSION, tk.version());
+      data.put(TokenFields.DOMAIN, domain);
+      data.put(TokenFields.METHOD, policyKind.name().toLowerCase(Locale.ROOT));
+      x.sendJson(200, Envelope.data(data));
     } catch (KeyServiceException | IllegalArgumentException e) {
       throw failures.of(x, key, version == KeyService.LATEST_VERSION ? null : version, e);
     } finally {
@@ -112,7 +114,7 @@ final class TokenRoutes {
    * Null values stay null. The token key never leaves the server.
    */
   void tokenBatch(Exchange x, String[] parts, boolean encode) {
-    String action = encode ? "encode" : "decode";
+    String action = encode ? Endpoints.ENCODE : Endpoints.DECODE;
     x.route(RouteTable.PROTECTOR + action + "/{key}");
     x.op(action);
     x.requireMethod("POST");
@@ -121,8 +123,8 @@ final class TokenRoutes {
     x.authenticate();
     String key = x.keyName(parts.length == 2);
     TokenBatch in = readBatch(x);
-    String domain = requiredString(x, key, in.domain, "domain");
-    String methodSpec = requiredString(x, key, in.method, "method");
+    String domain = requiredString(x, key, in.domain, TokenFields.DOMAIN);
+    String methodSpec = requiredString(x, key, in.method, TokenFields.METHOD);
     int version = versionOf(x, key, in.version);
     boolean binary = binaryEncoding(x, key, in.encoding);
     if (in.values == null) {
@@ -182,7 +184,7 @@ final class TokenRoutes {
     if (binary && method.kind() != ProtectionMethod.Kind.DETERMINISTIC) {
       throw x.badRequest(key, null, "encoding base64 (binary values) needs method deterministic");
     }
-    String outField = encode ? "encoded_value" : "decoded_value";
+    String outField = TokenFields.resultField(encode);
     int n = items.size();
     Object[] results = new Object[n];
     String[] itemErrors = new String[n];
@@ -227,12 +229,12 @@ final class TokenRoutes {
    */
   private ColumnViews.View columnView(
       Exchange x, String key, String domain, TokenBatch in, KeyGrants grants) {
-    String table = requiredString(x, key, in.table, "table");
-    String column = requiredString(x, key, in.column, "column");
+    String table = requiredString(x, key, in.table, TokenFields.TABLE);
+    String column = requiredString(x, key, in.column, TokenFields.COLUMN);
     boolean ints = false;
     if (!TokenBatch.absent(in.valueType)) {
-      ints = "int".equals(in.valueType);
-      if (!ints && !"long".equals(in.valueType)) {
+      ints = TokenFields.INT.equals(in.valueType);
+      if (!ints && !TokenFields.LONG.equals(in.valueType)) {
         throw x.badRequest(key, null, "field 'value_type' must be int or long");
       }
     }
@@ -318,10 +320,10 @@ final class TokenRoutes {
 
   /** The optional {@code encoding}: utf-8 (strings, the default) or base64 (binary values). */
   private static boolean binaryEncoding(Exchange x, String key, Object encoding) {
-    if (TokenBatch.absent(encoding) || "utf-8".equals(encoding)) {
+    if (TokenBatch.absent(encoding) || TokenFields.UTF_8.equals(encoding)) {
       return false;
     }
-    if ("base64".equals(encoding)) {
+    if (TokenFields.BASE64.equals(encoding)) {
       return true;
     }
     throw x.badRequest(key, null, "field 'encoding' must be utf-8 or base64");

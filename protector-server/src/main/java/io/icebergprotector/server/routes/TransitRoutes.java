@@ -7,7 +7,10 @@ import io.icebergprotector.kms.KeyNotFoundException;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.WrappedKey;
+import io.icebergprotector.kms.wire.Endpoints;
+import io.icebergprotector.kms.wire.Envelope;
 import io.icebergprotector.kms.wire.JsonCodec;
+import io.icebergprotector.kms.wire.TransitFields;
 import io.icebergprotector.server.http.Exchange;
 import java.nio.charset.CharacterCodingException;
 import java.util.Arrays;
@@ -36,19 +39,22 @@ final class TransitRoutes {
   /** encrypt, decrypt and hmac of {@code /v1/transit/<action>/<key>[/<algorithm>]}. */
   void keyOperation(Exchange x, String action, String[] parts) {
     x.route(RouteTable.TRANSIT + action + "/{key}");
-    x.op(action.equals("encrypt") ? "wrap" : action.equals("decrypt") ? "unwrap" : "hmac");
+    x.op(
+        action.equals(Endpoints.ENCRYPT)
+            ? "wrap"
+            : action.equals(Endpoints.DECRYPT) ? "unwrap" : "hmac");
     x.requireMethod("POST");
     x.rawKey(parts.length > 1 ? parts[1] : "");
     String algorithm = null;
-    boolean shapeOk = parts.length == 2 || (action.equals("hmac") && parts.length == 3);
-    if (action.equals("hmac") && parts.length == 3) {
+    boolean shapeOk = parts.length == 2 || (action.equals(Endpoints.HMAC) && parts.length == 3);
+    if (action.equals(Endpoints.HMAC) && parts.length == 3) {
       algorithm = parts[2];
     }
     x.authenticate();
     String key = x.keyName(shapeOk);
-    if (action.equals("encrypt")) {
+    if (action.equals(Endpoints.ENCRYPT)) {
       encrypt(x, key);
-    } else if (action.equals("decrypt")) {
+    } else if (action.equals(Endpoints.DECRYPT)) {
       decrypt(x, key);
     } else {
       hmac(x, key, algorithm);
@@ -59,7 +65,7 @@ final class TransitRoutes {
     x.authorize(KeyGrants.Operation.WRAP, key);
     Map<String, Object> body = x.readJson(false);
     rejectBatch(x, key, body);
-    byte[] plaintext = x.base64Field(key, body, "plaintext");
+    byte[] plaintext = x.base64Field(key, body, TransitFields.PLAINTEXT);
     if (plaintext.length == 0) {
       throw x.badRequest(key, null, "field 'plaintext' must not be empty");
     }
@@ -78,8 +84,9 @@ final class TransitRoutes {
       x.auditOk(key, version);
       x.sendJson(
           200,
-          JsonCodec.object(
-              "data", JsonCodec.object("ciphertext", ciphertext, "key_version", version)));
+          Envelope.data(
+              JsonCodec.object(
+                  TransitFields.CIPHERTEXT, ciphertext, TransitFields.KEY_VERSION, version)));
     } catch (KeyServiceException | IllegalArgumentException e) {
       throw failures.of(x, key, null, e);
     } finally {
@@ -100,7 +107,7 @@ final class TransitRoutes {
     x.authorize(KeyGrants.Operation.UNWRAP, key);
     Map<String, Object> body = x.readJson(false);
     rejectBatch(x, key, body);
-    String ciphertext = x.stringField(key, body, "ciphertext");
+    String ciphertext = x.stringField(key, body, TransitFields.CIPHERTEXT);
     int version;
     try {
       version = WrappedKey.parse(ciphertext).version();
@@ -112,7 +119,7 @@ final class TransitRoutes {
       plaintext = keys.unwrap(key, ciphertext);
       String encoded = Base64.getEncoder().encodeToString(plaintext);
       x.auditOk(key, version);
-      x.sendJson(200, JsonCodec.object("data", JsonCodec.object("plaintext", encoded)));
+      x.sendJson(200, Envelope.data(JsonCodec.object(TransitFields.PLAINTEXT, encoded)));
     } catch (KeyServiceException | IllegalArgumentException e) {
       throw failures.of(x, key, version, e);
     } finally {
@@ -130,14 +137,14 @@ final class TransitRoutes {
     }
     Map<String, Object> body = x.readJson(false);
     rejectBatch(x, key, body);
-    String algo = algorithm != null ? algorithm : JsonCodec.string(body, "algorithm");
+    String algo = algorithm != null ? algorithm : JsonCodec.string(body, TransitFields.ALGORITHM);
     if (algo != null && !algo.equals("sha2-256")) {
       throw x.badRequest(
           key, null, "unsupported hmac algorithm '" + Exchange.clip(algo) + "': only sha2-256");
     }
     Long requested;
     try {
-      requested = JsonCodec.integer(body, "key_version");
+      requested = JsonCodec.integer(body, TransitFields.KEY_VERSION);
     } catch (IllegalArgumentException e) {
       throw x.badRequest(key, null, e.getMessage());
     }
@@ -146,7 +153,7 @@ final class TransitRoutes {
       throw x.badRequest(
           key, null, "unknown key version " + requested + " for hmac: only version 1 is supported");
     }
-    byte[] input = x.base64Field(key, body, "input");
+    byte[] input = x.base64Field(key, body, TransitFields.INPUT);
     String context;
     try {
       context = Exchange.strictUtf8(input);
@@ -166,9 +173,9 @@ final class TransitRoutes {
     byte[] mac = null;
     try {
       mac = keys.deriveKey(key, context);
-      String out = "vault:v1:" + Base64.getEncoder().encodeToString(mac);
+      String out = TransitFields.HMAC_PREFIX + Base64.getEncoder().encodeToString(mac);
       x.auditOk(key, 1);
-      x.sendJson(200, JsonCodec.object("data", JsonCodec.object("hmac", out)));
+      x.sendJson(200, Envelope.data(JsonCodec.object(TransitFields.HMAC, out)));
     } catch (KeyServiceException | IllegalArgumentException e) {
       throw failures.of(x, key, 1, e);
     } finally {
@@ -179,7 +186,7 @@ final class TransitRoutes {
   }
 
   private static void rejectBatch(Exchange x, String key, Map<String, Object> body) {
-    if (body.containsKey("batch_input")) {
+    if (body.containsKey(TransitFields.BATCH_INPUT)) {
       throw x.badRequest(key, null, "batch_input is not supported");
     }
   }
