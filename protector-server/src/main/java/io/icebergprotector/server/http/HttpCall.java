@@ -6,7 +6,7 @@ import java.io.InputStream;
  * What the API reads of one HTTP request, whatever the transport. The answer goes back as a {@link
  * Reply}.
  */
-public interface HttpCall {
+interface HttpCall {
   /** The request method as sent (e.g. {@code POST}, {@code LIST}). */
   String method();
 
