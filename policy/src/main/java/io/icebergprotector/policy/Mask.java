@@ -19,6 +19,9 @@ import java.util.regex.Pattern;
  *       binary, int, long, decimal, date, timestamp.
  *   <li>{@code year}: dates and timestamps truncated to January 1st of their year.
  * </ul>
+ *
+ * The value kernels that apply the masks, for the Spark readers and the key server alike, are in
+ * {@code io.icebergprotector.policy.masks}.
  */
 public final class Mask {
   /** The mask kinds. */

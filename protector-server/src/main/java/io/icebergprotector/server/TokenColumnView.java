@@ -7,34 +7,29 @@ import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.Mask;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.TablePolicy;
-import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.util.Arrays;
+import io.icebergprotector.policy.masks.HashKernel;
+import io.icebergprotector.policy.masks.PartialKernel;
+import io.icebergprotector.policy.masks.RedactKernel;
 import java.util.Base64;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Server token mode, table reads: a decode request names the table column it reads, and the caller
  * gets the view the server's policy gives it on that column. A clear reader gets the values; a
  * masked reader gets the column's mask applied here, so the clear value never leaves the server;
- * token and denied readers get nothing (they never need the server). The masks have the form the
- * Spark readers give for the column types a tokenized column can have (string, binary, int, long):
- * {@code null}, {@code redact} ({@code "****"}, empty bytes, 0), {@code partial(keep_last=N)} on
- * code points, and {@code hash}: HMAC-SHA256 over the UTF-8 text of the value, or its bytes for
- * binary; hex for strings, the 32 digest bytes for binary, the first 8 (long) or 4 (int) digest
- * bytes big-endian as a signed number. The hash key is derived with {@link
- * KeyService#TOKEN_HASH_MASK_CONTEXT} from the column's master key and never leaves the server:
- * whoever held it could hash every candidate of a small domain and read the values behind the
- * masks.
+ * token and denied readers get nothing (they never need the server). The masks are the mask
+ * library's ({@code io.icebergprotector.policy.masks}, which the Spark readers call too) for the
+ * column types a tokenized column can have (string, binary, int, long), on the values as the answer
+ * holds them: {@code null}, {@code redact} ({@code "****"}, empty bytes, 0), {@code
+ * partial(keep_last=N)} on code points, and {@code hash}: hex for strings, the 32 digest bytes for
+ * binary, the first 8 (long) or 4 (int) digest bytes big-endian as a signed number. The hash key is
+ * derived with {@link KeyService#TOKEN_HASH_MASK_CONTEXT} from the column's master key and never
+ * leaves the server: whoever held it could hash every candidate of a small domain and read the
+ * values behind the masks.
  */
 final class TokenColumnView {
-  private static final String HMAC_SHA256 = "HmacSHA256";
-  private static final char[] HEX = "0123456789abcdef".toCharArray();
-
   private final String table;
   private final String column;
   private final AccessLevel level;
@@ -105,92 +100,55 @@ final class TokenColumnView {
 
   /**
    * As {@link #apply(Object[], boolean, KeyService, String)}, with the hash mask's key from {@code
-   * hashKey} (a copy this method wipes), asked for only by {@code hash} masks.
+   * hashKey} (a copy this method wipes), asked for only by {@code hash} masks, on the first
+   * non-null value.
    */
   void apply(Object[] values, boolean binary, Supplier<byte[]> hashKey) {
     if (mask == null) {
       return;
     }
-    Mac mac = mask.kind() == Mask.Kind.HASH ? mac(hashKey.get()) : null;
+    HashKernel hash = mask.kind() == Mask.Kind.HASH ? new HashKernel(hashKey) : null;
     for (int i = 0; i < values.length; i++) {
       if (values[i] != null) {
-        values[i] = maskOne(values[i], binary, mac);
+        values[i] = maskOne(values[i], binary, hash);
       }
     }
   }
 
-  private Object maskOne(Object value, boolean binary, Mac mac) {
+  private Object maskOne(Object value, boolean binary, HashKernel hash) {
     switch (mask.kind()) {
       case NULL:
         return null;
       case REDACT:
         if (value instanceof Long) {
-          return 0L;
+          return ints ? RedactKernel.INT : RedactKernel.LONG;
         }
-        return binary ? "" : "****";
+        return binary ? base64(RedactKernel.binary(0)) : RedactKernel.STRING;
       case PARTIAL:
         if (value instanceof Long || binary) {
           throw unsupported();
         }
-        return partial((String) value, mask.keepLast());
+        return PartialKernel.mask((String) value, mask.keepLast());
       case HASH:
         if (value instanceof Long) {
-          long hash =
-              first8(mac.doFinal(Long.toString((Long) value).getBytes(StandardCharsets.UTF_8)));
-          return ints ? (long) (int) (hash >> 32) : hash;
+          // an int column's values arrive as JSON numbers, longs
+          return ints ? (long) hash.ofInt((Long) value) : hash.ofLong((Long) value);
         }
         if (binary) {
-          byte[] raw = Base64.getDecoder().decode((String) value);
-          return Base64.getEncoder().encodeToString(mac.doFinal(raw));
+          return base64(hash.ofBinary(Base64.getDecoder().decode((String) value)));
         }
-        return hex(mac.doFinal(((String) value).getBytes(StandardCharsets.UTF_8)));
+        return hash.ofString((String) value);
       default:
         throw unsupported();
     }
   }
 
+  private static String base64(byte[] bytes) {
+    return Base64.getEncoder().encodeToString(bytes);
+  }
+
   private IllegalArgumentException unsupported() {
     return new IllegalArgumentException(
         "Cannot apply mask " + mask.spec() + " of column " + name() + " to its tokenized values");
-  }
-
-  /** Every code point but the last {@code keepLast} becomes {@code '*'}. */
-  private static String partial(String value, int keepLast) {
-    int total = value.codePointCount(0, value.length());
-    int hide = Math.max(0, total - Math.max(0, keepLast));
-    if (hide == 0) {
-      return value;
-    }
-    int kept = value.offsetByCodePoints(0, hide);
-    return "*".repeat(hide) + value.substring(kept);
-  }
-
-  private static Mac mac(byte[] key) {
-    try {
-      Mac mac = Mac.getInstance(HMAC_SHA256);
-      mac.init(new SecretKeySpec(key, HMAC_SHA256));
-      return mac;
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("Cannot key " + HMAC_SHA256, e);
-    } finally {
-      Arrays.fill(key, (byte) 0); // the Mac keeps its own copy
-    }
-  }
-
-  private static long first8(byte[] digest) {
-    long result = 0;
-    for (int i = 0; i < 8; i++) {
-      result = (result << 8) | (digest[i] & 0xffL);
-    }
-    return result;
-  }
-
-  private static String hex(byte[] digest) {
-    char[] out = new char[digest.length * 2];
-    for (int i = 0; i < digest.length; i++) {
-      out[2 * i] = HEX[(digest[i] >> 4) & 0xf];
-      out[2 * i + 1] = HEX[digest[i] & 0xf];
-    }
-    return new String(out);
   }
 }

@@ -1,6 +1,7 @@
 package io.icebergprotector.spark.masks;
 
 import io.icebergprotector.policy.Mask;
+import io.icebergprotector.policy.masks.HashKernel;
 import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.compat.SparkCompat;
 import io.icebergprotector.spark.core.ProtectorException;
@@ -14,13 +15,14 @@ import org.apache.spark.sql.types.AbstractDataType;
 import org.apache.spark.sql.types.DataType;
 
 /**
- * The masks of every read path: one implementation per mask ({@link NullMask}, {@link RedactMask},
- * {@link PartialMask}, {@link HashMask} with {@link ValueHash}, {@link YearMask}), whose value
- * kernel serves the Iceberg row reader, its vector kernel the Iceberg columnar reader ({@link
- * #columnMask}), and whose value kernel the plain-Parquet path calls from Catalyst ({@link
- * #expression}), so a value masks alike on every path. Whether a mask fits a column is decided in
- * one place, {@link Mask#appliesTo} on the column's {@link MaskType#columnType()}. Free of Iceberg
- * classes: the plain-Parquet path runs without Iceberg.
+ * The masks of every read path: one adapter per mask ({@link NullMask}, {@link RedactMask}, {@link
+ * PartialMask}, {@link HashMask} with {@link SharedHash}, {@link YearMask}) that gives the mask
+ * library's value kernel ({@code io.icebergprotector.policy.masks}, which the key server calls too)
+ * Spark's values: as the value kernel of the Iceberg row reader, in the vector kernel of the
+ * Iceberg columnar reader ({@link #columnMask}), and from Catalyst on the plain-Parquet path
+ * ({@link #expression}), so a value masks alike on every path and engine. Whether a mask fits a
+ * column is decided in one place, {@link Mask#appliesTo} on the column's {@link
+ * MaskType#columnType()}. Free of Iceberg classes: the plain-Parquet path runs without Iceberg.
  */
 public final class MaskEngine {
   private MaskEngine() {}
@@ -66,7 +68,7 @@ public final class MaskEngine {
       case YEAR:
         return YearMask.bind(type);
       case HASH:
-        return HashMask.bind(type, new ValueHash(hashKey));
+        return HashMask.bind(type, new HashKernel(hashKey));
       default:
         throw new IllegalStateException("Unknown mask " + mask.spec());
     }

@@ -1,32 +1,23 @@
 package io.icebergprotector.spark.masks;
 
-import java.util.Arrays;
+import io.icebergprotector.policy.masks.PartialKernel;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.unsafe.Platform;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * {@code partial(keep_last=N)} on strings: every code point but the last N becomes {@code '*'}, so
- * the result has as many characters as the value ({@code "123-45-6789"} with N = 4 is {@code
- * "*******6789"}).
+ * {@code partial(keep_last=N)} on strings: every code point but the last N becomes {@code '*'}
+ * ({@link PartialKernel}).
  */
 public final class PartialMask {
   private PartialMask() {}
 
-  /** The value kernel, on UTF-8 bytes (no round trip through a String). Public for Catalyst. */
+  /** The value kernel, on the UTF-8 bytes (no round trip through a String). Public for Catalyst. */
   public static UTF8String partial(UTF8String value, int keepLast) {
-    int total = value.numChars();
-    int hide = Math.max(0, total - Math.max(0, keepLast));
-    if (hide == 0) {
-      return value;
-    }
-    UTF8String kept = value.substring(hide, total);
-    byte[] out = new byte[hide + kept.numBytes()];
-    Arrays.fill(out, 0, hide, (byte) '*');
-    kept.writeToMemory(out, Platform.BYTE_ARRAY_OFFSET + hide);
-    return UTF8String.fromBytes(out);
+    byte[] utf8 = value.getBytes();
+    byte[] masked = PartialKernel.maskUtf8(utf8, keepLast);
+    return masked == utf8 ? value : UTF8String.fromBytes(masked);
   }
 
   static ColumnMask bind(MaskType type, int keepLast) {

@@ -1,33 +1,39 @@
 package io.icebergprotector.spark.masks;
 
+import io.icebergprotector.policy.masks.RedactKernel;
+import java.util.Map;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.If;
 import org.apache.spark.sql.catalyst.expressions.IsNull;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.types.BinaryType;
-import org.apache.spark.sql.types.BooleanType;
-import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
-import org.apache.spark.sql.types.DateType;
+import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.sql.types.DecimalType;
-import org.apache.spark.sql.types.DoubleType;
-import org.apache.spark.sql.types.FloatType;
-import org.apache.spark.sql.types.IntegerType;
-import org.apache.spark.sql.types.LongType;
-import org.apache.spark.sql.types.ShortType;
 import org.apache.spark.sql.types.StringType;
-import org.apache.spark.sql.types.TimestampNTZType;
-import org.apache.spark.sql.types.TimestampType;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * {@code redact}: a constant of the column's type for every non-null value: {@code "****"}, 0, 0.0,
- * {@code false}, 1970-01-01, 1970-01-01T00:00:00Z, an empty byte array ({@code fixed(L)}: L zero
- * bytes), decimal 0 with the column's scale.
+ * {@code redact}: a constant of the column's type for every non-null value ({@link RedactKernel}),
+ * as a Spark internal value.
  */
 final class RedactMask {
-  static final UTF8String REDACTED_STRING = UTF8String.fromString("****");
+  static final UTF8String REDACTED_STRING = UTF8String.fromBytes(RedactKernel.stringUtf8());
+
+  /** The constants of the types whose Spark values are boxed primitives. */
+  private static final Map<DataType, Object> PRIMITIVES =
+      Map.of(
+          DataTypes.BooleanType, RedactKernel.BOOLEAN,
+          DataTypes.ByteType, RedactKernel.BYTE,
+          DataTypes.ShortType, RedactKernel.SHORT,
+          DataTypes.IntegerType, RedactKernel.INT,
+          DataTypes.LongType, RedactKernel.LONG,
+          DataTypes.FloatType, RedactKernel.FLOAT,
+          DataTypes.DoubleType, RedactKernel.DOUBLE,
+          DataTypes.DateType, RedactKernel.EPOCH_DAY,
+          DataTypes.TimestampType, RedactKernel.EPOCH_MICROS,
+          DataTypes.TimestampNTZType, RedactKernel.EPOCH_MICROS);
 
   private RedactMask() {}
 
@@ -37,26 +43,12 @@ final class RedactMask {
     if (t instanceof StringType) {
       return REDACTED_STRING;
     } else if (t instanceof BinaryType) {
-      return new byte[type.fixedLength()];
-    } else if (t instanceof BooleanType) {
-      return false;
-    } else if (t instanceof ByteType) {
-      return (byte) 0;
-    } else if (t instanceof ShortType) {
-      return (short) 0;
-    } else if (t instanceof IntegerType || t instanceof DateType) {
-      return 0;
-    } else if (t instanceof LongType
-        || t instanceof TimestampType
-        || t instanceof TimestampNTZType) {
-      return 0L;
-    } else if (t instanceof FloatType) {
-      return 0f;
-    } else if (t instanceof DoubleType) {
-      return 0d;
+      return RedactKernel.binary(type.fixedLength());
     } else if (t instanceof DecimalType) {
       DecimalType decimal = (DecimalType) t;
-      return Decimal.apply(0L, decimal.precision(), decimal.scale());
+      return Decimal.apply(RedactKernel.DECIMAL_UNSCALED, decimal.precision(), decimal.scale());
+    } else if (PRIMITIVES.containsKey(t)) {
+      return PRIMITIVES.get(t);
     }
     throw new IllegalStateException("No redaction constant for type " + type);
   }

@@ -1,31 +1,32 @@
 package io.icebergprotector.spark.masks;
 
+import io.icebergprotector.policy.masks.HashKernel;
 import java.io.Serializable;
 import java.util.Objects;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * The {@code hash} kernel of one key as the target of a Catalyst {@code Invoke}: the methods of
- * {@link ValueHash}, each on the calling thread's own {@link ValueHash} (a keyed Mac is not
+ * The {@code hash} kernel of one key as the target of a Catalyst {@code Invoke}: one method per
+ * type on Spark's values, each on the calling thread's own {@link HashKernel} (a keyed Mac is not
  * thread-safe, and the tasks of an executor share this object). Public for generated code.
  */
 public final class SharedHash implements Serializable {
   private static final long serialVersionUID = 1L;
 
   private final HashKeySource key;
-  private transient volatile ThreadLocal<ValueHash> hashes;
+  private transient volatile ThreadLocal<HashKernel> hashes;
 
   SharedHash(HashKeySource key) {
     this.key = Objects.requireNonNull(key, "key");
   }
 
-  private ValueHash hash() {
-    ThreadLocal<ValueHash> local = hashes;
+  private HashKernel hash() {
+    ThreadLocal<HashKernel> local = hashes;
     if (local == null) {
       synchronized (this) {
         if (hashes == null) {
-          hashes = ThreadLocal.withInitial(() -> new ValueHash(key));
+          hashes = ThreadLocal.withInitial(() -> new HashKernel(key));
         }
         local = hashes;
       }
@@ -34,15 +35,15 @@ public final class SharedHash implements Serializable {
   }
 
   public UTF8String string(UTF8String value) {
-    return hash().string(value);
+    return HashMask.string(hash(), value);
   }
 
   public byte[] digest(byte[] value) {
-    return hash().digest(value);
+    return hash().ofBinary(value);
   }
 
   public byte[] fixed(byte[] value, int length) {
-    return hash().fixed(value, length);
+    return hash().ofFixed(value, length);
   }
 
   public byte ofByte(byte value) {
@@ -62,15 +63,15 @@ public final class SharedHash implements Serializable {
   }
 
   public Decimal ofDecimal(Decimal value, int precision, int scale) {
-    return hash().ofDecimal(value, precision, scale);
+    return HashMask.decimal(hash(), value, precision, scale);
   }
 
   public int ofDate(int epochDay) {
-    return hash().ofDate(epochDay);
+    return hash().ofEpochDay(epochDay);
   }
 
   public long ofTimestamp(long micros, boolean withZone) {
-    return hash().ofTimestamp(micros, withZone);
+    return hash().ofEpochMicros(micros, withZone);
   }
 
   @Override

@@ -1,6 +1,6 @@
 package io.icebergprotector.spark.masks;
 
-import java.time.LocalDate;
+import io.icebergprotector.policy.masks.YearKernel;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DateType;
@@ -9,30 +9,25 @@ import org.apache.spark.sql.types.TimestampType;
 
 /**
  * {@code year}: dates to January 1st of their year, timestamps (with or without zone) to January
- * 1st 00:00 of their year, computed in UTC, for every date and timestamp Spark holds (not only
- * 1678-2262, the range of nanosecond arithmetic).
+ * 1st 00:00 of their year, in UTC ({@link YearKernel}).
  */
 public final class YearMask {
-  private static final long MICROS_PER_DAY = 86_400_000_000L;
-
   private YearMask() {}
 
   /** The value kernel of dates (days since 1970-01-01). Public for Catalyst. */
   public static int ofEpochDay(int epochDay) {
-    return (int) LocalDate.ofEpochDay(epochDay).withDayOfYear(1).toEpochDay();
+    return YearKernel.ofEpochDay(epochDay);
   }
 
   /** The value kernel of timestamps (microseconds since 1970-01-01T00:00Z). Public for Catalyst. */
   public static long ofEpochMicros(long epochMicros) {
-    long day = Math.floorDiv(epochMicros, MICROS_PER_DAY);
-    return Math.multiplyExact(
-        LocalDate.ofEpochDay(day).withDayOfYear(1).toEpochDay(), MICROS_PER_DAY);
+    return YearKernel.ofEpochMicros(epochMicros);
   }
 
   static ColumnMask bind(MaskType type) {
     return isDate(type)
-        ? ColumnMask.ints(type, YearMask::ofEpochDay)
-        : ColumnMask.longs(type, YearMask::ofEpochMicros);
+        ? ColumnMask.ints(type, YearKernel::ofEpochDay)
+        : ColumnMask.longs(type, YearKernel::ofEpochMicros);
   }
 
   static Expression expression(Expression value, MaskType type) {

@@ -93,7 +93,8 @@ class IcebergFreeLinkageTest {
             "io.icebergprotector.spark.crypto.HashMaskKeys",
             "io.icebergprotector.spark.masks.MaskEngine",
             "io.icebergprotector.spark.masks.ColumnMask",
-            "io.icebergprotector.spark.masks.ValueHash",
+            "io.icebergprotector.spark.masks.SharedHash",
+            "io.icebergprotector.policy.masks.HashKernel",
             "io.icebergprotector.spark.core.ProtectorContext",
             "io.icebergprotector.spark.core.ProtectorException")
         .doesNotContainKey("io.icebergprotector.spark.IcebergRules");

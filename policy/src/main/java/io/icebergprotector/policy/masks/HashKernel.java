@@ -1,5 +1,6 @@
-package io.icebergprotector.spark.masks;
+package io.icebergprotector.policy.masks;
 
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.time.Instant;
@@ -11,8 +12,6 @@ import java.util.Arrays;
 import java.util.function.Supplier;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-import org.apache.spark.sql.types.Decimal;
-import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * The value kernel of the {@code hash} mask for one column: HMAC-SHA256 under the column's key over
@@ -22,8 +21,8 @@ import org.apache.spark.unsafe.types.UTF8String;
  *
  * <ul>
  *   <li>string, uuid: the string itself; output: the lowercase hex digest (64 characters)
- *   <li>binary: the raw bytes; output: the 32 digest bytes (fixed(L): the digest repeated to L
- *       bytes)
+ *   <li>binary: the raw bytes; output: the 32 digest bytes ({@code fixed(L)}: the digest repeated
+ *       to L bytes)
  *   <li>int, long: decimal digits ({@code "-42"}); output: the first 4 (int) or 8 (long) digest
  *       bytes, big-endian, as a signed number; byte, short (plain Parquet files): the int's result
  *       narrowed to the type
@@ -37,13 +36,13 @@ import org.apache.spark.unsafe.types.UTF8String;
  *       chosen the same way at microsecond precision
  * </ul>
  *
- * The key is fetched on the first hashed value (never for an all-null column) and wiped once the
- * Mac holds it. Not thread-safe: one per reader ({@link SharedHash} gives each thread its own).
+ * The key is fetched on the first hashed value (never for a column of nulls only) and wiped once
+ * the Mac holds it. Not thread-safe: one per reader.
  */
-public final class ValueHash {
+public final class HashKernel {
   private static final String HMAC_SHA256 = "HmacSHA256";
   private static final byte[] HEX_DIGITS = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
-  private static final DateTimeFormatter TS_FORMAT =
+  private static final DateTimeFormatter TIMESTAMP_TEXT =
       DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS");
   private static final long[] POWERS_OF_TEN = new long[19];
   private static final long MIN_DAY = LocalDate.of(1, 1, 1).toEpochDay();
@@ -62,9 +61,10 @@ public final class ValueHash {
   private Mac mac = null;
 
   /**
-   * @param key the column's HMAC key; the caller's copy, which this wipes after use
+   * @param key supplies the column's HMAC key, asked once (on the first hashed value): a copy that
+   *     this wipes once its Mac holds the key
    */
-  public ValueHash(Supplier<byte[]> key) {
+  public HashKernel(Supplier<byte[]> key) {
     this.key = key;
   }
 
@@ -91,30 +91,35 @@ public final class ValueHash {
     return mac;
   }
 
-  /** The 32 digest bytes of the raw value. */
-  public byte[] digest(byte[] value) {
+  /** A binary value: the 32 digest bytes of its bytes. */
+  public byte[] ofBinary(byte[] value) {
     return mac().doFinal(value);
   }
 
-  /** Lowercase hex digest of the string's UTF-8 bytes. */
-  public UTF8String string(UTF8String value) {
-    byte[] digest = digest(value.getBytes());
-    byte[] hex = new byte[digest.length * 2];
-    for (int i = 0; i < digest.length; i++) {
-      hex[2 * i] = HEX_DIGITS[(digest[i] >> 4) & 0xf];
-      hex[2 * i + 1] = HEX_DIGITS[digest[i] & 0xf];
-    }
-    return UTF8String.fromBytes(hex);
-  }
-
-  /** The digest repeated to {@code length} bytes, for fixed(L) columns. */
-  public byte[] fixed(byte[] value, int length) {
-    byte[] digest = digest(value);
+  /** A {@code fixed(L)} value: the digest of its bytes repeated to {@code length} (L) bytes. */
+  public byte[] ofFixed(byte[] value, int length) {
+    byte[] digest = ofBinary(value);
     byte[] out = new byte[length];
     for (int i = 0; i < length; i++) {
       out[i] = digest[i % digest.length];
     }
     return out;
+  }
+
+  /** A string as its UTF-8 bytes: the lowercase hex digest, as (ASCII) UTF-8 bytes. */
+  public byte[] ofUtf8(byte[] utf8) {
+    byte[] digest = ofBinary(utf8);
+    byte[] hex = new byte[digest.length * 2];
+    for (int i = 0; i < digest.length; i++) {
+      hex[2 * i] = HEX_DIGITS[(digest[i] >> 4) & 0xf];
+      hex[2 * i + 1] = HEX_DIGITS[digest[i] & 0xf];
+    }
+    return hex;
+  }
+
+  /** A string: the lowercase hex digest of its UTF-8 bytes. */
+  public String ofString(String value) {
+    return new String(ofUtf8(text(value)), StandardCharsets.US_ASCII);
   }
 
   public byte ofByte(byte value) {
@@ -125,31 +130,47 @@ public final class ValueHash {
     return (short) ofInt(value);
   }
 
-  /** First 4 digest bytes of the decimal text, big-endian. */
-  public int ofInt(int value) {
-    return (int) (first8(digest(text(Integer.toString(value)))) >> 32);
+  /**
+   * An int column's value: the first 4 digest bytes of its decimal text, big-endian. It takes a
+   * long so that callers holding an int column's values as longs (JSON numbers) hash them as they
+   * are: an int's text is the same either way.
+   */
+  public int ofInt(long value) {
+    return (int) (ofLong(value) >> 32);
   }
 
+  /** A long: the first 8 digest bytes of its decimal text, big-endian. */
   public long ofLong(long value) {
-    return first8(digest(text(Long.toString(value))));
+    return first8(ofBinary(text(Long.toString(value))));
   }
 
-  public Decimal ofDecimal(Decimal value, int precision, int scale) {
+  /**
+   * A decimal of a decimal(p,s) column.
+   *
+   * @return the unscaled value of the masked decimal, whose scale is {@code scale}
+   * @throws ArithmeticException if {@code value} has more than {@code scale} decimals
+   */
+  public long unscaledOfDecimal(BigDecimal value, int precision, int scale) {
     long modulus = POWERS_OF_TEN[Math.min(precision, 18)];
-    String canonical = value.toJavaBigDecimal().setScale(scale).toPlainString();
-    long unscaled = Math.floorMod(first8(digest(text(canonical))), modulus);
-    return Decimal.apply(unscaled, precision, scale);
+    String canonical = value.setScale(scale).toPlainString();
+    return Math.floorMod(first8(ofBinary(text(canonical))), modulus);
   }
 
-  public int ofDate(int epochDay) {
+  /** A date, as days since 1970-01-01. */
+  public int ofEpochDay(int epochDay) {
     String canonical = LocalDate.ofEpochDay(epochDay).toString();
-    return (int) (MIN_DAY + Math.floorMod(first8(digest(text(canonical))), DAY_RANGE));
+    return (int) (MIN_DAY + Math.floorMod(first8(ofBinary(text(canonical))), DAY_RANGE));
   }
 
-  /** {@code withZone}: Spark TIMESTAMP (canonical text ends in {@code Z}) vs TIMESTAMP_NTZ. */
-  public long ofTimestamp(long micros, boolean withZone) {
-    String canonical = TS_FORMAT.format(dateTime(micros)) + (withZone ? "Z" : "");
-    return MIN_MICROS + Math.floorMod(first8(digest(text(canonical))), MICROS_RANGE);
+  /**
+   * A timestamp, as microseconds since 1970-01-01T00:00Z.
+   *
+   * @param withZone whether the column's timestamps have a zone (their canonical text ends in
+   *     {@code Z}) or not (Spark's TIMESTAMP_NTZ)
+   */
+  public long ofEpochMicros(long epochMicros, boolean withZone) {
+    String canonical = TIMESTAMP_TEXT.format(dateTime(epochMicros)) + (withZone ? "Z" : "");
+    return MIN_MICROS + Math.floorMod(first8(ofBinary(text(canonical))), MICROS_RANGE);
   }
 
   private static byte[] text(String value) {
