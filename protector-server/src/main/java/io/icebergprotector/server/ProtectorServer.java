@@ -151,7 +151,7 @@ public final class ProtectorServer implements AutoCloseable {
             metrics,
             config.maxBodyBytes(),
             config.maxBatchBodyBytes());
-    Router router = RouteTable.of(exchanges, keys, config, metrics, new PolicyColumnViews());
+    Router router = RouteTable.of(exchanges, keys, config, metrics);
     Server server = jetty(config, bindAddress, ssl, new JettyTransport(router));
     ScheduledExecutorService housekeeping =
         Executors.newSingleThreadScheduledExecutor(threads("protector-housekeeping", true));

@@ -14,23 +14,15 @@ public final class RouteTable {
 
   private RouteTable() {}
 
-  /**
-   * The router of the whole API over {@code keys}, under {@code config}'s limits.
-   *
-   * @param views the views of tokenized table columns that token decodes answer with
-   */
+  /** The router of the whole API over {@code keys}, under {@code config}'s limits. */
   public static Router of(
-      Exchanges exchanges,
-      KeyService keys,
-      ServerConfig config,
-      Metrics metrics,
-      ColumnViews views) {
+      Exchanges exchanges, KeyService keys, ServerConfig config, Metrics metrics) {
     KeyFailures failures = new KeyFailures(keys);
     StatusRoutes status = new StatusRoutes(metrics, config.metricsRequireAuth());
     PolicyRoutes policy = new PolicyRoutes();
     TransitRoutes transit = new TransitRoutes(keys, failures, config.autoCreateKeys());
     KeyAdminRoutes admin = new KeyAdminRoutes(keys, failures);
-    TokenRoutes tokens = new TokenRoutes(keys, failures, metrics, views, config.maxBatchValues());
+    TokenRoutes tokens = new TokenRoutes(keys, failures, metrics, config.maxBatchValues());
     return new Router(exchanges)
         .exact("/health", (x, tail) -> status.health(x))
         .exact("/metrics", (x, tail) -> status.metrics(x))

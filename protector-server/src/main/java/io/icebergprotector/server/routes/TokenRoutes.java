@@ -36,19 +36,12 @@ final class TokenRoutes {
   private final KeyService keys;
   private final KeyFailures failures;
   private final Metrics metrics;
-  private final ColumnViews views;
   private final int maxBatchValues;
 
-  TokenRoutes(
-      KeyService keys,
-      KeyFailures failures,
-      Metrics metrics,
-      ColumnViews views,
-      int maxBatchValues) {
+  TokenRoutes(KeyService keys, KeyFailures failures, Metrics metrics, int maxBatchValues) {
     this.keys = keys;
     this.failures = failures;
     this.metrics = metrics;
-    this.views = views;
     this.maxBatchValues = maxBatchValues;
   }
 
@@ -136,7 +129,7 @@ final class TokenRoutes {
     x.details().put("count", items.size());
     KeyGrants grants = x.grants();
     boolean namesColumn = !TokenBatch.absent(in.table) || !TokenBatch.absent(in.column);
-    ColumnViews.View view = encode || !namesColumn ? null : columnView(x, key, domain, in, grants);
+    TokenColumnView view = encode || !namesColumn ? null : columnView(x, key, domain, in, grants);
     boolean allowed =
         encode
             ? grants.allowsEncode(key, domain)
@@ -227,7 +220,7 @@ final class TokenRoutes {
    * {@code column}, optional {@code value_type} int or long); null, after the audit details name
    * the column, when the policy has no such tokenized column of the key and domain.
    */
-  private ColumnViews.View columnView(
+  private TokenColumnView columnView(
       Exchange x, String key, String domain, TokenBatch in, KeyGrants grants) {
     String table = requiredString(x, key, in.table, TokenFields.TABLE);
     String column = requiredString(x, key, in.column, TokenFields.COLUMN);
@@ -238,9 +231,8 @@ final class TokenRoutes {
         throw x.badRequest(key, null, "field 'value_type' must be int or long");
       }
     }
-    ColumnViews.View view =
-        views
-            .find(x.served().policy(), grants.roles(), key, domain, table, column, ints)
+    TokenColumnView view =
+        TokenColumnView.of(x.served().policy(), grants.roles(), key, domain, table, column, ints)
             .orElse(null);
     // the policy's name of the column; a caller's name the policy lacks is clipped
     x.details().put("column", view != null ? view.name() : Exchange.clip(table + "." + column));

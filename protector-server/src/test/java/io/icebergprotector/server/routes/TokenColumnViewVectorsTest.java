@@ -1,4 +1,4 @@
-package io.icebergprotector.server;
+package io.icebergprotector.server.routes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

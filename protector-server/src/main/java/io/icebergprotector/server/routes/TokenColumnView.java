@@ -1,4 +1,4 @@
-package io.icebergprotector.server;
+package io.icebergprotector.server.routes;
 
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.policy.Access;
