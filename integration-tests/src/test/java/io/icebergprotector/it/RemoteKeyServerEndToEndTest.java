@@ -319,10 +319,10 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
     // Asking the key server directly does not help bob: the refusal is audited.
     String wrappedFin;
     try (RemoteKeyService etl = keyServer.client("etl")) {
-      wrappedFin = etl.wrap("fin", new byte[32]);
+      wrappedFin = etl.wrapKey(new byte[32], "fin");
     }
     try (RemoteKeyService bob = keyServer.client("bob")) {
-      assertThat(catchThrowable(() -> bob.unwrap("fin", wrappedFin)))
+      assertThat(catchThrowable(() -> bob.unwrapKey(wrappedFin, "fin")))
           .isInstanceOf(KeyAccessDeniedException.class)
           .hasMessageContaining("bob");
     }

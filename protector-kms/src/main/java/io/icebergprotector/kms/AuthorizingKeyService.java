@@ -34,15 +34,15 @@ public final class AuthorizingKeyService extends ForwardingKeyService {
   }
 
   @Override
-  public String wrap(String keyId, byte[] plaintext) {
+  public String wrapKey(byte[] plaintext, String keyId) {
     grants.check(KeyGrants.Operation.WRAP, keyId);
-    return delegate().wrap(keyId, plaintext);
+    return delegate().wrapKey(plaintext, keyId);
   }
 
   @Override
-  public byte[] unwrap(String keyId, String wrapped) {
+  public byte[] unwrapKey(String wrapped, String keyId) {
     grants.check(KeyGrants.Operation.UNWRAP, keyId);
-    return delegate().unwrap(keyId, wrapped);
+    return delegate().unwrapKey(wrapped, keyId);
   }
 
   @Override

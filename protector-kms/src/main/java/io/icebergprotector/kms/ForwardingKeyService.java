@@ -57,13 +57,13 @@ public abstract class ForwardingKeyService implements KeyService {
   }
 
   @Override
-  public String wrap(String keyId, byte[] plaintext) {
-    return delegate().wrap(keyId, plaintext);
+  public String wrapKey(byte[] plaintext, String keyId) {
+    return delegate().wrapKey(plaintext, keyId);
   }
 
   @Override
-  public byte[] unwrap(String keyId, String wrapped) {
-    return delegate().unwrap(keyId, wrapped);
+  public byte[] unwrapKey(String wrapped, String keyId) {
+    return delegate().unwrapKey(wrapped, keyId);
   }
 
   @Override

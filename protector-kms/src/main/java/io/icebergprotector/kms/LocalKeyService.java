@@ -319,7 +319,7 @@ public final class LocalKeyService implements KeyService {
   // ---------------------------------------------------------------- crypto operations
 
   @Override
-  public String wrap(String keyId, byte[] plaintext) {
+  public String wrapKey(byte[] plaintext, String keyId) {
     KeyIds.check(keyId);
     KeySeal.checkDataKey(keyId, plaintext);
     return withKey(
@@ -337,7 +337,7 @@ public final class LocalKeyService implements KeyService {
   }
 
   @Override
-  public byte[] unwrap(String keyId, String wrapped) {
+  public byte[] unwrapKey(String wrapped, String keyId) {
     KeyIds.check(keyId);
     WrappedKey parsed = KeySeal.parse(keyId, wrapped);
     return withKey(

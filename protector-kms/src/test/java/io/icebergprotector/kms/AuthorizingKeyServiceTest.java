@@ -68,15 +68,15 @@ class AuthorizingKeyServiceTest {
 
   @Test
   void writersWrapAndReadersUnwrapTheirKeys() {
-    String ssn = as(ETL).wrap("pii", new byte[] {1});
-    String salary = as(ETL).wrap("fin", new byte[] {2});
-    String footer = as(ETL).wrap("footer", new byte[] {3});
-    assertThat(as(ALICE).unwrap("pii", ssn)).containsExactly(1);
-    assertThat(as(ALICE).unwrap("fin", salary)).containsExactly(2);
-    assertThat(as(DAVE_BI).unwrap("pii", ssn)).containsExactly(1); // masked still needs the key
+    String ssn = as(ETL).wrapKey(new byte[] {1}, "pii");
+    String salary = as(ETL).wrapKey(new byte[] {2}, "fin");
+    String footer = as(ETL).wrapKey(new byte[] {3}, "footer");
+    assertThat(as(ALICE).unwrapKey(ssn, "pii")).containsExactly(1);
+    assertThat(as(ALICE).unwrapKey(salary, "fin")).containsExactly(2);
+    assertThat(as(DAVE_BI).unwrapKey(ssn, "pii")).containsExactly(1); // masked still needs the key
     assertThat(as(DAVE_BI).deriveKey("pii", "db.customers.ssn")).hasSize(32);
     // Every reader of the table needs its footer key.
-    assertThat(as(MALLORY).unwrap("footer", footer)).containsExactly(3);
+    assertThat(as(MALLORY).unwrapKey(footer, "footer")).containsExactly(3);
     assertThat(counting.wrapCount()).isEqualTo(3);
     assertThat(counting.unwrapCount()).isEqualTo(4);
     assertThat(counting.deriveKeyCount()).isEqualTo(1);
@@ -85,10 +85,10 @@ class AuthorizingKeyServiceTest {
 
   @Test
   void refusalsNameThePrincipalKeyAndOperationAndNeverReachTheDelegate() {
-    String salary = counting.wrap("fin", new byte[] {2});
+    String salary = counting.wrapKey(new byte[] {2}, "fin");
     long before = counting.totalCount();
 
-    assertThatThrownBy(() -> as(DAVE_BI).unwrap("fin", salary))
+    assertThatThrownBy(() -> as(DAVE_BI).unwrapKey(salary, "fin"))
         .isInstanceOfSatisfying(
             KeyAccessDeniedException.class,
             e -> {
@@ -101,16 +101,16 @@ class AuthorizingKeyServiceTest {
         .isInstanceOf(KeyAccessDeniedException.class)
         .hasMessageContaining("deriveKey");
     // Readers are not writers; admins are not writers either in this policy.
-    assertThatThrownBy(() -> as(ALICE).wrap("pii", new byte[] {1}))
+    assertThatThrownBy(() -> as(ALICE).wrapKey(new byte[] {1}, "pii"))
         .isInstanceOf(KeyAccessDeniedException.class)
         .hasMessageContaining("alice")
         .hasMessageContaining("wrap");
-    assertThatThrownBy(() -> as(MALLORY).unwrap("pii", salary))
+    assertThatThrownBy(() -> as(MALLORY).unwrapKey(salary, "pii"))
         .isInstanceOf(KeyAccessDeniedException.class);
     // A key the policy does not mention at all, even though it exists in the store.
-    assertThatThrownBy(() -> as(ETL).wrap("unlisted", new byte[] {1}))
+    assertThatThrownBy(() -> as(ETL).wrapKey(new byte[] {1}, "unlisted"))
         .isInstanceOf(KeyAccessDeniedException.class);
-    assertThatThrownBy(() -> as(ALICE).unwrap("unlisted", salary))
+    assertThatThrownBy(() -> as(ALICE).unwrapKey(salary, "unlisted"))
         .isInstanceOf(KeyAccessDeniedException.class);
 
     assertThat(counting.totalCount())

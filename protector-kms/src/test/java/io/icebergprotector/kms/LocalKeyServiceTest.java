@@ -65,13 +65,13 @@ class LocalKeyServiceTest {
     assertThat(info.createdAt()).isNotNull();
 
     byte[] dek = dek();
-    String wrapped = kms.wrap("pii", dek);
+    String wrapped = kms.wrapKey(dek, "pii");
     assertThat(wrapped).startsWith("vault:v1:");
     WrappedKey parsed = WrappedKey.parse(wrapped);
     assertThat(parsed.blob()).hasSize(12 + dek.length + 16);
-    assertThat(kms.unwrap("pii", wrapped)).containsExactly(dek);
+    assertThat(kms.unwrapKey(wrapped, "pii")).containsExactly(dek);
     // Fresh nonce every time.
-    assertThat(kms.wrap("pii", dek)).isNotEqualTo(wrapped);
+    assertThat(kms.wrapKey(dek, "pii")).isNotEqualTo(wrapped);
   }
 
   @Test
@@ -89,24 +89,24 @@ class LocalKeyServiceTest {
   void rotationKeepsOldVersionsAndWrapsWithLatest() {
     kms.createKey("pii");
     byte[] dek1 = dek();
-    String w1 = kms.wrap("pii", dek1);
+    String w1 = kms.wrapKey(dek1, "pii");
     KeyInfo rotated = kms.rotateKey("pii");
     assertThat(rotated.latestVersion()).isEqualTo(2);
     assertThat(rotated.versions()).containsExactly(1, 2);
 
     byte[] dek2 = dek();
-    String w2 = kms.wrap("pii", dek2);
+    String w2 = kms.wrapKey(dek2, "pii");
     assertThat(w2).startsWith("vault:v2:");
-    assertThat(kms.unwrap("pii", w1)).containsExactly(dek1);
-    assertThat(kms.unwrap("pii", w2)).containsExactly(dek2);
+    assertThat(kms.unwrapKey(w1, "pii")).containsExactly(dek1);
+    assertThat(kms.unwrapKey(w2, "pii")).containsExactly(dek2);
 
     // Relabel a v1 blob as v2: the AAD binds the version, so this fails.
     String relabeled = "vault:v2:" + w1.substring("vault:v1:".length());
-    assertThatThrownBy(() -> kms.unwrap("pii", relabeled))
+    assertThatThrownBy(() -> kms.unwrapKey(relabeled, "pii"))
         .isInstanceOf(KeyIntegrityException.class);
     // Unknown version names id and version.
     String future = "vault:v9:" + w1.substring("vault:v1:".length());
-    assertThatThrownBy(() -> kms.unwrap("pii", future))
+    assertThatThrownBy(() -> kms.unwrapKey(future, "pii"))
         .isInstanceOf(KeyNotFoundException.class)
         .hasMessageContaining("'pii'")
         .hasMessageContaining("version 9");
@@ -125,7 +125,7 @@ class LocalKeyServiceTest {
         .isInstanceOf(KeyNotFoundException.class)
         .hasMessageContaining("'nope'");
     assertThatThrownBy(() -> kms.rotateKey("nope")).isInstanceOf(KeyNotFoundException.class);
-    assertThatThrownBy(() -> kms.wrap("nope", dek())).isInstanceOf(KeyNotFoundException.class);
+    assertThatThrownBy(() -> kms.wrapKey(dek(), "nope")).isInstanceOf(KeyNotFoundException.class);
     assertThatThrownBy(() -> kms.createKey("a.key"))
         .isInstanceOf(KeyAlreadyExistsException.class)
         .hasMessageContaining("'a.key'");
@@ -137,16 +137,16 @@ class LocalKeyServiceTest {
     kms.rotateKey("pii");
     kms.createKey("other");
     byte[] dek = dek();
-    String wrapped = kms.wrap("pii", dek);
+    String wrapped = kms.wrapKey(dek, "pii");
     assertThat(rawAliases())
         .contains(KeystoreAliases.alias("pii", 1), KeystoreAliases.alias("pii", 2));
 
     kms.destroyKey("pii");
 
-    assertThatThrownBy(() -> kms.unwrap("pii", wrapped))
+    assertThatThrownBy(() -> kms.unwrapKey(wrapped, "pii"))
         .isInstanceOf(KeyDestroyedException.class)
         .hasMessageContaining("key 'pii' was destroyed");
-    assertThatThrownBy(() -> kms.wrap("pii", dek)).isInstanceOf(KeyDestroyedException.class);
+    assertThatThrownBy(() -> kms.wrapKey(dek, "pii")).isInstanceOf(KeyDestroyedException.class);
     assertThatThrownBy(() -> kms.deriveKey("pii", "ctx")).isInstanceOf(KeyDestroyedException.class);
     assertThatThrownBy(() -> kms.rotateKey("pii")).isInstanceOf(KeyDestroyedException.class);
     assertThatThrownBy(() -> kms.createKey("pii"))
@@ -166,7 +166,7 @@ class LocalKeyServiceTest {
 
     // Also after reopening.
     try (LocalKeyService reopened = open(store)) {
-      assertThatThrownBy(() -> reopened.unwrap("pii", wrapped))
+      assertThatThrownBy(() -> reopened.unwrapKey(wrapped, "pii"))
           .isInstanceOf(KeyDestroyedException.class);
       assertThat(reopened.describeKey("pii").destroyed()).isTrue();
     }
@@ -182,8 +182,8 @@ class LocalKeyServiceTest {
   void replayUnderAnotherKeyFails() {
     kms.createKey("pii");
     kms.createKey("finance");
-    String wrapped = kms.wrap("pii", dek());
-    assertThatThrownBy(() -> kms.unwrap("finance", wrapped))
+    String wrapped = kms.wrapKey(dek(), "pii");
+    assertThatThrownBy(() -> kms.unwrapKey(wrapped, "finance"))
         .isInstanceOf(KeyIntegrityException.class)
         .hasMessageContaining("'finance'");
   }
@@ -191,19 +191,19 @@ class LocalKeyServiceTest {
   @Test
   void tamperedBlobFails() {
     kms.createKey("pii");
-    String wrapped = kms.wrap("pii", dek());
+    String wrapped = kms.wrapKey(dek(), "pii");
     byte[] blob = WrappedKey.parse(wrapped).blob();
     for (int i : new int[] {0, 11, 12, blob.length - 1}) {
       byte[] copy = blob.clone();
       copy[i] ^= 0x01;
       String tampered = WrappedKey.format(1, copy);
-      assertThatThrownBy(() -> kms.unwrap("pii", tampered))
+      assertThatThrownBy(() -> kms.unwrapKey(tampered, "pii"))
           .as("flipped byte %d", i)
           .isInstanceOf(KeyIntegrityException.class)
           .hasMessageContaining("'pii'");
     }
     byte[] truncated = java.util.Arrays.copyOf(blob, 20);
-    assertThatThrownBy(() -> kms.unwrap("pii", WrappedKey.format(1, truncated)))
+    assertThatThrownBy(() -> kms.unwrapKey(WrappedKey.format(1, truncated), "pii"))
         .isInstanceOf(KeyIntegrityException.class)
         .hasMessageContaining("too short");
   }
@@ -213,7 +213,7 @@ class LocalKeyServiceTest {
     kms.createKey("pii");
     for (String bad :
         new String[] {"", "garbage", "vault:v0:AAAA", "vault:vX:AAAA", "vault:v1:%%%", null}) {
-      assertThatThrownBy(() -> kms.unwrap("pii", bad))
+      assertThatThrownBy(() -> kms.unwrapKey(bad, "pii"))
           .as("input %s", bad)
           .isInstanceOf(KeyIntegrityException.class)
           .hasMessageContaining("Invalid wrapped key");
@@ -259,16 +259,16 @@ class LocalKeyServiceTest {
   @Test
   void passphraseFromEnvAndFile() throws Exception {
     kms.createKey("pii");
-    String wrapped = kms.wrap("pii", new byte[] {1, 2, 3});
+    String wrapped = kms.wrapKey(new byte[] {1, 2, 3}, "pii");
     try (Passphrase env =
             Passphrase.fromEnv("KMS_PASS", java.util.Map.of("KMS_PASS", new String(PASS) + "\n"));
         LocalKeyService viaEnv = LocalKeyService.open(store, env, false)) {
-      assertThat(viaEnv.unwrap("pii", wrapped)).containsExactly(1, 2, 3);
+      assertThat(viaEnv.unwrapKey(wrapped, "pii")).containsExactly(1, 2, 3);
     }
     Path file = Files.writeString(dir.resolve("pass.txt"), new String(PASS) + "\n");
     try (Passphrase fromFile = Passphrase.fromFile(file);
         LocalKeyService viaFile = LocalKeyService.open(store, fromFile, false)) {
-      assertThat(viaFile.unwrap("pii", wrapped)).containsExactly(1, 2, 3);
+      assertThat(viaFile.unwrapKey(wrapped, "pii")).containsExactly(1, 2, 3);
     }
   }
 
@@ -281,7 +281,7 @@ class LocalKeyServiceTest {
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("Invalid key id '" + bad + "'");
     }
-    assertThatThrownBy(() -> kms.wrap("bad id", dek()))
+    assertThatThrownBy(() -> kms.wrapKey(dek(), "bad id"))
         .isInstanceOf(IllegalArgumentException.class);
     kms.createKey("x".repeat(128));
     kms.createKey("A-z_0.9");
@@ -292,12 +292,12 @@ class LocalKeyServiceTest {
     kms.createKey("PII");
     kms.createKey("pii");
     assertThat(kms.listKeys()).extracting(KeyInfo::id).containsExactly("PII", "pii");
-    String upper = kms.wrap("PII", new byte[] {1});
-    assertThatThrownBy(() -> kms.unwrap("pii", upper)).isInstanceOf(KeyIntegrityException.class);
+    String upper = kms.wrapKey(new byte[] {1}, "PII");
+    assertThatThrownBy(() -> kms.unwrapKey(upper, "pii")).isInstanceOf(KeyIntegrityException.class);
     kms.destroyKey("pii");
-    assertThat(kms.unwrap("PII", upper)).containsExactly(1);
+    assertThat(kms.unwrapKey(upper, "PII")).containsExactly(1);
     try (LocalKeyService reopened = open(store)) {
-      assertThat(reopened.unwrap("PII", upper)).containsExactly(1);
+      assertThat(reopened.unwrapKey(upper, "PII")).containsExactly(1);
       assertThat(reopened.describeKey("pii").destroyed()).isTrue();
       assertThat(reopened.describeKey("PII").destroyed()).isFalse();
     }
@@ -311,14 +311,14 @@ class LocalKeyServiceTest {
     KeyInfo created = kms.createKey("pii");
     kms.rotateKey("pii");
     byte[] dek = dek();
-    String wrapped = kms.wrap("pii", dek);
+    String wrapped = kms.wrapKey(dek, "pii");
     byte[] derived = kms.deriveKey("pii", "ctx");
     kms.close();
     kms = open(store);
     KeyInfo info = kms.describeKey("pii");
     assertThat(info.latestVersion()).isEqualTo(2);
     assertThat(info.createdAt()).isEqualTo(created.createdAt());
-    assertThat(kms.unwrap("pii", wrapped)).containsExactly(dek);
+    assertThat(kms.unwrapKey(wrapped, "pii")).containsExactly(dek);
     assertThat(kms.deriveKey("pii", "ctx")).containsExactly(derived);
   }
 
@@ -350,13 +350,13 @@ class LocalKeyServiceTest {
     try (LocalKeyService other = open(store)) {
       kms.rotateKey("pii");
       kms.createKey("late");
-      String w = kms.wrap("pii", new byte[] {7});
-      assertThat(other.unwrap("pii", w)).containsExactly(7);
-      assertThat(other.wrap("late", new byte[] {8})).startsWith("vault:v1:");
+      String w = kms.wrapKey(new byte[] {7}, "pii");
+      assertThat(other.unwrapKey(w, "pii")).containsExactly(7);
+      assertThat(other.wrapKey(new byte[] {8}, "late")).startsWith("vault:v1:");
       // Wraps on the other instance use the rotated version.
-      assertThat(other.wrap("pii", new byte[] {9})).startsWith("vault:v2:");
+      assertThat(other.wrapKey(new byte[] {9}, "pii")).startsWith("vault:v2:");
       other.destroyKey("late");
-      assertThatThrownBy(() -> kms.wrap("late", new byte[] {1}))
+      assertThatThrownBy(() -> kms.wrapKey(new byte[] {1}, "late"))
           .isInstanceOf(KeyDestroyedException.class);
     }
   }
@@ -364,12 +364,12 @@ class LocalKeyServiceTest {
   @Test
   void staleTempFileDoesNotBreakOpenAndIsCleaned() throws Exception {
     kms.createKey("pii");
-    String wrapped = kms.wrap("pii", new byte[] {5});
+    String wrapped = kms.wrapKey(new byte[] {5}, "pii");
     kms.close();
     Path temp = dir.resolve(".keys.p12" + LocalKeyService.TEMP_MARKER + "deadbeef");
     Files.write(temp, java.util.Arrays.copyOf(Files.readAllBytes(store), 100)); // partial write
     kms = open(store);
-    assertThat(kms.unwrap("pii", wrapped)).containsExactly(5);
+    assertThat(kms.unwrapKey(wrapped, "pii")).containsExactly(5);
     assertThat(temp).doesNotExist();
   }
 
@@ -377,7 +377,7 @@ class LocalKeyServiceTest {
   void closedServiceRefusesWork() {
     kms.createKey("pii");
     kms.close();
-    assertThatThrownBy(() -> kms.wrap("pii", new byte[] {1}))
+    assertThatThrownBy(() -> kms.wrapKey(new byte[] {1}, "pii"))
         .isInstanceOf(IllegalStateException.class);
     assertThatThrownBy(() -> kms.createKey("x")).isInstanceOf(IllegalStateException.class);
     kms.close(); // idempotent
@@ -398,7 +398,7 @@ class LocalKeyServiceTest {
                     String id = "t" + thread + "-" + i;
                     target.createKey(id);
                     byte[] dek = dek();
-                    assertThat(target.unwrap(id, target.wrap(id, dek))).containsExactly(dek);
+                    assertThat(target.unwrapKey(target.wrapKey(dek, id), id)).containsExactly(dek);
                   }
                   return null;
                 }));
@@ -415,14 +415,14 @@ class LocalKeyServiceTest {
   @Test
   void messagesNeverContainMaterial() throws Exception {
     kms.createKey("pii");
-    String wrapped = kms.wrap("pii", new byte[] {1});
+    String wrapped = kms.wrapKey(new byte[] {1}, "pii");
     KeyStore raw = KeyStore.getInstance("PKCS12");
     raw.load(new ByteArrayInputStream(Files.readAllBytes(store)), PASS);
     String b64 =
         Base64.getEncoder()
             .encodeToString(raw.getKey(KeystoreAliases.alias("pii", 1), PASS).getEncoded());
     kms.createKey("finance");
-    assertThatThrownBy(() -> kms.unwrap("finance", wrapped))
+    assertThatThrownBy(() -> kms.unwrapKey(wrapped, "finance"))
         .satisfies(e -> assertThat(String.valueOf(e.getMessage())).doesNotContain(b64));
     assertThat(kms.toString()).doesNotContain(new String(PASS));
   }
@@ -434,14 +434,14 @@ class LocalKeyServiceTest {
   void retiredVersionsNoLongerUnwrapAndTheErrorNamesKeyVersionAndMinimum() {
     kms.createKey("pii");
     byte[] dek1 = dek();
-    String w1 = kms.wrap("pii", dek1);
+    String w1 = kms.wrapKey(dek1, "pii");
     kms.rotateKey("pii");
     byte[] dek2 = dek();
-    String w2 = kms.wrap("pii", dek2);
+    String w2 = kms.wrapKey(dek2, "pii");
     kms.rotateKey("pii");
     byte[] dek3 = dek();
-    String w3 = kms.wrap("pii", dek3);
-    assertThat(kms.unwrap("pii", w1)).isEqualTo(dek1); // fills the material cache for v1
+    String w3 = kms.wrapKey(dek3, "pii");
+    assertThat(kms.unwrapKey(w1, "pii")).isEqualTo(dek1); // fills the material cache for v1
 
     KeyInfo info = kms.setMinDecryptionVersion("pii", 3);
 
@@ -449,15 +449,15 @@ class LocalKeyServiceTest {
     assertThat(info.latestVersion()).isEqualTo(3);
     assertThat(kms.describeKey("pii").minDecryptionVersion()).isEqualTo(3);
     assertThat(kms.listKeys()).extracting(KeyInfo::minDecryptionVersion).containsExactly(3);
-    assertThatThrownBy(() -> kms.unwrap("pii", w1))
+    assertThatThrownBy(() -> kms.unwrapKey(w1, "pii"))
         .isInstanceOf(KeyVersionRetiredException.class)
         .hasMessageContaining("key 'pii' v1")
         .hasMessageContaining("minimum decryption version is 3");
-    assertThatThrownBy(() -> kms.unwrap("pii", w2))
+    assertThatThrownBy(() -> kms.unwrapKey(w2, "pii"))
         .isInstanceOf(KeyVersionRetiredException.class)
         .hasMessageContaining("key 'pii' v2");
-    assertThat(kms.unwrap("pii", w3)).isEqualTo(dek3);
-    assertThat(kms.wrap("pii", dek())).startsWith("vault:v3:");
+    assertThat(kms.unwrapKey(w3, "pii")).isEqualTo(dek3);
+    assertThat(kms.wrapKey(dek(), "pii")).startsWith("vault:v3:");
   }
 
   @Test
@@ -497,7 +497,7 @@ class LocalKeyServiceTest {
   @Test
   void rotationKeepsTheMinimumAndReopeningPersistsIt() {
     kms.createKey("pii");
-    String w1 = kms.wrap("pii", dek());
+    String w1 = kms.wrapKey(dek(), "pii");
     kms.rotateKey("pii");
     kms.setMinDecryptionVersion("pii", 2);
     KeyInfo rotated = kms.rotateKey("pii");
@@ -508,19 +508,20 @@ class LocalKeyServiceTest {
     kms = open(store);
     assertThat(kms.describeKey("pii").minDecryptionVersion()).isEqualTo(2);
     assertThat(kms.describeKey("other").minDecryptionVersion()).isEqualTo(1);
-    assertThatThrownBy(() -> kms.unwrap("pii", w1)).isInstanceOf(KeyVersionRetiredException.class);
+    assertThatThrownBy(() -> kms.unwrapKey(w1, "pii"))
+        .isInstanceOf(KeyVersionRetiredException.class);
   }
 
   @Test
   void anotherInstanceSeesTheRetirement() {
     kms.createKey("pii");
     byte[] dek1 = dek();
-    String w1 = kms.wrap("pii", dek1);
+    String w1 = kms.wrapKey(dek1, "pii");
     kms.rotateKey("pii");
     try (LocalKeyService reader = open(store)) {
-      assertThat(reader.unwrap("pii", w1)).isEqualTo(dek1); // cached in the reader
+      assertThat(reader.unwrapKey(w1, "pii")).isEqualTo(dek1); // cached in the reader
       kms.setMinDecryptionVersion("pii", 2);
-      assertThatThrownBy(() -> reader.unwrap("pii", w1))
+      assertThatThrownBy(() -> reader.unwrapKey(w1, "pii"))
           .isInstanceOf(KeyVersionRetiredException.class)
           .hasMessageContaining("key 'pii' v1");
     }

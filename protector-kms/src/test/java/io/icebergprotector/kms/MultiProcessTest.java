@@ -116,7 +116,7 @@ class MultiProcessTest {
           .containsExactlyInAnyOrderElementsOf(expected);
       assertThat(kms.describeKey("p0-0").latestVersion()).isEqualTo(2);
       for (String id : expected) {
-        assertThat(kms.unwrap(id, kms.wrap(id, new byte[] {42}))).containsExactly(42);
+        assertThat(kms.unwrapKey(kms.wrapKey(new byte[] {42}, id), id)).containsExactly(42);
       }
     }
   }
@@ -147,7 +147,7 @@ class MultiProcessTest {
         Set<String> stored = kms.listKeys().stream().map(KeyInfo::id).collect(Collectors.toSet());
         assertThat(stored).containsAll(ids);
         for (String id : ids) {
-          assertThat(kms.unwrap(id, kms.wrap(id, new byte[] {1}))).containsExactly(1);
+          assertThat(kms.unwrapKey(kms.wrapKey(new byte[] {1}, id), id)).containsExactly(1);
         }
       }
     }

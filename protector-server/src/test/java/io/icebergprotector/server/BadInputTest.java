@@ -50,7 +50,7 @@ class BadInputTest {
     try (RemoteKeyService e = fx.client("etl");
         RemoteKeyService a = fx.client("alice")) {
       byte[] dek = "0123456789abcdef".getBytes(StandardCharsets.UTF_8);
-      assertThat(a.unwrap("pii", e.wrap("pii", dek))).isEqualTo(dek);
+      assertThat(a.unwrapKey(e.wrapKey(dek, "pii"), "pii")).isEqualTo(dek);
     }
   }
 
@@ -213,7 +213,7 @@ class BadInputTest {
   void unknownVersionsAreClientErrors() throws Exception {
     String wrapped;
     try (RemoteKeyService e = fx.client("etl")) {
-      wrapped = e.wrap("pii", "0123456789abcdef".getBytes(StandardCharsets.UTF_8));
+      wrapped = e.wrapKey("0123456789abcdef".getBytes(StandardCharsets.UTF_8), "pii");
     }
     String v99 = wrapped.replaceFirst("^vault:v1:", "vault:v99:");
     assertVaultError(
@@ -246,7 +246,7 @@ class BadInputTest {
     byte[] dek = "0123456789abcdef".getBytes(StandardCharsets.UTF_8);
     String pii;
     try (RemoteKeyService e = fx.client("etl")) {
-      pii = e.wrap("pii", dek);
+      pii = e.wrapKey(dek, "pii");
     }
     // alice may unwrap both keys; a pii blob presented as fin must not decrypt
     HttpResponse<String> r =

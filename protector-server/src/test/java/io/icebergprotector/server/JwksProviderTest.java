@@ -128,7 +128,7 @@ class JwksProviderTest {
     byte[] dek = "0123456789abcdef".getBytes(StandardCharsets.UTF_8);
     String wrapped;
     try (RemoteKeyService etl = fx.client("etl")) {
-      wrapped = etl.wrap("fin", dek);
+      wrapped = etl.wrapKey(dek, "fin");
     }
 
     // the "job": four clients unwrapping with a token signed by the first key, until told to stop
@@ -143,7 +143,7 @@ class JwksProviderTest {
               () -> {
                 try (RemoteKeyService alice = fx.clientBuilder(fx.url(), firstToken).build()) {
                   while (running.get()) {
-                    assertThat(alice.unwrap("fin", wrapped)).isEqualTo(dek);
+                    assertThat(alice.unwrapKey(wrapped, "fin")).isEqualTo(dek);
                     unwraps.incrementAndGet();
                     warm.countDown();
                   }
@@ -188,7 +188,7 @@ class JwksProviderTest {
     assertThat(status).isEqualTo(401);
     assertThat(refusedAfter).isLessThanOrEqualTo(CACHE_LIFETIME.multipliedBy(2));
     try (RemoteKeyService alice = fx.clientBuilder(fx.url(), firstToken).build()) {
-      assertThatThrownBy(() -> alice.unwrap("fin", wrapped))
+      assertThatThrownBy(() -> alice.unwrapKey(wrapped, "fin"))
           .isInstanceOf(KeyAuthenticationException.class)
           .hasMessageContaining("invalid token signature");
     }

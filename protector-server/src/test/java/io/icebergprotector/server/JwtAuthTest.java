@@ -77,7 +77,7 @@ class JwtAuthTest {
             fx.clientBuilder(fx.url(), fx.jwt(JWSAlgorithm.ES256, "etl", null)).build();
         RemoteKeyService alice =
             fx.clientBuilder(fx.url(), fx.jwt(JWSAlgorithm.RS256, "alice", null)).build()) {
-      assertThat(alice.unwrap("fin", etl.wrap("fin", dek))).isEqualTo(dek);
+      assertThat(alice.unwrapKey(etl.wrapKey(dek, "fin"), "fin")).isEqualTo(dek);
     }
   }
 
@@ -94,7 +94,7 @@ class JwtAuthTest {
             ServerFixture.AUDIENCE);
     assertRejected(expired, "token expired");
     try (RemoteKeyService client = fx.clientBuilder(fx.url(), expired).build()) {
-      assertThatThrownBy(() -> client.unwrap("pii", "vault:v1:AAAA"))
+      assertThatThrownBy(() -> client.unwrapKey("vault:v1:AAAA", "pii"))
           .isInstanceOf(KeyAuthenticationException.class)
           .hasMessageContaining("authentication failed: token expired")
           .hasMessageNotContaining(expired);

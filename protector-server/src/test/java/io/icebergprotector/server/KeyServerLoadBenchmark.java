@@ -60,7 +60,7 @@ public final class KeyServerLoadBenchmark {
           fx.clientBuilder(server.url(), fx.token("etl"))
               .requestTimeout(Duration.ofSeconds(30))
               .build()) {
-        wrapped = etl.wrap("pii", dek);
+        wrapped = etl.wrapKey(dek, "pii");
       }
       System.out.printf(
           Locale.ROOT,
@@ -267,7 +267,7 @@ public final class KeyServerLoadBenchmark {
                 while (n < lat.length && System.nanoTime() < deadline) {
                   long t0 = System.nanoTime();
                   try {
-                    client.unwrap("pii", wrapped);
+                    client.unwrapKey(wrapped, "pii");
                     lat[n++] = System.nanoTime() - t0;
                   } catch (RuntimeException e) {
                     errors[id]++;

@@ -57,13 +57,13 @@ class Pkcs11ServerTest {
       for (String key : new String[] {"pii", "fin", "footer"}) {
         assertThat(ops.createKey(key).latestVersion()).isEqualTo(1);
       }
-      wrapped = etl.wrap("pii", dek);
-      assertThat(alice.unwrap("pii", wrapped)).isEqualTo(dek);
-      assertThatThrownBy(() -> carol.unwrap("pii", wrapped))
+      wrapped = etl.wrapKey(dek, "pii");
+      assertThat(alice.unwrapKey(wrapped, "pii")).isEqualTo(dek);
+      assertThatThrownBy(() -> carol.unwrapKey(wrapped, "pii"))
           .isInstanceOf(KeyAccessDeniedException.class);
       assertThatThrownBy(() -> etl.createKey("other")).isInstanceOf(KeyAccessDeniedException.class);
       assertThat(ops.rotateKey("pii").latestVersion()).isEqualTo(2);
-      assertThat(etl.wrap("pii", dek)).startsWith("vault:v2:");
+      assertThat(etl.wrapKey(dek, "pii")).startsWith("vault:v2:");
     }
 
     // A second server process finds the keys in the token: they never lived in the first one's
@@ -75,7 +75,7 @@ class Pkcs11ServerTest {
           .extracting(KeyInfo::id)
           .containsExactlyInAnyOrder("pii", "fin", "footer");
       assertThat(ops.describeKey("pii").versions()).containsExactly(1, 2);
-      assertThat(alice.unwrap("pii", wrapped)).isEqualTo(dek);
+      assertThat(alice.unwrapKey(wrapped, "pii")).isEqualTo(dek);
     }
     assertThat(fx.audit())
         .contains("\"principal\":\"carol\"", "\"decision\":\"deny\"")

@@ -94,18 +94,18 @@ class PolicyReloadTest {
     String before = fx.server.policyDigest();
     String wrapped;
     try (RemoteKeyService etl = fx.client("etl")) {
-      wrapped = etl.wrap("pii", DEK);
+      wrapped = etl.wrapKey(DEK, "pii");
     }
     // no client-side unwrap cache, as the catalogs' clients: every unwrap asks the server
     try (RemoteKeyService bob =
         fx.clientBuilder(fx.url(), fx.token("bob")).cacheTtl(Duration.ZERO).build()) {
       PolicyResponse old = bob.fetchPolicy(null);
-      assertThat(bob.unwrap("pii", wrapped)).isEqualTo(DEK);
+      assertThat(bob.unwrapKey(wrapped, "pii")).isEqualTo(DEK);
 
       Files.writeString(policyFile(), WITHOUT_BOB);
       fx.server.checkPolicy();
 
-      assertThatThrownBy(() -> bob.unwrap("pii", wrapped))
+      assertThatThrownBy(() -> bob.unwrapKey(wrapped, "pii"))
           .isInstanceOf(KeyAccessDeniedException.class)
           .hasMessageContaining("'pii'");
       PolicyResponse now = bob.fetchPolicy(old.etag());

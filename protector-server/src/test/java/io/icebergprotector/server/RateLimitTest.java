@@ -47,7 +47,7 @@ class RateLimitTest {
       // the client retries after Retry-After, then names the limit when it gives up
       try (RemoteKeyService etl =
           fx.clientBuilder(fx.url(), fx.token("etl")).maxAttempts(1).build()) {
-        assertThatThrownBy(() -> etl.wrap("pii", new byte[16]))
+        assertThatThrownBy(() -> etl.wrapKey(new byte[16], "pii"))
             .isInstanceOf(KeyServiceUnavailableException.class)
             .hasMessageContaining("wrap key 'pii'")
             .hasMessageContaining("HTTP 429: rate limit exceeded for principal 'etl'");
@@ -60,9 +60,9 @@ class RateLimitTest {
     try (ServerFixture fx =
         ServerFixture.start(dir, "protector-server.limits.rate { requests = 1, period = 2s }")) {
       try (RemoteKeyService etl = fx.client("etl")) {
-        String wrapped = etl.wrap("pii", new byte[16]);
+        String wrapped = etl.wrapKey(new byte[16], "pii");
         // the second call in the same period is refused once, then sent again after Retry-After
-        assertThat(etl.wrap("pii", new byte[16])).isNotEqualTo(wrapped);
+        assertThat(etl.wrapKey(new byte[16], "pii")).isNotEqualTo(wrapped);
       }
       assertThat(fx.auditLines())
           .anyMatch(l -> l.contains("\"principal\":\"etl\"") && l.contains("\"status\":429"));

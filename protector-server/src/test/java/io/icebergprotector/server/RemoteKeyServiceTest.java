@@ -119,10 +119,10 @@ class RemoteKeyServiceTest {
     URI url = stub(2, 503, 0);
     String wrapped;
     try (RemoteKeyService etl = fx.client("etl")) {
-      wrapped = etl.wrap("pii", DEK);
+      wrapped = etl.wrapKey(DEK, "pii");
     }
     try (RemoteKeyService alice = via(url, "alice").maxAttempts(4).build()) {
-      assertThat(alice.unwrap("pii", wrapped)).isEqualTo(DEK);
+      assertThat(alice.unwrapKey(wrapped, "pii")).isEqualTo(DEK);
     }
     assertThat(requests.get()).isEqualTo(3);
   }
@@ -131,7 +131,7 @@ class RemoteKeyServiceTest {
   void givesUpAfterMaxAttemptsNamingTheUrl() throws Exception {
     URI url = stub(Integer.MAX_VALUE, 503, 0);
     try (RemoteKeyService alice = via(url, "alice").maxAttempts(3).build()) {
-      assertThatThrownBy(() -> alice.unwrap("pii", "vault:v1:AAAA"))
+      assertThatThrownBy(() -> alice.unwrapKey("vault:v1:AAAA", "pii"))
           .isInstanceOf(KeyServiceUnavailableException.class)
           .hasMessageContaining(url.toString())
           .hasMessageContaining("HTTP 503")
@@ -144,12 +144,12 @@ class RemoteKeyServiceTest {
   void doesNotRetryClientErrors() throws Exception {
     URI url = stub(0, 0, 0);
     try (RemoteKeyService bob = via(url, "bob").maxAttempts(5).build()) {
-      assertThatThrownBy(() -> bob.unwrap("fin", "vault:v1:AAAA"))
+      assertThatThrownBy(() -> bob.unwrapKey("vault:v1:AAAA", "fin"))
           .isInstanceOf(KeyAccessDeniedException.class);
     }
     assertThat(requests.get()).isEqualTo(1);
     try (RemoteKeyService alice = via(url, "alice").maxAttempts(5).build()) {
-      assertThatThrownBy(() -> alice.unwrap("pii", "vault:v1:QUFB"))
+      assertThatThrownBy(() -> alice.unwrapKey("vault:v1:QUFB", "pii"))
           .isInstanceOf(KeyIntegrityException.class);
     }
     assertThat(requests.get()).isEqualTo(2);
@@ -171,7 +171,7 @@ class RemoteKeyServiceTest {
     long start = System.nanoTime();
     try (RemoteKeyService alice =
         via(url, "alice").maxAttempts(2).requestTimeout(Duration.ofMillis(200)).build()) {
-      assertThatThrownBy(() -> alice.unwrap("pii", "vault:v1:AAAA"))
+      assertThatThrownBy(() -> alice.unwrapKey("vault:v1:AAAA", "pii"))
           .isInstanceOf(KeyServiceUnavailableException.class)
           .hasMessageContaining(url.toString())
           .hasMessageContaining("Timeout");
@@ -188,7 +188,7 @@ class RemoteKeyServiceTest {
     }
     URI url = URI.create("https://127.0.0.1:" + port);
     try (RemoteKeyService alice = via(url, "alice").maxAttempts(3).build()) {
-      assertThatThrownBy(() -> alice.unwrap("pii", "vault:v1:AAAA"))
+      assertThatThrownBy(() -> alice.unwrapKey("vault:v1:AAAA", "pii"))
           .isInstanceOf(KeyServiceUnavailableException.class)
           .hasMessageContaining("key service at https://127.0.0.1:" + port + " is unavailable")
           .hasMessageContaining("ConnectException");
@@ -200,17 +200,17 @@ class RemoteKeyServiceTest {
     URI url = stub(0, 0, 0);
     String wrapped;
     try (RemoteKeyService etl = fx.client("etl")) {
-      wrapped = etl.wrap("pii", DEK);
+      wrapped = etl.wrapKey(DEK, "pii");
     }
     try (RemoteKeyService alice = via(url, "alice").build()) {
       for (int i = 0; i < 5; i++) {
-        assertThat(alice.unwrap("pii", wrapped)).isEqualTo(DEK);
+        assertThat(alice.unwrapKey(wrapped, "pii")).isEqualTo(DEK);
       }
     }
     assertThat(decrypts.get()).isEqualTo(1);
     try (RemoteKeyService alice = via(url, "alice").cacheTtl(Duration.ZERO).build()) {
-      alice.unwrap("pii", wrapped);
-      alice.unwrap("pii", wrapped);
+      alice.unwrapKey(wrapped, "pii");
+      alice.unwrapKey(wrapped, "pii");
     }
     assertThat(decrypts.get()).isEqualTo(3);
   }
@@ -224,7 +224,7 @@ class RemoteKeyServiceTest {
             .maxAttempts(4)
             .build()) { // JDK default trust: the self-signed cert is unknown
       long start = System.nanoTime();
-      assertThatThrownBy(() -> alice.unwrap("pii", "vault:v1:AAAA"))
+      assertThatThrownBy(() -> alice.unwrapKey("vault:v1:AAAA", "pii"))
           .isInstanceOf(KeyServiceUnavailableException.class)
           .hasMessageContaining("TLS connection to key service at " + fx.url());
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
@@ -249,7 +249,7 @@ class RemoteKeyServiceTest {
             .token(fx.token("etl"))
             .trustStore(trust, "trustpass".toCharArray())
             .build()) {
-      assertThat(etl.wrap("pii", DEK)).startsWith("vault:v1:");
+      assertThat(etl.wrapKey(DEK, "pii")).startsWith("vault:v1:");
     }
   }
 
@@ -264,7 +264,7 @@ class RemoteKeyServiceTest {
             .trustedCertificate(fx.certificate)
             .build()) {
       assertThat(bob.toString()).isEqualTo("RemoteKeyService{url=" + fx.url() + ", mount=transit}");
-      assertThatThrownBy(() -> bob.unwrap("fin", "vault:v1:AAAA"))
+      assertThatThrownBy(() -> bob.unwrapKey("vault:v1:AAAA", "fin"))
           .isInstanceOf(KeyAccessDeniedException.class)
           .hasMessageNotContaining(fx.token("bob"));
       assertThat(bob.whoami().principal()).isEqualTo("bob");
@@ -283,7 +283,7 @@ class RemoteKeyServiceTest {
   void closedClientRefusesWork() {
     RemoteKeyService alice = fx.client("alice");
     alice.close();
-    assertThatThrownBy(() -> alice.unwrap("pii", "vault:v1:AAAA"))
+    assertThatThrownBy(() -> alice.unwrapKey("vault:v1:AAAA", "pii"))
         .isInstanceOf(IllegalStateException.class);
   }
 }

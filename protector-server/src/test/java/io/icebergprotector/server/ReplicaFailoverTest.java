@@ -37,18 +37,18 @@ class ReplicaFailoverTest {
                 fx.clientBuilder(primary.url(), fx.token("alice")).urls(both).build();
             RemoteKeyService ops =
                 fx.clientBuilder(primary.url(), fx.token("ops")).urls(both).build()) {
-          String beforeFailure = etl.wrap("fin", dek);
-          assertThat(alice.unwrap("fin", beforeFailure)).isEqualTo(dek);
+          String beforeFailure = etl.wrapKey(dek, "fin");
+          assertThat(alice.unwrapKey(beforeFailure, "fin")).isEqualTo(dek);
           assertThat(alice.url().getRawAuthority()).isEqualTo(primary.url().getRawAuthority());
 
           primary.close();
           // the same key, served by the replica from the shared keystore
-          String afterFailure = etl.wrap("fin", dek);
-          assertThat(alice.unwrap("fin", afterFailure)).isEqualTo(dek);
+          String afterFailure = etl.wrapKey(dek, "fin");
+          assertThat(alice.unwrapKey(afterFailure, "fin")).isEqualTo(dek);
           assertThat(alice.url().getRawAuthority()).isEqualTo(replica.url().getRawAuthority());
           // key administration on the replica reaches the shared keystore too
           assertThat(ops.rotateKey("fin").latestVersion()).isEqualTo(2);
-          assertThat(etl.wrap("fin", dek)).startsWith("vault:v2:");
+          assertThat(etl.wrapKey(dek, "fin")).startsWith("vault:v2:");
 
           long primaryUnwraps = count(fx.auditFile, "alice", "unwrap");
           long replicaUnwraps = count(dir.resolve("audit/replica.log"), "alice", "unwrap");
@@ -56,7 +56,7 @@ class ReplicaFailoverTest {
           assertThat(replicaUnwraps).isEqualTo(1);
 
           replica.close();
-          assertThatThrownBy(() -> alice.unwrap("fin", etl.wrap("fin", dek)))
+          assertThatThrownBy(() -> alice.unwrapKey(etl.wrapKey(dek, "fin"), "fin"))
               .isInstanceOf(KeyServiceUnavailableException.class)
               .hasMessageContaining(primary.url().getRawAuthority())
               .hasMessageContaining(replica.url().getRawAuthority())

@@ -33,8 +33,8 @@ class ServerProcessTest {
       byte[] dek = "0123456789abcdef".getBytes(StandardCharsets.UTF_8);
       try (RemoteKeyService etl = fx.clientBuilder(url, fx.token("etl")).build();
           RemoteKeyService alice = fx.clientBuilder(url, fx.token("alice")).build()) {
-        String wrapped = etl.wrap("pii", dek);
-        assertThat(alice.unwrap("pii", wrapped)).isEqualTo(dek);
+        String wrapped = etl.wrapKey(dek, "pii");
+        assertThat(alice.unwrapKey(wrapped, "pii")).isEqualTo(dek);
       }
     }
     // the shutdown hook flushed and closed the audit log

@@ -58,7 +58,7 @@ class SlowClientsTest {
         byte[] dek = "0123456789abcdef".getBytes(StandardCharsets.UTF_8);
         String wrapped;
         try (RemoteKeyService etl = fx.client("etl")) {
-          wrapped = etl.wrap("pii", dek);
+          wrapped = etl.wrapKey(dek, "pii");
         }
         List<Future<Integer>> work = new ArrayList<>();
         for (int c = 0; c < 3; c++) {
@@ -72,7 +72,7 @@ class SlowClientsTest {
                             .maxAttempts(1)
                             .build()) {
                       for (int i = 0; i < 50; i++) {
-                        assertThat(alice.unwrap("pii", wrapped)).isEqualTo(dek);
+                        assertThat(alice.unwrapKey(wrapped, "pii")).isEqualTo(dek);
                         done++;
                       }
                     }

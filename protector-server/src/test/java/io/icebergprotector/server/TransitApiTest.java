@@ -55,23 +55,24 @@ class TransitApiTest {
     try (RemoteKeyService etl = fx.client("etl");
         RemoteKeyService alice = fx.client("alice");
         RemoteKeyService bob = fx.client("bob")) {
-      String wrapped = etl.wrap("pii", dek);
+      String wrapped = etl.wrapKey(dek, "pii");
       assertThat(wrapped).startsWith("vault:v1:");
-      assertThat(alice.unwrap("pii", wrapped)).isEqualTo(dek);
-      assertThat(bob.unwrap("pii", wrapped)).isEqualTo(dek); // masked access still needs the key
+      assertThat(alice.unwrapKey(wrapped, "pii")).isEqualTo(dek);
+      assertThat(bob.unwrapKey(wrapped, "pii")).isEqualTo(dek); // masked access still needs the key
 
-      String salary = etl.wrap("fin", dek);
-      assertThat(alice.unwrap("fin", salary)).isEqualTo(dek);
-      assertThatThrownBy(() -> bob.unwrap("fin", salary))
+      String salary = etl.wrapKey(dek, "fin");
+      assertThat(alice.unwrapKey(salary, "fin")).isEqualTo(dek);
+      assertThatThrownBy(() -> bob.unwrapKey(salary, "fin"))
           .isInstanceOf(KeyAccessDeniedException.class)
           .hasMessageContaining("bob")
           .hasMessageContaining("fin")
           .hasMessageContaining("unwrap");
       // every reader gets the footer key; only writers wrap
-      String footer = etl.wrap("footer", dek);
-      assertThat(bob.unwrap("footer", footer)).isEqualTo(dek);
-      assertThatThrownBy(() -> alice.wrap("pii", dek)).isInstanceOf(KeyAccessDeniedException.class);
-      assertThatThrownBy(() -> etl.unwrap("pii", wrapped))
+      String footer = etl.wrapKey(dek, "footer");
+      assertThat(bob.unwrapKey(footer, "footer")).isEqualTo(dek);
+      assertThatThrownBy(() -> alice.wrapKey(dek, "pii"))
+          .isInstanceOf(KeyAccessDeniedException.class);
+      assertThatThrownBy(() -> etl.unwrapKey(wrapped, "pii"))
           .isInstanceOf(KeyAccessDeniedException.class);
     }
   }
@@ -81,10 +82,10 @@ class TransitApiTest {
     byte[] dek = dataKey();
     try (RemoteKeyService etl = fx.client("etl");
         RemoteKeyService alice = fx.client("alice")) {
-      String wrapped = etl.wrap("pii", dek);
-      byte[] first = alice.unwrap("pii", wrapped);
+      String wrapped = etl.wrapKey(dek, "pii");
+      byte[] first = alice.unwrapKey(wrapped, "pii");
       first[0] ^= 1; // a caller wiping or changing its copy must not affect the cache
-      assertThat(alice.unwrap("pii", wrapped)).isEqualTo(dek);
+      assertThat(alice.unwrapKey(wrapped, "pii")).isEqualTo(dek);
     }
   }
 
@@ -114,15 +115,15 @@ class TransitApiTest {
       KeyInfo before = ops.describeKey("rotating");
       assertThat(before.latestVersion()).isEqualTo(1);
 
-      String v1 = etl.wrap("fin", dek);
+      String v1 = etl.wrapKey(dek, "fin");
       byte[] hashBefore = alice.deriveKey("fin", "ctx");
       KeyInfo fin = ops.rotateKey("fin");
       assertThat(fin.latestVersion()).isGreaterThanOrEqualTo(2);
-      String v2 = etl.wrap("fin", dek);
+      String v2 = etl.wrapKey(dek, "fin");
       assertThat(v2).startsWith("vault:v" + fin.latestVersion() + ":");
       try (RemoteKeyService fresh = fx.client("alice")) { // no cache
-        assertThat(fresh.unwrap("fin", v1)).isEqualTo(dek);
-        assertThat(fresh.unwrap("fin", v2)).isEqualTo(dek);
+        assertThat(fresh.unwrapKey(v1, "fin")).isEqualTo(dek);
+        assertThat(fresh.unwrapKey(v2, "fin")).isEqualTo(dek);
         assertThat(fresh.deriveKey("fin", "ctx")).isEqualTo(hashBefore);
       }
       KeyInfo described = ops.describeKey("fin");
@@ -137,13 +138,14 @@ class TransitApiTest {
     try (RemoteKeyService etl = fx.client("etl");
         RemoteKeyService alice = fx.client("alice");
         RemoteKeyService ops = fx.client("ops")) {
-      String wrapped = etl.wrap("scratch", dek);
-      assertThat(alice.unwrap("scratch", wrapped)).isEqualTo(dek);
+      String wrapped = etl.wrapKey(dek, "scratch");
+      assertThat(alice.unwrapKey(wrapped, "scratch")).isEqualTo(dek);
       ops.destroyKey("scratch");
       assertThat(ops.describeKey("scratch").destroyed()).isTrue();
-      assertThatThrownBy(() -> etl.wrap("scratch", dek)).isInstanceOf(KeyDestroyedException.class);
+      assertThatThrownBy(() -> etl.wrapKey(dek, "scratch"))
+          .isInstanceOf(KeyDestroyedException.class);
       try (RemoteKeyService fresh = fx.client("alice")) {
-        assertThatThrownBy(() -> fresh.unwrap("scratch", wrapped))
+        assertThatThrownBy(() -> fresh.unwrapKey(wrapped, "scratch"))
             .isInstanceOf(KeyDestroyedException.class);
       }
       assertThatThrownBy(() -> ops.describeKey("never-made"))
@@ -158,10 +160,12 @@ class TransitApiTest {
         RemoteKeyService alice = fx.client("alice");
         RemoteKeyService ops = fx.client("ops")) {
       String v1 =
-          etl.wrap("scratch-footer", dek); // a key of its own: other tests keep unwrapping v1 blobs
-      assertThat(alice.unwrap("scratch-footer", v1)).isEqualTo(dek); // now in alice's unwrap cache
+          etl.wrapKey(
+              dek, "scratch-footer"); // a key of its own: other tests keep unwrapping v1 blobs
+      assertThat(alice.unwrapKey(v1, "scratch-footer"))
+          .isEqualTo(dek); // now in alice's unwrap cache
       ops.rotateKey("scratch-footer");
-      String v2 = etl.wrap("scratch-footer", dek);
+      String v2 = etl.wrapKey(dek, "scratch-footer");
       assertThatThrownBy(() -> alice.setMinDecryptionVersion("scratch-footer", 2))
           .isInstanceOf(KeyAccessDeniedException.class)
           .hasMessageContaining("alice");
@@ -175,11 +179,11 @@ class TransitApiTest {
       assertThat(retired.minDecryptionVersion()).isEqualTo(2);
       assertThat(ops.describeKey("scratch-footer").minDecryptionVersion()).isEqualTo(2);
       try (RemoteKeyService fresh = fx.client("alice")) { // no cache
-        assertThatThrownBy(() -> fresh.unwrap("scratch-footer", v1))
+        assertThatThrownBy(() -> fresh.unwrapKey(v1, "scratch-footer"))
             .isInstanceOf(KeyVersionRetiredException.class)
             .hasMessageContaining("key 'scratch-footer' v1")
             .hasMessageContaining("minimum decryption version is 2");
-        assertThat(fresh.unwrap("scratch-footer", v2)).isEqualTo(dek);
+        assertThat(fresh.unwrapKey(v2, "scratch-footer")).isEqualTo(dek);
       }
       assertThatThrownBy(() -> ops.setMinDecryptionVersion("scratch-footer", 1))
           .isInstanceOf(KeyServiceException.class)
@@ -264,7 +268,7 @@ class TransitApiTest {
     assertThat(fx.get("/v1/protector/policy", null).statusCode()).isEqualTo(401);
 
     try (RemoteKeyService wrong = fx.clientBuilder(fx.url(), guess).build()) {
-      assertThatThrownBy(() -> wrong.unwrap("pii", "vault:v1:AAAA"))
+      assertThatThrownBy(() -> wrong.unwrapKey("vault:v1:AAAA", "pii"))
           .isInstanceOf(KeyAuthenticationException.class)
           .hasMessageStartingWith("authentication failed: unknown token")
           .hasMessageNotContaining(guess);
@@ -337,9 +341,9 @@ class TransitApiTest {
     try (RemoteKeyService etl = fx.client("etl");
         RemoteKeyService alice = fx.client("alice");
         RemoteKeyService bob = fx.client("bob")) {
-      wrapped = etl.wrap("fin", dek);
-      alice.unwrap("fin", wrapped);
-      assertThatThrownBy(() -> bob.unwrap("fin", wrapped))
+      wrapped = etl.wrapKey(dek, "fin");
+      alice.unwrapKey(wrapped, "fin");
+      assertThatThrownBy(() -> bob.unwrapKey(wrapped, "fin"))
           .isInstanceOf(KeyAccessDeniedException.class);
       bob.deriveKey("pii", "audit-test");
     }

@@ -539,7 +539,7 @@ class KeyLifecycleTest {
     KeyServiceRegistry.clear();
     ProtectorCrypto.forgetAllCachedKeys();
     try (LocalKeyService keys = keys()) {
-      assertThatThrownBy(() -> keys.unwrap("fin", wrappedKek))
+      assertThatThrownBy(() -> keys.unwrapKey(wrappedKek, "fin"))
           .isInstanceOf(KeyDestroyedException.class);
     }
     assertThatThrownBy(() -> as("alice", "SELECT salary FROM lc.db.shred"))

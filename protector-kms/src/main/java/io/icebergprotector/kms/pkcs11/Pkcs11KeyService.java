@@ -459,7 +459,7 @@ public final class Pkcs11KeyService implements KeyService {
   // token)
 
   @Override
-  public String wrap(String keyId, byte[] plaintext) {
+  public String wrapKey(byte[] plaintext, String keyId) {
     KeyIds.check(keyId);
     KeySeal.checkDataKey(keyId, plaintext);
     return withKey(
@@ -479,7 +479,7 @@ public final class Pkcs11KeyService implements KeyService {
   }
 
   @Override
-  public byte[] unwrap(String keyId, String wrapped) {
+  public byte[] unwrapKey(String wrapped, String keyId) {
     KeyIds.check(keyId);
     WrappedKey parsed = KeySeal.parse(keyId, wrapped);
     int version = parsed.version();

@@ -172,7 +172,7 @@ public final class RemoteKeyService implements KeyService {
   }
 
   @Override
-  public String wrap(String keyId, byte[] plaintext) {
+  public String wrapKey(byte[] plaintext, String keyId) {
     Objects.requireNonNull(plaintext, "plaintext");
     Map<String, Object> data =
         transport.call(
@@ -192,7 +192,7 @@ public final class RemoteKeyService implements KeyService {
   }
 
   @Override
-  public byte[] unwrap(String keyId, String wrapped) {
+  public byte[] unwrapKey(String wrapped, String keyId) {
     Objects.requireNonNull(wrapped, "wrapped");
     byte[] cached = cache.get(UNWRAP, keyId, wrapped);
     if (cached != null) {

@@ -120,16 +120,16 @@ public final class Pkcs11Scenarios {
       assertThat(info.createdAt()).isBetween(before, Instant.now().plusSeconds(1));
 
       byte[] dek = randomBytes(32);
-      String wrapped = kms.wrap("pii", dek);
+      String wrapped = kms.wrapKey(dek, "pii");
       assertThat(wrapped).startsWith("vault:v1:");
       byte[] blob = WrappedKey.parse(wrapped).blob();
       assertThat(blob).hasSize(12 + 32 + 16); // nonce || ciphertext || tag, as LocalKeyService
-      assertThat(kms.unwrap("pii", wrapped)).isEqualTo(dek);
-      String again = kms.wrap("pii", dek);
+      assertThat(kms.unwrapKey(wrapped, "pii")).isEqualTo(dek);
+      String again = kms.wrapKey(dek, "pii");
       assertThat(again).isNotEqualTo(wrapped);
       assertThat(java.util.Arrays.copyOf(WrappedKey.parse(again).blob(), 12))
           .isNotEqualTo(java.util.Arrays.copyOf(blob, 12)); // fresh nonce per wrap
-      assertThat(kms.unwrap("pii", again)).isEqualTo(dek);
+      assertThat(kms.unwrapKey(again, "pii")).isEqualTo(dek);
 
       assertThatThrownBy(() -> kms.createKey("pii"))
           .isInstanceOf(KeyAlreadyExistsException.class)
@@ -137,18 +137,18 @@ public final class Pkcs11Scenarios {
       assertThatThrownBy(() -> kms.describeKey("nope"))
           .isInstanceOf(KeyNotFoundException.class)
           .hasMessageContaining("key 'nope' does not exist");
-      assertThatThrownBy(() -> kms.wrap("nope", dek)).isInstanceOf(KeyNotFoundException.class);
+      assertThatThrownBy(() -> kms.wrapKey(dek, "nope")).isInstanceOf(KeyNotFoundException.class);
       assertThatThrownBy(() -> kms.createKey("bad id"))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("Invalid key id 'bad id'");
-      assertThatThrownBy(() -> kms.wrap("pii", new byte[0]))
+      assertThatThrownBy(() -> kms.wrapKey(new byte[0], "pii"))
           .isInstanceOf(IllegalArgumentException.class);
       assertThat(kms.listKeys()).extracting(KeyInfo::id).containsExactly("pii");
       assertThat(kms.describeKey("pii")).isEqualTo(info);
       assertThat(kms.toString()).contains("slot list index 0").doesNotContain(pin());
 
       kms.close();
-      assertThatThrownBy(() -> kms.wrap("pii", dek))
+      assertThatThrownBy(() -> kms.wrapKey(dek, "pii"))
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("closed");
     } finally {
@@ -208,19 +208,19 @@ public final class Pkcs11Scenarios {
     try (Pkcs11KeyService kms = openByIndex()) {
       KeyInfo created = kms.createKey("pii");
       byte[] dek1 = randomBytes(32);
-      String w1 = kms.wrap("pii", dek1);
+      String w1 = kms.wrapKey(dek1, "pii");
       KeyInfo rotated = kms.rotateKey("pii");
       assertThat(rotated.latestVersion()).isEqualTo(2);
       assertThat(rotated.versions()).containsExactly(1, 2);
       assertThat(rotated.createdAt()).isEqualTo(created.createdAt());
       byte[] dek2 = randomBytes(16);
-      String w2 = kms.wrap("pii", dek2);
+      String w2 = kms.wrapKey(dek2, "pii");
       assertThat(w2).startsWith("vault:v2:");
-      assertThat(kms.unwrap("pii", w1)).isEqualTo(dek1); // old blobs keep unwrapping
-      assertThat(kms.unwrap("pii", w2)).isEqualTo(dek2);
+      assertThat(kms.unwrapKey(w1, "pii")).isEqualTo(dek1); // old blobs keep unwrapping
+      assertThat(kms.unwrapKey(w2, "pii")).isEqualTo(dek2);
       assertThat(kms.rotateKey("pii").versions()).containsExactly(1, 2, 3);
-      assertThat(kms.wrap("pii", dek1)).startsWith("vault:v3:");
-      assertThat(kms.unwrap("pii", w1)).isEqualTo(dek1);
+      assertThat(kms.wrapKey(dek1, "pii")).startsWith("vault:v3:");
+      assertThat(kms.unwrapKey(w1, "pii")).isEqualTo(dek1);
       assertThatThrownBy(() -> kms.rotateKey("nope")).isInstanceOf(KeyNotFoundException.class);
     }
   }
@@ -230,13 +230,13 @@ public final class Pkcs11Scenarios {
       KeyInfo created = kms.createKey("pii");
       byte[] derived = kms.deriveKey("pii", "email");
       byte[] dek1 = randomBytes(32);
-      String w1 = kms.wrap("pii", dek1);
+      String w1 = kms.wrapKey(dek1, "pii");
       kms.rotateKey("pii");
-      String w2 = kms.wrap("pii", randomBytes(32));
+      String w2 = kms.wrapKey(randomBytes(32), "pii");
       kms.rotateKey("pii");
       byte[] dek3 = randomBytes(32);
-      String w3 = kms.wrap("pii", dek3);
-      assertThat(kms.unwrap("pii", w1)).isEqualTo(dek1);
+      String w3 = kms.wrapKey(dek3, "pii");
+      assertThat(kms.unwrapKey(w1, "pii")).isEqualTo(dek1);
       assertThatThrownBy(() -> kms.setMinDecryptionVersion("pii", 4))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("latest version is 3");
@@ -246,14 +246,14 @@ public final class Pkcs11Scenarios {
       assertThat(retired.minDecryptionVersion()).isEqualTo(3);
       assertThat(retired.versions()).containsExactly(3); // the old versions' token objects are gone
       assertThat(retired.createdAt()).isEqualTo(created.createdAt());
-      assertThatThrownBy(() -> kms.unwrap("pii", w1))
+      assertThatThrownBy(() -> kms.unwrapKey(w1, "pii"))
           .isInstanceOf(KeyVersionRetiredException.class)
           .hasMessageContaining("key 'pii' v1")
           .hasMessageContaining("minimum decryption version is 3");
-      assertThatThrownBy(() -> kms.unwrap("pii", w2))
+      assertThatThrownBy(() -> kms.unwrapKey(w2, "pii"))
           .isInstanceOf(KeyVersionRetiredException.class)
           .hasMessageContaining("key 'pii' v2");
-      assertThat(kms.unwrap("pii", w3)).isEqualTo(dek3);
+      assertThat(kms.unwrapKey(w3, "pii")).isEqualTo(dek3);
       assertThat(kms.deriveKey("pii", "email"))
           .isEqualTo(derived); // the HMAC key is its own object
       assertThatThrownBy(() -> kms.setMinDecryptionVersion("pii", 2))
@@ -272,33 +272,33 @@ public final class Pkcs11Scenarios {
       kms.createKey("a");
       kms.createKey("b");
       byte[] dek = randomBytes(32);
-      String wa = kms.wrap("a", dek);
+      String wa = kms.wrapKey(dek, "a");
       // Same version number, other key id: the associated data (and the key) differ.
-      assertThatThrownBy(() -> kms.unwrap("b", wa))
+      assertThatThrownBy(() -> kms.unwrapKey(wa, "b"))
           .isInstanceOf(KeyIntegrityException.class)
           .hasMessageContaining("authentication failed");
 
       byte[] blob = WrappedKey.parse(wa).blob();
       blob[20] ^= 1;
-      assertThatThrownBy(() -> kms.unwrap("a", WrappedKey.format(1, blob)))
+      assertThatThrownBy(() -> kms.unwrapKey(WrappedKey.format(1, blob), "a"))
           .isInstanceOf(KeyIntegrityException.class);
       byte[] truncated = java.util.Arrays.copyOf(WrappedKey.parse(wa).blob(), 27);
-      assertThatThrownBy(() -> kms.unwrap("a", WrappedKey.format(1, truncated)))
+      assertThatThrownBy(() -> kms.unwrapKey(WrappedKey.format(1, truncated), "a"))
           .isInstanceOf(KeyIntegrityException.class)
           .hasMessageContaining("too short");
-      assertThatThrownBy(() -> kms.unwrap("a", "not a blob"))
+      assertThatThrownBy(() -> kms.unwrapKey("not a blob", "a"))
           .isInstanceOf(KeyIntegrityException.class);
 
       // A v2 blob relabelled as v1 fails too: the version is authenticated.
       kms.rotateKey("a");
-      String w2 = kms.wrap("a", dek);
+      String w2 = kms.wrapKey(dek, "a");
       String relabelled = "vault:v1:" + w2.substring("vault:v2:".length());
-      assertThatThrownBy(() -> kms.unwrap("a", relabelled))
+      assertThatThrownBy(() -> kms.unwrapKey(relabelled, "a"))
           .isInstanceOf(KeyIntegrityException.class);
-      assertThatThrownBy(() -> kms.unwrap("a", "vault:v9:" + w2.substring("vault:v2:".length())))
+      assertThatThrownBy(() -> kms.unwrapKey("vault:v9:" + w2.substring("vault:v2:".length()), "a"))
           .isInstanceOf(KeyNotFoundException.class)
           .hasMessageContaining("has no version 9");
-      assertThat(kms.unwrap("a", wa)).isEqualTo(dek);
+      assertThat(kms.unwrapKey(wa, "a")).isEqualTo(dek);
     }
   }
 
@@ -308,14 +308,14 @@ public final class Pkcs11Scenarios {
       kms.rotateKey("pii");
       kms.createKey("keep");
       byte[] dek = randomBytes(32);
-      String wrapped = kms.wrap("pii", dek);
-      String kept = kms.wrap("keep", dek);
+      String wrapped = kms.wrapKey(dek, "pii");
+      String kept = kms.wrapKey(dek, "keep");
 
       kms.destroyKey("pii");
-      assertThatThrownBy(() -> kms.unwrap("pii", wrapped))
+      assertThatThrownBy(() -> kms.unwrapKey(wrapped, "pii"))
           .isInstanceOf(KeyDestroyedException.class)
           .hasMessageContaining("key 'pii' was destroyed");
-      assertThatThrownBy(() -> kms.wrap("pii", dek)).isInstanceOf(KeyDestroyedException.class);
+      assertThatThrownBy(() -> kms.wrapKey(dek, "pii")).isInstanceOf(KeyDestroyedException.class);
       assertThatThrownBy(() -> kms.deriveKey("pii", "ctx"))
           .isInstanceOf(KeyDestroyedException.class);
       assertThatThrownBy(() -> kms.rotateKey("pii")).isInstanceOf(KeyDestroyedException.class);
@@ -335,7 +335,7 @@ public final class Pkcs11Scenarios {
       // "destroyed" is told apart from "never existed".
       assertThatThrownBy(() -> kms.describeKey("never")).isInstanceOf(KeyNotFoundException.class);
       assertThatThrownBy(() -> kms.destroyKey("never")).isInstanceOf(KeyNotFoundException.class);
-      assertThat(kms.unwrap("keep", kept)).isEqualTo(dek);
+      assertThat(kms.unwrapKey(kept, "keep")).isEqualTo(dek);
 
       // Every version object and the HMAC key are gone from the token; only the tombstone is left.
       KeyStore ks = KeyStore.getInstance("PKCS11", rawProvider());
@@ -375,21 +375,21 @@ public final class Pkcs11Scenarios {
         LocalKeyService local = LocalKeyService.open(dir.resolve("local.p12"), pass, true)) {
       token.createKey("pii");
       local.createKey("pii");
-      String fromToken = token.wrap("pii", dek);
-      String fromLocal = local.wrap("pii", dek);
+      String fromToken = token.wrapKey(dek, "pii");
+      String fromLocal = local.wrapKey(dek, "pii");
       // One format: same prefix and blob layout ...
       assertThat(fromToken).startsWith("vault:v1:");
       assertThat(fromLocal).startsWith("vault:v1:");
       assertThat(WrappedKey.parse(fromToken).blob())
           .hasSameSizeAs(WrappedKey.parse(fromLocal).blob());
       // ... but different key material: the token's key never left the token.
-      assertThatThrownBy(() -> local.unwrap("pii", fromToken))
+      assertThatThrownBy(() -> local.unwrapKey(fromToken, "pii"))
           .isInstanceOf(KeyIntegrityException.class);
-      assertThatThrownBy(() -> token.unwrap("pii", fromLocal))
+      assertThatThrownBy(() -> token.unwrapKey(fromLocal, "pii"))
           .isInstanceOf(KeyIntegrityException.class);
       assertThat(token.deriveKey("pii", "ctx")).isNotEqualTo(local.deriveKey("pii", "ctx"));
-      assertThat(token.unwrap("pii", fromToken)).isEqualTo(dek);
-      assertThat(local.unwrap("pii", fromLocal)).isEqualTo(dek);
+      assertThat(token.unwrapKey(fromToken, "pii")).isEqualTo(dek);
+      assertThat(local.unwrapKey(fromLocal, "pii")).isEqualTo(dek);
     }
   }
 
@@ -399,7 +399,7 @@ public final class Pkcs11Scenarios {
     byte[] dek = randomBytes(32);
     try (Pkcs11KeyService kms = openByIndex()) {
       kms.createKey("pii");
-      String wrapped = kms.wrap("pii", dek);
+      String wrapped = kms.wrapKey(dek, "pii");
       String derived = HexFormat.of().formatHex(kms.deriveKey("pii", "ctx"));
       Files.writeString(
           dir.resolve("persist.txt"),
@@ -413,7 +413,7 @@ public final class Pkcs11Scenarios {
     byte[] dek = Base64.getDecoder().decode(lines.get(0));
     try (Passphrase pin = Passphrase.fromFile(pinFile());
         Pkcs11KeyService kms = Pkcs11KeyService.open(library(), "test", pin)) {
-      assertThat(kms.unwrap("pii", lines.get(1))).isEqualTo(dek);
+      assertThat(kms.unwrapKey(lines.get(1), "pii")).isEqualTo(dek);
       assertThat(HexFormat.of().formatHex(kms.deriveKey("pii", "ctx"))).isEqualTo(lines.get(2));
       kms.destroyKey("pii");
     }
@@ -423,7 +423,7 @@ public final class Pkcs11Scenarios {
   private static void persistDestroyed() throws Exception {
     List<String> lines = Files.readAllLines(Path.of(System.getenv(ENV_DIR)).resolve("persist.txt"));
     try (Pkcs11KeyService kms = openByIndex()) {
-      assertThatThrownBy(() -> kms.unwrap("pii", lines.get(1)))
+      assertThatThrownBy(() -> kms.unwrapKey(lines.get(1), "pii"))
           .isInstanceOf(KeyDestroyedException.class);
       assertThat(kms.describeKey("pii").destroyed()).isTrue();
     }
@@ -474,7 +474,7 @@ public final class Pkcs11Scenarios {
           assertThat(second.describeKey("pii").latestVersion()).isEqualTo(1);
         }
         // Closing the second did not log out the first.
-        assertThat(first.unwrap("pii", first.wrap("pii", new byte[] {7}))).containsExactly(7);
+        assertThat(first.unwrapKey(first.wrapKey(new byte[] {7}, "pii"), "pii")).containsExactly(7);
       }
       // After the last close the token is logged out: the PIN is checked by the token again.
       assertThatThrownBy(() -> Pkcs11KeyService.open(library(), 0, wrong))
@@ -490,8 +490,8 @@ public final class Pkcs11Scenarios {
       test.createKey("pii");
       assertThat(other.listKeys()).isEmpty();
       other.createKey("pii");
-      String wrapped = test.wrap("pii", dek);
-      assertThatThrownBy(() -> other.unwrap("pii", wrapped))
+      String wrapped = test.wrapKey(dek, "pii");
+      assertThatThrownBy(() -> other.unwrapKey(wrapped, "pii"))
           .isInstanceOf(KeyIntegrityException.class);
       assertThat(test.toString()).contains("'test'");
       assertThat(other.toString()).contains("'other'");
@@ -506,11 +506,11 @@ public final class Pkcs11Scenarios {
         Passphrase pin = envPin()) {
       Pkcs11KeyService index0 = Pkcs11KeyService.open(library(), 0, pin);
       Pkcs11KeyService index1 = Pkcs11KeyService.open(library(), 1, pin);
-      String wrapped = test.wrap("pii", dek);
+      String wrapped = test.wrapKey(dek, "pii");
       int reached = 0;
       for (Pkcs11KeyService byIndex : List.of(index0, index1)) {
         try {
-          assertThat(byIndex.unwrap("pii", wrapped)).isEqualTo(dek);
+          assertThat(byIndex.unwrapKey(wrapped, "pii")).isEqualTo(dek);
           reached++;
         } catch (KeyIntegrityException e) {
           // the other token
@@ -519,7 +519,7 @@ public final class Pkcs11Scenarios {
       assertThat(reached).isEqualTo(1);
       index0.close();
       index1.close();
-      assertThat(test.unwrap("pii", wrapped))
+      assertThat(test.unwrapKey(wrapped, "pii"))
           .isEqualTo(dek); // still logged in: the sessions are shared
     }
   }
@@ -539,7 +539,7 @@ public final class Pkcs11Scenarios {
       kms.createKey("pii");
       kms.rotateKey("pii");
       byte[] dek = randomBytes(32);
-      String underFirst = kms.wrap("pii", dek);
+      String underFirst = kms.wrapKey(dek, "pii");
 
       Provider raw = rawProvider();
       KeyStore ks = KeyStore.getInstance("PKCS11", raw);
@@ -552,10 +552,10 @@ public final class Pkcs11Scenarios {
           new KeyStore.SecretKeyEntry(aes.generateKey()),
           null);
 
-      String underSecond = kms.wrap("pii", dek);
+      String underSecond = kms.wrapKey(dek, "pii");
       assertThat(underSecond).startsWith("vault:v2:");
-      assertThat(kms.unwrap("pii", underFirst)).isEqualTo(dek);
-      assertThat(kms.unwrap("pii", underSecond)).isEqualTo(dek);
+      assertThat(kms.unwrapKey(underFirst, "pii")).isEqualTo(dek);
+      assertThat(kms.unwrapKey(underSecond, "pii")).isEqualTo(dek);
       assertThat(kms.describeKey("pii").versions()).containsExactly(1, 2);
 
       kms.destroyKey("pii");
@@ -579,7 +579,7 @@ public final class Pkcs11Scenarios {
                   () -> {
                     for (int i = 0; i < 50; i++) {
                       byte[] dek = randomBytes(32);
-                      assertThat(kms.unwrap("pii", kms.wrap("pii", dek))).isEqualTo(dek);
+                      assertThat(kms.unwrapKey(kms.wrapKey(dek, "pii"), "pii")).isEqualTo(dek);
                       if (thread == 0 && i == 25) {
                         kms.rotateKey("pii");
                       }
@@ -619,7 +619,7 @@ public final class Pkcs11Scenarios {
     try (KeyService byEnv = KeyServices.open(KmsSettings.fromOptions(options, "catalog 'hsm'"))) {
       assertThat(byEnv).isInstanceOf(Pkcs11KeyService.class);
       byEnv.createKey("pii");
-      wrapped = byEnv.wrap("pii", dek);
+      wrapped = byEnv.wrapKey(dek, "pii");
     }
     options.remove(KmsSettings.PIN_ENV);
     options.put(KmsSettings.PIN_FILE, pinFile().toString());
@@ -638,12 +638,12 @@ public final class Pkcs11Scenarios {
     try (KeyService byFile = KeyServices.open(KmsSettings.fromOptions(options, "catalog 'hsm'"))) {
       assertThat(
               new AuthorizingKeyService(byFile, policy, Principal.user("alice"))
-                  .unwrap("pii", wrapped))
+                  .unwrapKey(wrapped, "pii"))
           .isEqualTo(dek);
       assertThatThrownBy(
               () ->
                   new AuthorizingKeyService(byFile, policy, Principal.user("bob"))
-                      .unwrap("pii", wrapped))
+                      .unwrapKey(wrapped, "pii"))
           .isInstanceOf(KeyAccessDeniedException.class);
     }
 

@@ -72,13 +72,13 @@ final class TransitRoutes {
     try {
       String ciphertext;
       try {
-        ciphertext = keys.wrap(key, plaintext);
+        ciphertext = keys.wrapKey(plaintext, key);
       } catch (KeyNotFoundException e) {
         if (!autoCreateKeys) {
           throw e;
         }
         autoCreate(x, key);
-        ciphertext = keys.wrap(key, plaintext);
+        ciphertext = keys.wrapKey(plaintext, key);
       }
       int version = WrappedKey.parse(ciphertext).version();
       x.auditOk(key, version);
@@ -116,7 +116,7 @@ final class TransitRoutes {
     }
     byte[] plaintext = null;
     try {
-      plaintext = keys.unwrap(key, ciphertext);
+      plaintext = keys.unwrapKey(ciphertext, key);
       String encoded = Base64.getEncoder().encodeToString(plaintext);
       x.auditOk(key, version);
       x.sendJson(200, Envelope.data(JsonCodec.object(TransitFields.PLAINTEXT, encoded)));

@@ -31,7 +31,7 @@ final class KmsClientCalls {
 
   String wrap(byte[] keyBytes, String masterKeyId) {
     try {
-      return keys.wrap(masterKeyId, keyBytes);
+      return keys.wrapKey(keyBytes, masterKeyId);
     } catch (KeyAccessDeniedException e) {
       throw denied.apply(e.getMessage(), e);
     } catch (KeyServiceException e) {
@@ -41,7 +41,7 @@ final class KmsClientCalls {
 
   byte[] unwrap(String wrappedKey, String masterKeyId) {
     try {
-      return keys.unwrap(masterKeyId, wrappedKey);
+      return keys.unwrapKey(wrappedKey, masterKeyId);
     } catch (KeyAccessDeniedException e) {
       throw denied.apply(e.getMessage(), e);
     } catch (KeyServiceException e) {

@@ -31,15 +31,15 @@ public final class ThreadKeyCalls extends ForwardingKeyService {
   }
 
   @Override
-  public String wrap(String keyId, byte[] plaintext) {
+  public String wrapKey(byte[] plaintext, String keyId) {
     count();
-    return delegate().wrap(keyId, plaintext);
+    return delegate().wrapKey(plaintext, keyId);
   }
 
   @Override
-  public byte[] unwrap(String keyId, String wrapped) {
+  public byte[] unwrapKey(String wrapped, String keyId) {
     count();
-    return delegate().unwrap(keyId, wrapped);
+    return delegate().unwrapKey(wrapped, keyId);
   }
 
   @Override

@@ -95,7 +95,7 @@ class CredentialBindingTest {
     KeyService alice =
         KeyServiceRegistry.obtain(
             KeyScope.of(settings(), Principal.user("alice"), policy.digest()), policy);
-    String wrapped = alice.wrap("pii", new byte[16]);
+    String wrapped = alice.wrapKey(new byte[16], "pii");
 
     // The secret is gone (or was never readable by this code): naming the same file is not
     // enough to share alice's open keystore.
@@ -106,7 +106,7 @@ class CredentialBindingTest {
         .hasMessageContaining("Cannot read secret: file " + passphraseFile);
 
     // alice's registered scope keeps its backend
-    assertThat(alice.unwrap("pii", wrapped)).hasSize(16);
+    assertThat(alice.unwrapKey(wrapped, "pii")).hasSize(16);
   }
 
   @Test
