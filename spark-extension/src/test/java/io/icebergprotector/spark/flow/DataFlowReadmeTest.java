@@ -2,6 +2,7 @@ package io.icebergprotector.spark.flow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icebergprotector.spark.core.CatalogOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +17,8 @@ class DataFlowReadmeTest {
         readme.substring(readme.indexOf("### Data flow"), readme.indexOf("## Performance"));
     assertThat(section)
         .contains(
-            "`" + DataFlowCheck.DECLASSIFY + "=true`", "`" + DeclassificationGate.LOGGER + "`")
+            "`" + CatalogOptions.DECLASSIFY.key() + "=true`",
+            "`" + DeclassificationGate.LOGGER + "`")
         .contains("`count(DISTINCT col)`", "not a flow", "`declassify = [...]`");
   }
 }
