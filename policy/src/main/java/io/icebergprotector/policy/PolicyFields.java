@@ -137,7 +137,7 @@ public final class PolicyFields {
               "method",
               "`pme`",
               "`pme` (column encryption), `deterministic` (AES-SIV tokens, string and binary"
-                  + " columns), `\"fpe(alphabet = digits\\|alnum\\|lower\\|upper, keep = \\\"-\\\","
+                  + " columns), `\"fpe(alphabet = digits|alnum|lower|upper, keep = \\\"-\\\","
                   + " min-length = N)\"` (FF1 over strings, the `keep` characters stay in place)"
                   + " or `\"fpe(width = N)\"` (FF1 over an int or long below 10^N, sign kept); a"
                   + " format-preserving domain below 1,000,000 values is an error, and"
