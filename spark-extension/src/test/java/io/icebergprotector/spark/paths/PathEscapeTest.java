@@ -46,7 +46,7 @@ class PathEscapeTest extends PathSessionTest {
         "  }",
         "  keys { pii {}, footer {} }",
         "  paths {",
-        // with the trailing slash, as the README writes prefixes
+        // with the trailing slash, as docs/spark/paths.md writes prefixes
         "    \"file:"
             + root
             + "/prot/\" { footer-key = footer, writers = [etl], columns { "
