@@ -1,9 +1,10 @@
 """PySpark against one runtime jar, as a user runs it: ``pip install pyspark==<its version>``, the
-README's session snippet, then SQL and DataFrames. ``PySparkIT`` (runtime-tests) makes the virtual
-environment, puts the jar built by the same run into a file repository (``--repositories`` through
-``PYSPARK_SUBMIT_ARGS``, as a user's Maven setup would provide it) and sets:
+session snippet of docs/python/pyspark.md, then SQL and DataFrames. ``PySparkIT`` (runtime-tests)
+makes the virtual environment, puts the jar built by the same run into a file repository
+(``--repositories`` through ``PYSPARK_SUBMIT_ARGS``, as a user's Maven setup would provide it) and
+sets:
 
-- ``IP_REPO_ROOT``: the checkout (README.md, conf/policy.conf, notebooks/);
+- ``IP_REPO_ROOT``: the checkout (docs/python/pyspark.md, conf/policy.conf, notebooks/);
 - ``IP_SPARK_TARGET``: the jar's target, ``3.5_2.12`` or ``4.0_2.13``;
 - ``IP_WORK``: a fresh working directory for the session (relative paths of the snippet)."""
 
@@ -16,10 +17,12 @@ from typing import Any
 
 import pytest
 
-#: The target of the README's snippet; other targets replace it in the coordinates, as the README
+#: The target of the page's snippet; other targets replace it in the coordinates, as the page
 #: tells the reader to.
-README_TARGET = "3.5_2.12"
+PAGE_TARGET = "3.5_2.12"
 
+#: The page whose Python blocks (before its first "## " section) the tests run as printed.
+PYSPARK_PAGE = Path("docs", "python", "pyspark.md")
 TOKEN_TABLE = """
 # added by the PySpark tests: a tokenized table, for protect() and unprotect()
 protector.tables."db.cards" {
@@ -40,17 +43,18 @@ def _env(name: str) -> str:
     return value
 
 
-def readme_snippets(readme: str) -> list[str]:
-    """The Python blocks of the README's "From PySpark" section."""
-    section = readme.split("### From PySpark", 1)[1].split("\n### ", 1)[0]
+def page_snippets(page: str) -> list[str]:
+    """The Python blocks of docs/python/pyspark.md, up to its first "## " section."""
+    assert page.startswith("# From PySpark"), "docs/python/pyspark.md: not the 'From PySpark' page"
+    section = page.split("\n## ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, re.S)
-    assert blocks, "README: no python block under 'From PySpark'"
+    assert blocks, "docs/python/pyspark.md: no python block"
     return blocks
 
 
-def readme_snippet(readme: str) -> str:
-    """The first Python block of the README's "From PySpark" section."""
-    return readme_snippets(readme)[0]
+def page_snippet(page: str) -> str:
+    """The first Python block of docs/python/pyspark.md."""
+    return page_snippets(page)[0]
 
 
 @pytest.fixture(scope="session")
@@ -72,10 +76,10 @@ def spark(repo_root: Path, work: Path) -> Any:
     (work / ".protector").mkdir(exist_ok=True)
     (work / ".protector" / "passphrase").write_text("pyspark-tests-passphrase\n")
     os.chdir(work)
-    code = readme_snippet((repo_root / "README.md").read_text())
-    code = code.replace(README_TARGET, target)
+    code = page_snippet((repo_root / PYSPARK_PAGE).read_text())
+    code = code.replace(PAGE_TARGET, target)
     scope: dict[str, Any] = {}
-    exec(compile(code, "README.md (From PySpark)", "exec"), scope)  # noqa: S102
+    exec(compile(code, str(PYSPARK_PAGE), "exec"), scope)  # noqa: S102
     session = scope["spark"]
     # the snippet's keystore is new here: let the catalog create the policy's keys once
     session.conf.set("spark.sql.catalog.prot.protector.kms.create-missing-keys", "true")

@@ -1,5 +1,5 @@
-"""The protector through PySpark: the README's snippet, writes and each principal's view, token
-functions, MERGE, and errors as a Python user sees them."""
+"""The protector through PySpark: the snippets of docs/python/pyspark.md, writes and each
+principal's view, token functions, MERGE, and errors as a Python user sees them."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pyspark.errors import IllegalArgumentException
 
 from iceberg_protector.spark import runtime_packages, runtime_target
 
-from .conftest import README_TARGET, readme_snippets
+from .conftest import PAGE_TARGET, PYSPARK_PAGE, page_snippets
 
 C = "spark.sql.catalog.prot"
 ROWS = [
@@ -48,7 +48,7 @@ def as_user(spark: Any, user: str) -> None:
 
 @pytest.fixture(scope="module")
 def customers(spark: Any) -> Any:
-    # the README's snippet left the session reading as bob
+    # the page's snippet left the session reading as bob
     assert spark.conf.get(C + ".protector.user") == "bob"
     as_user(spark, "etl")
     spark.sql("CREATE NAMESPACE IF NOT EXISTS prot.db")
@@ -146,11 +146,11 @@ def test_a_refusal_is_the_first_line_of_the_python_exception(spark: Any, custome
     assert "Py4J" not in first
 
 
-def test_the_helper_names_the_jars_the_readme_loads(repo_root: Path, spark: Any) -> None:
-    first = readme_snippets((repo_root / "README.md").read_text())[0]
+def test_the_helper_names_the_jars_the_page_loads(repo_root: Path, spark: Any) -> None:
+    first = page_snippets((repo_root / PYSPARK_PAGE).read_text())[0]
     target = os.environ["IP_SPARK_TARGET"]
     assert runtime_target() == target
-    printed = first.replace(README_TARGET, target)
+    printed = first.replace(PAGE_TARGET, target)
     for coordinate in runtime_packages():
         assert coordinate in printed, coordinate
     assert runtime_packages()[1].endswith(":" + os.environ["IP_VERSION"])
@@ -159,10 +159,8 @@ def test_the_helper_names_the_jars_the_readme_loads(repo_root: Path, spark: Any)
     assert set(runtime_packages()) <= set(loaded.split(",")), loaded
 
 
-def test_the_readme_helper_snippet_starts_a_session(
-    repo_root: Path, work: Path, spark: Any
-) -> None:
-    second = readme_snippets((repo_root / "README.md").read_text())[1]
+def test_the_page_helper_snippet_starts_a_session(repo_root: Path, work: Path, spark: Any) -> None:
+    second = page_snippets((repo_root / PYSPARK_PAGE).read_text())[1]
     script = "\n".join(
         [
             second,

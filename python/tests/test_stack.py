@@ -207,7 +207,8 @@ def assert_same_view(ours: pa.Table, spark_rows: list[dict]) -> None:
     }
     expected = []
     for row in spark_rows:
-        # Spark masks PME columns with the column key; Python reads them as NULL (see the README)
+        # Spark masks PME columns with the column key; Python reads them as NULL
+        # (docs/python/package.md)
         expected.append(without_nulls({k: v for k, v in row.items() if k not in masked_null}))
     assert [without_nulls(r) for r in rows(ours)] == expected
 

@@ -16,7 +16,7 @@ import com.nimbusds.jwt.SignedJWT;
 import com.sun.net.httpserver.HttpServer;
 import io.icebergprotector.it.harness.KeyServerStackTestBase;
 import io.icebergprotector.it.harness.ProtectorServerProcess;
-import io.icebergprotector.kms.KmsSettings;
+import io.icebergprotector.kms.KmsOptions;
 import io.icebergprotector.kms.remote.KeyAuthenticationException;
 import io.icebergprotector.spark.core.ProtectorException;
 import java.io.IOException;
@@ -83,7 +83,7 @@ class JwksRotationDuringJobTest extends KeyServerStackTestBase {
   private static final Duration KEY_CACHE = Duration.ofSeconds(1);
 
   private static final Map<String, String> SHORT_KEY_CACHE =
-      Map.of(KmsSettings.KEY_CACHE_SECONDS, Long.toString(KEY_CACHE.toSeconds()));
+      Map.of(KmsOptions.KEY_CACHE_SECONDS.key(), Long.toString(KEY_CACHE.toSeconds()));
 
   private final AtomicReference<String> published = new AtomicReference<>("{\"keys\":[]}");
   private final AtomicInteger fetches = new AtomicInteger();

@@ -35,9 +35,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Security round three against a key server process (issue 30 items 1 to 3): a token key goes only
  * to clear readers of its domain, the key of the server's hash masks never leaves it, and {@code
- * protect}/{@code unprotect} run with the keys of the session that runs them. The README's tables
- * "Who holds which key" are read from the README and each cell is checked against the server (the
- * first table, with direct API calls as each role) and through Spark (the second).
+ * protect}/{@code unprotect} run with the keys of the session that runs them. The tables of "Who
+ * holds which key" are read from that page (docs/security/keys.md) and each cell is checked against
+ * the server (the first table, with direct API calls as each role) and through Spark (the second).
  */
 class TokenKeyBoundaryTest extends KeyServerStackTestBase {
   private static final String PIN_METHOD = "fpe(alphabet = digits)";
@@ -82,7 +82,7 @@ class TokenKeyBoundaryTest extends KeyServerStackTestBase {
   private static final Map<String, String> LOCAL = Map.of("protector.kms.token-mode", "local");
   private static final Map<String, String> SERVER = Map.of("protector.kms.token-mode", "server");
 
-  /** The README's row labels, and the principal holding each role here. */
+  /** The row labels of the page's tables, and the principal holding each role here. */
   private static final Map<String, String> ROLES =
       Map.of(
           "writer without clear access", "etl",
@@ -158,9 +158,7 @@ class TokenKeyBoundaryTest extends KeyServerStackTestBase {
     return body;
   }
 
-  /**
-   * Each request of the README's first table, as {@code principal}: whether the server grants it.
-   */
+  /** Each request of the page's first table, as {@code principal}: whether the server grants it. */
   private Map<String, Boolean> grants(String principal, String ciphertext) {
     Map<String, Function<String, HttpResponse<String>>> requests = new LinkedHashMap<>();
     requests.put(
@@ -195,12 +193,16 @@ class TokenKeyBoundaryTest extends KeyServerStackTestBase {
     return out;
   }
 
-  /** The rows of the README table between {@code <!-- name -->} markers: header to cells. */
+  /**
+   * The rows of the table of docs/security/keys.md between {@code <!-- name -->} markers: header to
+   * cells.
+   */
   private static List<Map<String, String>> readmeTable(String name) throws IOException {
-    String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+    String readme =
+        Files.readString(Path.of("..", "docs", "security", "keys.md"), StandardCharsets.UTF_8);
     int start = readme.indexOf("<!-- " + name + " -->");
     int end = readme.indexOf("<!-- /" + name + " -->");
-    assertThat(start).as("README table " + name).isNotNegative();
+    assertThat(start).as("table " + name + " of docs/security/keys.md").isNotNegative();
     List<String> lines =
         readme.substring(start, end).lines().filter(l -> l.startsWith("|")).toList();
     List<String> header = cells(lines.get(0));
@@ -248,7 +250,9 @@ class TokenKeyBoundaryTest extends KeyServerStackTestBase {
       granted.forEach(
           (what, allowed) ->
               assertThat(row.get(what).toLowerCase(Locale.ROOT))
-                  .as("README cell '%s' of role '%s' (%s)", what, row.get("role"), principal)
+                  .as(
+                      "docs/security/keys.md cell '%s' of role '%s' (%s)",
+                      what, row.get("role"), principal)
                   .startsWith(allowed ? "yes" : "no"));
     }
   }

@@ -29,25 +29,14 @@ import java.util.regex.Pattern;
  * so that typos (unknown fields) and silently merged duplicate keys are caught.
  */
 final class PolicyParser {
-  private static final List<String> TOP_ORDER =
-      List.of("roles", "keys", "retired-keys", "tables", "paths");
-  private static final List<String> ROLE_FIELDS = List.of("users", "groups", "description");
-  private static final List<String> KEY_FIELDS = List.of("description");
-  private static final List<String> RETIRED_KEY_FIELDS = List.of("decrypt", "description");
-  private static final List<String> TABLE_FIELDS =
-      List.of(
-          "footer-key",
-          "footer-mode",
-          "algorithm",
-          "writers",
-          "declassify",
-          "strict",
-          "plain-columns",
-          "columns",
-          "description");
-  private static final List<String> COLUMN_FIELDS =
-      List.of(
-          "key", "method", "domain", "pme", "clear", "token", "masked", "on-denied", "description");
+  // The fields each level accepts, in the order errors list them (PolicyFields documents each).
+  private static final List<String> TOP_ORDER = PolicyFields.names(PolicyFields.Scope.PROTECTOR);
+  private static final List<String> ROLE_FIELDS = PolicyFields.names(PolicyFields.Scope.ROLE);
+  private static final List<String> KEY_FIELDS = PolicyFields.names(PolicyFields.Scope.KEY);
+  private static final List<String> RETIRED_KEY_FIELDS =
+      PolicyFields.names(PolicyFields.Scope.RETIRED_KEY);
+  private static final List<String> TABLE_FIELDS = PolicyFields.names(PolicyFields.Scope.TABLE);
+  private static final List<String> COLUMN_FIELDS = PolicyFields.names(PolicyFields.Scope.COLUMN);
 
   private static final Pattern TABLE_NAME = Pattern.compile("[^.\\s\"/]+(\\.[^.\\s\"/]+)+");
   // Typesafe merges repeated object keys silently. A merged origin from one file renders as

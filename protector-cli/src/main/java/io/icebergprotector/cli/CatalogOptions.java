@@ -76,6 +76,6 @@ final class CatalogOptions {
     Map<String, String> user = sparkSettings();
     return demoCatalog()
         && !server.given()
-        && !user.containsKey(prefix + io.icebergprotector.kms.KmsSettings.TYPE);
+        && !user.containsKey(prefix + io.icebergprotector.kms.KmsOptions.TYPE.key());
   }
 }

@@ -1,5 +1,6 @@
 package io.icebergprotector.cli;
 
+import io.icebergprotector.kms.KmsOptions;
 import io.icebergprotector.kms.KmsSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,13 +51,13 @@ final class KeyBackendOptions {
     }
 
     void addTo(Map<String, String> options) {
-      options.put(KmsSettings.TYPE, "local");
-      options.put(KmsSettings.KEYSTORE, keystorePath().toAbsolutePath().toString());
+      options.put(KmsOptions.TYPE.key(), "local");
+      options.put(KmsOptions.KEYSTORE.key(), keystorePath().toAbsolutePath().toString());
       if (passphraseEnv != null) {
-        options.put(KmsSettings.PASSPHRASE_ENV, passphraseEnv);
+        options.put(KmsOptions.PASSPHRASE_ENV.key(), passphraseEnv);
       }
       if (passphraseFile != null || passphraseEnv == null) {
-        options.put(KmsSettings.PASSPHRASE_FILE, passphraseFile().toAbsolutePath().toString());
+        options.put(KmsOptions.PASSPHRASE_FILE.key(), passphraseFile().toAbsolutePath().toString());
       }
     }
 
@@ -139,13 +140,14 @@ final class KeyBackendOptions {
     }
 
     void addTo(Map<String, String> options) {
-      options.put(KmsSettings.TYPE, "pkcs11");
-      options.put(KmsSettings.PKCS11_LIBRARY, library.toAbsolutePath().toString());
-      putIfSet(options, KmsSettings.TOKEN_LABEL, tokenLabel);
-      putIfSet(options, KmsSettings.SLOT, slot);
-      putIfSet(options, KmsSettings.SLOT_LIST_INDEX, slotListIndex);
-      putIfSet(options, KmsSettings.PIN_ENV, pinEnv);
-      putIfSet(options, KmsSettings.PIN_FILE, pinFile == null ? null : pinFile.toAbsolutePath());
+      options.put(KmsOptions.TYPE.key(), "pkcs11");
+      options.put(KmsOptions.PKCS11_LIBRARY.key(), library.toAbsolutePath().toString());
+      putIfSet(options, KmsOptions.TOKEN_LABEL.key(), tokenLabel);
+      putIfSet(options, KmsOptions.SLOT.key(), slot);
+      putIfSet(options, KmsOptions.SLOT_LIST_INDEX.key(), slotListIndex);
+      putIfSet(options, KmsOptions.PIN_ENV.key(), pinEnv);
+      putIfSet(
+          options, KmsOptions.PIN_FILE.key(), pinFile == null ? null : pinFile.toAbsolutePath());
     }
 
     String describe() {
@@ -203,14 +205,18 @@ final class KeyBackendOptions {
     }
 
     void addTo(Map<String, String> options) {
-      options.put(KmsSettings.TYPE, "remote");
-      options.put(KmsSettings.URL, url);
-      putIfSet(options, KmsSettings.TOKEN_ENV, tokenEnv);
+      options.put(KmsOptions.TYPE.key(), "remote");
+      options.put(KmsOptions.URL.key(), url);
+      putIfSet(options, KmsOptions.TOKEN_ENV.key(), tokenEnv);
       putIfSet(
-          options, KmsSettings.TOKEN_FILE, tokenFile == null ? null : tokenFile.toAbsolutePath());
+          options,
+          KmsOptions.TOKEN_FILE.key(),
+          tokenFile == null ? null : tokenFile.toAbsolutePath());
       putIfSet(
-          options, KmsSettings.TRUST_STORE, trustCert == null ? null : trustCert.toAbsolutePath());
-      options.put(KmsSettings.ALLOW_INSECURE_HTTP, Boolean.toString(allowInsecureHttp));
+          options,
+          KmsOptions.TRUST_STORE.key(),
+          trustCert == null ? null : trustCert.toAbsolutePath());
+      options.put(KmsOptions.ALLOW_INSECURE_HTTP.key(), Boolean.toString(allowInsecureHttp));
     }
 
     String describe() {
@@ -278,7 +284,8 @@ final class KeyBackendOptions {
       return KmsSettings.fromOptions(options, null);
     } catch (IllegalArgumentException e) {
       // Option names as the command line spells them: protector.kms.pin-file is --pin-file.
-      throw usage(spec, e.getMessage().replace("protector.kms.", "--").replace("protector.", "--"));
+      throw usage(
+          spec, e.getMessage().replace(KmsOptions.PREFIX, "--").replace("protector.", "--"));
     }
   }
 

@@ -175,7 +175,7 @@ public final class KeysRetireCommand implements Callable<Integer> {
                 "spark.sql.catalog."
                     + catalog.catalog
                     + "."
-                    + io.icebergprotector.spark.core.ProtectorContext.POLICY);
+                    + io.icebergprotector.spark.core.CatalogOptions.POLICY.key());
     if (configured == null) {
       throw new IllegalArgumentException(
           "catalog " + catalog.catalog + " has no protector policy: give --policy");

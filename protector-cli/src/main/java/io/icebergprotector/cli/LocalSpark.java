@@ -1,6 +1,6 @@
 package io.icebergprotector.cli;
 
-import io.icebergprotector.spark.core.ProtectorContext;
+import io.icebergprotector.kms.KmsOptions;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -37,14 +37,15 @@ final class LocalSpark {
     conf.put(prefix, CATALOG_CLASS);
     conf.put(prefix + ".type", "hadoop");
     conf.put(prefix + ".warehouse", absolute(ws.warehouse).toUri().toString());
-    conf.put(prefix + "." + ProtectorContext.POLICY, absolute(ws.policy).toString());
-    conf.put(prefix + "." + ProtectorContext.KMS_KEYSTORE, absolute(ws.keystore).toString());
     conf.put(
-        prefix + "." + ProtectorContext.KMS_PASSPHRASE_FILE,
-        absolute(ws.passphraseFile).toString());
-    conf.put(prefix + "." + ProtectorContext.USER, user);
+        prefix + "." + io.icebergprotector.spark.core.CatalogOptions.POLICY.key(),
+        absolute(ws.policy).toString());
+    conf.put(prefix + "." + KmsOptions.KEYSTORE.key(), absolute(ws.keystore).toString());
+    conf.put(
+        prefix + "." + KmsOptions.PASSPHRASE_FILE.key(), absolute(ws.passphraseFile).toString());
+    conf.put(prefix + "." + io.icebergprotector.spark.core.CatalogOptions.USER.key(), user);
     if (groups != null && !groups.isBlank()) {
-      conf.put(prefix + "." + ProtectorContext.GROUPS, groups);
+      conf.put(prefix + "." + io.icebergprotector.spark.core.CatalogOptions.GROUPS.key(), groups);
     }
     conf.put("spark.sql.defaultCatalog", CATALOG);
     return conf;
@@ -64,16 +65,16 @@ final class LocalSpark {
       conf.put("spark.sql.defaultCatalog", catalog.catalog);
     }
     if (catalog.server.given()) {
-      conf.remove(prefix + "." + ProtectorContext.KMS_KEYSTORE);
-      conf.remove(prefix + "." + ProtectorContext.KMS_PASSPHRASE_FILE);
+      conf.remove(prefix + "." + KmsOptions.KEYSTORE.key());
+      conf.remove(prefix + "." + KmsOptions.PASSPHRASE_FILE.key());
       Map<String, String> kms = new LinkedHashMap<>();
       catalog.server.addTo(kms);
       kms.forEach((k, v) -> conf.put(prefix + "." + k, v));
     }
     conf.putAll(catalog.sparkSettings());
-    conf.put(prefix + "." + ProtectorContext.USER, user);
+    conf.put(prefix + "." + io.icebergprotector.spark.core.CatalogOptions.USER.key(), user);
     if (groups != null && !groups.isBlank()) {
-      conf.put(prefix + "." + ProtectorContext.GROUPS, groups);
+      conf.put(prefix + "." + io.icebergprotector.spark.core.CatalogOptions.GROUPS.key(), groups);
     }
     return conf;
   }
@@ -95,9 +96,13 @@ final class LocalSpark {
    */
   static void actAs(SparkSession spark, String user, String groups) {
     String prefix = "spark.sql.catalog." + CATALOG + ".";
-    spark.conf().set(prefix + ProtectorContext.USER, user);
+    spark.conf().set(prefix + io.icebergprotector.spark.core.CatalogOptions.USER.key(), user);
     // Empty, not unset: unset would fall back to the groups the catalog was configured with.
-    spark.conf().set(prefix + ProtectorContext.GROUPS, groups == null ? "" : groups);
+    spark
+        .conf()
+        .set(
+            prefix + io.icebergprotector.spark.core.CatalogOptions.GROUPS.key(),
+            groups == null ? "" : groups);
   }
 
   private static Path absolute(Path p) {

@@ -50,7 +50,11 @@ final class TableInspector {
       PrintWriter err) {
     Map<String, String> settings = LocalSpark.settings(ws, user, null, catalog);
     String policyFile =
-        settings.get("spark.sql.catalog." + catalog.catalog + "." + ProtectorContext.POLICY);
+        settings.get(
+            "spark.sql.catalog."
+                + catalog.catalog
+                + "."
+                + io.icebergprotector.spark.core.CatalogOptions.POLICY.key());
     Policy policy = policyFile == null ? null : Policy.load(policyFile);
     TablePolicy entry = policy == null ? null : policy.table(tableName).orElse(null);
     boolean protectedTable = entry != null;

@@ -1,6 +1,7 @@
 package io.icebergprotector.cli;
 
 import io.icebergprotector.kms.KeyServices;
+import io.icebergprotector.kms.KmsOptions;
 import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import io.icebergprotector.kms.remote.WhoAmI;
@@ -107,7 +108,7 @@ public final class WhoamiCommand implements Callable<Integer> {
       settings = KmsSettings.fromOptions(options, null);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(
-          spec.commandLine(), e.getMessage().replace("protector.kms.", "--"));
+          spec.commandLine(), e.getMessage().replace(KmsOptions.PREFIX, "--"));
     }
     WhoAmI me;
     try (RemoteKeyService keys = KeyServices.openRemote(settings)) {

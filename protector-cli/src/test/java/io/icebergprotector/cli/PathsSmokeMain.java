@@ -7,10 +7,11 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * The application {@link PathsWithoutIcebergIT} submits to a JVM without Iceberg: only Spark API
- * here, configured by spark-submit's {@code --conf} options as the README's "Plain Parquet paths"
- * section shows. As {@code etl} it writes canary rows under the protected prefix, then reads them
- * as alice (clear), bob (masked) and carol (no role), and carol tries to write there too. It prints
- * what each principal's view is, never a value of a protected column; a failure exits non-zero.
+ * here, configured by spark-submit's {@code --conf} options as the "Without Iceberg" section of
+ * docs/spark/paths.md shows. As {@code etl} it writes canary rows under the protected prefix, then
+ * reads them as alice (clear), bob (masked) and carol (no role), and carol tries to write there
+ * too. It prints what each principal's view is, never a value of a protected column; a failure
+ * exits non-zero.
  *
  * <p>Arguments: the protected directory to write, and the expected row count.
  */

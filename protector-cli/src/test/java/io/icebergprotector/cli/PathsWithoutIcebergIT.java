@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Paths-only mode on a Spark classpath without Iceberg (issue 19 item 4): {@code spark-submit} in a
  * child JVM whose classpath has Spark (and the Hadoop and unshaded parquet-mr it brings) but no
  * iceberg-spark-runtime, with the protector's runtime jar given by {@code --jars} and configured
- * only as the README's "Plain Parquet paths" section says ({@code
+ * only as docs/spark/paths.md ("Without Iceberg") says ({@code
  * spark.sql.extensions=io.icebergprotector.spark.ProtectorSparkSessionExtensions} and {@code
  * spark.protector.*}), with a local keystore. It writes under a protected prefix as a writer and
  * reads back as a clear, a masked and a denied principal ({@link PathsSmokeMain}); the files it
@@ -60,7 +60,8 @@ class PathsWithoutIcebergIT {
     Path app = tmp.resolve("paths-smoke.jar");
     PackagesIT.appJar(app, PathsSmokeMain.class);
 
-    // spark-submit as the README shows it: the runtime jar with --jars, the settings with --conf.
+    // spark-submit as docs/spark/paths.md shows it: the runtime jar with --jars, the settings with
+    // --conf.
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx1g");

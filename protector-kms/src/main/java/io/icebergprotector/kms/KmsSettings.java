@@ -1,5 +1,26 @@
 package io.icebergprotector.kms;
 
+import static io.icebergprotector.kms.KmsOptions.ALLOW_INSECURE_HTTP;
+import static io.icebergprotector.kms.KmsOptions.CREATE_MISSING_KEYS;
+import static io.icebergprotector.kms.KmsOptions.KEYSTORE;
+import static io.icebergprotector.kms.KmsOptions.KEY_CACHE_SECONDS;
+import static io.icebergprotector.kms.KmsOptions.PASSPHRASE_ENV;
+import static io.icebergprotector.kms.KmsOptions.PASSPHRASE_FILE;
+import static io.icebergprotector.kms.KmsOptions.PIN_ENV;
+import static io.icebergprotector.kms.KmsOptions.PIN_FILE;
+import static io.icebergprotector.kms.KmsOptions.PKCS11_LIBRARY;
+import static io.icebergprotector.kms.KmsOptions.SLOT;
+import static io.icebergprotector.kms.KmsOptions.SLOT_LIST_INDEX;
+import static io.icebergprotector.kms.KmsOptions.TOKEN;
+import static io.icebergprotector.kms.KmsOptions.TOKEN_ENV;
+import static io.icebergprotector.kms.KmsOptions.TOKEN_FILE;
+import static io.icebergprotector.kms.KmsOptions.TOKEN_LABEL;
+import static io.icebergprotector.kms.KmsOptions.TOKEN_MODE;
+import static io.icebergprotector.kms.KmsOptions.TRUST_STORE;
+import static io.icebergprotector.kms.KmsOptions.TRUST_STORE_PASSWORD_ENV;
+import static io.icebergprotector.kms.KmsOptions.TYPE;
+import static io.icebergprotector.kms.KmsOptions.URL;
+
 import io.icebergprotector.kms.token.TokenMode;
 import java.io.Serializable;
 import java.util.Locale;
@@ -17,27 +38,6 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class KmsSettings implements Serializable {
   private static final long serialVersionUID = 5L;
 
-  public static final String TYPE = "protector.kms.type";
-  public static final String KEYSTORE = "protector.kms.keystore";
-  public static final String PASSPHRASE_ENV = "protector.kms.passphrase-env";
-  public static final String PASSPHRASE_FILE = "protector.kms.passphrase-file";
-  public static final String CREATE_MISSING_KEYS = "protector.kms.create-missing-keys";
-  public static final String URL = "protector.kms.url";
-  public static final String TRUST_STORE = "protector.kms.trust-store";
-  public static final String TRUST_STORE_PASSWORD_ENV = "protector.kms.trust-store-password-env";
-  public static final String ALLOW_INSECURE_HTTP = "protector.kms.allow-insecure-http";
-  public static final String PKCS11_LIBRARY = "protector.kms.pkcs11-library";
-  public static final String TOKEN_LABEL = "protector.kms.token-label";
-  public static final String SLOT = "protector.kms.slot";
-  public static final String SLOT_LIST_INDEX = "protector.kms.slot-list-index";
-  public static final String PIN_ENV = "protector.kms.pin-env";
-  public static final String PIN_FILE = "protector.kms.pin-file";
-  public static final String KEY_CACHE_SECONDS = "protector.kms.key-cache-seconds";
-  public static final String TOKEN_MODE = "protector.kms.token-mode";
-  public static final String TOKEN = "protector.token";
-  public static final String TOKEN_FILE = "protector.token-file";
-  public static final String TOKEN_ENV = "protector.token-env";
-
   /**
    * How long a JVM may use a key it obtained from the key service (key-encryption keys, derived
    * keys) before it asks again: the bound on how long a rotation, a destroyed key or a revoked
@@ -45,7 +45,7 @@ public final class KmsSettings implements Serializable {
    */
   public static final int DEFAULT_KEY_CACHE_SECONDS = 30;
 
-  /** The longest {@link #KEY_CACHE_SECONDS} accepted: Parquet's own default. */
+  /** The longest {@link KmsOptions#KEY_CACHE_SECONDS} accepted: Parquet's own default. */
   public static final int MAX_KEY_CACHE_SECONDS = 600;
 
   /** The token variable when no token option is set. */
@@ -110,8 +110,8 @@ public final class KmsSettings implements Serializable {
   public static KmsSettings fromOptions(Map<String, String> options, String owner) {
     try {
       return builderFromOptions(options, owner)
-          .keyCacheSeconds(keyCacheSeconds(options.get(KEY_CACHE_SECONDS)))
-          .tokenMode(tokenMode(options.get(TOKEN_MODE)))
+          .keyCacheSeconds(keyCacheSeconds(options.get(KEY_CACHE_SECONDS.key())))
+          .tokenMode(tokenMode(options.get(TOKEN_MODE.key())))
           .build();
     } catch (IllegalArgumentException e) {
       if (owner == null) {
@@ -130,7 +130,8 @@ public final class KmsSettings implements Serializable {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(
           String.format(
-              "%s must be a whole number of seconds, got '%s'", KEY_CACHE_SECONDS, text.trim()),
+              "%s must be a whole number of seconds, got '%s'",
+              KEY_CACHE_SECONDS.key(), text.trim()),
           e);
     }
   }
@@ -139,66 +140,75 @@ public final class KmsSettings implements Serializable {
     if (text == null || text.isBlank()) {
       return TokenMode.LOCAL;
     }
-    return TokenMode.parse(TOKEN_MODE, text.trim());
+    return TokenMode.parse(TOKEN_MODE.key(), text.trim());
   }
 
   private static Builder builderFromOptions(Map<String, String> options, String owner) {
-    String type = options.getOrDefault(TYPE, "local").trim().toLowerCase(Locale.ROOT);
+    String type =
+        options.getOrDefault(TYPE.key(), TYPE.defaultValue()).trim().toLowerCase(Locale.ROOT);
     boolean create =
-        Boolean.parseBoolean(options.getOrDefault(CREATE_MISSING_KEYS, "false").trim());
+        Boolean.parseBoolean(
+            options
+                .getOrDefault(CREATE_MISSING_KEYS.key(), CREATE_MISSING_KEYS.defaultValue())
+                .trim());
     switch (type) {
       case "local":
         return builder(Type.LOCAL)
-            .keystore(options.get(KEYSTORE))
-            .passphrase(SecretRef.choose(options, null, PASSPHRASE_FILE, PASSPHRASE_ENV, null))
+            .keystore(options.get(KEYSTORE.key()))
+            .passphrase(
+                SecretRef.choose(options, null, PASSPHRASE_FILE.key(), PASSPHRASE_ENV.key(), null))
             .createMissingKeys(create);
       case "remote":
         refuseCreateMissingKeys(create);
-        String trustPasswordEnv = options.get(TRUST_STORE_PASSWORD_ENV);
+        String trustPasswordEnv = options.get(TRUST_STORE_PASSWORD_ENV.key());
         SecretRef token =
-            SecretRef.choose(options, TOKEN, TOKEN_FILE, TOKEN_ENV, DEFAULT_TOKEN_ENV);
+            SecretRef.choose(
+                options, TOKEN.key(), TOKEN_FILE.key(), TOKEN_ENV.key(), DEFAULT_TOKEN_ENV);
         if (token.source() == SecretRef.Source.VALUE && WARNED_INLINE_TOKEN.add(owner)) {
           LOG.log(
               System.Logger.Level.WARNING,
               owner
                   + ": "
-                  + TOKEN
+                  + TOKEN.key()
                   + " (an inline token) is"
                   + " deprecated: Spark copies its configuration into every job and task, where any"
                   + " code of the application can read the token. Use "
-                  + TOKEN_FILE
+                  + TOKEN_FILE.key()
                   + " or "
-                  + TOKEN_ENV
+                  + TOKEN_ENV.key()
                   + ", and one principal per JVM");
         }
         return builder(Type.REMOTE)
-            .url(options.get(URL))
+            .url(options.get(URL.key()))
             .token(token)
-            .trustStore(options.get(TRUST_STORE))
+            .trustStore(options.get(TRUST_STORE.key()))
             .trustStorePassword(
                 trustPasswordEnv == null || trustPasswordEnv.isBlank()
                     ? null
                     : SecretRef.ofEnv(trustPasswordEnv))
             .allowInsecureHttp(
-                Boolean.parseBoolean(options.getOrDefault(ALLOW_INSECURE_HTTP, "false").trim()));
+                Boolean.parseBoolean(
+                    options
+                        .getOrDefault(ALLOW_INSECURE_HTTP.key(), ALLOW_INSECURE_HTTP.defaultValue())
+                        .trim()));
       case "pkcs11":
         refuseCreateMissingKeys(create);
         return builder(Type.PKCS11)
-            .pkcs11Library(options.get(PKCS11_LIBRARY))
-            .tokenLabel(options.get(TOKEN_LABEL))
-            .slot(number(options, SLOT))
-            .slotListIndex(index(options, SLOT_LIST_INDEX))
-            .pin(SecretRef.choose(options, null, PIN_FILE, PIN_ENV, null));
+            .pkcs11Library(options.get(PKCS11_LIBRARY.key()))
+            .tokenLabel(options.get(TOKEN_LABEL.key()))
+            .slot(number(options, SLOT.key()))
+            .slotListIndex(index(options, SLOT_LIST_INDEX.key()))
+            .pin(SecretRef.choose(options, null, PIN_FILE.key(), PIN_ENV.key(), null));
       default:
         throw new IllegalArgumentException(
-            String.format("unknown %s '%s' (expected local, remote or pkcs11)", TYPE, type));
+            String.format("unknown %s '%s' (expected local, remote or pkcs11)", TYPE.key(), type));
     }
   }
 
   private static void refuseCreateMissingKeys(boolean create) {
     if (create) {
       throw new IllegalArgumentException(
-          CREATE_MISSING_KEYS + " applies to the local key service only");
+          CREATE_MISSING_KEYS.key() + " applies to the local key service only");
     }
   }
 
@@ -290,7 +300,7 @@ public final class KmsSettings implements Serializable {
 
   /**
    * How long, in seconds, a JVM may use a key it obtained from this key service before it asks
-   * again ({@link #KEY_CACHE_SECONDS}, default {@value #DEFAULT_KEY_CACHE_SECONDS}).
+   * again ({@link KmsOptions#KEY_CACHE_SECONDS}, default {@value #DEFAULT_KEY_CACHE_SECONDS}).
    */
   public int keyCacheSeconds() {
     return keyCacheSeconds;
@@ -454,7 +464,7 @@ public final class KmsSettings implements Serializable {
 
     public Builder slot(Long id) {
       if (id != null && id < 0) {
-        throw new IllegalArgumentException(SLOT + " must be >= 0, got " + id);
+        throw new IllegalArgumentException(SLOT.key() + " must be >= 0, got " + id);
       }
       this.slot = id;
       return this;
@@ -462,7 +472,7 @@ public final class KmsSettings implements Serializable {
 
     public Builder slotListIndex(Integer index) {
       if (index != null && index < 0) {
-        throw new IllegalArgumentException(SLOT_LIST_INDEX + " must be >= 0, got " + index);
+        throw new IllegalArgumentException(SLOT_LIST_INDEX.key() + " must be >= 0, got " + index);
       }
       this.slotListIndex = index;
       return this;
@@ -479,7 +489,7 @@ public final class KmsSettings implements Serializable {
         throw new IllegalArgumentException(
             String.format(
                 "%s must be between 1 and %d seconds, got %d",
-                KEY_CACHE_SECONDS, MAX_KEY_CACHE_SECONDS, seconds));
+                KEY_CACHE_SECONDS.key(), MAX_KEY_CACHE_SECONDS, seconds));
       }
       this.keyCacheSeconds = seconds;
       return this;
@@ -487,7 +497,7 @@ public final class KmsSettings implements Serializable {
 
     /** See {@link KmsSettings#tokenMode()}: {@code server} needs {@code type = remote}. */
     public Builder tokenMode(TokenMode mode) {
-      this.tokenMode = Objects.requireNonNull(mode, TOKEN_MODE);
+      this.tokenMode = Objects.requireNonNull(mode, TOKEN_MODE.key());
       return this;
     }
 
@@ -497,37 +507,43 @@ public final class KmsSettings implements Serializable {
             String.format(
                 "%s = server needs %s = remote (only the key server tokenizes for its callers),"
                     + " got %s = %s; use %s = local",
-                TOKEN_MODE, TYPE, TYPE, type.name().toLowerCase(Locale.ROOT), TOKEN_MODE));
+                TOKEN_MODE.key(),
+                TYPE.key(),
+                TYPE.key(),
+                type.name().toLowerCase(Locale.ROOT),
+                TOKEN_MODE.key()));
       }
       if (type == Type.PKCS11) {
         checkPkcs11();
       } else if (type == Type.LOCAL) {
         if (keystore == null || keystore.isBlank()) {
-          throw new IllegalArgumentException(KEYSTORE + " is required when " + TYPE + " = local");
+          throw new IllegalArgumentException(
+              KEYSTORE.key() + " is required when " + TYPE.key() + " = local");
         }
         if (passphrase == null) {
           throw new IllegalArgumentException(
               "set exactly one of "
-                  + PASSPHRASE_ENV
+                  + PASSPHRASE_ENV.key()
                   + " or "
-                  + PASSPHRASE_FILE
+                  + PASSPHRASE_FILE.key()
                   + " for the local keystore "
                   + keystore);
         }
       } else {
         if (url == null || url.isBlank()) {
-          throw new IllegalArgumentException(URL + " is required when " + TYPE + " = remote");
+          throw new IllegalArgumentException(
+              URL.key() + " is required when " + TYPE.key() + " = remote");
         }
         if (token == null) {
           throw new IllegalArgumentException(
               "a token is required when "
-                  + TYPE
+                  + TYPE.key()
                   + " = remote: set "
-                  + TOKEN_FILE
+                  + TOKEN_FILE.key()
                   + ", "
-                  + TOKEN_ENV
+                  + TOKEN_ENV.key()
                   + " or "
-                  + TOKEN);
+                  + TOKEN.key());
         }
       }
       return new KmsSettings(this);
@@ -536,9 +552,9 @@ public final class KmsSettings implements Serializable {
     private void checkPkcs11() {
       if (pkcs11Library == null) {
         throw new IllegalArgumentException(
-            PKCS11_LIBRARY
+            PKCS11_LIBRARY.key()
                 + " is required when "
-                + TYPE
+                + TYPE.key()
                 + " = pkcs11 (the token's PKCS#11"
                 + " library, e.g. /usr/lib/softhsm/libsofthsm2.so)");
       }
@@ -547,11 +563,11 @@ public final class KmsSettings implements Serializable {
       if (selections != 1) {
         throw new IllegalArgumentException(
             "set exactly one of "
-                + TOKEN_LABEL
+                + TOKEN_LABEL.key()
                 + ", "
-                + SLOT
+                + SLOT.key()
                 + " or "
-                + SLOT_LIST_INDEX
+                + SLOT_LIST_INDEX.key()
                 + " to select the PKCS#11 token of "
                 + pkcs11Library
                 + (selections == 0 ? "" : " (" + selections + " are set)"));
@@ -559,18 +575,18 @@ public final class KmsSettings implements Serializable {
       if (pin == null) {
         throw new IllegalArgumentException(
             "set exactly one of "
-                + PIN_ENV
+                + PIN_ENV.key()
                 + " or "
-                + PIN_FILE
+                + PIN_FILE.key()
                 + " for the user PIN of the PKCS#11 token of "
                 + pkcs11Library);
       }
       if (pin.source() == SecretRef.Source.VALUE) {
         throw new IllegalArgumentException(
             "the PKCS#11 user PIN comes from "
-                + PIN_ENV
+                + PIN_ENV.key()
                 + " or "
-                + PIN_FILE
+                + PIN_FILE.key()
                 + ", never from an inline value");
       }
     }

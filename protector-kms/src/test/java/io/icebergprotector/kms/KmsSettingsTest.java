@@ -18,8 +18,8 @@ class KmsSettingsTest {
 
   private static Map<String, String> pkcs11(String... extra) {
     Map<String, String> options = new HashMap<>();
-    options.put(KmsSettings.TYPE, "pkcs11");
-    options.put(KmsSettings.PKCS11_LIBRARY, LIBRARY);
+    options.put(KmsOptions.TYPE.key(), "pkcs11");
+    options.put(KmsOptions.PKCS11_LIBRARY.key(), LIBRARY);
     for (int i = 0; i < extra.length; i += 2) {
       options.put(extra[i], extra[i + 1]);
     }
@@ -30,7 +30,11 @@ class KmsSettingsTest {
   void pkcs11OptionsSelectTheTokenAndNameThePinSource() {
     KmsSettings byLabel =
         KmsSettings.fromOptions(
-            pkcs11(KmsSettings.TOKEN_LABEL, "protector", KmsSettings.PIN_FILE, "/run/secrets/pin"),
+            pkcs11(
+                KmsOptions.TOKEN_LABEL.key(),
+                "protector",
+                KmsOptions.PIN_FILE.key(),
+                "/run/secrets/pin"),
             "catalog 'prod'");
     assertThat(byLabel.type()).isEqualTo(KmsSettings.Type.PKCS11);
     assertThat(byLabel.pkcs11Library()).isEqualTo(LIBRARY);
@@ -41,34 +45,37 @@ class KmsSettingsTest {
 
     KmsSettings bySlot =
         KmsSettings.fromOptions(
-            pkcs11(KmsSettings.SLOT, "1234", KmsSettings.PIN_ENV, "HSM_PIN"), "catalog 'prod'");
+            pkcs11(KmsOptions.SLOT.key(), "1234", KmsOptions.PIN_ENV.key(), "HSM_PIN"),
+            "catalog 'prod'");
     assertThat(bySlot.slot()).isEqualTo(1234L);
     assertThat(bySlot.endpoint()).endsWith("#slot=1234");
     KmsSettings byIndex =
         KmsSettings.fromOptions(
-            pkcs11(KmsSettings.SLOT_LIST_INDEX, "0", KmsSettings.PIN_ENV, "HSM_PIN"),
+            pkcs11(KmsOptions.SLOT_LIST_INDEX.key(), "0", KmsOptions.PIN_ENV.key(), "HSM_PIN"),
             "catalog 'prod'");
     assertThat(byIndex.slotListIndex()).isZero();
     assertThat(byIndex.identity()).isNotEqualTo(bySlot.identity());
     assertThat(byIndex.identity())
         .isEqualTo(
             KmsSettings.fromOptions(
-                    pkcs11(KmsSettings.SLOT_LIST_INDEX, "0", KmsSettings.PIN_ENV, "HSM_PIN"),
+                    pkcs11(
+                        KmsOptions.SLOT_LIST_INDEX.key(), "0", KmsOptions.PIN_ENV.key(), "HSM_PIN"),
                     "another owner")
                 .identity());
   }
 
   @Test
   void badPkcs11OptionsNameTheOption() {
-    Map<String, String> noLibrary = pkcs11(KmsSettings.TOKEN_LABEL, "t", KmsSettings.PIN_ENV, "P");
-    noLibrary.remove(KmsSettings.PKCS11_LIBRARY);
+    Map<String, String> noLibrary =
+        pkcs11(KmsOptions.TOKEN_LABEL.key(), "t", KmsOptions.PIN_ENV.key(), "P");
+    noLibrary.remove(KmsOptions.PKCS11_LIBRARY.key());
     assertThatThrownBy(() -> KmsSettings.fromOptions(noLibrary, "catalog 'prod'"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("catalog 'prod': ")
         .hasMessageContaining(
-            KmsSettings.PKCS11_LIBRARY + " is required when protector.kms.type = pkcs11");
+            KmsOptions.PKCS11_LIBRARY.key() + " is required when protector.kms.type = pkcs11");
     assertThatThrownBy(
-            () -> KmsSettings.fromOptions(pkcs11(KmsSettings.PIN_ENV, "P"), "catalog 'prod'"))
+            () -> KmsSettings.fromOptions(pkcs11(KmsOptions.PIN_ENV.key(), "P"), "catalog 'prod'"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(
             "set exactly one of protector.kms.token-label, protector.kms.slot or"
@@ -77,27 +84,28 @@ class KmsSettingsTest {
             () ->
                 KmsSettings.fromOptions(
                     pkcs11(
-                        KmsSettings.TOKEN_LABEL,
+                        KmsOptions.TOKEN_LABEL.key(),
                         "t",
-                        KmsSettings.SLOT,
+                        KmsOptions.SLOT.key(),
                         "0",
-                        KmsSettings.PIN_ENV,
+                        KmsOptions.PIN_ENV.key(),
                         "P"),
                     "c"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("(2 are set)");
-    assertThatThrownBy(() -> KmsSettings.fromOptions(pkcs11(KmsSettings.TOKEN_LABEL, "t"), "c"))
+    assertThatThrownBy(
+            () -> KmsSettings.fromOptions(pkcs11(KmsOptions.TOKEN_LABEL.key(), "t"), "c"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("set exactly one of protector.kms.pin-env or protector.kms.pin-file");
     assertThatThrownBy(
             () ->
                 KmsSettings.fromOptions(
                     pkcs11(
-                        KmsSettings.TOKEN_LABEL,
+                        KmsOptions.TOKEN_LABEL.key(),
                         "t",
-                        KmsSettings.PIN_ENV,
+                        KmsOptions.PIN_ENV.key(),
                         "P",
-                        KmsSettings.PIN_FILE,
+                        KmsOptions.PIN_FILE.key(),
                         "/p"),
                     "c"))
         .isInstanceOf(IllegalArgumentException.class)
@@ -105,24 +113,24 @@ class KmsSettingsTest {
     assertThatThrownBy(
             () ->
                 KmsSettings.fromOptions(
-                    pkcs11(KmsSettings.SLOT, "first", KmsSettings.PIN_ENV, "P"), "c"))
+                    pkcs11(KmsOptions.SLOT.key(), "first", KmsOptions.PIN_ENV.key(), "P"), "c"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("protector.kms.slot must be a whole number, got 'first'");
     assertThatThrownBy(
             () ->
                 KmsSettings.fromOptions(
                     pkcs11(
-                        KmsSettings.TOKEN_LABEL,
+                        KmsOptions.TOKEN_LABEL.key(),
                         "t",
-                        KmsSettings.PIN_ENV,
+                        KmsOptions.PIN_ENV.key(),
                         "P",
-                        KmsSettings.CREATE_MISSING_KEYS,
+                        KmsOptions.CREATE_MISSING_KEYS.key(),
                         "true"),
                     "c"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(
-            KmsSettings.CREATE_MISSING_KEYS + " applies to the local key service only");
-    assertThatThrownBy(() -> KmsSettings.fromOptions(Map.of(KmsSettings.TYPE, "hsm"), "c"))
+            KmsOptions.CREATE_MISSING_KEYS.key() + " applies to the local key service only");
+    assertThatThrownBy(() -> KmsSettings.fromOptions(Map.of(KmsOptions.TYPE.key(), "hsm"), "c"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(
             "unknown protector.kms.type 'hsm' (expected local, remote or pkcs11)");
@@ -131,26 +139,26 @@ class KmsSettingsTest {
   @Test
   void keyCacheLifetimeDefaultsToThirtySecondsAndIsBounded() {
     Map<String, String> remote = new HashMap<>();
-    remote.put(KmsSettings.TYPE, "remote");
-    remote.put(KmsSettings.URL, "https://keys.example.com:8200");
-    remote.put(KmsSettings.TOKEN_FILE, "/run/secrets/token");
+    remote.put(KmsOptions.TYPE.key(), "remote");
+    remote.put(KmsOptions.URL.key(), "https://keys.example.com:8200");
+    remote.put(KmsOptions.TOKEN_FILE.key(), "/run/secrets/token");
     KmsSettings byDefault = KmsSettings.fromOptions(remote, "catalog 'prod'");
     assertThat(byDefault.keyCacheSeconds()).isEqualTo(30);
 
-    remote.put(KmsSettings.KEY_CACHE_SECONDS, " 5 ");
+    remote.put(KmsOptions.KEY_CACHE_SECONDS.key(), " 5 ");
     KmsSettings short5 = KmsSettings.fromOptions(remote, "catalog 'prod'");
     assertThat(short5.keyCacheSeconds()).isEqualTo(5);
     assertThat(short5.identity())
         .as("backends with different lifetimes are not shared")
         .isNotEqualTo(byDefault.identity());
 
-    remote.put(KmsSettings.KEY_CACHE_SECONDS, "0");
+    remote.put(KmsOptions.KEY_CACHE_SECONDS.key(), "0");
     assertThatThrownBy(() -> KmsSettings.fromOptions(remote, "catalog 'prod'"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "catalog 'prod': protector.kms.key-cache-seconds must be between 1 and 600 seconds,"
                 + " got 0");
-    remote.put(KmsSettings.KEY_CACHE_SECONDS, "30s");
+    remote.put(KmsOptions.KEY_CACHE_SECONDS.key(), "30s");
     assertThatThrownBy(() -> KmsSettings.fromOptions(remote, "catalog 'prod'"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
@@ -161,13 +169,13 @@ class KmsSettingsTest {
   @Test
   void tokenModeDefaultsToLocalAndServerNeedsTheKeyServer() throws Exception {
     Map<String, String> remote = new HashMap<>();
-    remote.put(KmsSettings.TYPE, "remote");
-    remote.put(KmsSettings.URL, "https://keys.example.com:8200");
-    remote.put(KmsSettings.TOKEN_FILE, "/run/secrets/token");
+    remote.put(KmsOptions.TYPE.key(), "remote");
+    remote.put(KmsOptions.URL.key(), "https://keys.example.com:8200");
+    remote.put(KmsOptions.TOKEN_FILE.key(), "/run/secrets/token");
     assertThat(KmsSettings.fromOptions(remote, "catalog 'prod'").tokenMode())
         .isEqualTo(TokenMode.LOCAL);
 
-    remote.put(KmsSettings.TOKEN_MODE, " Server ");
+    remote.put(KmsOptions.TOKEN_MODE.key(), " Server ");
     KmsSettings server = KmsSettings.fromOptions(remote, "catalog 'prod'");
     assertThat(server.tokenMode()).isEqualTo(TokenMode.SERVER);
     assertThat(server.toString()).contains("token mode server");
@@ -180,23 +188,23 @@ class KmsSettingsTest {
       assertThat(((KmsSettings) in.readObject()).tokenMode()).isEqualTo(TokenMode.SERVER);
     }
 
-    remote.put(KmsSettings.TOKEN_MODE, "remote");
+    remote.put(KmsOptions.TOKEN_MODE.key(), "remote");
     assertThatThrownBy(() -> KmsSettings.fromOptions(remote, "catalog 'prod'"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "catalog 'prod': Cannot use protector.kms.token-mode=remote: expected local or server");
 
     Map<String, String> local = new HashMap<>();
-    local.put(KmsSettings.KEYSTORE, "/tmp/keys.p12");
-    local.put(KmsSettings.PASSPHRASE_ENV, "KS_PASS");
-    local.put(KmsSettings.TOKEN_MODE, "server");
+    local.put(KmsOptions.KEYSTORE.key(), "/tmp/keys.p12");
+    local.put(KmsOptions.PASSPHRASE_ENV.key(), "KS_PASS");
+    local.put(KmsOptions.TOKEN_MODE.key(), "server");
     assertThatThrownBy(() -> KmsSettings.fromOptions(local, "catalog 'dev'"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
             "catalog 'dev': protector.kms.token-mode = server needs protector.kms.type = remote"
                 + " (only the key server tokenizes for its callers), got protector.kms.type ="
                 + " local; use protector.kms.token-mode = local");
-    local.put(KmsSettings.TOKEN_MODE, "local");
+    local.put(KmsOptions.TOKEN_MODE.key(), "local");
     assertThat(KmsSettings.fromOptions(local, "catalog 'dev'").tokenMode())
         .isEqualTo(TokenMode.LOCAL);
   }
@@ -205,7 +213,8 @@ class KmsSettingsTest {
   void settingsTravelWithoutTheirSecrets() throws Exception {
     KmsSettings settings =
         KmsSettings.fromOptions(
-            pkcs11(KmsSettings.TOKEN_LABEL, "protector", KmsSettings.PIN_ENV, "HSM_PIN"), "c");
+            pkcs11(KmsOptions.TOKEN_LABEL.key(), "protector", KmsOptions.PIN_ENV.key(), "HSM_PIN"),
+            "c");
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
       out.writeObject(settings);

@@ -20,9 +20,10 @@ import org.junit.jupiter.api.io.TempDir;
  * PySpark with this target's runtime jar, as a user installs it: {@code pip install pyspark==<the
  * target's Spark>} into a virtual environment, the jar built by this run in a file repository that
  * {@code spark.jars.packages} resolves from ({@code --repositories} through {@code
- * PYSPARK_SUBMIT_ARGS}), then pytest runs {@code python/pyspark_tests}: the README's snippet, each
- * principal's view, MERGE, token functions, errors as Python shows them. Only targets whose Spark
- * and Scala a {@code pyspark} wheel bundles run it (3.5 on Scala 2.12, 4.0 on 2.13).
+ * PYSPARK_SUBMIT_ARGS}), then pytest runs {@code python/pyspark_tests}: the snippets of
+ * docs/python/pyspark.md as printed, each principal's view, MERGE, token functions, errors as
+ * Python shows them. Only targets whose Spark and Scala a {@code pyspark} wheel bundles run it (3.5
+ * on Scala 2.12, 4.0 on 2.13).
  */
 @EnabledIfSystemProperty(named = "runtime.pyspark.version", matches = "\\d.+")
 class PySparkIT {

@@ -8,6 +8,7 @@ import io.icebergprotector.spark.binding.BindingBoundary;
 import io.icebergprotector.spark.binding.FileAdmission;
 import io.icebergprotector.spark.binding.FileIntegrityException;
 import io.icebergprotector.spark.binding.UnverifiedFileException;
+import io.icebergprotector.spark.core.CatalogOptions;
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.FileMarker;
@@ -296,7 +297,7 @@ class FileBindingTest extends SparkTestBase {
             ids(
                 spark
                     .read()
-                    .option(FileAdmission.ACCEPT_UNVERIFIED, "true")
+                    .option(CatalogOptions.ACCEPT_UNVERIFIED_FILES.key(), "true")
                     .table(t)
                     .select("id")
                     .collectAsList()))
@@ -465,7 +466,7 @@ class FileBindingTest extends SparkTestBase {
                           () ->
                               spark
                                   .read()
-                                  .option(FileAdmission.ACCEPT_UNVERIFIED, "true")
+                                  .option(CatalogOptions.ACCEPT_UNVERIFIED_FILES.key(), "true")
                                   .table(t)
                                   .collectAsList())));
       assertThat(rows).isEmpty();

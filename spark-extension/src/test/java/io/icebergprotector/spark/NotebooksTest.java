@@ -24,9 +24,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The notebooks in {@code notebooks/} are valid nbformat 4 JSON, and every catalog option ({@code
  * spark.sql.catalog.<c>.protector.*}) and every {@code io.icebergprotector} class they mention
- * exists, so a renamed option or class cannot leave them stale. The runtime version they load (or
- * the version the Python package's helper pins) is the one being built. {@code PySparkIT} runs them
- * top to bottom.
+ * exists, as does every page of the documentation site they name ({@code docs/...md}), so a renamed
+ * option, class or page cannot leave them stale. The runtime version they load (or the version the
+ * Python package's helper pins) is the one being built. {@code PySparkIT} runs them top to bottom.
  */
 class NotebooksTest {
   private static final Path NOTEBOOKS = Path.of("..", "notebooks");
@@ -36,6 +36,7 @@ class NotebooksTest {
       Pattern.compile("(?<=[.\"'])protector\\.[a-z][a-z0-9-]*(?:\\.[a-z][a-z0-9-]*)*");
   private static final Pattern CLASS =
       Pattern.compile("io\\.icebergprotector(?:\\.[a-z][a-z0-9_]*)*\\.[A-Z][A-Za-z0-9_$]*");
+  private static final Pattern DOCS_PAGE = Pattern.compile("docs/[a-z0-9/_-]+\\.md");
   private static final Pattern RUNTIME_COORDINATE =
       Pattern.compile(
           "io\\.icebergprotector:iceberg-protector-spark-runtime-(?:3\\.5_2\\.1[23]|4\\.0_2\\.13):([0-9A-Za-z.\\-]+)");
@@ -93,6 +94,11 @@ class NotebooksTest {
       assertThatCode(() -> Class.forName(className, false, getClass().getClassLoader()))
           .as("class %s named in %s", className, name)
           .doesNotThrowAnyException();
+    }
+
+    // Pages of the documentation site they point to exist.
+    for (String page : matches(DOCS_PAGE, all)) {
+      assertThat(Path.of("..", page)).as("page %s named in %s", page, name).isRegularFile();
     }
 
     // spark.jars.packages names the runtime artifact at the version being built.

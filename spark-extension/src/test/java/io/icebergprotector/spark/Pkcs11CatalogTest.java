@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServices;
+import io.icebergprotector.kms.KmsOptions;
 import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.kms.pkcs11.SoftHsm;
 import java.io.IOException;
@@ -125,10 +126,10 @@ class Pkcs11CatalogTest {
       options.put("type", "hadoop");
       options.put("warehouse", warehouse.toUri().toString());
       options.put("protector.policy", policy);
-      options.put(KmsSettings.TYPE, "pkcs11");
-      options.put(KmsSettings.PKCS11_LIBRARY, library);
-      options.put(KmsSettings.TOKEN_LABEL, "protector");
-      options.put(KmsSettings.PIN_ENV, PIN_ENV);
+      options.put(KmsOptions.TYPE.key(), "pkcs11");
+      options.put(KmsOptions.PKCS11_LIBRARY.key(), library);
+      options.put(KmsOptions.TOKEN_LABEL.key(), "protector");
+      options.put(KmsOptions.PIN_ENV.key(), PIN_ENV);
       options.put("protector.user", "etl");
 
       // The key admin's part: the policy's keys, created in the token through the catalog's own

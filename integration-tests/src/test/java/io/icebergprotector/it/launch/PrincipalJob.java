@@ -12,9 +12,9 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * One principal's Spark application, in a JVM of its own, against the shared key server: the
- * deployment the README supports for several principals on one machine or cluster. It knows only
- * its own token file. Prints one {@code PRINCIPAL-JOB} line describing what it saw, never a value
- * of a protected column; any failure exits non-zero.
+ * deployment docs/security/trust-boundary.md supports for several principals on one machine or
+ * cluster. It knows only its own token file. Prints one {@code PRINCIPAL-JOB} line describing what
+ * it saw, never a value of a protected column; any failure exits non-zero.
  *
  * <p>Arguments: {@code write|read}, warehouse URI, key server URL, token file, server certificate.
  * {@code write} creates {@value #TABLE} with {@link #ROWS} canary rows first.

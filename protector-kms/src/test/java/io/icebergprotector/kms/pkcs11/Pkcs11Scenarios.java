@@ -14,6 +14,7 @@ import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.KeyServices;
 import io.icebergprotector.kms.KeyVersionRetiredException;
+import io.icebergprotector.kms.KmsOptions;
 import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.kms.LocalKeyService;
 import io.icebergprotector.kms.Passphrase;
@@ -606,13 +607,13 @@ public final class Pkcs11Scenarios {
     Map<String, String> options =
         new java.util.HashMap<>(
             Map.of(
-                KmsSettings.TYPE,
+                KmsOptions.TYPE.key(),
                 "pkcs11",
-                KmsSettings.PKCS11_LIBRARY,
+                KmsOptions.PKCS11_LIBRARY.key(),
                 library().toString(),
-                KmsSettings.TOKEN_LABEL,
+                KmsOptions.TOKEN_LABEL.key(),
                 "test",
-                KmsSettings.PIN_ENV,
+                KmsOptions.PIN_ENV.key(),
                 ENV_PIN));
     byte[] dek = randomBytes(32);
     String wrapped;
@@ -621,10 +622,10 @@ public final class Pkcs11Scenarios {
       byEnv.createKey("pii");
       wrapped = byEnv.wrapKey(dek, "pii");
     }
-    options.remove(KmsSettings.PIN_ENV);
-    options.put(KmsSettings.PIN_FILE, pinFile().toString());
-    options.remove(KmsSettings.TOKEN_LABEL);
-    options.put(KmsSettings.SLOT_LIST_INDEX, "0");
+    options.remove(KmsOptions.PIN_ENV.key());
+    options.put(KmsOptions.PIN_FILE.key(), pinFile().toString());
+    options.remove(KmsOptions.TOKEN_LABEL.key());
+    options.put(KmsOptions.SLOT_LIST_INDEX.key(), "0");
     Policy policy =
         Policy.parse(
             """
@@ -650,13 +651,13 @@ public final class Pkcs11Scenarios {
     // A wrong PIN is named as such, never shown; a missing PIN file names the file.
     Path wrongPin =
         Files.writeString(Path.of(System.getenv(ENV_DIR)).resolve("wrong-pin"), "98765\n");
-    options.put(KmsSettings.PIN_FILE, wrongPin.toString());
+    options.put(KmsOptions.PIN_FILE.key(), wrongPin.toString());
     assertThatThrownBy(() -> KeyServices.open(KmsSettings.fromOptions(options, "catalog 'hsm'")))
         .isInstanceOf(KeyServiceException.class)
         .hasMessageContaining("wrong user PIN")
         .hasMessageNotContaining("98765");
     Path noPin = Path.of(System.getenv(ENV_DIR)).resolve("no-such-pin");
-    options.put(KmsSettings.PIN_FILE, noPin.toString());
+    options.put(KmsOptions.PIN_FILE.key(), noPin.toString());
     assertThatThrownBy(() -> KeyServices.open(KmsSettings.fromOptions(options, "catalog 'hsm'")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("file " + noPin + " does not exist");

@@ -3,6 +3,7 @@ package io.icebergprotector.spark.actions;
 import io.icebergprotector.spark.access.MaintenanceAccess;
 import io.icebergprotector.spark.binding.BindingBoundary;
 import io.icebergprotector.spark.binding.FileAdmission;
+import io.icebergprotector.spark.core.CatalogOptions;
 import io.icebergprotector.spark.core.ColumnProtection;
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.core.ProtectorException;
@@ -17,7 +18,6 @@ import io.icebergprotector.spark.inspect.KeyMaterial;
 import io.icebergprotector.spark.inspect.ParquetFooterInspector;
 import io.icebergprotector.spark.table.ProtectedTable;
 import io.icebergprotector.spark.table.ProtectingCatalog;
-import io.icebergprotector.spark.write.RewriteRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -249,8 +249,8 @@ public final class RewriteProtected {
           spark
               .read()
               .option(SparkReadOptions.SCAN_TASK_SET_ID, groupId)
-              .option(RewriteRequest.DECRYPT, String.valueOf(decrypt))
-              .option(FileAdmission.ACCEPT_UNVERIFIED, String.valueOf(acceptAll))
+              .option(CatalogOptions.REWRITE_DECRYPT.key(), String.valueOf(decrypt))
+              .option(CatalogOptions.ACCEPT_UNVERIFIED_FILES.key(), String.valueOf(acceptAll))
               .table(tableName);
       // The DataFrameWriter form, as Iceberg's own rewrites write: with writeTo(tableName),
       // Spark 4.0 resolves the target to the relation the read above resolved (with the read's
@@ -258,7 +258,7 @@ public final class RewriteProtected {
       rows.write()
           .format("iceberg")
           .option(SparkWriteOptions.REWRITTEN_FILE_SCAN_TASK_SET_ID, groupId)
-          .option(RewriteRequest.DECRYPT, String.valueOf(decrypt))
+          .option(CatalogOptions.REWRITE_DECRYPT.key(), String.valueOf(decrypt))
           .mode("append")
           .save(tableName);
       Set<DataFile> added = coordinator.fetchNewFiles(table, groupId);

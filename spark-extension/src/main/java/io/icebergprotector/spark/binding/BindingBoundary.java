@@ -1,5 +1,6 @@
 package io.icebergprotector.spark.binding;
 
+import io.icebergprotector.spark.core.CatalogOptions;
 import io.icebergprotector.spark.core.ProtectorException;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Snapshot;
@@ -24,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * is upgraded to format v2.
  */
 public final class BindingBoundary {
-  public static final String PROPERTY = "protector.binding-from-sequence-number";
+  public static final String PROPERTY = CatalogOptions.BINDING_FROM_SEQUENCE_NUMBER.key();
   private static final Logger LOG = LoggerFactory.getLogger(BindingBoundary.class);
 
   private final String tableName;

@@ -1,5 +1,6 @@
 package io.icebergprotector.spark.binding;
 
+import io.icebergprotector.spark.core.CatalogOptions;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.FileMarker;
@@ -27,20 +28,14 @@ import org.slf4j.LoggerFactory;
  *       unverified, with a warning; {@code rewrite_protected} binds it.
  *   <li>{@link Verdict#UNVERIFIED}: no marker, committed after the boundary: the protector did not
  *       write it. Refused with {@link UnverifiedFileException}, unless the reader accepts
- *       unverified files explicitly ({@value #ACCEPT_UNVERIFIED}), which is logged per file.
+ *       unverified files explicitly ({@code protector.accept-unverified-files}), which is logged
+ *       per file.
  * </ul>
  *
  * <p>A marker of an unknown version is refused. Works for any content file, so delete files can be
  * admitted the same way once the protector writes them.
  */
 public final class FileAdmission {
-  /**
-   * Read option, and session setting {@code
-   * spark.sql.catalog.<catalog>.protector.accept-unverified-files}: read data files the protector
-   * did not write (during a migration), instead of refusing them.
-   */
-  public static final String ACCEPT_UNVERIFIED = "protector.accept-unverified-files";
-
   private static final Logger LOG = LoggerFactory.getLogger(FileAdmission.class);
   private static final int NAMES_IN_WARNINGS = 5;
 
@@ -79,12 +74,14 @@ public final class FileAdmission {
   }
 
   /**
-   * Whether a read accepts unverified files: the read option {@value #ACCEPT_UNVERIFIED}, else the
-   * session setting {@code spark.sql.catalog.<catalogName>.protector.accept-unverified-files}.
+   * Whether a read accepts unverified files: the read option {@code
+   * protector.accept-unverified-files}, else the session setting {@code
+   * spark.sql.catalog.<catalogName>.protector.accept-unverified-files}.
    */
   public static boolean acceptUnverified(
       SparkSession session, String catalogName, Map<String, String> options) {
-    String value = options != null ? options.get(ACCEPT_UNVERIFIED) : null;
+    String value =
+        options != null ? options.get(CatalogOptions.ACCEPT_UNVERIFIED_FILES.key()) : null;
     if (value == null && session != null && catalogName != null) {
       value = session.conf().get(sessionSetting(catalogName), null);
     }
@@ -93,7 +90,7 @@ public final class FileAdmission {
 
   /** The session setting that accepts unverified files of a catalog's tables. */
   public static String sessionSetting(String catalogName) {
-    return "spark.sql.catalog." + catalogName + "." + ACCEPT_UNVERIFIED;
+    return "spark.sql.catalog." + catalogName + "." + CatalogOptions.ACCEPT_UNVERIFIED_FILES.key();
   }
 
   /** Whether files of this kind are read with their binding (decided by the marker alone). */
@@ -134,7 +131,7 @@ public final class FileAdmission {
               + " committed at sequence number {}, after the table came under file binding ({})",
           location,
           tableName,
-          ACCEPT_UNVERIFIED,
+          CatalogOptions.ACCEPT_UNVERIFIED_FILES.key(),
           FileMarker.describe(file),
           sequenceNumber,
           boundary.fromSequenceNumber());
@@ -164,7 +161,10 @@ public final class FileAdmission {
     return List.copyOf(legacy);
   }
 
-  /** Locations of the unverified files admitted so far (only with {@value #ACCEPT_UNVERIFIED}). */
+  /**
+   * Locations of the unverified files admitted so far (only with {@code
+   * protector.accept-unverified-files}).
+   */
   public List<String> unverifiedFiles() {
     return List.copyOf(unverified);
   }
@@ -186,7 +186,7 @@ public final class FileAdmission {
         boundary.fromSequenceNumber(),
         BindingBoundary.PROPERTY,
         catalog,
-        ACCEPT_UNVERIFIED,
+        CatalogOptions.ACCEPT_UNVERIFIED_FILES.key(),
         sessionSetting(catalog),
         rewriteCall());
   }

@@ -36,50 +36,11 @@ import org.apache.spark.sql.SparkSession;
  * principal. Built once from the catalog options on the driver (one per catalog per session).
  */
 public final class ProtectorContext {
-  public static final String POLICY = "protector.policy";
-  public static final String KMS_TYPE = KmsSettings.TYPE;
-  public static final String KMS_KEYSTORE = KmsSettings.KEYSTORE;
-  public static final String KMS_PASSPHRASE_ENV = KmsSettings.PASSPHRASE_ENV;
-  public static final String KMS_PASSPHRASE_FILE = KmsSettings.PASSPHRASE_FILE;
-  public static final String KMS_CREATE_MISSING_KEYS = KmsSettings.CREATE_MISSING_KEYS;
-  public static final String KMS_URL = KmsSettings.URL;
-  public static final String KMS_TRUST_STORE = KmsSettings.TRUST_STORE;
-  public static final String KMS_TRUST_STORE_PASSWORD_ENV = KmsSettings.TRUST_STORE_PASSWORD_ENV;
-  public static final String KMS_ALLOW_INSECURE_HTTP = KmsSettings.ALLOW_INSECURE_HTTP;
-  public static final String TOKEN = KmsSettings.TOKEN;
-  public static final String TOKEN_FILE = KmsSettings.TOKEN_FILE;
-  public static final String TOKEN_ENV = KmsSettings.TOKEN_ENV;
-  public static final String POLICY_REFRESH_SECONDS = "protector.policy-refresh-seconds";
-  static final int DEFAULT_POLICY_REFRESH_SECONDS = 15;
-  static final int MAX_POLICY_REFRESH_SECONDS = 3600;
-  public static final String USER = "protector.user";
-  public static final String GROUPS = "protector.groups";
-
-  /** Every option this catalog understands, for documentation checks. */
-  public static final List<String> OPTIONS =
-      List.of(
-          POLICY,
-          POLICY_REFRESH_SECONDS,
-          KMS_TYPE,
-          KMS_KEYSTORE,
-          KMS_PASSPHRASE_ENV,
-          KMS_PASSPHRASE_FILE,
-          KMS_CREATE_MISSING_KEYS,
-          KMS_URL,
-          KMS_TRUST_STORE,
-          KMS_TRUST_STORE_PASSWORD_ENV,
-          KMS_ALLOW_INSECURE_HTTP,
-          TOKEN,
-          TOKEN_FILE,
-          TOKEN_ENV,
-          KmsSettings.PKCS11_LIBRARY,
-          KmsSettings.TOKEN_LABEL,
-          KmsSettings.SLOT,
-          KmsSettings.SLOT_LIST_INDEX,
-          KmsSettings.PIN_ENV,
-          KmsSettings.PIN_FILE,
-          USER,
-          GROUPS);
+  /**
+   * Every catalog option, for documentation checks and the notebooks' test: the keys of {@link
+   * CatalogOptions#CATALOG}.
+   */
+  public static final List<String> OPTIONS = CatalogOptions.keys(CatalogOptions.CATALOG);
 
   private static final int MAX_SCOPES = 256;
 
@@ -115,9 +76,9 @@ public final class ProtectorContext {
   /** Reads the catalog options; every missing or bad option fails with a message naming it. */
   public static ProtectorContext fromOptions(String catalogName, Map<String, String> options) {
     KmsSettings kms = KmsSettings.fromOptions(options, "Catalog '" + catalogName + "'");
-    String location = options.get(POLICY);
-    String user = options.get(USER);
-    List<String> groups = splitGroups(options.get(GROUPS));
+    String location = options.get(CatalogOptions.POLICY.key());
+    String user = options.get(CatalogOptions.USER.key());
+    List<String> groups = splitGroups(options.get(CatalogOptions.GROUPS.key()));
     if (kms.type() == KmsSettings.Type.REMOTE) {
       return fromServer(catalogName, options, kms, location);
     }
@@ -126,7 +87,7 @@ public final class ProtectorContext {
           String.format(
               "Catalog '%s' has no %s option: set spark.sql.catalog.%s.%s to the policy's path"
                   + " or URL",
-              catalogName, POLICY, catalogName, POLICY));
+              catalogName, CatalogOptions.POLICY.key(), catalogName, CatalogOptions.POLICY.key()));
     }
     Policy policy = Policy.parse(readPolicy(location), location);
     ProtectorContext context = new ProtectorContext(() -> policy, kms, user, groups, false);
@@ -138,13 +99,14 @@ public final class ProtectorContext {
 
   /**
    * With a key server, the server names the principal (from the token) and the policy is the one
-   * the server enforces, refreshed every {@link #POLICY_REFRESH_SECONDS}. A local {@code
-   * protector.policy} is only checked: it must state the server's rules (equal content digests),
-   * otherwise the catalog refuses to start, naming both digests.
+   * the server enforces, refreshed every {@link CatalogOptions#POLICY_REFRESH_SECONDS}. A local
+   * {@code protector.policy} is only checked: it must state the server's rules (equal content
+   * digests), otherwise the catalog refuses to start, naming both digests.
    */
   private static ProtectorContext fromServer(
       String catalogName, Map<String, String> options, KmsSettings kms, String location) {
-    int refreshSeconds = policyRefreshSeconds(catalogName, options.get(POLICY_REFRESH_SECONDS));
+    int refreshSeconds =
+        policyRefreshSeconds(catalogName, options.get(CatalogOptions.POLICY_REFRESH_SECONDS.key()));
     WhoAmI whoami;
     PolicyResponse served;
     String server;
@@ -164,7 +126,7 @@ public final class ProtectorContext {
                     + " server at %s enforces (content digest %s). Remove the option to use the"
                     + " server's policy, or deploy the same policy to both",
                 catalogName,
-                POLICY,
+                CatalogOptions.POLICY.key(),
                 location,
                 local.contentDigest(),
                 server,
@@ -179,7 +141,7 @@ public final class ProtectorContext {
 
   private static int policyRefreshSeconds(String catalogName, String text) {
     if (text == null || text.isBlank()) {
-      return DEFAULT_POLICY_REFRESH_SECONDS;
+      return CatalogOptions.DEFAULT_POLICY_REFRESH_SECONDS;
     }
     int seconds;
     try {
@@ -187,11 +149,14 @@ public final class ProtectorContext {
     } catch (NumberFormatException e) {
       seconds = -1;
     }
-    if (seconds < 1 || seconds > MAX_POLICY_REFRESH_SECONDS) {
+    if (seconds < 1 || seconds > CatalogOptions.MAX_POLICY_REFRESH_SECONDS) {
       throw new IllegalArgumentException(
           String.format(
               "Catalog '%s': %s must be a whole number of seconds from 1 to %d, got '%s'",
-              catalogName, POLICY_REFRESH_SECONDS, MAX_POLICY_REFRESH_SECONDS, text.trim()));
+              catalogName,
+              CatalogOptions.POLICY_REFRESH_SECONDS.key(),
+              CatalogOptions.MAX_POLICY_REFRESH_SECONDS,
+              text.trim()));
     }
     return seconds;
   }
@@ -256,11 +221,11 @@ public final class ProtectorContext {
     String prefix = "spark.sql.catalog." + catalogName + ".";
     String user = configuredUser;
     List<String> groups = configuredGroups;
-    String sessionUser = sessionConf.apply(prefix + USER);
+    String sessionUser = sessionConf.apply(prefix + CatalogOptions.USER.key());
     if (sessionUser != null) {
       user = sessionUser;
     }
-    String sessionGroups = sessionConf.apply(prefix + GROUPS);
+    String sessionGroups = sessionConf.apply(prefix + CatalogOptions.GROUPS.key());
     if (sessionGroups != null) {
       groups = splitGroups(sessionGroups);
     }
@@ -332,7 +297,8 @@ public final class ProtectorContext {
       }
       Path path = Path.of(location);
       if (!Files.isRegularFile(path)) {
-        throw new PolicyException(location, -1, "protector.policy", "policy file not found");
+        throw new PolicyException(
+            location, -1, CatalogOptions.POLICY.key(), "policy file not found");
       }
       return Files.readString(path, StandardCharsets.UTF_8);
     } catch (IOException e) {

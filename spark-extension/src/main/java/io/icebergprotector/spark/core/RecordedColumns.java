@@ -14,7 +14,7 @@ import org.apache.iceberg.Table;
  * while files still hold it encrypted.
  */
 public final class RecordedColumns {
-  public static final String PROPERTY = "protector.protected-columns";
+  public static final String PROPERTY = CatalogOptions.PROTECTED_COLUMNS.key();
 
   /** One recorded column: its field id and master key id. */
   public static final class Entry implements java.io.Serializable {

@@ -1,5 +1,6 @@
 package io.icebergprotector.spark.core;
 
+import io.icebergprotector.kms.KmsOptions;
 import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.Policy;
@@ -37,13 +38,13 @@ public final class TokenKeyRule {
     String serverMode =
         kms.type() == KmsSettings.Type.REMOTE
             ? "set the catalog option "
-                + KmsSettings.TOKEN_MODE
+                + KmsOptions.TOKEN_MODE.key()
                 + " = server (the key server then"
                 + " tokenizes for writers, and the key never leaves it)"
             : "use the key server ("
-                + KmsSettings.TYPE
+                + KmsOptions.TYPE.key()
                 + " = remote) with "
-                + KmsSettings.TOKEN_MODE
+                + KmsOptions.TOKEN_MODE.key()
                 + " = server, which tokenizes for writers without releasing the key";
     return String.format(
         "Cannot %s: principal %s (roles %s) would %s in local token mode, which needs the token key"

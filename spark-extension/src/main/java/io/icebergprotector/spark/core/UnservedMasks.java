@@ -1,5 +1,6 @@
 package io.icebergprotector.spark.core;
 
+import io.icebergprotector.kms.KmsOptions;
 import io.icebergprotector.policy.Principal;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -38,9 +39,14 @@ final class UnservedMasks {
   static String message(String table, ColumnProtection column, Principal principal) {
     return String.format(
         "Column '%s' of %s reads as NULL for principal %s: its view is the mask %s of a tokenized"
-            + " column, which only the key server computes (protector.kms.token-mode = server). In"
-            + " local token mode a masked reader gets no token key, since the key detokenizes every"
-            + " token of domain '%s'",
-        column.path(), table, principal, column.unservedMask(), column.domain());
+            + " column, which only the key server computes (%s = server). In local token mode a"
+            + " masked reader gets no token key, since the key detokenizes every token of domain"
+            + " '%s'",
+        column.path(),
+        table,
+        principal,
+        column.unservedMask(),
+        KmsOptions.TOKEN_MODE.key(),
+        column.domain());
   }
 }

@@ -38,7 +38,7 @@ import org.apache.iceberg.shaded.org.apache.parquet.crypto.ParquetCipher;
  *
  * <p>The prefix is {@code "iceberg-protector/file-binding/v1:" + uuid + ":" + fileName} in UTF-8;
  * the UUID has a fixed length and no ':', so the encoding is unambiguous. Other PME readers need
- * the same bytes to decrypt a bound file (see the README's interoperability note).
+ * the same bytes to decrypt a bound file (see "Other readers" in docs/security/file-binding.md).
  */
 public final class FileBinding implements Serializable {
   private static final long serialVersionUID = 1L;

@@ -1,6 +1,7 @@
 package io.icebergprotector.spark.flow;
 
 import io.icebergprotector.policy.AccessLevel;
+import io.icebergprotector.spark.core.CatalogOptions;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.paths.PathScope;
 import java.util.ArrayList;
@@ -32,16 +33,13 @@ import scala.runtime.BoxedUnit;
  *       count}), stored where that column is not protected: a table outside the policy, an
  *       unprotected column, a non-Iceberg table, a path outside every protected prefix. Such a
  *       declassification is allowed only for a principal holding a {@code declassify} role of every
- *       source entry, in a session that sets {@value #DECLASSIFY}{@code =true}; it then passes the
- *       key service's {@link DeclassificationGate}.
+ *       source entry, in a session that sets {@code spark.protector.declassify}{@code =true}; it
+ *       then passes the key service's {@link DeclassificationGate}.
  * </ul>
  *
  * Denied columns stored where they are not protected store NULLs and disclose nothing: allowed.
  */
 public final class DataFlowCheck extends AbstractFunction1<LogicalPlan, BoxedUnit> {
-  /** Session setting that turns declassifying writes on for principals with a declassify role. */
-  public static final String DECLASSIFY = "spark.protector.declassify";
-
   // On the query of an approved declassifying write: its sources and principals.
   private static final TreeNodeTag<String> APPROVED =
       new TreeNodeTag<>("iceberg-protector.declassification-approved");
@@ -145,7 +143,12 @@ public final class DataFlowCheck extends AbstractFunction1<LogicalPlan, BoxedUni
           .computeIfAbsent(s.flow().source(), k -> new LinkedHashSet<>())
           .add(s.flow().policyColumn());
     }
-    boolean enabled = Boolean.parseBoolean(session.conf().get(DECLASSIFY, "false").trim());
+    boolean enabled =
+        Boolean.parseBoolean(
+            session
+                .conf()
+                .get(CatalogOptions.DECLASSIFY.key(), CatalogOptions.DECLASSIFY.defaultValue())
+                .trim());
     boolean entitled =
         columnsBySource.keySet().stream().allMatch(FlowSource::principalMayDeclassify);
     if (!enabled || !entitled) {
@@ -160,7 +163,7 @@ public final class DataFlowCheck extends AbstractFunction1<LogicalPlan, BoxedUni
                   columnsBySource.keySet().stream()
                       .map(DataFlowCheck::describeDeclassifiers)
                       .collect(Collectors.joining("; ")),
-                  DECLASSIFY,
+                  CatalogOptions.DECLASSIFY.key(),
                   enabled ? "set" : "not set")
               + rddNote(stored));
     }

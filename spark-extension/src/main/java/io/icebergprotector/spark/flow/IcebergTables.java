@@ -2,13 +2,13 @@ package io.icebergprotector.spark.flow;
 
 import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.compat.ScalaCollections;
+import io.icebergprotector.spark.core.CatalogOptions;
 import io.icebergprotector.spark.core.ColumnProtection;
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.read.ProtectedInputPartition;
 import io.icebergprotector.spark.read.ProtectedScan;
 import io.icebergprotector.spark.table.ProtectedTable;
 import io.icebergprotector.spark.table.ProtectingCatalog;
-import io.icebergprotector.spark.write.RewriteRequest;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -61,7 +61,8 @@ final class IcebergTables implements IcebergFlows {
     ProtectionSpec spec = protectionOf(table, session);
     // a decrypt-rewrite reads retired columns in clear to store them unprotected, as the policy
     // now says
-    boolean decrypting = Boolean.parseBoolean(relation.options().get(RewriteRequest.DECRYPT));
+    boolean decrypting =
+        Boolean.parseBoolean(relation.options().get(CatalogOptions.REWRITE_DECRYPT.key()));
     FlowSource source =
         new FlowSource(
             rowLevel ? FlowSource.ROW_LEVEL_SCAN : "table",

@@ -3,6 +3,7 @@ package io.icebergprotector.spark.paths;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.FooterMode;
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.core.CatalogOptions;
 import io.icebergprotector.spark.core.StrictSchema;
 import io.icebergprotector.spark.core.TokenizedColumns;
 import io.icebergprotector.spark.crypto.KeyTools;
@@ -123,8 +124,8 @@ public class PathPolicyCryptoFactory
    *       every reader gets the footer key anyway);
    *   <li>column keys only for a scan marked with this principal's view ({@link PathViewMark}): a
    *       scan the plan rules did not give the view is refused at the file;
-   *   <li>a plaintext file (one the protector did not write) only with {@value
-   *       PathScope#ACCEPT_PLAINTEXT_FILES}; else the read fails.
+   *   <li>a plaintext file (one the protector did not write) only with {@link
+   *       CatalogOptions#ACCEPT_PLAINTEXT_FILES}; else the read fails.
    * </ul>
    */
   @Override
@@ -186,7 +187,10 @@ public class PathPolicyCryptoFactory
                   + " plaintext Parquet file, which Iceberg Protector did not write (planted, or"
                   + " from before the prefix was protected). Rewrite it through the protector, or"
                   + " set spark.%s=true to read such files with the principal's view.",
-              file, entry.name(), scope.policy().origin(), PathScope.ACCEPT_PLAINTEXT_FILES));
+              file,
+              entry.name(),
+              scope.policy().origin(),
+              CatalogOptions.ACCEPT_PLAINTEXT_FILES.key()));
     }
   }
 

@@ -1,12 +1,14 @@
 package io.icebergprotector.spark.paths;
 
 import io.icebergprotector.kms.KeyScope;
+import io.icebergprotector.kms.KmsOptions;
 import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.policy.Locations;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.compat.ScalaCollections;
+import io.icebergprotector.spark.core.CatalogOptions;
 import io.icebergprotector.spark.core.ProtectorContext;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
@@ -26,7 +28,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.spark.sql.SparkSession;
@@ -39,20 +40,10 @@ import org.apache.spark.sql.SparkSession;
  */
 public final class PathScope {
   /** Session settings are the catalog options ({@code protector.*}) with this prefix. */
-  public static final String SESSION_PREFIX = "spark.";
+  public static final String SESSION_PREFIX = CatalogOptions.SESSION_PREFIX;
 
-  /**
-   * {@code true}: under a protected prefix, also read Parquet files the protector did not write
-   * (plaintext, e.g. from before the prefix was protected), with the principal's view. Default
-   * {@code false}: such a file fails the read, naming it.
-   */
-  public static final String ACCEPT_PLAINTEXT_FILES = "protector.paths.accept-plaintext-files";
-
-  /** Every session setting, for documentation checks. */
-  public static final List<String> SETTINGS =
-      Stream.concat(ProtectorContext.OPTIONS.stream(), Stream.of(ACCEPT_PLAINTEXT_FILES))
-          .map(o -> SESSION_PREFIX + o)
-          .collect(Collectors.toList());
+  /** Every session setting, for documentation checks: {@link CatalogOptions#PATH_SESSION}. */
+  public static final List<String> SETTINGS = CatalogOptions.keys(CatalogOptions.PATH_SESSION);
 
   private static final String OPTION_PREFIX = "protector.";
   private static final String ORIGIN = "spark.protector.* session settings";
@@ -110,16 +101,17 @@ public final class PathScope {
   private static Optional<PathScope> of(
       Map<String, String> options, boolean driver, Supplier<Configuration> hadoopConf) {
     boolean remote =
-        "remote".equalsIgnoreCase(options.getOrDefault(ProtectorContext.KMS_TYPE, "").trim());
-    if (!remote && isBlank(options.get(ProtectorContext.POLICY))) {
+        "remote".equalsIgnoreCase(options.getOrDefault(KmsOptions.TYPE.key(), "").trim());
+    if (!remote && isBlank(options.get(CatalogOptions.POLICY.key()))) {
       return Optional.empty();
     }
     Map<String, String> effective = new TreeMap<>(options);
     boolean acceptPlaintext =
-        Boolean.parseBoolean(String.valueOf(effective.remove(ACCEPT_PLAINTEXT_FILES)).trim());
+        Boolean.parseBoolean(
+            String.valueOf(effective.remove(CatalogOptions.ACCEPT_PLAINTEXT_FILES.key())).trim());
     if (!driver) {
       // Only the driver creates missing local keys: executors must not race on the keystore.
-      effective.remove(ProtectorContext.KMS_CREATE_MISSING_KEYS);
+      effective.remove(KmsOptions.CREATE_MISSING_KEYS.key());
     }
     ProtectorContext context = context(effective);
     Principal principal;
@@ -127,11 +119,11 @@ public final class PathScope {
       // The key server names the principal from the token.
       principal = context.principal(null, ORIGIN);
     } else {
-      String user = options.get(ProtectorContext.USER);
+      String user = options.get(CatalogOptions.USER.key());
       principal =
           Principal.of(
               isBlank(user) ? currentUser() : user.trim(),
-              groups(options.get(ProtectorContext.GROUPS)));
+              groups(options.get(CatalogOptions.GROUPS.key())));
     }
     return Optional.of(new PathScope(context, principal, acceptPlaintext, hadoopConf));
   }
@@ -294,7 +286,7 @@ public final class PathScope {
 
   /**
    * Whether the session accepts Parquet files under a protected prefix that the protector did not
-   * write ({@value #ACCEPT_PLAINTEXT_FILES}); they are refused by default.
+   * write ({@code protector.paths.accept-plaintext-files}); they are refused by default.
    */
   public boolean acceptPlaintextFiles() {
     return acceptPlaintextFiles;

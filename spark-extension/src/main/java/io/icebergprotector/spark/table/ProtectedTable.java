@@ -4,6 +4,7 @@ import io.icebergprotector.kms.KeyDestroyedException;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.spark.binding.FileAdmission;
+import io.icebergprotector.spark.core.CatalogOptions;
 import io.icebergprotector.spark.core.ColumnProtection;
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.core.ProtectorException;
@@ -14,7 +15,6 @@ import io.icebergprotector.spark.rowlevel.ProtectedRowLevelOperationBuilder;
 import io.icebergprotector.spark.rowlevel.RowLevelAccess;
 import io.icebergprotector.spark.rowlevel.RowLevelTable;
 import io.icebergprotector.spark.write.ProtectedWriteBuilder;
-import io.icebergprotector.spark.write.RewriteRequest;
 import java.util.Set;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -121,7 +121,7 @@ public class ProtectedTable extends SparkTable implements RowLevelTable {
     SparkSession session = SparkSession.active();
     ProtectionSpec current = protectionFor(session);
     ProtectionSpec scanSpec = current.withDestroyedKeys(destroyedKeys(current));
-    if (Boolean.parseBoolean(options.get(RewriteRequest.DECRYPT))) {
+    if (Boolean.parseBoolean(options.get(CatalogOptions.REWRITE_DECRYPT.key()))) {
       scanSpec = scanSpec.forDecryptRead();
     }
     return new ProtectedScanBuilder(

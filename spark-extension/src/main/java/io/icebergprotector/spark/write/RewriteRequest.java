@@ -1,5 +1,6 @@
 package io.icebergprotector.spark.write;
 
+import io.icebergprotector.spark.core.CatalogOptions;
 import java.util.Map;
 import org.apache.iceberg.spark.FileRewriteCoordinator;
 import org.apache.iceberg.spark.SparkWriteOptions;
@@ -8,13 +9,11 @@ import org.apache.iceberg.spark.SparkWriteOptions;
  * A write that replaces files instead of committing: Iceberg's {@value
  * SparkWriteOptions#REWRITTEN_FILE_SCAN_TASK_SET_ID} names the task set whose files the written
  * rows replace, and the new files are staged with Iceberg's {@link FileRewriteCoordinator} for the
- * rewrite's own commit (Iceberg's {@code rewrite_data_files}, or {@code rewrite_protected}).
- * {@value #DECRYPT} (read and write option, set only by {@code rewrite_protected}) decrypts columns
- * whose protection was removed from the policy.
+ * rewrite's own commit (Iceberg's {@code rewrite_data_files}, or {@code rewrite_protected}). {@code
+ * protector.rewrite.decrypt} (read and write option, set only by {@code rewrite_protected})
+ * decrypts columns whose protection was removed from the policy.
  */
 public final class RewriteRequest {
-  public static final String DECRYPT = "protector.rewrite.decrypt";
-
   private final String fileSetId;
   private final boolean decrypt;
 
@@ -26,11 +25,11 @@ public final class RewriteRequest {
   /** The rewrite a write's options ask for, or null for an ordinary write. */
   static RewriteRequest fromOptions(Map<String, String> options) {
     String fileSetId = options.get(SparkWriteOptions.REWRITTEN_FILE_SCAN_TASK_SET_ID);
-    boolean decrypt = Boolean.parseBoolean(options.get(DECRYPT));
+    boolean decrypt = Boolean.parseBoolean(options.get(CatalogOptions.REWRITE_DECRYPT.key()));
     if (fileSetId == null) {
       if (decrypt) {
         throw new IllegalArgumentException(
-            DECRYPT
+            CatalogOptions.REWRITE_DECRYPT.key()
                 + " applies only to a rewrite ("
                 + SparkWriteOptions.REWRITTEN_FILE_SCAN_TASK_SET_ID
                 + ")");

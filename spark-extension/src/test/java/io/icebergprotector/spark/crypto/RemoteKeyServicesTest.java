@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.kms.KeyServices;
+import io.icebergprotector.kms.KmsOptions;
 import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.kms.remote.RemoteKeyService;
@@ -19,9 +20,9 @@ class RemoteKeyServicesTest {
   void plainHttpToAnotherHostNeedsTheOption() {
     Map<String, String> options =
         Map.of(
-            ProtectorContext.KMS_TYPE, "remote",
-            ProtectorContext.KMS_URL, "http://keys.example.com:8200",
-            ProtectorContext.TOKEN, TOKEN);
+            KmsOptions.TYPE.key(), "remote",
+            KmsOptions.URL.key(), "http://keys.example.com:8200",
+            KmsOptions.TOKEN.key(), TOKEN);
     // refused before any connection is tried
     assertThatThrownBy(() -> ProtectorContext.fromOptions("prod", options))
         .isInstanceOf(IllegalArgumentException.class)

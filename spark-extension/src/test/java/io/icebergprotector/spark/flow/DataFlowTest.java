@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.spark.ProtectingSparkCatalog;
 import io.icebergprotector.spark.SparkTestBase;
+import io.icebergprotector.spark.core.CatalogOptions;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.paths.PathProtection;
 import java.io.IOException;
@@ -147,7 +148,7 @@ class DataFlowTest extends SparkTestBase {
 
   @AfterEach
   void declassifyOff() {
-    spark.conf().unset(DataFlowCheck.DECLASSIFY);
+    spark.conf().unset(CatalogOptions.DECLASSIFY.key());
   }
 
   /** Runs as {@code user}, for catalog {@code flow} and for paths. */
@@ -442,14 +443,14 @@ class DataFlowTest extends SparkTestBase {
                 + user
                 + " as clear")
         .hasMessageContaining("shop.orders: declassify = [admin], which " + user)
-        .hasMessageContaining(DataFlowCheck.DECLASSIFY + "=true")
+        .hasMessageContaining(CatalogOptions.DECLASSIFY.key() + "=true")
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n", CARD_1));
   }
 
   /** Refused by default, refused without the role, allowed and logged with both. */
   private static void declassifyOnPurpose(Runnable write, String destination) {
     assertDeclassificationRefused("alice", write, destination);
-    spark.conf().set(DataFlowCheck.DECLASSIFY, "true");
+    spark.conf().set(CatalogOptions.DECLASSIFY.key(), "true");
     assertDeclassificationRefused("carl", write, destination);
     List<String> lines = logged(() -> as("alice", write));
     assertThat(lines)
@@ -753,7 +754,7 @@ class DataFlowTest extends SparkTestBase {
         .isInstanceOf(ProtectorException.class)
         .hasMessageContaining(
             "column 'ssn' <- column 'ssn' of path prefix " + prefix + ", read by alice as clear");
-    spark.conf().set(DataFlowCheck.DECLASSIFY, "true");
+    spark.conf().set(CatalogOptions.DECLASSIFY.key(), "true");
     List<String> lines = logged(() -> as("alice", write));
     assertThat(lines)
         .singleElement()
@@ -761,7 +762,7 @@ class DataFlowTest extends SparkTestBase {
         .contains("principal alice declassifies column(s) [ssn] of path prefix " + prefix)
         .doesNotContain(SSN_1);
     // clear values into a protected prefix stay protected: no declassification
-    spark.conf().unset(DataFlowCheck.DECLASSIFY);
+    spark.conf().unset(CatalogOptions.DECLASSIFY.key());
     as(
         "alice",
         () -> spark.table("flow.shop.customers").write().mode("append").parquet(prefix + "copies"));

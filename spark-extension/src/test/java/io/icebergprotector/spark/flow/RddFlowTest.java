@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.icebergprotector.spark.SparkTestBase;
+import io.icebergprotector.spark.core.CatalogOptions;
 import io.icebergprotector.spark.core.ProtectorException;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -39,7 +40,7 @@ class RddFlowTest extends SparkTestBase {
 
   @AfterEach
   void declassifyOff() {
-    spark.conf().unset(DataFlowCheck.DECLASSIFY);
+    spark.conf().unset(CatalogOptions.DECLASSIFY.key());
   }
 
   private static long rows(String table) {
@@ -167,7 +168,7 @@ class RddFlowTest extends SparkTestBase {
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain(SSN_CANARY));
     assertThat(rows("flow.shop.plain")).isEqualTo(before);
     // on purpose, as a declassifier, it is allowed
-    spark.conf().set(DataFlowCheck.DECLASSIFY, "true");
+    spark.conf().set(CatalogOptions.DECLASSIFY.key(), "true");
     as(
         "alice",
         () ->

@@ -3,6 +3,7 @@ package io.icebergprotector.spark.paths;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.icebergprotector.spark.core.CatalogOptions;
 import io.icebergprotector.spark.core.ProtectorException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -45,7 +46,7 @@ class PathEscapeTest extends PathSessionTest {
         "  }",
         "  keys { pii {}, footer {} }",
         "  paths {",
-        // with the trailing slash, as the README writes prefixes
+        // with the trailing slash, as docs/spark/paths.md writes prefixes
         "    \"file:"
             + root
             + "/prot/\" { footer-key = footer, writers = [etl], columns { "
@@ -334,16 +335,17 @@ class PathEscapeTest extends PathSessionTest {
           .isInstanceOf(SparkException.class)
           .hasStackTraceContaining("Refusing to read file:" + plantedFile)
           .hasStackTraceContaining("plaintext Parquet file")
-          .hasStackTraceContaining("spark." + PathScope.ACCEPT_PLAINTEXT_FILES + "=true");
+          .hasStackTraceContaining(
+              "spark." + CatalogOptions.ACCEPT_PLAINTEXT_FILES.key() + "=true");
     }
-    spark.conf().set("spark." + PathScope.ACCEPT_PLAINTEXT_FILES, "true");
+    spark.conf().set("spark." + CatalogOptions.ACCEPT_PLAINTEXT_FILES.key(), "true");
     try {
       Map<Long, String> bob = ssns("bob", dir("prot/planted"));
       assertThat(bob).isNotEmpty();
       assertThat(bob.values()).allSatisfy(s -> assertThat(s).startsWith("*******43"));
       assertThat(ssns("mallory", dir("prot/planted")).values()).containsOnlyNulls();
     } finally {
-      spark.conf().unset("spark." + PathScope.ACCEPT_PLAINTEXT_FILES);
+      spark.conf().unset("spark." + CatalogOptions.ACCEPT_PLAINTEXT_FILES.key());
     }
   }
 

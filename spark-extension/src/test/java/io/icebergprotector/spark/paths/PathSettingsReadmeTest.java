@@ -9,19 +9,23 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** The README documents every {@code spark.protector.*} session setting of plain Parquet paths. */
+/**
+ * The plain Parquet paths page (docs/spark/paths.md) documents every {@code spark.protector.*}
+ * session setting of plain Parquet paths.
+ */
 class PathSettingsReadmeTest {
   @Test
   void everySessionSettingIsDocumented() throws IOException {
-    String readme = Files.readString(Path.of("..", "README.md"));
+    Path docs = Path.of("..", "docs");
+    String readme = Files.readString(docs.resolve("spark").resolve("paths.md"));
     List<String> missing =
         PathScope.SETTINGS.stream()
             .filter(s -> !readme.contains("`" + s + "`"))
             .collect(Collectors.toList());
     assertThat(PathScope.SETTINGS).contains("spark.protector.policy", "spark.protector.user");
-    assertThat(missing).as("spark.protector.* settings missing from README.md").isEmpty();
-    assertThat(readme)
-        .contains(
-            "### Plain Parquet paths", "### REST catalogs: Polaris and Snowflake Open Catalog");
+    assertThat(missing).as("spark.protector.* settings missing from docs/spark/paths.md").isEmpty();
+    assertThat(readme).startsWith("# Plain Parquet paths");
+    assertThat(Files.readString(docs.resolve("spark").resolve("deploy.md")))
+        .contains("## REST catalogs: Polaris and Snowflake Open Catalog");
   }
 }
