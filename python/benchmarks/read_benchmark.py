@@ -1,3 +1,5 @@
+# Copyright 2026 The Iceberg Protector contributors
+# SPDX-License-Identifier: Apache-2.0
 """The Python package reading a protected Iceberg table as a clear reader, against PyArrow reading
 the same rows written plain, side by side in one run (``bin/python-benchmark``; not a test).
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The Iceberg Protector contributors
+# SPDX-License-Identifier: Apache-2.0
 """PySpark against one runtime jar, as a user runs it: ``pip install pyspark==<its version>``, the
 session snippet of docs/python/pyspark.md, then SQL and DataFrames. ``PySparkIT`` (runtime-tests)
 makes the virtual environment, puts the jar built by the same run into a file repository

@@ -1,3 +1,5 @@
+# Copyright 2026 The Iceberg Protector contributors
+# SPDX-License-Identifier: Apache-2.0
 """The notebooks of ``notebooks/``, run top to bottom in a Jupyter kernel as a user runs them (the
 jars resolved through ``PYSPARK_SUBMIT_ARGS``, set by ``PySparkIT``), with the state they create
 kept in a fresh ``PROTECTOR_WORK``; then what their cells printed is checked."""

@@ -1,3 +1,5 @@
+# Copyright 2026 The Iceberg Protector contributors
+# SPDX-License-Identifier: Apache-2.0
 """The protector through PySpark: the snippets of docs/python/pyspark.md, writes and each
 principal's view, token functions, MERGE, and errors as a Python user sees them."""
 

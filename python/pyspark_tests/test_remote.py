@@ -1,3 +1,5 @@
+# Copyright 2026 The Iceberg Protector contributors
+# SPDX-License-Identifier: Apache-2.0
 """PySpark against the key server as a process: per-user tokens decide each session's principal,
 the server releases keys per the policy it serves and audits them, and the protector's failures
 inside tasks reach Python as exceptions whose first line is the protector's message."""

@@ -1,3 +1,5 @@
+# Copyright 2026 The Iceberg Protector contributors
+# SPDX-License-Identifier: Apache-2.0
 """Fixtures of the stack tests: the key server, the REST catalog and the bucket that the Java
 integration test ``PythonPackageTest`` starts and fills, named by ``IP_*`` environment variables.
 Without them (a plain ``pytest`` in ``python/``) the stack tests are skipped; the Java test sets

@@ -1,3 +1,5 @@
+# Copyright 2026 The Iceberg Protector contributors
+# SPDX-License-Identifier: Apache-2.0
 """The key server as a process, for tests and benchmarks run from Python: the shaded server jar
 (``protector-server/target/iceberg-protector-server.jar``) with a TLS certificate made by the JDK's
 ``keytool``, a local keystore, a token per principal (only its SHA-256 in the configuration, as in

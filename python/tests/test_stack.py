@@ -1,3 +1,5 @@
+# Copyright 2026 The Iceberg Protector contributors
+# SPDX-License-Identifier: Apache-2.0
 """The package against the real stack (see conftest.py): tables Spark wrote, read with PyIceberg
 and PyArrow's PME through the key server as a process, as each principal."""
 

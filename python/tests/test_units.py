@@ -1,3 +1,5 @@
+# Copyright 2026 The Iceberg Protector contributors
+# SPDX-License-Identifier: Apache-2.0
 """Unit tests that need no server: footer parsing, markers, policy errors and client settings."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 The Iceberg Protector contributors
+# SPDX-License-Identifier: Apache-2.0
 """The shared test vectors (``testdata/protection-vectors.json``): the Java side checks the same
 file, so the two sides decide and bind alike."""
 

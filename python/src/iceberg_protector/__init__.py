@@ -1,3 +1,5 @@
+# Copyright 2026 The Iceberg Protector contributors
+# SPDX-License-Identifier: Apache-2.0
 """Iceberg Protector for Python: protected Parquet files and Iceberg tables read and written
 without Spark, through the key server, in each principal's view."""
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The Iceberg Protector contributors
+# SPDX-License-Identifier: Apache-2.0
 """Which data files of a protected table a read admits, decided from table metadata alone, as the
 Java side decides it (``FileAdmission``, ``BindingBoundary``):
 

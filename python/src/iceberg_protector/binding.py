@@ -1,3 +1,5 @@
+# Copyright 2026 The Iceberg Protector contributors
+# SPDX-License-Identifier: Apache-2.0
 """File binding: the PME AAD prefix that ties each protected file to its table and file name, and
 the manifest marker that says a file must carry one (Java: ``FileBinding``, ``FileMarker``)."""
 

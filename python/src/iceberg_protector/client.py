@@ -1,3 +1,5 @@
+# Copyright 2026 The Iceberg Protector contributors
+# SPDX-License-Identifier: Apache-2.0
 """An HTTPS client for the key server: its Vault-transit key endpoints, whoami, the served policy
 and the batch token decoder, with the Java client's comma-list failover."""
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The Iceberg Protector contributors
+# SPDX-License-Identifier: Apache-2.0
 """The errors of the package: each names its cause (principal, key, table, column or file)."""
 
 from __future__ import annotations

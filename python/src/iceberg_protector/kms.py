@@ -1,3 +1,5 @@
+# Copyright 2026 The Iceberg Protector contributors
+# SPDX-License-Identifier: Apache-2.0
 """PyArrow's Parquet Modular Encryption through the key server."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 The Iceberg Protector contributors
+# SPDX-License-Identifier: Apache-2.0
 """The policy as the key server serves it, and the decisions it makes, as the Java side makes them
 (``ColumnPolicy.accessFor``: a clear role first, then a masked role, then a token role, else
 denied)."""

@@ -1,3 +1,5 @@
+# Copyright 2026 The Iceberg Protector contributors
+# SPDX-License-Identifier: Apache-2.0
 """The package's entry point: one principal's access to protected tables and paths."""
 
 from __future__ import annotations

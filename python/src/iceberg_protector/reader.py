@@ -1,3 +1,5 @@
+# Copyright 2026 The Iceberg Protector contributors
+# SPDX-License-Identifier: Apache-2.0
 """Reading protected files into Arrow tables in the principal's view."""
 
 from __future__ import annotations

@@ -1,3 +1,5 @@
+# Copyright 2026 The Iceberg Protector contributors
+# SPDX-License-Identifier: Apache-2.0
 """PySpark with the protector: the runtime jars that match the installed ``pyspark``, and the
 protector's refusals raised as Python exceptions whose first line is the protector's message.
 

@@ -1,3 +1,5 @@
+# Copyright 2026 The Iceberg Protector contributors
+# SPDX-License-Identifier: Apache-2.0
 """The principal's view of protected columns, built on the Arrow side: what each column reads as
 for this principal, exactly as the Spark readers decide (clear, token as stored, masked, denied)."""
 
