@@ -1,5 +1,9 @@
 package io.icebergprotector.spark;
 
+import io.icebergprotector.spark.analysis.IcebergCommandCheck;
+import io.icebergprotector.spark.analysis.NonIcebergTables;
+import io.icebergprotector.spark.analysis.ProtectedCacheCheck;
+import io.icebergprotector.spark.tokens.TokenFunctions;
 import java.util.function.Consumer;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.SparkSessionExtensions;

@@ -1,5 +1,6 @@
 package io.icebergprotector.spark;
 
+import io.icebergprotector.spark.analysis.NonIcebergTables;
 import io.icebergprotector.spark.table.ProtectingCatalog;
 import io.icebergprotector.spark.table.TableAdmin;
 import java.util.Locale;

@@ -2,6 +2,7 @@ package io.icebergprotector.spark;
 
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.analysis.SchemaChangeCheck;
 import io.icebergprotector.spark.binding.BindingBoundary;
 import io.icebergprotector.spark.core.PrincipalBinding;
 import io.icebergprotector.spark.core.ProtectionSpec;
@@ -9,6 +10,9 @@ import io.icebergprotector.spark.core.ProtectorContext;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.core.RecordedColumns;
 import io.icebergprotector.spark.metadata.ProtectedMetadataTable;
+import io.icebergprotector.spark.procedures.CatalogProcedure;
+import io.icebergprotector.spark.procedures.DescribeProtectionProcedure;
+import io.icebergprotector.spark.procedures.RewriteProtectedProcedure;
 import io.icebergprotector.spark.read.IcebergMaskTypes;
 import io.icebergprotector.spark.table.ProtectedStagedTable;
 import io.icebergprotector.spark.table.ProtectedTable;
@@ -199,8 +203,8 @@ public class ProtectingSparkCatalog extends CatalogWithProcedures implements Pro
     return null;
   }
 
-  /** The policy entry of a table identifier such as {@code db.t} or {@code <catalog>.db.t}. */
-  Optional<TablePolicy> policyFor(String tableName) {
+  @Override
+  public Optional<TablePolicy> policyFor(String tableName) {
     String name = tableName;
     String prefix = catalogName + ".";
     if (name.toLowerCase(Locale.ROOT).startsWith(prefix.toLowerCase(Locale.ROOT))

@@ -1,6 +1,6 @@
 package io.icebergprotector.spark;
 
-import static io.icebergprotector.spark.TableAdminTest.assertRefused;
+import static io.icebergprotector.spark.SparkTestBase.assertRefused;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 

@@ -1,6 +1,10 @@
 package io.icebergprotector.spark;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
 import io.icebergprotector.spark.core.ProtectionSpec;
+import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
@@ -16,6 +20,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -122,6 +127,27 @@ public abstract class SparkTestBase {
     SparkSession.clearDefaultSession();
     KeyServiceRegistry.clear();
     ProtectorCrypto.forgetAllCachedKeys();
+  }
+
+  /**
+   * Runs {@code call} and asserts it fails with a {@link ProtectorException} naming every fragment.
+   */
+  protected static void assertRefused(ThrowingCallable call, String... fragments) {
+    Throwable thrown = catchThrowable(call);
+    assertThat(thrown).as("the operation must be refused").isNotNull();
+    Throwable cause = thrown;
+    while (cause != null && !(cause instanceof ProtectorException)) {
+      cause = cause.getCause();
+    }
+    assertThat(cause)
+        .as("a ProtectorException in %s", thrown)
+        .isInstanceOf(ProtectorException.class);
+    assertThat(cause.getMessage()).contains(fragments);
+  }
+
+  /** Runs {@code sql} as {@code user} and asserts it is refused, naming every fragment. */
+  protected static void assertRefusedAs(String user, String sql, String... fragments) {
+    asUser(user, () -> assertRefused(() -> spark.sql(sql), fragments));
   }
 
   /** Runs SQL as {@code user} through catalog {@code prot}. */

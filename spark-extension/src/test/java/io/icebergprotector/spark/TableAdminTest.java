@@ -3,7 +3,6 @@ package io.icebergprotector.spark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.core.RecordedColumns;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +11,6 @@ import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.Row;
-import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -48,26 +46,6 @@ class TableAdminTest extends SparkTestBase {
     spark.sql("DROP TABLE IF EXISTS prot.db.plain PURGE");
     spark.sql(DDL);
     spark.sql("INSERT INTO " + T + " SELECT * FROM admin_src");
-  }
-
-  /**
-   * Runs {@code call} and asserts it fails with a {@link ProtectorException} naming every fragment.
-   */
-  static void assertRefused(ThrowingCallable call, String... fragments) {
-    Throwable thrown = catchThrowable(call);
-    assertThat(thrown).as("the operation must be refused").isNotNull();
-    Throwable cause = thrown;
-    while (cause != null && !(cause instanceof ProtectorException)) {
-      cause = cause.getCause();
-    }
-    assertThat(cause)
-        .as("a ProtectorException in %s", thrown)
-        .isInstanceOf(ProtectorException.class);
-    assertThat(cause.getMessage()).contains(fragments);
-  }
-
-  static void assertRefusedAs(String user, String sql, String... fragments) {
-    asUser(user, () -> assertRefused(() -> spark.sql(sql), fragments));
   }
 
   private static Table table() {

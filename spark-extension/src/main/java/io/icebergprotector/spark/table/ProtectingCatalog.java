@@ -1,9 +1,11 @@
 package io.icebergprotector.spark.table;
 
 import io.icebergprotector.policy.Principal;
+import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.core.ProtectorContext;
 import io.icebergprotector.spark.core.ProtectorException;
+import java.util.Optional;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.spark.source.SparkTable;
 import org.apache.spark.sql.SparkSession;
@@ -22,6 +24,9 @@ public interface ProtectingCatalog extends TableCatalog {
   String catalogName();
 
   ProtectorContext protectorContext();
+
+  /** The policy entry of a table identifier such as {@code db.t} or {@code <catalog>.db.t}. */
+  Optional<TablePolicy> policyFor(String tableName);
 
   /** The principal this catalog acts for in the active session now. */
   Principal principal();

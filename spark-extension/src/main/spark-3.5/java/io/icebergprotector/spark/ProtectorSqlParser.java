@@ -1,6 +1,8 @@
 package io.icebergprotector.spark;
 
 import io.icebergprotector.spark.compat.ScalaCollections;
+import io.icebergprotector.spark.procedures.DescribeProtectionProcedure;
+import io.icebergprotector.spark.procedures.RewriteProtectedProcedure;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -1,5 +1,7 @@
 package io.icebergprotector.spark;
 
+import io.icebergprotector.spark.procedures.CatalogProcedure;
+import io.icebergprotector.spark.procedures.SparkProcedures;
 import org.apache.iceberg.spark.SparkCatalog;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;

@@ -1,10 +1,10 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.procedures;
 
-import static io.icebergprotector.spark.TableAdminTest.assertRefused;
-import static io.icebergprotector.spark.TableAdminTest.assertRefusedAs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.icebergprotector.spark.ProtectingSparkCatalog;
+import io.icebergprotector.spark.SparkTestBase;
 import io.icebergprotector.spark.core.RecordedColumns;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
@@ -132,7 +132,7 @@ class ProcedureGuardTest extends SparkTestBase {
             + " salary DECIMAL(10,2), address STRUCT<city: STRING, zip: STRING>, country STRING)"
             + " USING iceberg");
     org.apache.iceberg.Table plain =
-        ProtectedTableTest.catalog()
+        ((ProtectingSparkCatalog) spark.sessionState().catalogManager().catalog("prot"))
             .icebergCatalog()
             .loadTable(org.apache.iceberg.catalog.TableIdentifier.of("db", "plain"));
     int ssnId = plain.schema().findField("ssn").fieldId();

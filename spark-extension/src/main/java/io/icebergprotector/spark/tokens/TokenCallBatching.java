@@ -1,4 +1,4 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.tokens;
 
 import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.compat.SparkCompat;

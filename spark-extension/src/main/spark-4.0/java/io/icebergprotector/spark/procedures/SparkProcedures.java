@@ -1,4 +1,4 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.procedures;
 
 import io.icebergprotector.spark.maintenance.ProcedureParam;
 import io.icebergprotector.spark.maintenance.ProcedureResult;
@@ -19,16 +19,17 @@ import org.apache.spark.sql.types.StructType;
  * argument types, whose call returns scans (here one {@link LocalScan} of rows, as Iceberg's
  * procedures do). The Spark 3.5 version goes through Iceberg's procedure API.
  */
-final class SparkProcedures {
+public final class SparkProcedures {
   private SparkProcedures() {}
 
   /** Our own procedure. */
-  static UnboundProcedure own(CatalogProcedure procedure) {
+  public static UnboundProcedure own(CatalogProcedure procedure) {
     return new Own(procedure);
   }
 
   /** Iceberg's procedure {@code name} of {@code catalog}, behind {@link GuardedProcedure}. */
-  static UnboundProcedure guard(String name, UnboundProcedure delegate, TableCatalog catalog) {
+  public static UnboundProcedure guard(
+      String name, UnboundProcedure delegate, TableCatalog catalog) {
     return new Guarded(name, delegate, catalog);
   }
 

@@ -1,4 +1,4 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.tokens;
 
 import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.kms.token.TokenMode;
@@ -47,13 +47,13 @@ import scala.Tuple3;
  * the values of calls that every row evaluates (projections, aggregates, join keys) to the server
  * in batches; others (a filter, a branch of a conditional) send one request per value.
  */
-final class TokenFunctions {
+public final class TokenFunctions {
   private TokenFunctions() {}
 
   // Raw: the builder's Seq is scala.collection.Seq on Scala 2.12 and immutable.Seq on 2.13; a
   // builder over scala.collection.Seq accepts both.
   @SuppressWarnings({"unchecked", "rawtypes"})
-  static void register(SparkSessionExtensions extensions) {
+  public static void register(SparkSessionExtensions extensions) {
     extensions.injectFunction((Tuple3) function("protect", true));
     extensions.injectFunction((Tuple3) function("unprotect", false));
     // bind every call to the session that analyzes the query that runs it (before the optimizer

@@ -1,8 +1,9 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.procedures;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.icebergprotector.spark.SparkTestBase;
 import io.icebergprotector.spark.core.ProtectorException;
 import java.util.List;
 import java.util.stream.Collectors;

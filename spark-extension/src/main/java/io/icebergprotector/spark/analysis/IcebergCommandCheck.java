@@ -1,4 +1,4 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.analysis;
 
 import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.core.ProtectedLayout;
@@ -36,10 +36,10 @@ import scala.collection.Seq;
  * ({@link TableAdmin}); partition sources, sort orders and identifier fields are resolved in the
  * table's current schema to field ids and refused on protected columns ({@link ProtectedLayout}).
  */
-final class IcebergCommandCheck {
+public final class IcebergCommandCheck {
   private IcebergCommandCheck() {}
 
-  static void checkPlan(SparkSession session, LogicalPlan plan) {
+  public static void checkPlan(SparkSession session, LogicalPlan plan) {
     if (plan instanceof AddPartitionField) {
       AddPartitionField add = (AddPartitionField) plan;
       guarded(

@@ -1,4 +1,4 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.analysis;
 
 import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.compat.ScalaCollections;
@@ -27,7 +27,7 @@ import scala.Option;
  * Non-Iceberg tables of the session catalog whose names the policy lists. The protector protects
  * Iceberg tables (and Parquet files under the policy's {@code paths} prefixes); a {@code USING
  * parquet} table under a protected table's name would store and serve its protected columns in
- * plaintext. With {@link ProtectingSessionCatalog} as {@code spark_catalog}, creating, writing and
+ * plaintext. With {@code ProtectingSessionCatalog} as {@code spark_catalog}, creating, writing and
  * reading such a table is refused, unless its location is under a protected {@code paths} prefix of
  * the session's {@code spark.protector.*} settings (then path protection applies).
  *
@@ -37,11 +37,11 @@ import scala.Option;
  * {@link #checkPlan} looks for every {@link CatalogTable} in the analyzed plan; the catalog checks
  * what does reach it ({@link #check}).
  */
-final class NonIcebergTables {
+public final class NonIcebergTables {
   private NonIcebergTables() {}
 
   /** Refuses {@code operation} on a non-Iceberg table the policy lists, unless path-protected. */
-  static void check(
+  public static void check(
       SparkSession session,
       ProtectingCatalog protecting,
       String tableName,
@@ -80,7 +80,7 @@ final class NonIcebergTables {
   }
 
   /** The check rule: every session-catalog table a plan creates, writes or reads. */
-  static void checkPlan(SparkSession session, LogicalPlan plan) {
+  public static void checkPlan(SparkSession session, LogicalPlan plan) {
     ProtectingCatalog protecting =
         ProtectingCatalog.unwrap(session.sessionState().catalogManager().v2SessionCatalog());
     if (protecting == null) {
@@ -250,7 +250,7 @@ final class NonIcebergTables {
   }
 
   /** {@code file:/x} for local paths however written; other URIs as Hadoop prints them. */
-  static String qualified(String location) {
+  public static String qualified(String location) {
     String path = new Path(location).toString();
     if (path.startsWith("/")) {
       return "file:" + path;

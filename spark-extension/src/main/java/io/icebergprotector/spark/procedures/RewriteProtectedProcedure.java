@@ -1,7 +1,8 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.procedures;
 
 import io.icebergprotector.spark.actions.RewriteProtected;
 import io.icebergprotector.spark.maintenance.ProcedureParam;
+import io.icebergprotector.spark.table.ProtectingCatalog;
 import java.util.List;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -15,8 +16,8 @@ import org.apache.spark.sql.types.StructType;
  * {@code CALL <catalog>.system.rewrite_protected(table => 'db.t', min_key_version => 3, decrypt =>
  * false, force => false)}: the {@link RewriteProtected} action as a Spark procedure.
  */
-final class RewriteProtectedProcedure extends CatalogProcedure {
-  static final String NAME = "rewrite_protected";
+public final class RewriteProtectedProcedure extends CatalogProcedure {
+  public static final String NAME = "rewrite_protected";
 
   private static final List<ProcedureParam> PARAMETERS =
       List.of(
@@ -36,7 +37,7 @@ final class RewriteProtectedProcedure extends CatalogProcedure {
             new StructField("added_bytes_count", DataTypes.LongType, false, Metadata.empty())
           });
 
-  RewriteProtectedProcedure(ProtectingSparkCatalog catalog) {
+  public RewriteProtectedProcedure(ProtectingCatalog catalog) {
     super(
         catalog,
         NAME,

@@ -1,7 +1,8 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.tokens;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icebergprotector.spark.SparkTestBase;
 import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.compat.SparkCompat;
 import java.util.Comparator;

@@ -1,9 +1,10 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.analysis;
 
 import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.core.PrincipalBinding;
 import io.icebergprotector.spark.read.ProtectedScan;
 import io.icebergprotector.spark.table.ProtectingCatalog;
+import io.icebergprotector.spark.tokens.TokenCallBinding;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,12 +41,12 @@ import scala.runtime.AbstractFunction0;
  *       principal and executed again after the session switched is refused too.
  * </ul>
  */
-final class ProtectedCacheCheck extends Rule<LogicalPlan> {
+public final class ProtectedCacheCheck extends Rule<LogicalPlan> {
   static final String CHECK_NAME = "iceberg_protector_principal_check";
 
   private final SparkSession session;
 
-  ProtectedCacheCheck(SparkSession session) {
+  public ProtectedCacheCheck(SparkSession session) {
     this.session = session;
   }
 

@@ -1,4 +1,4 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.procedures;
 
 import io.icebergprotector.policy.Access;
 import io.icebergprotector.policy.AccessLevel;
@@ -8,6 +8,7 @@ import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.maintenance.ProcedureParam;
+import io.icebergprotector.spark.table.ProtectingCatalog;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -28,8 +29,8 @@ import org.apache.spark.unsafe.types.UTF8String;
  * explain}). It describes only the caller's own view, so it reveals no more of the policy than the
  * caller's reads would.
  */
-final class DescribeProtectionProcedure extends CatalogProcedure {
-  static final String NAME = "describe_protection";
+public final class DescribeProtectionProcedure extends CatalogProcedure {
+  public static final String NAME = "describe_protection";
 
   private static final List<ProcedureParam> PARAMETERS =
       List.of(ProcedureParam.required("table", DataTypes.StringType));
@@ -46,7 +47,7 @@ final class DescribeProtectionProcedure extends CatalogProcedure {
             new StructField("may_write", DataTypes.BooleanType, false, Metadata.empty())
           });
 
-  DescribeProtectionProcedure(ProtectingSparkCatalog catalog) {
+  public DescribeProtectionProcedure(ProtectingCatalog catalog) {
     super(
         catalog,
         NAME,

@@ -1,10 +1,11 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.analysis;
 
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.core.RecordedColumns;
 import io.icebergprotector.spark.table.ProtectedTable;
+import io.icebergprotector.spark.table.ProtectingCatalog;
 import io.icebergprotector.spark.table.TableAdmin;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -25,14 +26,14 @@ import org.apache.spark.sql.connector.catalog.TableChange;
  * still exists under another name would take over the policy entry, and the renamed column would
  * lose its protection for new writes.
  */
-final class SchemaChangeCheck {
+public final class SchemaChangeCheck {
   private SchemaChangeCheck() {}
 
   /**
    * Checks {@code ALTER TABLE} before it commits: no protector property is set or removed (on any
    * table), and on a protected table the principal is a writer and no policy name changes field.
    */
-  static void checkAlter(ProtectingSparkCatalog catalog, Identifier ident, TableChange... changes)
+  public static void checkAlter(ProtectingCatalog catalog, Identifier ident, TableChange... changes)
       throws NoSuchTableException {
     String operation = describe(changes);
     String name = catalog.catalogName() + "." + TableAdmin.policyName(ident);

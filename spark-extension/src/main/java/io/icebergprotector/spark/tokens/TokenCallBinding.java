@@ -1,4 +1,4 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.tokens;
 
 import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.core.PrincipalBinding;
@@ -27,7 +27,7 @@ import scala.runtime.BoxedUnit;
  * io.icebergprotector.spark.core.PrincipalBinding}). The optimizer may evaluate bound calls (over a
  * local relation); {@link TokenCallBatching} batches them.
  */
-final class TokenCallBinding extends Rule<LogicalPlan> {
+public final class TokenCallBinding extends Rule<LogicalPlan> {
   private final SparkSession session;
 
   TokenCallBinding(SparkSession session) {
@@ -69,7 +69,7 @@ final class TokenCallBinding extends Rule<LogicalPlan> {
    * The principals whose keys the token calls of a physical plan node use (a projection's calls, or
    * the batched calls of {@link TokenCallBatching}).
    */
-  static List<PrincipalBinding> bindingsIn(SparkPlan node) {
+  public static List<PrincipalBinding> bindingsIn(SparkPlan node) {
     List<PrincipalBinding> out = new ArrayList<>();
     for (Expression e : ScalaCollections.asJava(node.expressions())) {
       e.foreach(

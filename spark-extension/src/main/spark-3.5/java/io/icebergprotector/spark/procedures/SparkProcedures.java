@@ -1,4 +1,4 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.procedures;
 
 import io.icebergprotector.spark.maintenance.ProcedureParam;
 import io.icebergprotector.spark.maintenance.ProcedureResult;
@@ -16,16 +16,16 @@ import org.apache.spark.sql.types.StructType;
  * ({@code CALL}) and run; a call returns rows. Spark 4.0 has its own procedure API (see the Spark
  * 4.0 version of this class).
  */
-final class SparkProcedures {
+public final class SparkProcedures {
   private SparkProcedures() {}
 
   /** Our own procedure. */
-  static Procedure own(CatalogProcedure procedure) {
+  public static Procedure own(CatalogProcedure procedure) {
     return new Own(procedure);
   }
 
   /** Iceberg's procedure {@code name} of {@code catalog}, behind {@link GuardedProcedure}. */
-  static Procedure guard(String name, Procedure delegate, TableCatalog catalog) {
+  public static Procedure guard(String name, Procedure delegate, TableCatalog catalog) {
     List<ProcedureParam> params = new ArrayList<>();
     for (ProcedureParameter p : delegate.parameters()) {
       params.add(new ProcedureParam(p.name(), p.dataType(), p.required()));

@@ -1,6 +1,7 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.procedures;
 
 import io.icebergprotector.spark.maintenance.ProcedureParam;
+import io.icebergprotector.spark.table.ProtectingCatalog;
 import java.util.List;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.StructType;
@@ -10,15 +11,15 @@ import org.apache.spark.sql.types.StructType;
  * {@code SparkProcedures} (src/main/spark-*) presents it through the Spark version's procedure
  * interface.
  */
-abstract class CatalogProcedure {
+public abstract class CatalogProcedure {
   private final String name;
   private final List<ProcedureParam> parameters;
   private final StructType output;
   private final String description;
-  final ProtectingSparkCatalog catalog;
+  final ProtectingCatalog catalog;
 
   CatalogProcedure(
-      ProtectingSparkCatalog catalog,
+      ProtectingCatalog catalog,
       String name,
       List<ProcedureParam> parameters,
       StructType output,

@@ -1,4 +1,4 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.procedures;
 
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.maintenance.ProcedureParam;

@@ -1,8 +1,9 @@
-package io.icebergprotector.spark;
+package io.icebergprotector.spark.tokens;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.icebergprotector.spark.SparkTestBase;
 import io.icebergprotector.spark.core.ProtectorException;
 import org.apache.spark.SparkException;
 import org.apache.spark.sql.Dataset;
