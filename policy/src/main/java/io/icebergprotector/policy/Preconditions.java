@@ -12,8 +12,8 @@ package io.icebergprotector.policy;
  * what&gt;: &lt;why&gt;", naming the file, line, key, column or principal, never a key, token or
  * protected value.
  *
- * <p>The policy module has no Guava (it is the one dependency-free module), hence this class
- * rather than Iceberg's relocated copy, which is an internal API of the runtime jar.
+ * <p>The policy module has no Guava (it is the one dependency-free module), hence this class rather
+ * than Iceberg's relocated copy, which is an internal API of the runtime jar.
  */
 public final class Preconditions {
   private Preconditions() {}

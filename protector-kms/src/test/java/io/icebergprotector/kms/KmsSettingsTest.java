@@ -78,7 +78,7 @@ class KmsSettingsTest {
             () -> KmsSettings.fromOptions(pkcs11(KmsOptions.PIN_ENV.key(), "P"), "catalog 'prod'"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(
-            "set exactly one of protector.kms.token-label, protector.kms.slot or"
+            "Set exactly one of protector.kms.token-label, protector.kms.slot or"
                 + " protector.kms.slot-list-index");
     assertThatThrownBy(
             () ->
@@ -96,7 +96,7 @@ class KmsSettingsTest {
     assertThatThrownBy(
             () -> KmsSettings.fromOptions(pkcs11(KmsOptions.TOKEN_LABEL.key(), "t"), "c"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("set exactly one of protector.kms.pin-env or protector.kms.pin-file");
+        .hasMessageContaining("Set exactly one of protector.kms.pin-env or protector.kms.pin-file");
     assertThatThrownBy(
             () ->
                 KmsSettings.fromOptions(
@@ -133,7 +133,7 @@ class KmsSettingsTest {
     assertThatThrownBy(() -> KmsSettings.fromOptions(Map.of(KmsOptions.TYPE.key(), "hsm"), "c"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(
-            "unknown protector.kms.type 'hsm' (expected local, remote or pkcs11)");
+            "Unknown protector.kms.type 'hsm' (expected local, remote or pkcs11)");
   }
 
   @Test
