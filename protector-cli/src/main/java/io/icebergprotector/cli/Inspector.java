@@ -170,7 +170,7 @@ final class Inspector {
       UUID uuid = tableUuid != null ? tableUuid : tableUuidAround(file);
       checkArgument(
           uuid != null,
-          "%s is bound to its table (its AAD prefix is not stored in "
+          "Cannot inspect %s: it is bound to its table (its AAD prefix is not stored in "
               + "it): give the table's UUID with --table-uuid (\"table-uuid\" "
               + "in the table's metadata JSON), or inspect the file inside its "
               + "table directory",

@@ -131,7 +131,7 @@ public final class KmsSettings implements Serializable {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(
           String.format(
-              "%s must be a whole number of seconds, got '%s'",
+              "Invalid %s: must be a whole number of seconds, got '%s'",
               KEY_CACHE_SECONDS.key(), text.trim()),
           e);
     }
@@ -207,7 +207,8 @@ public final class KmsSettings implements Serializable {
   }
 
   private static void refuseCreateMissingKeys(boolean create) {
-    checkArgument(!create, "%s applies to the local key service only", CREATE_MISSING_KEYS.key());
+    checkArgument(
+        !create, "Invalid %s: it applies to the local key service only", CREATE_MISSING_KEYS.key());
   }
 
   private static Long number(Map<String, String> options, String key) {
@@ -219,13 +220,13 @@ public final class KmsSettings implements Serializable {
       return Long.parseLong(text.trim());
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(
-          String.format("%s must be a whole number, got '%s'", key, text.trim()), e);
+          String.format("Invalid %s: must be a whole number, got '%s'", key, text.trim()), e);
     }
   }
 
   private static Integer index(Map<String, String> options, String key) {
     Long n = number(options, key);
-    checkArgument(n == null || n <= Integer.MAX_VALUE, "%s is too large: %s", key, n);
+    checkArgument(n == null || n <= Integer.MAX_VALUE, "Invalid %s: too large, got %s", key, n);
     return n == null ? null : n.intValue();
   }
 
@@ -459,14 +460,17 @@ public final class KmsSettings implements Serializable {
     }
 
     public Builder slot(Long id) {
-      checkArgument(id == null || id >= 0, "%s must be >= 0, got %s", SLOT.key(), id);
+      checkArgument(id == null || id >= 0, "Invalid %s: must be >= 0, got %s", SLOT.key(), id);
       this.slot = id;
       return this;
     }
 
     public Builder slotListIndex(Integer index) {
       checkArgument(
-          index == null || index >= 0, "%s must be >= 0, got %s", SLOT_LIST_INDEX.key(), index);
+          index == null || index >= 0,
+          "Invalid %s: must be >= 0, got %s",
+          SLOT_LIST_INDEX.key(),
+          index);
       this.slotListIndex = index;
       return this;
     }
@@ -480,7 +484,7 @@ public final class KmsSettings implements Serializable {
     public Builder keyCacheSeconds(int seconds) {
       checkArgument(
           seconds >= 1 && seconds <= MAX_KEY_CACHE_SECONDS,
-          "%s must be between 1 and %s seconds, got %s",
+          "Invalid %s: must be between 1 and %s seconds, got %s",
           KEY_CACHE_SECONDS.key(),
           MAX_KEY_CACHE_SECONDS,
           seconds);
@@ -497,7 +501,7 @@ public final class KmsSettings implements Serializable {
     public KmsSettings build() {
       checkArgument(
           tokenMode != TokenMode.SERVER || type == Type.REMOTE,
-          "%s = server needs %s = remote (only the key server tokenizes "
+          "Invalid %s = server: it needs %s = remote (only the key server tokenizes "
               + "for its callers), got %s = %s; use %s = local",
           TOKEN_MODE.key(),
           TYPE.key(),
@@ -509,7 +513,7 @@ public final class KmsSettings implements Serializable {
       } else if (type == Type.LOCAL) {
         checkArgument(
             keystore != null && !keystore.isBlank(),
-            "%s is required when %s = local",
+            "Missing %s: it is required when %s = local",
             KEYSTORE.key(),
             TYPE.key());
         checkArgument(
@@ -521,7 +525,7 @@ public final class KmsSettings implements Serializable {
       } else {
         checkArgument(
             url != null && !url.isBlank(),
-            "%s is required when %s = remote",
+            "Missing %s: it is required when %s = remote",
             URL.key(),
             TYPE.key());
         checkArgument(
@@ -538,7 +542,7 @@ public final class KmsSettings implements Serializable {
     private void checkPkcs11() {
       checkArgument(
           pkcs11Library != null,
-          "%s is required when %s = pkcs11 (the token's PKCS#11 library, "
+          "Missing %s: it is required when %s = pkcs11 (the token's PKCS#11 library, "
               + "e.g. /usr/lib/softhsm/libsofthsm2.so)",
           PKCS11_LIBRARY.key(),
           TYPE.key());

@@ -152,7 +152,7 @@ class ServerConfigTest {
           },
           {
             "protector-server.keys.type = local",
-            "protector-server.keys.keystore is required when"
+            "Missing protector-server.keys.keystore: it is required when"
                 + " protector-server.keys.type = local"
           },
         }) {

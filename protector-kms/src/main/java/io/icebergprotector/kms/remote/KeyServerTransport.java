@@ -603,7 +603,10 @@ final class KeyServerTransport {
 
     private static Duration positive(Duration d, String what) {
       checkArgument(
-          d != null && !d.isZero() && !d.isNegative(), "%s must be positive: %s", what, d);
+          d != null && !d.isZero() && !d.isNegative(),
+          "Invalid %s: must be positive, got %s",
+          what,
+          d);
       return d;
     }
   }

@@ -113,7 +113,7 @@ public final class JsonCodec {
   public static Map<String, Object> object(Object... keysAndValues) {
     checkArgument(
         keysAndValues.length % 2 == 0,
-        "Object() needs key/value pairs, got %s arguments",
+        "Cannot build a JSON object: object() needs key/value pairs, got %s arguments",
         keysAndValues.length);
     Map<String, Object> map = new LinkedHashMap<>();
     for (int i = 0; i < keysAndValues.length; i += 2) {

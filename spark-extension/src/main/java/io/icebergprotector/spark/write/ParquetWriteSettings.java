@@ -112,7 +112,7 @@ final class ParquetWriteSettings {
             PARQUET_ROW_GROUP_CHECK_MAX_RECORD_COUNT_DEFAULT);
     checkArgument(
         checkMax >= checkMin,
-        "%s (%s) must be >= %s (%s)",
+        "Invalid %s (%s): must be >= %s (%s)",
         PARQUET_ROW_GROUP_CHECK_MAX_RECORD_COUNT,
         checkMax,
         PARQUET_ROW_GROUP_CHECK_MIN_RECORD_COUNT,

@@ -31,7 +31,7 @@ public final class RewriteRequest {
     if (fileSetId == null) {
       checkArgument(
           !decrypt,
-          "%s applies only to a rewrite (%s)",
+          "Invalid %s: it applies only to a rewrite (%s)",
           CatalogOptions.REWRITE_DECRYPT.key(),
           SparkWriteOptions.REWRITTEN_FILE_SCAN_TASK_SET_ID);
       return null;
