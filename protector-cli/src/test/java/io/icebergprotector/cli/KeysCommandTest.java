@@ -128,7 +128,7 @@ class KeysCommandTest {
     assertThat(noKeystore.code()).isEqualTo(1);
     assertThat(noKeystore.err())
         .isEqualTo(
-            "error: keystore "
+            "error: Keystore "
                 + dir.resolve("keys.p12")
                 + " does not exist (create it with 'keys init', or run 'bin/protector demo')\n");
 

@@ -1,7 +1,6 @@
 package io.icebergprotector.kms.token;
 
 import static io.icebergprotector.policy.Preconditions.checkArgument;
-import static io.icebergprotector.policy.Preconditions.checkState;
 
 import io.icebergprotector.policy.ProtectionMethod;
 import java.util.Arrays;
@@ -96,7 +95,12 @@ public final class TokenKey implements AutoCloseable {
 
   /** The key bytes themselves; callers copy what they keep, and never log them. */
   byte[] bytes() {
-    checkState(!wiped, "Cannot use a closed token key: %s v%s %s", keyId, version, domain);
+    // Every tokenized value reads the key: no check arguments (a boxed version, a varargs array)
+    // are built unless the key is closed.
+    if (wiped) {
+      throw new IllegalStateException(
+          "Cannot use a closed token key: " + keyId + " v" + version + " " + domain);
+    }
     return bytes;
   }
 

@@ -125,7 +125,10 @@ public final class ProtectedParquetAppender implements FileAppender<InternalRow>
 
   @Override
   public void add(InternalRow row) {
-    checkState(!closed, "Cannot add rows to closed file %s", file.location());
+    // Per row: the file's location (a string built by some FileIOs) only once it is closed.
+    if (closed) {
+      throw new IllegalStateException("Cannot add rows to closed file " + file.location());
+    }
     if (writer == null) {
       open();
     }
