@@ -1,5 +1,7 @@
 package io.icebergprotector.policy;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import java.util.Objects;
 
 /** The outcome of a policy decision for one reader and one column. Immutable. */
@@ -29,9 +31,7 @@ public final class Access {
   }
 
   public static Access masked(Mask mask) {
-    if (mask == null) {
-      throw new IllegalArgumentException("masked access needs a mask, got null");
-    }
+    checkArgument(mask != null, "Masked access needs a mask, got null");
     return new Access(AccessLevel.MASKED, mask, OnDenied.NULL);
   }
 

@@ -1,5 +1,7 @@
 package io.icebergprotector.policy;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -92,9 +94,7 @@ public final class ColumnPolicy {
       Set<String> tokenRoles,
       Map<String, Mask> maskedRoles,
       OnDenied onDenied) {
-    if (!method.tokenizes()) {
-      throw new IllegalArgumentException("Cannot tokenize column " + path + " with method pme");
-    }
+    checkArgument(method.tokenizes(), "Cannot tokenize column %s with method pme", path);
     return new ColumnPolicy(
         path,
         keyId,

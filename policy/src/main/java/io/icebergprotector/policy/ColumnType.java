@@ -1,5 +1,7 @@
 package io.icebergprotector.policy;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import java.util.Locale;
 
 /** Engine-neutral column types, just enough to check that a mask fits a column. */
@@ -33,9 +35,7 @@ public enum ColumnType {
    * uuid...). Case-insensitive.
    */
   public static ColumnType fromName(String name) {
-    if (name == null) {
-      throw new IllegalArgumentException("column type is null");
-    }
+    checkArgument(name != null, "Column type is null");
     String n = name.trim().toLowerCase(Locale.ROOT);
     int paren = n.indexOf('(');
     int angle = n.indexOf('<');
@@ -94,7 +94,7 @@ public enum ColumnType {
         return OTHER;
       default:
         throw new IllegalArgumentException(
-            "unknown column type '"
+            "Unknown column type '"
                 + name
                 + "'; valid types: string, binary, boolean, int, long,"
                 + " float, double, decimal, date, timestamp, struct, list, map, other");

@@ -22,7 +22,7 @@ public enum EncryptionAlgorithm {
       }
     }
     throw new IllegalArgumentException(
-        "unknown algorithm '"
+        "Unknown algorithm '"
             + text
             + "'; valid values: "
             + Arrays.stream(values()).map(Enum::name).collect(Collectors.joining(", ")));

@@ -27,7 +27,7 @@ public enum FooterMode {
       }
     }
     throw new IllegalArgumentException(
-        "unknown footer-mode '" + text + "'; valid values: encrypted, plaintext");
+        "Unknown footer-mode '" + text + "'; valid values: encrypted, plaintext");
   }
 
   public String spec() {

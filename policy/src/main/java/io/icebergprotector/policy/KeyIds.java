@@ -1,5 +1,7 @@
 package io.icebergprotector.policy;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import java.util.regex.Pattern;
 
 /**
@@ -27,9 +29,7 @@ public final class KeyIds {
    * @throws IllegalArgumentException naming the id and the rule otherwise
    */
   public static String check(String keyId) {
-    if (!isValid(keyId)) {
-      throw new IllegalArgumentException("Invalid key id '" + keyId + "': must be " + RULE);
-    }
+    checkArgument(isValid(keyId), "Invalid key id '%s': must be %s", keyId, RULE);
     return keyId;
   }
 }

@@ -1,5 +1,7 @@
 package io.icebergprotector.policy;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Objects;
@@ -79,10 +81,8 @@ public final class Mask {
   }
 
   public static Mask partial(int keepLast) {
-    if (keepLast < 0) {
-      throw new IllegalArgumentException(
-          "invalid mask 'partial(keep_last=" + keepLast + ")': keep_last must be >= 0");
-    }
+    checkArgument(
+        keepLast >= 0, "Invalid mask 'partial(keep_last=%s)': keep_last must be >= 0", keepLast);
     return new Mask(Kind.PARTIAL, keepLast);
   }
 
@@ -92,9 +92,7 @@ public final class Mask {
    * @throws IllegalArgumentException naming the spec and the valid choices
    */
   public static Mask parse(String spec) {
-    if (spec == null) {
-      throw new IllegalArgumentException("mask spec is null; valid masks: " + VALID_SPECS);
-    }
+    checkArgument(spec != null, "Mask spec is null; valid masks: %s", VALID_SPECS);
     String s = spec.trim().toLowerCase(Locale.ROOT);
     switch (s) {
       case "null":
@@ -107,50 +105,45 @@ public final class Mask {
         return YEAR;
       case "partial":
         throw new IllegalArgumentException(
-            "invalid mask '" + spec + "': partial needs an argument, e.g. partial(keep_last=4)");
+            "Invalid mask '" + spec + "': partial needs an argument, e.g. partial(keep_last=4)");
       default:
         break;
     }
     Matcher call = CALL.matcher(s);
     if (!call.matches() || !call.group(1).equals("partial")) {
-      if (s.startsWith("partial")) {
-        throw new IllegalArgumentException(
-            "invalid mask '"
-                + spec
-                + "': expected partial(keep_last=N), e.g. partial(keep_last=4)");
-      }
+      checkArgument(
+          !s.startsWith("partial"),
+          "Invalid mask '%s': expected partial(keep_last=N), e.g. partial(keep_last=4)",
+          spec);
       throw new IllegalArgumentException(
-          "unknown mask '" + spec + "'; valid masks: " + VALID_SPECS);
+          "Unknown mask '" + spec + "'; valid masks: " + VALID_SPECS);
     }
     Matcher arg =
         ARG.matcher(
             spec.trim().substring(spec.trim().indexOf('(') + 1, spec.trim().lastIndexOf(')')));
-    if (!arg.matches()) {
-      throw new IllegalArgumentException(
-          "invalid mask '"
-              + spec
-              + "': partial takes one argument keep_last=N, e.g. partial(keep_last=4)");
-    }
-    if (!arg.group(1).equalsIgnoreCase("keep_last")) {
-      throw new IllegalArgumentException(
-          "invalid mask '"
-              + spec
-              + "': unknown argument '"
-              + arg.group(1)
-              + "'; partial takes keep_last=N, e.g. partial(keep_last=4)");
-    }
+    checkArgument(
+        arg.matches(),
+        "Invalid mask '%s': partial takes one argument keep_last=N, e.g. partial(keep_last=4)",
+        spec);
+    checkArgument(
+        arg.group(1).equalsIgnoreCase("keep_last"),
+        "Invalid mask '%s': unknown argument '%s'; partial takes "
+            + "keep_last=N, e.g. partial(keep_last=4)",
+        spec,
+        arg.group(1));
     String n = arg.group(2);
     int keep;
     try {
       keep = Integer.parseInt(n);
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(
-          "invalid mask '" + spec + "': keep_last must be a non-negative integer, got '" + n + "'");
+          "Invalid mask '" + spec + "': keep_last must be a non-negative integer, got '" + n + "'");
     }
-    if (keep < 0) {
-      throw new IllegalArgumentException(
-          "invalid mask '" + spec + "': keep_last must be a non-negative integer, got '" + n + "'");
-    }
+    checkArgument(
+        keep >= 0,
+        "Invalid mask '%s': keep_last must be a non-negative integer, got '%s'",
+        spec,
+        n);
     return new Mask(Kind.PARTIAL, keep);
   }
 

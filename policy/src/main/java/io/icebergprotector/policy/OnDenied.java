@@ -27,7 +27,7 @@ public enum OnDenied {
         return FAIL;
       default:
         throw new IllegalArgumentException(
-            "unknown on-denied '" + text + "'; valid values: null, fail");
+            "Unknown on-denied '" + text + "'; valid values: null, fail");
     }
   }
 

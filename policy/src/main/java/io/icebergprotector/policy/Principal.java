@@ -1,5 +1,7 @@
 package io.icebergprotector.policy;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Objects;
@@ -18,9 +20,8 @@ public final class Principal {
 
   /** A user with groups; {@code groups} may be null (no groups). Blank group names are dropped. */
   public static Principal of(String user, Collection<String> groups) {
-    if (user == null || user.isBlank()) {
-      throw new IllegalArgumentException("principal user must be non-empty, got '" + user + "'");
-    }
+    checkArgument(
+        user != null && !user.isBlank(), "Principal user must be non-empty, got '%s'", user);
     Set<String> g = new TreeSet<>();
     if (groups != null) {
       for (String group : groups) {

@@ -1,5 +1,7 @@
 package io.icebergprotector.policy;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import java.math.BigInteger;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -125,35 +127,28 @@ public final class ProtectionMethod {
     Objects.requireNonNull(alphabet, "alphabet");
     String k = keep == null ? "" : keep;
     for (char c : k.toCharArray()) {
-      if (alphabet.indexOf(c) >= 0) {
-        throw new IllegalArgumentException(
-            "invalid method 'fpe': kept character '"
-                + c
-                + "' is in alphabet "
-                + alphabet.spec()
-                + "; keep lists separators outside the alphabet");
-      }
+      checkArgument(
+          alphabet.indexOf(c) < 0,
+          "Invalid method 'fpe': kept character '%s' is in alphabet %s; "
+              + "keep lists separators outside the alphabet",
+          c,
+          alphabet.spec());
     }
     int len = minLength == 0 ? alphabet.minimumLength() : minLength;
     ProtectionMethod m = new ProtectionMethod(Kind.FPE, alphabet, dedupe(k), 0, len);
     BigInteger domain = m.domainSize();
-    if (domain.compareTo(BigInteger.valueOf(MIN_FPE_DOMAIN)) < 0) {
-      throw new IllegalArgumentException(
-          "invalid method '"
-              + m.spec()
-              + "': its smallest domain is "
-              + alphabet.radix()
-              + "^"
-              + len
-              + " = "
-              + domain
-              + " values, fewer than "
-              + MIN_FPE_DOMAIN
-              + ", so it could be enumerated; min-length must be at least "
-              + alphabet.minimumLength()
-              + " for alphabet "
-              + alphabet.spec());
-    }
+    checkArgument(
+        domain.compareTo(BigInteger.valueOf(MIN_FPE_DOMAIN)) >= 0,
+        "Invalid method '%s': its smallest domain is %s^%s = %s "
+            + "values, fewer than %s, so it could be enumerated; min-length "
+            + "must be at least %s for alphabet %s",
+        m.spec(),
+        alphabet.radix(),
+        len,
+        domain,
+        MIN_FPE_DOMAIN,
+        alphabet.minimumLength(),
+        alphabet.spec());
     return m;
   }
 
@@ -163,22 +158,19 @@ public final class ProtectionMethod {
    * @throws IllegalArgumentException for a width below 6 (fewer than a million values) or above 18
    */
   public static ProtectionMethod fpeNumeric(int width) {
-    if (width < 6) {
-      throw new IllegalArgumentException(
-          "invalid method 'fpe(width = "
-              + width
-              + ")': its domain is 10^"
-              + width
-              + " values, fewer than "
-              + MIN_FPE_DOMAIN
-              + ", so it could be enumerated; width must be at least 6");
-    }
-    if (width > 18) {
-      throw new IllegalArgumentException(
-          "invalid method 'fpe(width = "
-              + width
-              + ")': width is at most 18 (the decimal digits a long holds in full)");
-    }
+    checkArgument(
+        width >= 6,
+        "Invalid method 'fpe(width = %s)': its domain is 10^%s values, "
+            + "fewer than %s, so it could be enumerated; width must be at "
+            + "least 6",
+        width,
+        width,
+        MIN_FPE_DOMAIN);
+    checkArgument(
+        width <= 18,
+        "Invalid method 'fpe(width = %s)': width is at most 18 (the "
+            + "decimal digits a long holds in full)",
+        width);
     return new ProtectionMethod(Kind.FPE, Alphabet.DIGITS, "", width, width);
   }
 
@@ -188,9 +180,8 @@ public final class ProtectionMethod {
    * @throws IllegalArgumentException naming the spec, the problem and the valid choices
    */
   public static ProtectionMethod parse(String spec) {
-    if (spec == null || spec.isBlank()) {
-      throw new IllegalArgumentException("method is empty; valid methods: " + VALID_SPECS);
-    }
+    checkArgument(
+        spec != null && !spec.isBlank(), "Method is empty; valid methods: %s", VALID_SPECS);
     String s = spec.trim();
     String lower = s.toLowerCase(Locale.ROOT);
     if (lower.equals("pme")) {
@@ -199,18 +190,17 @@ public final class ProtectionMethod {
     if (lower.equals("deterministic")) {
       return DETERMINISTIC;
     }
-    if (lower.equals("fpe")) {
-      throw new IllegalArgumentException(
-          "invalid method '"
-              + spec
-              + "': fpe needs arguments, e.g. fpe(alphabet = digits, keep = \"-\") or fpe(width ="
-              + " 9)");
-    }
+    checkArgument(
+        !lower.equals("fpe"),
+        "Invalid method '%s': fpe needs arguments, e.g. fpe(alphabet = "
+            + "digits, keep = \"-\") or fpe(width = 9)",
+        spec);
     Matcher call = CALL.matcher(s);
-    if (!call.matches() || !call.group(1).equalsIgnoreCase("fpe")) {
-      throw new IllegalArgumentException(
-          "unknown method '" + spec + "'; valid methods: " + VALID_SPECS);
-    }
+    checkArgument(
+        call.matches() && call.group(1).equalsIgnoreCase("fpe"),
+        "Unknown method '%s'; valid methods: %s",
+        spec,
+        VALID_SPECS);
     Map<String, String> args = arguments(spec, call.group(2));
     String alphabetSpec = args.remove("alphabet");
     String keep = args.remove("keep");
@@ -218,40 +208,34 @@ public final class ProtectionMethod {
     String minLengthSpec = args.remove("min-length");
     if (!args.isEmpty()) {
       throw new IllegalArgumentException(
-          "invalid method '"
+          "Invalid method '"
               + spec
               + "': unknown argument '"
               + args.keySet().iterator().next()
               + "'; fpe takes alphabet, keep and min-length (strings) or width (int and long)");
     }
     if (widthSpec != null) {
-      if (keep != null || minLengthSpec != null) {
-        throw new IllegalArgumentException(
-            "invalid method '"
-                + spec
-                + "': width (for int and long columns) takes no keep or min-length");
-      }
-      if (alphabetSpec != null && !alphabetSpec.equalsIgnoreCase("digits")) {
-        throw new IllegalArgumentException(
-            "invalid method '"
-                + spec
-                + "': width (for int and long columns) needs alphabet digits");
-      }
+      checkArgument(
+          keep == null && minLengthSpec == null,
+          "Invalid method '%s': width (for int and long columns) takes no keep or min-length",
+          spec);
+      checkArgument(
+          alphabetSpec == null || alphabetSpec.equalsIgnoreCase("digits"),
+          "Invalid method '%s': width (for int and long columns) needs alphabet digits",
+          spec);
       return fpeNumeric(number(spec, "width", widthSpec));
     }
-    if (alphabetSpec == null) {
-      throw new IllegalArgumentException(
-          "invalid method '"
-              + spec
-              + "': fpe needs alphabet = digits|alnum|lower|upper (strings) or width = N (int and"
-              + " long)");
-    }
+    checkArgument(
+        alphabetSpec != null,
+        "Invalid method '%s': fpe needs alphabet = "
+            + "digits|alnum|lower|upper (strings) or width = N (int and long)",
+        spec);
     Alphabet alphabet;
     try {
       alphabet = Alphabet.valueOf(alphabetSpec.toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
-          "invalid method '"
+          "Invalid method '"
               + spec
               + "': unknown alphabet '"
               + alphabetSpec
@@ -259,10 +243,11 @@ public final class ProtectionMethod {
           e);
     }
     int minLength = minLengthSpec == null ? 0 : number(spec, "min-length", minLengthSpec);
-    if (minLengthSpec != null && minLength < 1) {
-      throw new IllegalArgumentException(
-          "invalid method '" + spec + "': min-length must be positive, got " + minLengthSpec);
-    }
+    checkArgument(
+        minLengthSpec == null || minLength >= 1,
+        "Invalid method '%s': min-length must be positive, got %s",
+        spec,
+        minLengthSpec);
     return fpe(alphabet, keep, minLength);
   }
 
@@ -275,24 +260,23 @@ public final class ProtectionMethod {
     Matcher m = ARG.matcher(rest);
     int at = 0;
     while (at < rest.length()) {
-      if (!m.find(at) || m.start() != at) {
-        throw new IllegalArgumentException(
-            "invalid method '"
-                + spec
-                + "': cannot read the arguments from '"
-                + rest.substring(at)
-                + "'; write name = value, separated by commas, e.g. fpe(alphabet = digits, keep ="
-                + " \"-\")");
-      }
+      checkArgument(
+          m.find(at) && m.start() == at,
+          "Invalid method '%s': cannot read the arguments from '%s'; "
+              + "write name = value, separated by commas, e.g. fpe(alphabet = "
+              + "digits, keep = \"-\")",
+          spec,
+          rest.substring(at));
       String name = m.group(1).toLowerCase(Locale.ROOT);
       String value =
           m.group(3) != null
               ? m.group(3).replaceAll("\\\\(.)", "$1")
               : m.group(4) != null ? m.group(4) : m.group(5);
-      if (out.put(name, value) != null) {
-        throw new IllegalArgumentException(
-            "invalid method '" + spec + "': argument '" + name + "' is given twice");
-      }
+      checkArgument(
+          out.put(name, value) == null,
+          "Invalid method '%s': argument '%s' is given twice",
+          spec,
+          name);
       at = m.end();
     }
     return out;
@@ -303,7 +287,7 @@ public final class ProtectionMethod {
       return Integer.parseInt(value.trim());
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(
-          "invalid method '" + spec + "': " + name + " must be an integer, got '" + value + "'", e);
+          "Invalid method '" + spec + "': " + name + " must be an integer, got '" + value + "'", e);
     }
   }
 

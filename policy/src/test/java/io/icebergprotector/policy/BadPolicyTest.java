@@ -441,7 +441,7 @@ class BadPolicyTest {
         bad(
             "unknown mask",
             "columns.ssn.masked.analyst",
-            "unknown mask 'sha1'",
+            "Unknown mask 'sha1'",
             HEAD
                 + """
               tables {
@@ -506,7 +506,7 @@ class BadPolicyTest {
         bad(
             "unknown algorithm",
             "protector.tables.\"db.t\".algorithm",
-            "unknown algorithm 'AES_CBC'",
+            "Unknown algorithm 'AES_CBC'",
             HEAD
                 + """
               tables {
@@ -521,7 +521,7 @@ class BadPolicyTest {
         bad(
             "unknown footer-mode",
             "protector.tables.\"db.t\".footer-mode",
-            "unknown footer-mode 'signed'",
+            "Unknown footer-mode 'signed'",
             HEAD
                 + """
               tables {
@@ -536,7 +536,7 @@ class BadPolicyTest {
         bad(
             "unknown on-denied",
             "columns.ssn.on-denied",
-            "unknown on-denied 'drop'",
+            "Unknown on-denied 'drop'",
             HEAD
                 + """
               tables {

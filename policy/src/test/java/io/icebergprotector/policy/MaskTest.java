@@ -51,8 +51,12 @@ class MaskTest {
 
   @Test
   void parseNull() {
-    assertThatThrownBy(() -> Mask.parse(null)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> Mask.partial(-1)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Mask.parse(null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("Mask spec is null");
+    assertThatThrownBy(() -> Mask.partial(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("Invalid mask 'partial(keep_last=-1)': keep_last must be >= 0");
   }
 
   @Test

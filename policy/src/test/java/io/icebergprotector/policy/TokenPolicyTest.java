@@ -247,7 +247,7 @@ class TokenPolicyTest {
         bad(
             "unknown method",
             ".columns.ssn.method",
-            "unknown method 'ff3'",
+            "Unknown method 'ff3'",
             "ssn { key = pii, method = ff3 }   # <--"),
         bad(
             "fpe domain too small",

@@ -51,7 +51,7 @@ final class CatalogOptions {
       try (Reader in = Files.newBufferedReader(propertiesFile, StandardCharsets.UTF_8)) {
         p.load(in);
       } catch (NoSuchFileException e) {
-        throw new IllegalArgumentException("properties file " + propertiesFile + " not found", e);
+        throw new IllegalArgumentException("Properties file " + propertiesFile + " not found", e);
       } catch (IOException e) {
         throw new UncheckedIOException(
             "cannot read properties file " + propertiesFile + ": " + e.getMessage(), e);

@@ -1,5 +1,8 @@
 package io.icebergprotector.cli;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+import static io.icebergprotector.policy.Preconditions.checkState;
+
 import io.icebergprotector.policy.Access;
 import io.icebergprotector.policy.AccessLevel;
 import io.icebergprotector.policy.ColumnPolicy;
@@ -82,23 +85,19 @@ final class Demo {
             .orElseThrow(
                 () ->
                     new IllegalArgumentException(
-                        "the demo writes table "
+                        "The demo writes table "
                             + TABLE
                             + ", but policy "
                             + ws.policy
                             + " does not list it"));
     policy.validateSchema(TABLE, schemaTypes());
-    if (policy.rolesOf(Principal.user(WRITER)).stream().noneMatch(table.writers()::contains)) {
-      throw new IllegalArgumentException(
-          "the demo writes as user '"
-              + WRITER
-              + "', but no role of '"
-              + WRITER
-              + "' is among the writers of "
-              + TABLE
-              + " in "
-              + ws.policy);
-    }
+    checkArgument(
+        policy.rolesOf(Principal.user(WRITER)).stream().anyMatch(table.writers()::contains),
+        "The demo writes as user '%s', but no role of '%s' is among the writers of %s in %s",
+        WRITER,
+        WRITER,
+        TABLE,
+        ws.policy);
 
     out.println(
         "Iceberg Protector demo: "
@@ -146,10 +145,12 @@ final class Demo {
         org.apache.spark.sql.Dataset<Row> df = spark.sql(QUERY);
         columns = List.of(df.columns());
         List<Row> result = df.collectAsList();
-        if (result.size() != 1) {
-          throw new IllegalStateException(
-              "expected one row for id " + CANARY_ID + " as " + reader + ", got " + result.size());
-        }
+        checkState(
+            result.size() == 1,
+            "Expected one row for id %s as %s, got %s",
+            CANARY_ID,
+            reader,
+            result.size());
         List<String> cells = new ArrayList<>();
         for (int i = 0; i < columns.size(); i++) {
           cells.add(Values.render(result.get(0).get(i)));
@@ -423,9 +424,7 @@ final class Demo {
   }
 
   private static FooterReport inspect(Workspace ws, Policy policy, List<Path> dataFiles) {
-    if (dataFiles.isEmpty()) {
-      throw new IllegalStateException("the write produced no data files under " + ws.warehouse);
-    }
+    checkState(!dataFiles.isEmpty(), "The write produced no data files under %s", ws.warehouse);
     String text;
     try {
       text = Files.readString(ws.policy, StandardCharsets.UTF_8);

@@ -33,7 +33,7 @@ final class Explain {
       TablePolicy t = policy.table(table).orElseGet(() -> policy.paths().get(table));
       if (t == null) {
         throw new IllegalArgumentException(
-            "table "
+            "Table "
                 + table
                 + " is not in policy "
                 + policy.origin()

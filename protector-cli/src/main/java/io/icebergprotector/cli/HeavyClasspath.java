@@ -18,9 +18,9 @@ final class HeavyClasspath {
         Class.forName(name, false, HeavyClasspath.class.getClassLoader());
       } catch (ClassNotFoundException | LinkageError e) {
         throw new IllegalStateException(
-            "'"
+            "Cannot run '"
                 + command
-                + "' needs Spark, Iceberg and the protector's Spark extension on the classpath"
+                + "': it needs Spark, Iceberg and the protector's Spark extension on the classpath"
                 + " ("
                 + name
                 + " is missing); run it through bin/protector, which resolves that classpath"

@@ -1,5 +1,7 @@
 package io.icebergprotector.cli;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.kms.wire.JsonCodec;
 import io.icebergprotector.policy.Policy;
@@ -154,7 +156,7 @@ final class Inspector {
             .orElseThrow(
                 () ->
                     new IllegalArgumentException(
-                        "policy "
+                        "Policy "
                             + policy.origin()
                             + " protects no table, so it allows no footer key"));
     // Only the key-service settings and the principal matter for reading a footer.
@@ -166,13 +168,13 @@ final class Inspector {
       binding = FileBinding.of(tableUuid);
     } else if (unread.aadPrefixRequired()) {
       UUID uuid = tableUuid != null ? tableUuid : tableUuidAround(file);
-      if (uuid == null) {
-        throw new IllegalArgumentException(
-            file
-                + " is bound to its table (its AAD prefix is not stored in it): give the table's"
-                + " UUID with --table-uuid (\"table-uuid\" in the table's metadata JSON), or"
-                + " inspect the file inside its table directory");
-      }
+      checkArgument(
+          uuid != null,
+          "Cannot inspect %s: it is bound to its table (its AAD prefix is not stored in "
+              + "it): give the table's UUID with --table-uuid (\"table-uuid\" "
+              + "in the table's metadata JSON), or inspect the file inside its "
+              + "table directory",
+          file);
       binding = FileBinding.of(uuid);
     }
     return ProtectorCrypto.fileDecryption(spec, location, binding);

@@ -1,5 +1,7 @@
 package io.icebergprotector.cli;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import io.icebergprotector.kms.KmsOptions;
 import io.icebergprotector.kms.KmsSettings;
 import java.nio.file.Files;
@@ -73,13 +75,12 @@ final class KeyBackendOptions {
      * A missing passphrase file (the demo's by default) is named with the options that replace it.
      */
     void requirePassphraseFile() {
-      if (passphraseEnv == null && !Files.exists(passphraseFile())) {
-        throw new IllegalArgumentException(
-            "passphrase file "
-                + passphraseFile()
-                + " does not exist (create it and a keystore with 'keys init', or pass --passphrase-env <var>"
-                + " or --passphrase-file <file>)");
-      }
+      checkArgument(
+          passphraseEnv != null || Files.exists(passphraseFile()),
+          "Passphrase file %s does not exist (create it and a keystore "
+              + "with 'keys init', or pass --passphrase-env <var> or "
+              + "--passphrase-file <file>)",
+          passphraseFile());
     }
 
     String describe() {

@@ -1,5 +1,8 @@
 package io.icebergprotector.cli;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+import static io.icebergprotector.policy.Preconditions.checkState;
+
 import io.icebergprotector.kms.KeyInfo;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServices;
@@ -75,12 +78,11 @@ public final class KeysCommand implements Runnable {
       validate();
       KmsSettings settings = KeyBackendOptions.settings(mixee, keystore, pkcs11, server);
       if (local()) {
-        if (!createKeystore && !Files.exists(keystorePath())) {
-          throw new IllegalArgumentException(
-              "keystore "
-                  + keystorePath()
-                  + " does not exist (create it with 'keys init', or run 'bin/protector demo')");
-        }
+        checkArgument(
+            createKeystore || Files.exists(keystorePath()),
+            "Keystore %s does not exist (create it with 'keys init', or "
+                + "run 'bin/protector demo')",
+            keystorePath());
         keystore.requirePassphraseFile();
       }
       return KeyServices.open(settings, createKeystore);
@@ -325,10 +327,10 @@ public final class KeysCommand implements Runnable {
                     + " makes every column encrypted under it unreadable, forever."
                     + System.lineSeparator()
                     + "Type the key id to confirm: ");
-        if (typed == null || !typed.strip().equals(id)) {
-          throw new IllegalStateException(
-              "aborted: the confirmation did not match key id '" + id + "'; nothing was destroyed");
-        }
+        checkState(
+            typed != null && typed.strip().equals(id),
+            "Aborted: the confirmation did not match key id '%s'; nothing was destroyed",
+            id);
       }
       keys.destroyKey(id);
     }

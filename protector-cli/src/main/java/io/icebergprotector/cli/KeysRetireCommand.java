@@ -1,5 +1,7 @@
 package io.icebergprotector.cli;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import io.icebergprotector.kms.KeyInfo;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServices;
@@ -120,10 +122,8 @@ public final class KeysRetireCommand implements Callable<Integer> {
     String principal = user != null ? user : System.getProperty("user.name");
     try (KeyService keys = KeyServices.open(kms, false)) {
       KeyInfo before = keys.describeKey(keyId);
-      if (before.destroyed()) {
-        throw new IllegalArgumentException(
-            "key '" + keyId + "' in " + source + " was destroyed; nothing to retire");
-      }
+      checkArgument(
+          !before.destroyed(), "Key '%s' in %s was destroyed; nothing to retire", keyId, source);
       // Fails fast (lowering, or past the latest version) before the scan starts Spark.
       before.checkNewMinDecryptionVersion(below);
 
@@ -176,10 +176,8 @@ public final class KeysRetireCommand implements Callable<Integer> {
                     + catalog.catalog
                     + "."
                     + io.icebergprotector.spark.core.CatalogOptions.POLICY.key());
-    if (configured == null) {
-      throw new IllegalArgumentException(
-          "catalog " + catalog.catalog + " has no protector policy: give --policy");
-    }
+    checkArgument(
+        configured != null, "Catalog %s has no protector policy: give --policy", catalog.catalog);
     return Policy.load(policyFile != null ? policyFile.toString() : configured);
   }
 

@@ -1,5 +1,7 @@
 package io.icebergprotector.cli;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -75,13 +77,12 @@ public final class ServerCommand implements Callable<Integer> {
   static int runServerJar(Path jar, List<String> args) throws InterruptedException {
     Path serverJar =
         jar != null ? jar : Path.of(System.getProperty(Workspace.HOME_PROPERTY, "."), JAR);
-    if (!Files.isRegularFile(serverJar)) {
-      throw new IllegalArgumentException(
-          "key server jar "
-              + serverJar
-              + " not found; build it with"
-              + " 'mvn -pl protector-server -am package -DskipTests' (bin/protector server builds it for you)");
-    }
+    checkArgument(
+        Files.isRegularFile(serverJar),
+        "Key server jar %s not found; build it with 'mvn -pl "
+            + "protector-server -am package -DskipTests' (bin/protector "
+            + "server builds it for you)",
+        serverJar);
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-jar");

@@ -1,5 +1,7 @@
 package io.icebergprotector.cli;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -22,21 +24,18 @@ final class SqlRunner {
       int maxRows,
       PrintWriter out,
       PrintWriter err) {
-    if (catalog.localKeystore()
-        && (!Files.exists(ws.passphraseFile) || !Files.exists(ws.keystore))) {
-      throw new IllegalArgumentException(
-          "no local keystore at "
-              + ws.keystore
-              + " (with its passphrase in "
-              + ws.passphraseFile
-              + "); create them with 'bin/protector keys init --keystore "
-              + ws.keystore
-              + " --passphrase-file "
-              + ws.passphraseFile
-              + " --policy "
-              + ws.policy
-              + "', or run 'bin/protector demo' for the demo's");
-    }
+    checkArgument(
+        !(catalog.localKeystore()
+            && (!Files.exists(ws.passphraseFile) || !Files.exists(ws.keystore))),
+        "No local keystore at %s (with its passphrase in %s); create "
+            + "them with 'bin/protector keys init --keystore %s "
+            + "--passphrase-file %s --policy %s', or run 'bin/protector "
+            + "demo' for the demo's",
+        ws.keystore,
+        ws.passphraseFile,
+        ws.keystore,
+        ws.passphraseFile,
+        ws.policy);
     String warning = catalog.localKeystore() ? ws.passphrasePermissionWarning() : null;
     if (warning != null) {
       err.println(warning);

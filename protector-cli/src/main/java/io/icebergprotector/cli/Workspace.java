@@ -1,5 +1,7 @@
 package io.icebergprotector.cli;
 
+import static io.icebergprotector.policy.Preconditions.checkState;
+
 import io.icebergprotector.kms.KeyInfo;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServices;
@@ -174,17 +176,14 @@ final class Workspace {
               .collect(Collectors.toSet());
       List<String> created = new ArrayList<>();
       for (String id : new TreeSet<>(policy.keyIds())) {
-        if (destroyed.contains(id)) {
-          throw new IllegalStateException(
-              "key '"
-                  + id
-                  + "' in "
-                  + keystore
-                  + " was destroyed (crypto-shredded);"
-                  + " the demo cannot write with it. Delete "
-                  + keystore
-                  + " and the warehouse to start over");
-        }
+        checkState(
+            !destroyed.contains(id),
+            "Key '%s' in %s was destroyed (crypto-shredded); the demo "
+                + "cannot write with it. Delete %s and the warehouse to start "
+                + "over",
+            id,
+            keystore,
+            keystore);
         if (!present.contains(id)) {
           keys.createKey(id);
           created.add(id);

@@ -66,7 +66,7 @@ class ExplainWhoamiJsonTest {
     Cli.Result unknown =
         Cli.run("policy", "explain", policy.toString(), "--user", "bob", "--table", "db.nope");
     assertThat(unknown.code()).isEqualTo(1);
-    assertThat(unknown.err()).startsWith("error: table db.nope is not in policy " + policy);
+    assertThat(unknown.err()).startsWith("error: Table db.nope is not in policy " + policy);
   }
 
   @Test

@@ -83,7 +83,7 @@ class KeysCommandTest {
         .endsWith("Type the key id to confirm: ");
     assertThat(wrong.err())
         .isEqualTo(
-            "error: aborted: the confirmation did not match key id 'pii'; nothing was destroyed\n");
+            "error: Aborted: the confirmation did not match key id 'pii'; nothing was destroyed\n");
     assertThat(describe("pii").destroyed()).isFalse();
 
     // No terminal and no --yes: refused as a usage error, exit 2, nothing asked.
@@ -128,7 +128,7 @@ class KeysCommandTest {
     assertThat(noKeystore.code()).isEqualTo(1);
     assertThat(noKeystore.err())
         .isEqualTo(
-            "error: keystore "
+            "error: Keystore "
                 + dir.resolve("keys.p12")
                 + " does not exist (create it with 'keys init', or run 'bin/protector demo')\n");
 
@@ -136,7 +136,7 @@ class KeysCommandTest {
     assertThat(noPassphrase.code()).isEqualTo(1);
     assertThat(noPassphrase.err())
         .isEqualTo(
-            "error: passphrase file "
+            "error: Passphrase file "
                 + dir.resolve("passphrase")
                 + " does not exist (create it and a keystore with 'keys init', or pass --passphrase-env <var>"
                 + " or --passphrase-file <file>)\n");
@@ -323,7 +323,7 @@ class KeysCommandTest {
           Cli.run("keys", "list", "--url", server.url(), "--token-file", tokenFile.toString());
       assertThat(refused.code()).isEqualTo(1);
       assertThat(refused.err())
-          .startsWith("error: refusing plain http:// to key service at " + server.url() + ":")
+          .startsWith("error: Refusing plain http:// to key service at " + server.url() + ":")
           .contains("--allow-insecure-http")
           .doesNotContain(server.token);
 

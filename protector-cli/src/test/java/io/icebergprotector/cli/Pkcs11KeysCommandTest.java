@@ -106,7 +106,7 @@ class Pkcs11KeysCommandTest {
     assertThat(noToken.code()).isEqualTo(2);
     assertThat(noToken.err())
         .startsWith(
-            "error: set exactly one of --token-label, --slot or --slot-list-index to select the PKCS#11 token");
+            "error: Set exactly one of --token-label, --slot or --slot-list-index to select the PKCS#11 token");
     Cli.Result twoPins =
         Cli.run(
             "keys",

@@ -225,7 +225,7 @@ class ProtectorCliTest {
     Result r = run("policy", "validate", f.toString(), "--table-schema", s.toString());
     assertThat(r.code).isEqualTo(1);
     assertThat(r.err)
-        .startsWith("error: " + s + ":2: \"db.customers\".ssn: unknown column type 'strng'");
+        .startsWith("error: " + s + ":2: \"db.customers\".ssn: Unknown column type 'strng'");
   }
 
   @Test

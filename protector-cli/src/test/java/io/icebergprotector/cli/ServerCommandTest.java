@@ -16,7 +16,7 @@ class ServerCommandTest {
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.err())
         .isEqualTo(
-            "error: key server jar "
+            "error: Key server jar "
                 + jar
                 + " not found; build it with"
                 + " 'mvn -pl protector-server -am package -DskipTests' (bin/protector server builds it for you)\n");

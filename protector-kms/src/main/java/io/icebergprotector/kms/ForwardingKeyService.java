@@ -1,5 +1,7 @@
 package io.icebergprotector.kms;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import java.util.List;
 
 /**
@@ -10,9 +12,7 @@ public abstract class ForwardingKeyService implements KeyService {
   private final KeyService delegate;
 
   protected ForwardingKeyService(KeyService delegate) {
-    if (delegate == null) {
-      throw new IllegalArgumentException("Invalid delegate key service: null");
-    }
+    checkArgument(delegate != null, "Invalid delegate key service: null");
     this.delegate = delegate;
   }
 

@@ -1,5 +1,7 @@
 package io.icebergprotector.kms;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import java.util.Objects;
@@ -126,12 +128,8 @@ public final class KeyGrants {
    *     empty where key administration is not decided by roles
    */
   public static KeyGrants of(Policy policy, Principal principal, Set<String> adminRoles) {
-    if (policy == null) {
-      throw new IllegalArgumentException("Invalid policy: null");
-    }
-    if (principal == null) {
-      throw new IllegalArgumentException("Invalid principal: null");
-    }
+    checkArgument(policy != null, "Invalid policy: null");
+    checkArgument(principal != null, "Invalid principal: null");
     return new KeyGrants(policy, principal, Objects.requireNonNull(adminRoles, "admin roles"));
   }
 

@@ -1,5 +1,7 @@
 package io.icebergprotector.kms;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import java.time.Instant;
 import java.util.List;
 
@@ -33,26 +35,20 @@ public record KeyInfo(
    * @throws IllegalArgumentException naming the key and both versions otherwise
    */
   public boolean checkNewMinDecryptionVersion(int requested) {
-    if (requested < minDecryptionVersion) {
-      throw new IllegalArgumentException(
-          "Cannot lower the minimum decryption version of key '"
-              + id
-              + "' from "
-              + minDecryptionVersion
-              + " to "
-              + requested
-              + ": retired versions stay retired");
-    }
-    if (requested > latestVersion) {
-      throw new IllegalArgumentException(
-          "Cannot set the minimum decryption version of key '"
-              + id
-              + "' to "
-              + requested
-              + ": the latest version is "
-              + latestVersion
-              + " (rotate first)");
-    }
+    checkArgument(
+        requested >= minDecryptionVersion,
+        "Cannot lower the minimum decryption version of key '%s' from "
+            + "%s to %s: retired versions stay retired",
+        id,
+        minDecryptionVersion,
+        requested);
+    checkArgument(
+        requested <= latestVersion,
+        "Cannot set the minimum decryption version of key '%s' to %s: "
+            + "the latest version is %s (rotate first)",
+        id,
+        requested,
+        latestVersion);
     return requested != minDecryptionVersion;
   }
 }

@@ -1,5 +1,7 @@
 package io.icebergprotector.kms;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -74,32 +76,25 @@ record KeyRecord(
   static Map<String, KeyRecord> decode(byte[] bytes) {
     List<String> lines =
         new ArrayList<>(List.of(new String(bytes, StandardCharsets.UTF_8).split("\n")));
-    if (lines.isEmpty() || !HEADER.equals(lines.get(0))) {
-      throw new IllegalArgumentException("unknown metadata header");
-    }
+    checkArgument(!lines.isEmpty() && HEADER.equals(lines.get(0)), "Unknown metadata header");
     Map<String, KeyRecord> keys = new TreeMap<>();
     for (String line : lines.subList(1, lines.size())) {
       if (line.isEmpty()) {
         continue;
       }
       String[] f = line.split(" ");
-      if (f.length != 4 && f.length != 5) {
-        throw new IllegalArgumentException("malformed metadata line");
-      }
+      checkArgument(f.length == 4 || f.length == 5, "Malformed metadata line");
       // Not checked against today's key-id rule: a keystore stays readable whatever ids it holds.
       String id = KeystoreAliases.fromHex(f[0]);
-      if (id.isEmpty()) {
-        throw new IllegalArgumentException("empty key id in metadata");
-      }
+      checkArgument(!id.isEmpty(), "Empty key id in metadata");
       int latest = Integer.parseInt(f[2]);
-      if (latest < 1) {
-        throw new IllegalArgumentException("bad version count for key '" + id + "'");
-      }
+      checkArgument(latest >= 1, "Bad version count for key '%s'", id);
       Instant destroyed = "-".equals(f[3]) ? null : Instant.parse(f[3]);
       int minDecryption = f.length == 5 ? Integer.parseInt(f[4]) : 1;
-      if (minDecryption < 1 || minDecryption > latest) {
-        throw new IllegalArgumentException("bad minimum decryption version for key '" + id + "'");
-      }
+      checkArgument(
+          minDecryption >= 1 && minDecryption <= latest,
+          "Bad minimum decryption version for key '%s'",
+          id);
       keys.put(id, new KeyRecord(id, Instant.parse(f[1]), latest, destroyed, minDecryption));
     }
     return Collections.unmodifiableMap(keys);

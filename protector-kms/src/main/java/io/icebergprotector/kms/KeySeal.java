@@ -1,5 +1,7 @@
 package io.icebergprotector.kms;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.Optional;
@@ -29,10 +31,10 @@ public final class KeySeal {
 
   /** Refuses a data key that cannot be wrapped, naming the master key. */
   public static void checkDataKey(String keyId, byte[] dataKey) {
-    if (dataKey == null || dataKey.length == 0) {
-      throw new IllegalArgumentException(
-          "Cannot wrap a null or empty data key with key '" + keyId + "'");
-    }
+    checkArgument(
+        dataKey != null && dataKey.length != 0,
+        "Cannot wrap a null or empty data key with key '%s'",
+        keyId);
   }
 
   /** Wraps {@code dataKey} under {@code version} of {@code keyId}, in Vault's text form. */

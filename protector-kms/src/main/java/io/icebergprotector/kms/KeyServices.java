@@ -1,5 +1,7 @@
 package io.icebergprotector.kms;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import io.icebergprotector.kms.pkcs11.Pkcs11KeyService;
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import java.nio.file.Path;
@@ -42,9 +44,8 @@ public final class KeyServices {
 
   /** The key server client of remote settings. */
   public static RemoteKeyService openRemote(KmsSettings settings) {
-    if (settings.type() != KmsSettings.Type.REMOTE) {
-      throw new IllegalArgumentException("Not a remote key service: " + settings);
-    }
+    checkArgument(
+        settings.type() == KmsSettings.Type.REMOTE, "Not a remote key service: %s", settings);
     RemoteKeyService.Builder builder =
         RemoteKeyService.builder()
             .url(settings.url())

@@ -20,6 +20,7 @@ import static io.icebergprotector.kms.KmsOptions.TRUST_STORE;
 import static io.icebergprotector.kms.KmsOptions.TRUST_STORE_PASSWORD_ENV;
 import static io.icebergprotector.kms.KmsOptions.TYPE;
 import static io.icebergprotector.kms.KmsOptions.URL;
+import static io.icebergprotector.policy.Preconditions.checkArgument;
 
 import io.icebergprotector.kms.token.TokenMode;
 import java.io.Serializable;
@@ -130,7 +131,7 @@ public final class KmsSettings implements Serializable {
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(
           String.format(
-              "%s must be a whole number of seconds, got '%s'",
+              "Invalid %s: must be a whole number of seconds, got '%s'",
               KEY_CACHE_SECONDS.key(), text.trim()),
           e);
     }
@@ -201,15 +202,13 @@ public final class KmsSettings implements Serializable {
             .pin(SecretRef.choose(options, null, PIN_FILE.key(), PIN_ENV.key(), null));
       default:
         throw new IllegalArgumentException(
-            String.format("unknown %s '%s' (expected local, remote or pkcs11)", TYPE.key(), type));
+            String.format("Unknown %s '%s' (expected local, remote or pkcs11)", TYPE.key(), type));
     }
   }
 
   private static void refuseCreateMissingKeys(boolean create) {
-    if (create) {
-      throw new IllegalArgumentException(
-          CREATE_MISSING_KEYS.key() + " applies to the local key service only");
-    }
+    checkArgument(
+        !create, "Invalid %s: it applies to the local key service only", CREATE_MISSING_KEYS.key());
   }
 
   private static Long number(Map<String, String> options, String key) {
@@ -221,15 +220,13 @@ public final class KmsSettings implements Serializable {
       return Long.parseLong(text.trim());
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(
-          String.format("%s must be a whole number, got '%s'", key, text.trim()), e);
+          String.format("Invalid %s: must be a whole number, got '%s'", key, text.trim()), e);
     }
   }
 
   private static Integer index(Map<String, String> options, String key) {
     Long n = number(options, key);
-    if (n != null && n > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException(key + " is too large: " + n);
-    }
+    checkArgument(n == null || n <= Integer.MAX_VALUE, "Invalid %s: too large, got %s", key, n);
     return n == null ? null : n.intValue();
   }
 
@@ -463,17 +460,17 @@ public final class KmsSettings implements Serializable {
     }
 
     public Builder slot(Long id) {
-      if (id != null && id < 0) {
-        throw new IllegalArgumentException(SLOT.key() + " must be >= 0, got " + id);
-      }
+      checkArgument(id == null || id >= 0, "Invalid %s: must be >= 0, got %s", SLOT.key(), id);
       this.slot = id;
       return this;
     }
 
     public Builder slotListIndex(Integer index) {
-      if (index != null && index < 0) {
-        throw new IllegalArgumentException(SLOT_LIST_INDEX.key() + " must be >= 0, got " + index);
-      }
+      checkArgument(
+          index == null || index >= 0,
+          "Invalid %s: must be >= 0, got %s",
+          SLOT_LIST_INDEX.key(),
+          index);
       this.slotListIndex = index;
       return this;
     }
@@ -485,12 +482,12 @@ public final class KmsSettings implements Serializable {
 
     /** See {@link KmsSettings#keyCacheSeconds()}: 1 to {@value #MAX_KEY_CACHE_SECONDS}. */
     public Builder keyCacheSeconds(int seconds) {
-      if (seconds < 1 || seconds > MAX_KEY_CACHE_SECONDS) {
-        throw new IllegalArgumentException(
-            String.format(
-                "%s must be between 1 and %d seconds, got %d",
-                KEY_CACHE_SECONDS.key(), MAX_KEY_CACHE_SECONDS, seconds));
-      }
+      checkArgument(
+          seconds >= 1 && seconds <= MAX_KEY_CACHE_SECONDS,
+          "Invalid %s: must be between 1 and %s seconds, got %s",
+          KEY_CACHE_SECONDS.key(),
+          MAX_KEY_CACHE_SECONDS,
+          seconds);
       this.keyCacheSeconds = seconds;
       return this;
     }
@@ -502,93 +499,74 @@ public final class KmsSettings implements Serializable {
     }
 
     public KmsSettings build() {
-      if (tokenMode == TokenMode.SERVER && type != Type.REMOTE) {
-        throw new IllegalArgumentException(
-            String.format(
-                "%s = server needs %s = remote (only the key server tokenizes for its callers),"
-                    + " got %s = %s; use %s = local",
-                TOKEN_MODE.key(),
-                TYPE.key(),
-                TYPE.key(),
-                type.name().toLowerCase(Locale.ROOT),
-                TOKEN_MODE.key()));
-      }
+      checkArgument(
+          tokenMode != TokenMode.SERVER || type == Type.REMOTE,
+          "Invalid %s = server: it needs %s = remote (only the key server tokenizes "
+              + "for its callers), got %s = %s; use %s = local",
+          TOKEN_MODE.key(),
+          TYPE.key(),
+          TYPE.key(),
+          type.name().toLowerCase(Locale.ROOT),
+          TOKEN_MODE.key());
       if (type == Type.PKCS11) {
         checkPkcs11();
       } else if (type == Type.LOCAL) {
-        if (keystore == null || keystore.isBlank()) {
-          throw new IllegalArgumentException(
-              KEYSTORE.key() + " is required when " + TYPE.key() + " = local");
-        }
-        if (passphrase == null) {
-          throw new IllegalArgumentException(
-              "set exactly one of "
-                  + PASSPHRASE_ENV.key()
-                  + " or "
-                  + PASSPHRASE_FILE.key()
-                  + " for the local keystore "
-                  + keystore);
-        }
+        checkArgument(
+            keystore != null && !keystore.isBlank(),
+            "Missing %s: it is required when %s = local",
+            KEYSTORE.key(),
+            TYPE.key());
+        checkArgument(
+            passphrase != null,
+            "Set exactly one of %s or %s for the local keystore %s",
+            PASSPHRASE_ENV.key(),
+            PASSPHRASE_FILE.key(),
+            keystore);
       } else {
-        if (url == null || url.isBlank()) {
-          throw new IllegalArgumentException(
-              URL.key() + " is required when " + TYPE.key() + " = remote");
-        }
-        if (token == null) {
-          throw new IllegalArgumentException(
-              "a token is required when "
-                  + TYPE.key()
-                  + " = remote: set "
-                  + TOKEN_FILE.key()
-                  + ", "
-                  + TOKEN_ENV.key()
-                  + " or "
-                  + TOKEN.key());
-        }
+        checkArgument(
+            url != null && !url.isBlank(),
+            "Missing %s: it is required when %s = remote",
+            URL.key(),
+            TYPE.key());
+        checkArgument(
+            token != null,
+            "A token is required when %s = remote: set %s, %s or %s",
+            TYPE.key(),
+            TOKEN_FILE.key(),
+            TOKEN_ENV.key(),
+            TOKEN.key());
       }
       return new KmsSettings(this);
     }
 
     private void checkPkcs11() {
-      if (pkcs11Library == null) {
-        throw new IllegalArgumentException(
-            PKCS11_LIBRARY.key()
-                + " is required when "
-                + TYPE.key()
-                + " = pkcs11 (the token's PKCS#11"
-                + " library, e.g. /usr/lib/softhsm/libsofthsm2.so)");
-      }
+      checkArgument(
+          pkcs11Library != null,
+          "Missing %s: it is required when %s = pkcs11 (the token's PKCS#11 library, "
+              + "e.g. /usr/lib/softhsm/libsofthsm2.so)",
+          PKCS11_LIBRARY.key(),
+          TYPE.key());
       int selections =
           (tokenLabel != null ? 1 : 0) + (slot != null ? 1 : 0) + (slotListIndex != null ? 1 : 0);
-      if (selections != 1) {
-        throw new IllegalArgumentException(
-            "set exactly one of "
-                + TOKEN_LABEL.key()
-                + ", "
-                + SLOT.key()
-                + " or "
-                + SLOT_LIST_INDEX.key()
-                + " to select the PKCS#11 token of "
-                + pkcs11Library
-                + (selections == 0 ? "" : " (" + selections + " are set)"));
-      }
-      if (pin == null) {
-        throw new IllegalArgumentException(
-            "set exactly one of "
-                + PIN_ENV.key()
-                + " or "
-                + PIN_FILE.key()
-                + " for the user PIN of the PKCS#11 token of "
-                + pkcs11Library);
-      }
-      if (pin.source() == SecretRef.Source.VALUE) {
-        throw new IllegalArgumentException(
-            "the PKCS#11 user PIN comes from "
-                + PIN_ENV.key()
-                + " or "
-                + PIN_FILE.key()
-                + ", never from an inline value");
-      }
+      checkArgument(
+          selections == 1,
+          "Set exactly one of %s, %s or %s to select the PKCS#11 token of %s%s",
+          TOKEN_LABEL.key(),
+          SLOT.key(),
+          SLOT_LIST_INDEX.key(),
+          pkcs11Library,
+          (selections == 0 ? "" : " (" + selections + " are set)"));
+      checkArgument(
+          pin != null,
+          "Set exactly one of %s or %s for the user PIN of the PKCS#11 token of %s",
+          PIN_ENV.key(),
+          PIN_FILE.key(),
+          pkcs11Library);
+      checkArgument(
+          pin.source() != SecretRef.Source.VALUE,
+          "The PKCS#11 user PIN comes from %s or %s, never from an inline value",
+          PIN_ENV.key(),
+          PIN_FILE.key());
     }
   }
 }

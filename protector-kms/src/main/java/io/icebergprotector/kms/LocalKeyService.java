@@ -1,5 +1,8 @@
 package io.icebergprotector.kms;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+import static io.icebergprotector.policy.Preconditions.checkState;
+
 import io.icebergprotector.kms.token.TokenKey;
 import io.icebergprotector.policy.KeyIds;
 import io.icebergprotector.policy.ProtectionMethod;
@@ -118,16 +121,10 @@ public final class LocalKeyService implements KeyService {
    */
   public static LocalKeyService open(
       Path keystore, Passphrase passphrase, boolean createIfMissing) {
-    if (keystore == null) {
-      throw new IllegalArgumentException("Invalid keystore path: null");
-    }
-    if (passphrase == null) {
-      throw new IllegalArgumentException("Invalid passphrase: null");
-    }
+    checkArgument(keystore != null, "Invalid keystore path: null");
+    checkArgument(passphrase != null, "Invalid passphrase: null");
     Path file = keystore.toAbsolutePath().normalize();
-    if (file.getFileName() == null) {
-      throw new IllegalArgumentException("Invalid keystore path: " + keystore);
-    }
+    checkArgument(file.getFileName() != null, "Invalid keystore path: %s", keystore);
     if (!Files.exists(file)) {
       if (!createIfMissing) {
         throw new KeyServiceException(
@@ -356,10 +353,7 @@ public final class LocalKeyService implements KeyService {
   @Override
   public byte[] deriveKey(String keyId, String context) {
     KeyIds.check(keyId);
-    if (context == null) {
-      throw new IllegalArgumentException(
-          "Cannot derive a key from key '" + keyId + "' with a null context");
-    }
+    checkArgument(context != null, "Cannot derive a key from key '%s' with a null context", keyId);
     // Version 1 on purpose: derived values (hash masks) must not change when the key rotates.
     return withKey(
         keyId,
@@ -376,15 +370,12 @@ public final class LocalKeyService implements KeyService {
   public TokenKey deriveTokenKey(
       String keyId, int version, String domain, ProtectionMethod.Kind kind) {
     KeyIds.check(keyId);
-    if (domain == null || version < 0) {
-      throw new IllegalArgumentException(
-          "Cannot derive a token key from key '"
-              + keyId
-              + "' for version "
-              + version
-              + " and domain "
-              + domain);
-    }
+    checkArgument(
+        domain != null && version >= 0,
+        "Cannot derive a token key from key '%s' for version %s and domain %s",
+        keyId,
+        version,
+        domain);
     return withKey(
         keyId,
         version,
@@ -856,8 +847,6 @@ public final class LocalKeyService implements KeyService {
   }
 
   private void ensureOpen() {
-    if (closed) {
-      throw new IllegalStateException("key service for keystore " + path + " is closed");
-    }
+    checkState(!closed, "Key service for keystore %s is closed", path);
   }
 }

@@ -1,5 +1,8 @@
 package io.icebergprotector.kms;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+import static io.icebergprotector.policy.Preconditions.checkState;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
@@ -26,9 +29,7 @@ public final class Passphrase implements AutoCloseable {
 
   /** Copies {@code c}; the caller may wipe its own array afterwards. */
   public static Passphrase of(char[] c) {
-    if (c == null) {
-      throw new IllegalArgumentException("Invalid passphrase: null");
-    }
+    checkArgument(c != null, "Invalid passphrase: null");
     return checked(c.clone(), "the given passphrase");
   }
 
@@ -41,29 +42,19 @@ public final class Passphrase implements AutoCloseable {
 
   // Package-private so tests can supply an environment.
   static Passphrase fromEnv(String var, Map<String, String> env) {
-    if (var == null || var.isEmpty()) {
-      throw new IllegalArgumentException("Invalid secret environment variable name: '" + var + "'");
-    }
+    checkArgument(
+        var != null && !var.isEmpty(), "Invalid secret environment variable name: '%s'", var);
     String value = env.get(var);
-    if (value == null) {
-      throw new IllegalArgumentException(
-          "Cannot read secret: environment variable " + var + " is not set");
-    }
+    checkArgument(value != null, "Cannot read secret: environment variable %s is not set", var);
     return checked(trimNewline(value.toCharArray()), "environment variable " + var);
   }
 
   /** Reads the passphrase from a UTF-8 file (one trailing newline is trimmed). */
   public static Passphrase fromFile(Path file) {
-    if (file == null) {
-      throw new IllegalArgumentException("Invalid secret file: null");
-    }
-    if (!Files.exists(file)) {
-      throw new IllegalArgumentException("Cannot read secret: file " + file + " does not exist");
-    }
-    if (!Files.isRegularFile(file)) {
-      throw new IllegalArgumentException(
-          "Cannot read secret: file " + file + " is not a regular file");
-    }
+    checkArgument(file != null, "Invalid secret file: null");
+    checkArgument(Files.exists(file), "Cannot read secret: file %s does not exist", file);
+    checkArgument(
+        Files.isRegularFile(file), "Cannot read secret: file %s is not a regular file", file);
     byte[] bytes = null;
     CharBuffer decoded = null;
     try {
@@ -96,9 +87,7 @@ public final class Passphrase implements AutoCloseable {
 
   /** A copy of the passphrase; callers should wipe it when done. */
   public char[] chars() {
-    if (closed) {
-      throw new IllegalStateException("Passphrase was closed");
-    }
+    checkState(!closed, "Passphrase was closed");
     return chars.clone();
   }
 
@@ -114,9 +103,7 @@ public final class Passphrase implements AutoCloseable {
   }
 
   private static Passphrase checked(char[] chars, String source) {
-    if (chars.length == 0) {
-      throw new IllegalArgumentException("Cannot read secret: " + source + " is empty");
-    }
+    checkArgument(chars.length != 0, "Cannot read secret: %s is empty", source);
     return new Passphrase(chars);
   }
 

@@ -1,5 +1,7 @@
 package io.icebergprotector.kms;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import io.icebergprotector.policy.Digests;
 import java.io.IOException;
 import java.io.Serializable;
@@ -63,9 +65,7 @@ public final class SecretRef implements Serializable {
 
   /** An inline secret. Prefer a file or a variable: inline values end up in configurations. */
   public static SecretRef ofValue(String secret) {
-    if (secret == null || secret.isBlank()) {
-      throw new IllegalArgumentException("Invalid secret: empty value");
-    }
+    checkArgument(secret != null && !secret.isBlank(), "Invalid secret: empty value");
     return new SecretRef(Source.VALUE, "inline value", secret.trim());
   }
 
@@ -125,10 +125,8 @@ public final class SecretRef implements Serializable {
         return value;
       case ENV:
         String fromEnv = env.apply(name);
-        if (fromEnv == null) {
-          throw new IllegalArgumentException(
-              "Cannot read secret: environment variable " + name + " is not set");
-        }
+        checkArgument(
+            fromEnv != null, "Cannot read secret: environment variable %s is not set", name);
         return oneLine(fromEnv, "environment variable " + name);
       case FILE:
         return oneLine(readFile(Path.of(name)), "file " + name);
@@ -193,10 +191,10 @@ public final class SecretRef implements Serializable {
   }
 
   private static void checkRegularFile(Path file) {
-    if (!Files.isRegularFile(file)) {
-      throw new IllegalArgumentException(
-          "Cannot read secret: file " + file + " does not exist or is not a regular file");
-    }
+    checkArgument(
+        Files.isRegularFile(file),
+        "Cannot read secret: file %s does not exist or is not a regular file",
+        file);
   }
 
   private static String readFile(Path file) {
@@ -221,13 +219,11 @@ public final class SecretRef implements Serializable {
   /** The one rule for tokens: trimmed, non-empty, one line. */
   private static String oneLine(String text, String where) {
     String trimmed = text.trim();
-    if (trimmed.isEmpty()) {
-      throw new IllegalArgumentException("Cannot read secret: " + where + " is empty");
-    }
-    if (trimmed.indexOf('\n') >= 0 || trimmed.indexOf('\r') >= 0) {
-      throw new IllegalArgumentException(
-          "Cannot read secret: " + where + " holds more than one line; put only the secret in it");
-    }
+    checkArgument(!trimmed.isEmpty(), "Cannot read secret: %s is empty", where);
+    checkArgument(
+        trimmed.indexOf('\n') < 0 && trimmed.indexOf('\r') < 0,
+        "Cannot read secret: %s holds more than one line; put only the secret in it",
+        where);
     return trimmed;
   }
 
@@ -254,9 +250,7 @@ public final class SecretRef implements Serializable {
   }
 
   private static void checkName(String name, String what) {
-    if (name == null || name.isBlank()) {
-      throw new IllegalArgumentException("Invalid secret " + what + ": empty");
-    }
+    checkArgument(name != null && !name.isBlank(), "Invalid secret %s: empty", what);
   }
 
   private static String blankToNull(String s) {

@@ -1,5 +1,7 @@
 package io.icebergprotector.kms;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Base64;
@@ -55,18 +57,14 @@ public final class WrappedKey {
    *     it may be long)
    */
   public static WrappedKey parse(String text) {
-    if (text == null) {
-      throw new IllegalArgumentException("Invalid wrapped key: null");
-    }
-    if (!text.startsWith(PREFIX)) {
-      throw new IllegalArgumentException(
-          "Invalid wrapped key: expected prefix 'vault:v', got '" + abbreviate(text) + "'");
-    }
+    checkArgument(text != null, "Invalid wrapped key: null");
+    checkArgument(
+        text.startsWith(PREFIX),
+        "Invalid wrapped key: expected prefix 'vault:v', got '%s'",
+        abbreviate(text));
     int colon = text.indexOf(':', PREFIX.length());
-    if (colon < 0) {
-      throw new IllegalArgumentException(
-          "Invalid wrapped key: missing ':' after the version in '" + abbreviate(text) + "'");
-    }
+    checkArgument(
+        colon >= 0, "Invalid wrapped key: missing ':' after the version in '%s'", abbreviate(text));
     String digits = text.substring(PREFIX.length(), colon);
     int version = parseVersion(digits);
     String b64 = text.substring(colon + 1);
@@ -78,13 +76,10 @@ public final class WrappedKey {
           "Invalid wrapped key: bad base64 payload (" + e.getMessage() + ")", e);
     }
     // The JDK decoder tolerates missing padding; insist on the canonical (padded) form.
-    if (!Base64.getEncoder().encodeToString(blob).equals(b64)) {
-      throw new IllegalArgumentException(
-          "Invalid wrapped key: base64 payload is not in canonical padded form");
-    }
-    if (blob.length == 0) {
-      throw new IllegalArgumentException("Invalid wrapped key: empty payload");
-    }
+    checkArgument(
+        Base64.getEncoder().encodeToString(blob).equals(b64),
+        "Invalid wrapped key: base64 payload is not in canonical padded form");
+    checkArgument(blob.length != 0, "Invalid wrapped key: empty payload");
     return new WrappedKey(version, blob);
   }
 
@@ -115,35 +110,25 @@ public final class WrappedKey {
   }
 
   private static int parseVersion(String digits) {
-    if (digits.isEmpty()) {
-      throw new IllegalArgumentException("Invalid wrapped key: missing version after 'vault:v'");
-    }
-    if (digits.length() > MAX_VERSION_DIGITS
-        || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
-      throw new IllegalArgumentException(
-          "Invalid wrapped key: version must be a positive integer, got '"
-              + abbreviate(digits)
-              + "'");
-    }
-    if (digits.charAt(0) == '0') {
-      throw new IllegalArgumentException(
-          "Invalid wrapped key: version must be a positive integer without leading zeros, got '"
-              + digits
-              + "'");
-    }
+    checkArgument(!digits.isEmpty(), "Invalid wrapped key: missing version after 'vault:v'");
+    checkArgument(
+        digits.length() <= MAX_VERSION_DIGITS && digits.chars().allMatch(c -> c >= '0' && c <= '9'),
+        "Invalid wrapped key: version must be a positive integer, got '%s'",
+        abbreviate(digits));
+    checkArgument(
+        digits.charAt(0) != '0',
+        "Invalid wrapped key: version must be a positive integer "
+            + "without leading zeros, got '%s'",
+        digits);
     return Integer.parseInt(digits);
   }
 
   private static void checkVersion(int version) {
-    if (version < 1) {
-      throw new IllegalArgumentException("Invalid key version: " + version + " (must be >= 1)");
-    }
+    checkArgument(version >= 1, "Invalid key version: %s (must be >= 1)", version);
   }
 
   private static void checkBlob(byte[] blob) {
-    if (blob == null || blob.length == 0) {
-      throw new IllegalArgumentException("Invalid wrapped key blob: null or empty");
-    }
+    checkArgument(blob != null && blob.length != 0, "Invalid wrapped key blob: null or empty");
   }
 
   private static String abbreviate(String s) {

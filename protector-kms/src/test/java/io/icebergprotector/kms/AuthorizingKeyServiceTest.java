@@ -106,12 +106,16 @@ class AuthorizingKeyServiceTest {
         .hasMessageContaining("alice")
         .hasMessageContaining("wrap");
     assertThatThrownBy(() -> as(MALLORY).unwrapKey(salary, "pii"))
-        .isInstanceOf(KeyAccessDeniedException.class);
+        .isInstanceOf(KeyAccessDeniedException.class)
+        .hasMessageContaining(
+            "principal 'mallory[guests]' is not allowed to unwrap with key 'pii'");
     // A key the policy does not mention at all, even though it exists in the store.
     assertThatThrownBy(() -> as(ETL).wrapKey(new byte[] {1}, "unlisted"))
-        .isInstanceOf(KeyAccessDeniedException.class);
+        .isInstanceOf(KeyAccessDeniedException.class)
+        .hasMessageContaining("principal 'etl[]' is not allowed to wrap with key 'unlisted'");
     assertThatThrownBy(() -> as(ALICE).unwrapKey(salary, "unlisted"))
-        .isInstanceOf(KeyAccessDeniedException.class);
+        .isInstanceOf(KeyAccessDeniedException.class)
+        .hasMessageContaining("principal 'alice[]' is not allowed to unwrap with key 'unlisted'");
 
     assertThat(counting.totalCount())
         .as("refused calls must not reach the delegate")

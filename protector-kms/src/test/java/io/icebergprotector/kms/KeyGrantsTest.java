@@ -56,7 +56,9 @@ class KeyGrantsTest {
                 assertThat(e.principal()).contains("mallory");
                 assertThat(e.keyId()).isEqualTo(key);
                 assertThat(e.operation()).isEqualTo("unwrap");
-              });
+              })
+          .hasMessageContaining(
+              "principal 'mallory[]' is not allowed to unwrap with key '" + key + "'");
     }
     assertThatThrownBy(() -> mallory.check(Operation.DERIVE, "fin"))
         .isInstanceOf(KeyAccessDeniedException.class)

@@ -73,12 +73,14 @@ class KmsSettingsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("catalog 'prod': ")
         .hasMessageContaining(
-            KmsOptions.PKCS11_LIBRARY.key() + " is required when protector.kms.type = pkcs11");
+            "Missing "
+                + KmsOptions.PKCS11_LIBRARY.key()
+                + ": it is required when protector.kms.type = pkcs11");
     assertThatThrownBy(
             () -> KmsSettings.fromOptions(pkcs11(KmsOptions.PIN_ENV.key(), "P"), "catalog 'prod'"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(
-            "set exactly one of protector.kms.token-label, protector.kms.slot or"
+            "Set exactly one of protector.kms.token-label, protector.kms.slot or"
                 + " protector.kms.slot-list-index");
     assertThatThrownBy(
             () ->
@@ -96,7 +98,7 @@ class KmsSettingsTest {
     assertThatThrownBy(
             () -> KmsSettings.fromOptions(pkcs11(KmsOptions.TOKEN_LABEL.key(), "t"), "c"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("set exactly one of protector.kms.pin-env or protector.kms.pin-file");
+        .hasMessageContaining("Set exactly one of protector.kms.pin-env or protector.kms.pin-file");
     assertThatThrownBy(
             () ->
                 KmsSettings.fromOptions(
@@ -115,7 +117,7 @@ class KmsSettingsTest {
                 KmsSettings.fromOptions(
                     pkcs11(KmsOptions.SLOT.key(), "first", KmsOptions.PIN_ENV.key(), "P"), "c"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("protector.kms.slot must be a whole number, got 'first'");
+        .hasMessageContaining("Invalid protector.kms.slot: must be a whole number, got 'first'");
     assertThatThrownBy(
             () ->
                 KmsSettings.fromOptions(
@@ -129,11 +131,13 @@ class KmsSettingsTest {
                     "c"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(
-            KmsOptions.CREATE_MISSING_KEYS.key() + " applies to the local key service only");
+            "Invalid "
+                + KmsOptions.CREATE_MISSING_KEYS.key()
+                + ": it applies to the local key service only");
     assertThatThrownBy(() -> KmsSettings.fromOptions(Map.of(KmsOptions.TYPE.key(), "hsm"), "c"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(
-            "unknown protector.kms.type 'hsm' (expected local, remote or pkcs11)");
+            "Unknown protector.kms.type 'hsm' (expected local, remote or pkcs11)");
   }
 
   @Test
@@ -156,13 +160,13 @@ class KmsSettingsTest {
     assertThatThrownBy(() -> KmsSettings.fromOptions(remote, "catalog 'prod'"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
-            "catalog 'prod': protector.kms.key-cache-seconds must be between 1 and 600 seconds,"
+            "catalog 'prod': Invalid protector.kms.key-cache-seconds: must be between 1 and 600 seconds,"
                 + " got 0");
     remote.put(KmsOptions.KEY_CACHE_SECONDS.key(), "30s");
     assertThatThrownBy(() -> KmsSettings.fromOptions(remote, "catalog 'prod'"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
-            "catalog 'prod': protector.kms.key-cache-seconds must be a whole number of seconds,"
+            "catalog 'prod': Invalid protector.kms.key-cache-seconds: must be a whole number of seconds,"
                 + " got '30s'");
   }
 
@@ -201,7 +205,7 @@ class KmsSettingsTest {
     assertThatThrownBy(() -> KmsSettings.fromOptions(local, "catalog 'dev'"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage(
-            "catalog 'dev': protector.kms.token-mode = server needs protector.kms.type = remote"
+            "catalog 'dev': Invalid protector.kms.token-mode = server: it needs protector.kms.type = remote"
                 + " (only the key server tokenizes for its callers), got protector.kms.type ="
                 + " local; use protector.kms.token-mode = local");
     local.put(KmsOptions.TOKEN_MODE.key(), "local");

@@ -103,7 +103,8 @@ class LocalKeyServiceTest {
     // Relabel a v1 blob as v2: the AAD binds the version, so this fails.
     String relabeled = "vault:v2:" + w1.substring("vault:v1:".length());
     assertThatThrownBy(() -> kms.unwrapKey(relabeled, "pii"))
-        .isInstanceOf(KeyIntegrityException.class);
+        .isInstanceOf(KeyIntegrityException.class)
+        .hasMessageContaining("cannot unwrap with key 'pii' v2: authentication failed");
     // Unknown version names id and version.
     String future = "vault:v9:" + w1.substring("vault:v1:".length());
     assertThatThrownBy(() -> kms.unwrapKey(future, "pii"))
@@ -124,8 +125,12 @@ class LocalKeyServiceTest {
     assertThatThrownBy(() -> kms.describeKey("nope"))
         .isInstanceOf(KeyNotFoundException.class)
         .hasMessageContaining("'nope'");
-    assertThatThrownBy(() -> kms.rotateKey("nope")).isInstanceOf(KeyNotFoundException.class);
-    assertThatThrownBy(() -> kms.wrapKey(dek(), "nope")).isInstanceOf(KeyNotFoundException.class);
+    assertThatThrownBy(() -> kms.rotateKey("nope"))
+        .isInstanceOf(KeyNotFoundException.class)
+        .hasMessageContaining("key 'nope' does not exist");
+    assertThatThrownBy(() -> kms.wrapKey(dek(), "nope"))
+        .isInstanceOf(KeyNotFoundException.class)
+        .hasMessageContaining("key 'nope' does not exist");
     assertThatThrownBy(() -> kms.createKey("a.key"))
         .isInstanceOf(KeyAlreadyExistsException.class)
         .hasMessageContaining("'a.key'");
@@ -146,9 +151,15 @@ class LocalKeyServiceTest {
     assertThatThrownBy(() -> kms.unwrapKey(wrapped, "pii"))
         .isInstanceOf(KeyDestroyedException.class)
         .hasMessageContaining("key 'pii' was destroyed");
-    assertThatThrownBy(() -> kms.wrapKey(dek, "pii")).isInstanceOf(KeyDestroyedException.class);
-    assertThatThrownBy(() -> kms.deriveKey("pii", "ctx")).isInstanceOf(KeyDestroyedException.class);
-    assertThatThrownBy(() -> kms.rotateKey("pii")).isInstanceOf(KeyDestroyedException.class);
+    assertThatThrownBy(() -> kms.wrapKey(dek, "pii"))
+        .isInstanceOf(KeyDestroyedException.class)
+        .hasMessageContainingAll("key 'pii' was destroyed", "cannot wrap");
+    assertThatThrownBy(() -> kms.deriveKey("pii", "ctx"))
+        .isInstanceOf(KeyDestroyedException.class)
+        .hasMessageContainingAll("key 'pii' was destroyed", "cannot deriveKey");
+    assertThatThrownBy(() -> kms.rotateKey("pii"))
+        .isInstanceOf(KeyDestroyedException.class)
+        .hasMessageContainingAll("key 'pii' was destroyed", "cannot rotate");
     assertThatThrownBy(() -> kms.createKey("pii"))
         .isInstanceOf(KeyDestroyedException.class)
         .hasMessageContaining("never reused");
@@ -167,7 +178,8 @@ class LocalKeyServiceTest {
     // Also after reopening.
     try (LocalKeyService reopened = open(store)) {
       assertThatThrownBy(() -> reopened.unwrapKey(wrapped, "pii"))
-          .isInstanceOf(KeyDestroyedException.class);
+          .isInstanceOf(KeyDestroyedException.class)
+          .hasMessageContainingAll("key 'pii' was destroyed", "cannot unwrap");
       assertThat(reopened.describeKey("pii").destroyed()).isTrue();
     }
   }
@@ -282,7 +294,8 @@ class LocalKeyServiceTest {
           .hasMessageContaining("Invalid key id '" + bad + "'");
     }
     assertThatThrownBy(() -> kms.wrapKey(dek(), "bad id"))
-        .isInstanceOf(IllegalArgumentException.class);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("Invalid key id 'bad id'");
     kms.createKey("x".repeat(128));
     kms.createKey("A-z_0.9");
   }
@@ -293,7 +306,9 @@ class LocalKeyServiceTest {
     kms.createKey("pii");
     assertThat(kms.listKeys()).extracting(KeyInfo::id).containsExactly("PII", "pii");
     String upper = kms.wrapKey(new byte[] {1}, "PII");
-    assertThatThrownBy(() -> kms.unwrapKey(upper, "pii")).isInstanceOf(KeyIntegrityException.class);
+    assertThatThrownBy(() -> kms.unwrapKey(upper, "pii"))
+        .isInstanceOf(KeyIntegrityException.class)
+        .hasMessageContaining("cannot unwrap with key 'pii' v1: authentication failed");
     kms.destroyKey("pii");
     assertThat(kms.unwrapKey(upper, "PII")).containsExactly(1);
     try (LocalKeyService reopened = open(store)) {
@@ -357,7 +372,8 @@ class LocalKeyServiceTest {
       assertThat(other.wrapKey(new byte[] {9}, "pii")).startsWith("vault:v2:");
       other.destroyKey("late");
       assertThatThrownBy(() -> kms.wrapKey(new byte[] {1}, "late"))
-          .isInstanceOf(KeyDestroyedException.class);
+          .isInstanceOf(KeyDestroyedException.class)
+          .hasMessageContainingAll("key 'late' was destroyed", "cannot wrap");
     }
   }
 
@@ -378,8 +394,11 @@ class LocalKeyServiceTest {
     kms.createKey("pii");
     kms.close();
     assertThatThrownBy(() -> kms.wrapKey(new byte[] {1}, "pii"))
-        .isInstanceOf(IllegalStateException.class);
-    assertThatThrownBy(() -> kms.createKey("x")).isInstanceOf(IllegalStateException.class);
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContainingAll("Key service for keystore", "is closed");
+    assertThatThrownBy(() -> kms.createKey("x"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContainingAll("Key service for keystore", "is closed");
     kms.close(); // idempotent
   }
 
@@ -509,7 +528,8 @@ class LocalKeyServiceTest {
     assertThat(kms.describeKey("pii").minDecryptionVersion()).isEqualTo(2);
     assertThat(kms.describeKey("other").minDecryptionVersion()).isEqualTo(1);
     assertThatThrownBy(() -> kms.unwrapKey(w1, "pii"))
-        .isInstanceOf(KeyVersionRetiredException.class);
+        .isInstanceOf(KeyVersionRetiredException.class)
+        .hasMessageContaining("cannot unwrap with key 'pii' v1: version 1 is retired");
   }
 
   @Test
@@ -582,6 +602,6 @@ class LocalKeyServiceTest {
     keys.put("c", new KeyRecord("c", t, 1, null, 2));
     assertThatThrownBy(() -> KeyRecord.decode(KeyRecord.encode(keys)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("bad minimum decryption version for key 'c'");
+        .hasMessageContaining("Bad minimum decryption version for key 'c'");
   }
 }

@@ -70,6 +70,8 @@ class PassphraseTest {
     assertThat(p.chars()).containsExactly('a', 'b', 'c');
     assertThat(p.toString()).doesNotContain("abc");
     p.close();
-    assertThatThrownBy(p::chars).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(p::chars)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("Passphrase was closed");
   }
 }

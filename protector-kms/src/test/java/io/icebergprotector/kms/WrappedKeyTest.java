@@ -56,11 +56,14 @@ class WrappedKeyTest {
 
   @Test
   void rejectsNullAndBadArguments() {
-    assertThatThrownBy(() -> WrappedKey.parse(null)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> WrappedKey.parse(null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("Invalid wrapped key: null");
     assertThatThrownBy(() -> WrappedKey.format(0, new byte[] {1}))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("0");
     assertThatThrownBy(() -> WrappedKey.format(1, new byte[0]))
-        .isInstanceOf(IllegalArgumentException.class);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("Invalid wrapped key blob: null or empty");
   }
 }

@@ -1,5 +1,7 @@
 package io.icebergprotector.server;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServices;
 import io.icebergprotector.kms.Passphrase;
@@ -175,7 +177,7 @@ public final class ProtectorServer implements AutoCloseable {
       housekeeping.shutdownNow();
       stopQuietly(server);
       throw new IllegalArgumentException(
-          "cannot listen on "
+          "Cannot listen on "
               + bindAddress.getHostAddress()
               + ":"
               + config.port()
@@ -310,14 +312,14 @@ public final class ProtectorServer implements AutoCloseable {
     try {
       address = InetAddress.getByName(config.host());
     } catch (UnknownHostException e) {
-      throw new IllegalArgumentException("cannot resolve bind.host '" + config.host() + "'", e);
+      throw new IllegalArgumentException("Cannot resolve bind.host '" + config.host() + "'", e);
     }
-    if (config.allowInsecureHttp() && !address.isLoopbackAddress()) {
-      throw new IllegalArgumentException(
-          "refusing to serve plain HTTP on "
-              + config.host()
-              + ": allow-insecure-http = true is only permitted with a loopback bind.host (127.0.0.1, ::1)");
-    }
+    checkArgument(
+        !config.allowInsecureHttp() || address.isLoopbackAddress(),
+        "Refusing to serve plain HTTP on %s: allow-insecure-http = "
+            + "true is only permitted with a loopback bind.host (127.0.0.1, "
+            + "::1)",
+        config.host());
     return address;
   }
 
@@ -333,10 +335,7 @@ public final class ProtectorServer implements AutoCloseable {
       for (String alias : Collections.list(ks.aliases())) {
         hasKey |= ks.isKeyEntry(alias);
       }
-      if (!hasKey) {
-        throw new IllegalArgumentException(
-            "TLS keystore " + config.tlsKeystore() + " holds no private key");
-      }
+      checkArgument(hasKey, "TLS keystore %s holds no private key", config.tlsKeystore());
       KeyManagerFactory kmf =
           KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
       kmf.init(ks, password);
@@ -345,7 +344,7 @@ public final class ProtectorServer implements AutoCloseable {
       return context;
     } catch (IOException | GeneralSecurityException e) {
       throw new IllegalArgumentException(
-          "cannot load TLS keystore " + config.tlsKeystore() + ": " + e.getMessage(), e);
+          "Cannot load TLS keystore " + config.tlsKeystore() + ": " + e.getMessage(), e);
     } finally {
       if (password != null) {
         Arrays.fill(password, '\0');

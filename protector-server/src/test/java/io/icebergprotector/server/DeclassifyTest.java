@@ -161,41 +161,41 @@ class DeclassifyTest {
     String alice = fx.token("alice");
     String longText = "x".repeat(DeclassifyRequest.MAX_DESTINATION + 1);
     Map<String, String> cases = new java.util.LinkedHashMap<>();
-    cases.put("{}", "field 'source' is required and must be a non-empty string");
+    cases.put("{}", "Field 'source' is required and must be a non-empty string");
     cases.put(
         body("db.nope", "[\"ssn\"]", "d", "q"),
-        "field 'source': 'db.nope' is neither a table nor a location protected by the server's policy");
+        "Field 'source': 'db.nope' is neither a table nor a location protected by the server's policy");
     cases.put(
         body("db.customers", "[]", "d", "q"),
-        "field 'columns' must name at least one protected column");
+        "Field 'columns' must name at least one protected column");
     cases.put(
         body("db.customers", "\"ssn\"", "d", "q"),
-        "field 'columns' is required and must be a list of column names");
+        "Field 'columns' is required and must be a list of column names");
     cases.put(
         body("db.customers", "[\"ssn\", 7]", "d", "q"),
-        "field 'columns' element 2 must be a non-empty string");
+        "Field 'columns' element 2 must be a non-empty string");
     cases.put(
         body("db.customers", "[\"name\"]", "d", "q"),
-        "field 'columns': 'name' is not a protected column of db.customers (protected: ssn, salary)");
+        "Field 'columns': 'name' is not a protected column of db.customers (protected: ssn, salary)");
     cases.put(
         body("db.customers", "[\"ssn\", \"SSN\"]", "d", "q"),
-        "field 'columns': 'SSN' is listed twice");
+        "Field 'columns': 'SSN' is listed twice");
     cases.put(
         body("db.customers", "[\"ssn\"]", "", "q"),
-        "field 'destination' is required and must be a non-empty string");
+        "Field 'destination' is required and must be a non-empty string");
     cases.put(
         body("db.customers", "[\"ssn\"]", longText, "q"),
-        "field 'destination' is 1025 characters long; at most 1024");
+        "Field 'destination' is 1025 characters long; at most 1024");
     cases.put(
         body("db.customers", "[\"ssn\"]", "d", "q".repeat(DeclassifyRequest.MAX_QUERY_ID + 1)),
-        "field 'query-id' is 257 characters long; at most 256");
+        "Field 'query-id' is 257 characters long; at most 256");
     cases.put(
         body("db.customers", "[\"ssn\"]", "line\\nbreak", "q"),
-        "field 'destination' contains a control character");
+        "Field 'destination' contains a control character");
     cases.put(
         "{\"source\":\"db.customers\",\"columns\":[\"ssn\"],\"destination\":\"d\",\"query_id\":\"q\"}",
-        "unknown field 'query_id'; valid fields: source, columns, destination, query-id");
-    cases.put("[1,2]", "malformed JSON: invalid JSON: expected an object");
+        "Unknown field 'query_id'; valid fields: source, columns, destination, query-id");
+    cases.put("[1,2]", "malformed JSON: Invalid JSON: expected an object");
     for (Map.Entry<String, String> c : cases.entrySet()) {
       HttpResponse<String> r = fx.post(PATH, alice, c.getKey());
       assertThat(r.statusCode()).as(c.getKey()).isEqualTo(400);
@@ -220,7 +220,7 @@ class DeclassifyTest {
               () -> client.authorizeDeclassification("db.customers", List.of(), "d", "q"))
           .isInstanceOf(KeyServiceException.class)
           .hasMessage(
-              "declassify rejected: field 'columns' must name at least one protected column");
+              "declassify rejected: Field 'columns' must name at least one protected column");
     }
     assertThat(fx.auditLines())
         .anySatisfy(
@@ -231,7 +231,7 @@ class DeclassifyTest {
                     .containsEntry("status", 400L)
                     .containsEntry(
                         "reason",
-                        "field 'columns': 'name' is not a protected column of db.customers"
+                        "Field 'columns': 'name' is not a protected column of db.customers"
                             + " (protected: ssn, salary)"));
   }
 

@@ -145,12 +145,15 @@ class RemoteKeyServiceTest {
     URI url = stub(0, 0, 0);
     try (RemoteKeyService bob = via(url, "bob").maxAttempts(5).build()) {
       assertThatThrownBy(() -> bob.unwrapKey("vault:v1:AAAA", "fin"))
-          .isInstanceOf(KeyAccessDeniedException.class);
+          .isInstanceOf(KeyAccessDeniedException.class)
+          .hasMessageContaining("principal 'bob' is not allowed to unwrap with key 'fin'");
     }
     assertThat(requests.get()).isEqualTo(1);
     try (RemoteKeyService alice = via(url, "alice").maxAttempts(5).build()) {
       assertThatThrownBy(() -> alice.unwrapKey("vault:v1:QUFB", "pii"))
-          .isInstanceOf(KeyIntegrityException.class);
+          .isInstanceOf(KeyIntegrityException.class)
+          .hasMessageContaining(
+              "cannot unwrap for key 'pii': ciphertext failed the integrity check");
     }
     assertThat(requests.get()).isEqualTo(2);
   }
@@ -160,7 +163,8 @@ class RemoteKeyServiceTest {
     URI url = stub(1, 500, 0);
     try (RemoteKeyService ops = via(url, "ops").maxAttempts(5).build()) {
       assertThatThrownBy(() -> ops.rotateKey("other"))
-          .isInstanceOf(KeyServiceUnavailableException.class);
+          .isInstanceOf(KeyServiceUnavailableException.class)
+          .hasMessageContaining("is unavailable (rotate key 'other'): HTTP 500");
     }
     assertThat(requests.get()).isEqualTo(1); // a lost answer must not rotate twice
   }
@@ -266,17 +270,21 @@ class RemoteKeyServiceTest {
       assertThat(bob.toString()).isEqualTo("RemoteKeyService{url=" + fx.url() + ", mount=transit}");
       assertThatThrownBy(() -> bob.unwrapKey("vault:v1:AAAA", "fin"))
           .isInstanceOf(KeyAccessDeniedException.class)
-          .hasMessageNotContaining(fx.token("bob"));
+          .hasMessageNotContaining(fx.token("bob"))
+          .hasMessageContaining("principal 'bob' is not allowed to unwrap with key 'fin'");
       assertThat(bob.whoami().principal()).isEqualTo("bob");
     }
     assertThatThrownBy(() -> RemoteKeyService.builder().token("bad token with spaces"))
-        .hasMessageNotContaining("spaces");
+        .hasMessageNotContaining("spaces")
+        .hasMessageContaining("Token contains a character not allowed in an HTTP header");
     assertThatThrownBy(() -> RemoteKeyService.builder().url("ftp://x").token("t").build())
-        .isInstanceOf(IllegalArgumentException.class);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("Key service url must be https:// (or http:// on loopback): ftp://x");
     assertThatThrownBy(
             () -> RemoteKeyService.builder().url("https://user:pw@host").token("t").build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageNotContaining("pw");
+        .hasMessageNotContaining("pw")
+        .hasMessageContaining("Key service url must not carry credentials");
   }
 
   @Test
@@ -284,6 +292,7 @@ class RemoteKeyServiceTest {
     RemoteKeyService alice = fx.client("alice");
     alice.close();
     assertThatThrownBy(() -> alice.unwrapKey("vault:v1:AAAA", "pii"))
-        .isInstanceOf(IllegalStateException.class);
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("RemoteKeyService is closed");
   }
 }

@@ -74,7 +74,7 @@ class ReplicaFailoverTest {
         .hasMessageContaining("a url is listed twice");
     assertThatThrownBy(() -> RemoteKeyService.builder().url("https://a.example:8200,"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("empty key service url in 'https://a.example:8200,'");
+        .hasMessageContaining("Empty key service url in 'https://a.example:8200,'");
   }
 
   private static long count(Path audit, String principal, String op) throws Exception {

@@ -40,7 +40,7 @@ class ServerConfigTest {
         withOverrides("protector-server { allow-insecure-http = true, bind.host = \"0.0.0.0\" }");
     assertThatThrownBy(() -> ProtectorServer.start(conf))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("refusing to serve plain HTTP on 0.0.0.0")
+        .hasMessageContaining("Refusing to serve plain HTTP on 0.0.0.0")
         .hasMessageContaining("loopback");
   }
 
@@ -134,12 +134,12 @@ class ServerConfigTest {
           },
           {
             pkcs11,
-            "set exactly one of protector-server.keys.token-label, protector-server.keys.slot or"
+            "Set exactly one of protector-server.keys.token-label, protector-server.keys.slot or"
                 + " protector-server.keys.slot-list-index to select the PKCS#11 token of /opt/hsm/libpkcs11.so"
           },
           {
             pkcs11 + "protector-server.keys.token-label = t",
-            "set exactly one of protector-server.keys.pin-env or protector-server.keys.pin-file"
+            "Set exactly one of protector-server.keys.pin-env or protector-server.keys.pin-file"
           },
           {
             pkcs11 + "protector-server.keys { token-label = t, pin-env = A, pin-file = b }",
@@ -152,7 +152,7 @@ class ServerConfigTest {
           },
           {
             "protector-server.keys.type = local",
-            "protector-server.keys.keystore is required when"
+            "Missing protector-server.keys.keystore: it is required when"
                 + " protector-server.keys.type = local"
           },
         }) {
@@ -160,7 +160,7 @@ class ServerConfigTest {
       assertThatThrownBy(() -> ServerConfig.load(conf))
           .as(c[0])
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageContaining("server config " + conf)
+          .hasMessageContaining("Server config " + conf)
           .hasMessageContaining(c[1]);
     }
     Files.writeString(

@@ -100,7 +100,8 @@ class SlowClientsTest {
         for (SSLSocket s : stalled) {
           s.setSoTimeout(1);
           assertThatThrownBy(() -> s.getInputStream().read())
-              .isInstanceOf(SocketTimeoutException.class);
+              .isInstanceOf(SocketTimeoutException.class)
+              .hasMessageContaining("Read timed out");
         }
         assertThat(fx.audit()).contains("\"op\":\"unwrap\"");
       } finally {

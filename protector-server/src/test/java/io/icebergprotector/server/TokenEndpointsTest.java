@@ -262,7 +262,7 @@ class TokenEndpointsTest {
                 fx.token("alice"),
                 batch("account", "fpe(width = 9)", List.of("123"))));
     assertThat((String) typed.get(0).get("error"))
-        .isEqualTo("batch_input[0]: value must be an integer for method fpe(width = 9)");
+        .isEqualTo("batch_input[0]: Value must be an integer for method fpe(width = 9)");
   }
 
   @Test

@@ -71,9 +71,11 @@ class TransitApiTest {
       String footer = etl.wrapKey(dek, "footer");
       assertThat(bob.unwrapKey(footer, "footer")).isEqualTo(dek);
       assertThatThrownBy(() -> alice.wrapKey(dek, "pii"))
-          .isInstanceOf(KeyAccessDeniedException.class);
+          .isInstanceOf(KeyAccessDeniedException.class)
+          .hasMessageContaining("principal 'alice' is not allowed to wrap with key 'pii'");
       assertThatThrownBy(() -> etl.unwrapKey(wrapped, "pii"))
-          .isInstanceOf(KeyAccessDeniedException.class);
+          .isInstanceOf(KeyAccessDeniedException.class)
+          .hasMessageContaining("principal 'etl' is not allowed to unwrap with key 'pii'");
     }
   }
 
@@ -98,7 +100,8 @@ class TransitApiTest {
       assertThat(bob.deriveKey("pii", "db.customers.ssn")).isEqualTo(a);
       assertThat(alice.deriveKey("pii", "db.customers.email")).isNotEqualTo(a);
       assertThatThrownBy(() -> bob.deriveKey("fin", "x"))
-          .isInstanceOf(KeyAccessDeniedException.class);
+          .isInstanceOf(KeyAccessDeniedException.class)
+          .hasMessageContaining("principal 'bob' is not allowed to derive with key 'fin'");
     }
   }
 
@@ -111,7 +114,8 @@ class TransitApiTest {
       // a key of its own so that other tests do not see the rotation
       ops.createKey("rotating");
       assertThatThrownBy(() -> ops.createKey("rotating"))
-          .isInstanceOf(KeyAlreadyExistsException.class);
+          .isInstanceOf(KeyAlreadyExistsException.class)
+          .hasMessageContaining("key 'rotating' already exists");
       KeyInfo before = ops.describeKey("rotating");
       assertThat(before.latestVersion()).isEqualTo(1);
 
@@ -143,13 +147,16 @@ class TransitApiTest {
       ops.destroyKey("scratch");
       assertThat(ops.describeKey("scratch").destroyed()).isTrue();
       assertThatThrownBy(() -> etl.wrapKey(dek, "scratch"))
-          .isInstanceOf(KeyDestroyedException.class);
+          .isInstanceOf(KeyDestroyedException.class)
+          .hasMessageContaining("key 'scratch' was destroyed");
       try (RemoteKeyService fresh = fx.client("alice")) {
         assertThatThrownBy(() -> fresh.unwrapKey(wrapped, "scratch"))
-            .isInstanceOf(KeyDestroyedException.class);
+            .isInstanceOf(KeyDestroyedException.class)
+            .hasMessageContaining("key 'scratch' was destroyed");
       }
       assertThatThrownBy(() -> ops.describeKey("never-made"))
-          .isInstanceOf(KeyNotFoundException.class);
+          .isInstanceOf(KeyNotFoundException.class)
+          .hasMessageContaining("key 'never-made' not found");
     }
   }
 
@@ -221,12 +228,20 @@ class TransitApiTest {
     try (RemoteKeyService alice = fx.client("alice");
         RemoteKeyService etl = fx.client("etl")) {
       assertThatThrownBy(() -> alice.createKey("mine"))
-          .isInstanceOf(KeyAccessDeniedException.class);
-      assertThatThrownBy(() -> etl.rotateKey("pii")).isInstanceOf(KeyAccessDeniedException.class);
-      assertThatThrownBy(() -> etl.destroyKey("pii")).isInstanceOf(KeyAccessDeniedException.class);
+          .isInstanceOf(KeyAccessDeniedException.class)
+          .hasMessageContaining("principal 'alice' is not allowed to create with key 'mine'");
+      assertThatThrownBy(() -> etl.rotateKey("pii"))
+          .isInstanceOf(KeyAccessDeniedException.class)
+          .hasMessageContaining("principal 'etl' is not allowed to rotate with key 'pii'");
+      assertThatThrownBy(() -> etl.destroyKey("pii"))
+          .isInstanceOf(KeyAccessDeniedException.class)
+          .hasMessageContaining("principal 'etl' is not allowed to destroy with key 'pii'");
       assertThatThrownBy(() -> alice.describeKey("pii"))
-          .isInstanceOf(KeyAccessDeniedException.class);
-      assertThatThrownBy(alice::listKeys).isInstanceOf(KeyAccessDeniedException.class);
+          .isInstanceOf(KeyAccessDeniedException.class)
+          .hasMessageContaining("principal 'alice' is not allowed to describe with key 'pii'");
+      assertThatThrownBy(alice::listKeys)
+          .isInstanceOf(KeyAccessDeniedException.class)
+          .hasMessageContaining("principal 'alice' is not allowed to list");
     }
   }
 
@@ -344,7 +359,8 @@ class TransitApiTest {
       wrapped = etl.wrapKey(dek, "fin");
       alice.unwrapKey(wrapped, "fin");
       assertThatThrownBy(() -> bob.unwrapKey(wrapped, "fin"))
-          .isInstanceOf(KeyAccessDeniedException.class);
+          .isInstanceOf(KeyAccessDeniedException.class)
+          .hasMessageContaining("principal 'bob' is not allowed to unwrap with key 'fin'");
       bob.deriveKey("pii", "audit-test");
     }
     List<String> lines = fx.auditLines();

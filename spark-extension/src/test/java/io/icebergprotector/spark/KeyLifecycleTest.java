@@ -540,7 +540,8 @@ class KeyLifecycleTest {
     ProtectorCrypto.forgetAllCachedKeys();
     try (LocalKeyService keys = keys()) {
       assertThatThrownBy(() -> keys.unwrapKey(wrappedKek, "fin"))
-          .isInstanceOf(KeyDestroyedException.class);
+          .isInstanceOf(KeyDestroyedException.class)
+          .hasMessageContaining("key 'fin' was destroyed");
     }
     assertThatThrownBy(() -> as("alice", "SELECT salary FROM lc.db.shred"))
         .hasStackTraceContaining("destroyed");

@@ -1,5 +1,7 @@
 package io.icebergprotector.policy.masks;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -72,9 +74,8 @@ public final class HashKernel {
     if (mac == null) {
       byte[] bytes = key.get();
       try {
-        if (bytes == null || bytes.length == 0) {
-          throw new IllegalArgumentException("Cannot hash: the hash mask's HMAC key is empty");
-        }
+        checkArgument(
+            bytes != null && bytes.length != 0, "Cannot hash: the hash mask's HMAC key is empty");
         // Mac.getInstance is a provider lookup, far dearer than the HMAC of a short value: one
         // keyed Mac serves every value of the column.
         Mac keyed = Mac.getInstance(HMAC_SHA256);

@@ -1,5 +1,7 @@
 package io.icebergprotector.kms.pkcs11;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import io.icebergprotector.policy.KeyIds;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -55,9 +57,7 @@ final class Labels {
   }
 
   private static String hex(byte[] nonce) {
-    if (nonce.length != 8) {
-      throw new IllegalArgumentException("label nonce must be 8 bytes, got " + nonce.length);
-    }
+    checkArgument(nonce.length == 8, "Label nonce must be 8 bytes, got %s", nonce.length);
     return HexFormat.of().formatHex(nonce);
   }
 

@@ -1,5 +1,7 @@
 package io.icebergprotector.kms.pkcs11;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import java.nio.file.Path;
 
 /**
@@ -58,10 +60,7 @@ final class Pkcs11Config {
   }
 
   static String slotListIndex(int index) {
-    if (index < 0) {
-      throw new IllegalArgumentException(
-          "Invalid PKCS#11 slot list index: " + index + " (must be >= 0)");
-    }
+    checkArgument(index >= 0, "Invalid PKCS#11 slot list index: %s (must be >= 0)", index);
     return "slotListIndex = " + index;
   }
 
@@ -98,12 +97,11 @@ final class Pkcs11Config {
     String s = library.toString();
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
-      if (c == '"' || c == '\\' || c == '$' || c < 0x20) {
-        throw new IllegalArgumentException(
-            "Invalid PKCS#11 library path "
-                + s
-                + ": SunPKCS11 configuration cannot hold '\"', '\\\\', '$' or control characters");
-      }
+      checkArgument(
+          c != '"' && c != '\\' && c != '$' && c >= 0x20,
+          "Invalid PKCS#11 library path %s: SunPKCS11 configuration "
+              + "cannot hold '\"', '\\\\', '$' or control characters",
+          s);
     }
     return "\"" + s + "\"";
   }

@@ -1,5 +1,8 @@
 package io.icebergprotector.kms.pkcs11;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+import static io.icebergprotector.policy.Preconditions.checkState;
+
 import io.icebergprotector.kms.KeyAlreadyExistsException;
 import io.icebergprotector.kms.KeyDestroyedException;
 import io.icebergprotector.kms.KeyInfo;
@@ -113,9 +116,7 @@ public final class Pkcs11KeyService implements KeyService {
     private Duration refreshInterval = Duration.ofSeconds(1);
 
     private Builder(Path library) {
-      if (library == null) {
-        throw new IllegalArgumentException("Invalid PKCS#11 library path: null");
-      }
+      checkArgument(library != null, "Invalid PKCS#11 library path: null");
       this.library = library;
     }
 
@@ -132,10 +133,10 @@ public final class Pkcs11KeyService implements KeyService {
     }
 
     public Builder tokenLabel(String label) {
-      if (label == null || label.isBlank() || label.length() > 32) {
-        throw new IllegalArgumentException(
-            "Invalid PKCS#11 token label '" + label + "': must be 1-32 characters");
-      }
+      checkArgument(
+          label != null && !label.isBlank() && label.length() <= 32,
+          "Invalid PKCS#11 token label '%s': must be 1-32 characters",
+          label);
       this.tokenLabel = label;
       return this;
     }
@@ -153,9 +154,8 @@ public final class Pkcs11KeyService implements KeyService {
      * How stale this JVM's view of the token's objects may get before it is re-read (default 1 s).
      */
     public Builder refreshInterval(Duration interval) {
-      if (interval == null || interval.isNegative()) {
-        throw new IllegalArgumentException("Invalid refresh interval: " + interval);
-      }
+      checkArgument(
+          interval != null && !interval.isNegative(), "Invalid refresh interval: %s", interval);
       this.refreshInterval = interval;
       return this;
     }
@@ -169,15 +169,12 @@ public final class Pkcs11KeyService implements KeyService {
     public Pkcs11KeyService build() {
       int selections =
           (slotListIndex != null ? 1 : 0) + (slotId != null ? 1 : 0) + (tokenLabel != null ? 1 : 0);
-      if (selections != 1) {
-        throw new IllegalArgumentException(
-            "Select the PKCS#11 token by exactly one of slot list index, slot id or token label (got "
-                + selections
-                + ")");
-      }
-      if (pin == null) {
-        throw new IllegalArgumentException("Invalid PKCS#11 user PIN: null");
-      }
+      checkArgument(
+          selections == 1,
+          "Select the PKCS#11 token by exactly one of slot list index, "
+              + "slot id or token label (got %s)",
+          selections);
+      checkArgument(pin != null, "Invalid PKCS#11 user PIN: null");
       Path lib = checkLibrary(library);
       // Resolve every selection to a slot id, so that one token has one session in this JVM however
       // selected.
@@ -527,10 +524,7 @@ public final class Pkcs11KeyService implements KeyService {
   @Override
   public byte[] deriveKey(String keyId, String context) {
     KeyIds.check(keyId);
-    if (context == null) {
-      throw new IllegalArgumentException(
-          "Cannot derive a key from key '" + keyId + "' with a null context");
-    }
+    checkArgument(context != null, "Cannot derive a key from key '%s' with a null context", keyId);
     return withKey(
         keyId,
         "deriveKey",
@@ -713,8 +707,6 @@ public final class Pkcs11KeyService implements KeyService {
   }
 
   private void ensureOpen() {
-    if (closed.get()) {
-      throw new IllegalStateException("key service for " + session.description() + " is closed");
-    }
+    checkState(!closed.get(), "Key service for %s is closed", session.description());
   }
 }

@@ -1,5 +1,7 @@
 package io.icebergprotector.kms.pkcs11;
 
+import static io.icebergprotector.policy.Preconditions.checkState;
+
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -54,7 +56,7 @@ final class SlotProbe {
               ? "no slot list in SunPKCS11 diagnostics"
               : Pkcs11Errors.describe(first.failure()) + Pkcs11Errors.loadHint(first.failure());
       throw new IllegalStateException(
-          "cannot list the tokens of PKCS#11 library " + library + ": " + why, first.failure());
+          "Cannot list the tokens of PKCS#11 library " + library + ": " + why, first.failure());
     }
     List<Slot> slots = new ArrayList<>();
     for (int i = 0; i < ids.size(); i++) {
@@ -160,10 +162,7 @@ final class SlotProbe {
       System.setOut(new PrintStream(routing, true, charset));
       try {
         Provider base = Security.getProvider("SunPKCS11");
-        if (base == null) {
-          throw new IllegalStateException(
-              "the JDK has no SunPKCS11 provider (module jdk.crypto.cryptoki)");
-        }
+        checkState(base != null, "The JDK has no SunPKCS11 provider (module jdk.crypto.cryptoki)");
         base.configure(config);
       } catch (RuntimeException e) {
         failure = e; // e.g. an uninitialized token: its info was printed before the session failed

@@ -1,5 +1,8 @@
 package io.icebergprotector.kms.remote;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+import static io.icebergprotector.policy.Preconditions.checkState;
+
 import io.icebergprotector.kms.KeyAccessDeniedException;
 import io.icebergprotector.kms.KeyAlreadyExistsException;
 import io.icebergprotector.kms.KeyDestroyedException;
@@ -181,9 +184,7 @@ final class KeyServerTransport {
       String keyId,
       boolean idempotent,
       Map<String, String> headers) {
-    if (closed) {
-      throw new IllegalStateException("RemoteKeyService is closed");
-    }
+    checkState(!closed, "RemoteKeyService is closed");
     HttpRequest.Builder rb =
         HttpRequest.newBuilder(endpoints.get(0).resolve(path))
             .timeout(requestTimeout)
@@ -442,30 +443,26 @@ final class KeyServerTransport {
       Objects.requireNonNull(url, "url");
       List<URI> parsed = new ArrayList<>();
       for (String part : url.split(",", -1)) {
-        if (part.isBlank()) {
-          throw new IllegalArgumentException("empty key service url in '" + url + "'");
-        }
+        checkArgument(!part.isBlank(), "Empty key service url in '%s'", url);
         try {
           parsed.add(new URI(part.strip()));
         } catch (URISyntaxException e) {
-          throw new IllegalArgumentException("invalid key service url: " + part.strip(), e);
+          throw new IllegalArgumentException("Invalid key service url: " + part.strip(), e);
         }
       }
       urls(parsed);
     }
 
     void urls(List<URI> uris) {
-      if (uris.isEmpty()) {
-        throw new IllegalArgumentException("Cannot use key service: no url");
-      }
+      checkArgument(!uris.isEmpty(), "Cannot use key service: no url");
       urls.clear();
       for (URI uri : uris) {
         add(uri);
       }
-      if (new HashSet<>(urls).size() != urls.size()) {
-        throw new IllegalArgumentException(
-            "Cannot use key service urls " + uris + ": a url is listed twice");
-      }
+      checkArgument(
+          new HashSet<>(urls).size() == urls.size(),
+          "Cannot use key service urls %s: a url is listed twice",
+          uris);
     }
 
     void url(URI uri) {
@@ -476,17 +473,13 @@ final class KeyServerTransport {
     private void add(URI uri) {
       Objects.requireNonNull(uri, "url");
       String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-      if (!scheme.equals("https") && !scheme.equals("http")) {
-        throw new IllegalArgumentException(
-            "key service url must be https:// (or http:// on loopback): " + uri);
-      }
-      if (uri.getHost() == null) {
-        throw new IllegalArgumentException("key service url has no host: " + uri);
-      }
-      if (uri.getUserInfo() != null) {
-        throw new IllegalArgumentException(
-            "key service url must not carry credentials; use token()");
-      }
+      checkArgument(
+          scheme.equals("https") || scheme.equals("http"),
+          "Key service url must be https:// (or http:// on loopback): %s",
+          uri);
+      checkArgument(uri.getHost() != null, "Key service url has no host: %s", uri);
+      checkArgument(
+          uri.getUserInfo() == null, "Key service url must not carry credentials; use token()");
       urls.add(URI.create(scheme + "://" + uri.getRawAuthority() + "/"));
     }
 
@@ -497,15 +490,13 @@ final class KeyServerTransport {
     void token(String token) {
       Objects.requireNonNull(token, "token");
       String t = token.strip();
-      if (t.isEmpty()) {
-        throw new IllegalArgumentException("token must not be empty");
-      }
+      checkArgument(!t.isEmpty(), "Token must not be empty");
       for (int i = 0; i < t.length(); i++) {
         char c = t.charAt(i);
         if (c < 0x21 || c > 0x7e) {
           // never echo the token; say only what is wrong with it
           throw new IllegalArgumentException(
-              "token contains a character not allowed in an HTTP header");
+              "Token contains a character not allowed in an HTTP header");
         }
       }
       this.token = t;
@@ -533,29 +524,22 @@ final class KeyServerTransport {
     }
 
     void maxAttempts(int attempts) {
-      if (attempts < 1 || attempts > 20) {
-        throw new IllegalArgumentException("max attempts must be in 1..20: " + attempts);
-      }
+      checkArgument(attempts >= 1 && attempts <= 20, "Max attempts must be in 1..20: %s", attempts);
       this.maxAttempts = attempts;
     }
 
     void retryBackoff(Duration initial, Duration max) {
       this.initialBackoff = positive(initial, "initial backoff");
       this.maxBackoff = positive(max, "max backoff");
-      if (max.compareTo(initial) < 0) {
-        throw new IllegalArgumentException(
-            "max backoff " + max + " is below initial backoff " + initial);
-      }
+      checkArgument(
+          max.compareTo(initial) >= 0, "Max backoff %s is below initial backoff %s", max, initial);
     }
 
     KeyServerTransport build() {
-      if (urls.isEmpty()) {
-        throw new IllegalStateException("RemoteKeyService needs a url");
-      }
-      if (token == null) {
-        throw new IllegalStateException(
-            "RemoteKeyService needs a token (read one from a file or variable with SecretRef)");
-      }
+      checkState(!urls.isEmpty(), "RemoteKeyService needs a url");
+      checkState(
+          token != null,
+          "RemoteKeyService needs a token (read one from a file or variable with SecretRef)");
       urls.forEach(this::checkPlainHttp);
       SSLContext ssl = sslContext;
       try {
@@ -579,14 +563,14 @@ final class KeyServerTransport {
         return;
       }
       String shown = url.toString().replaceFirst("/$", "");
-      if (!allowInsecureHttp) {
-        throw new IllegalArgumentException(
-            "refusing plain http:// to key service at "
-                + shown
-                + ": the token would cross the network in clear; use https://, or set allow-insecure-http"
-                + " (catalog option protector.kms.allow-insecure-http = true, CLI --allow-insecure-http)"
-                + " if the network in between is trusted");
-      }
+      checkArgument(
+          allowInsecureHttp,
+          "Refusing plain http:// to key service at %s: the token would "
+              + "cross the network in clear; use https://, or set "
+              + "allow-insecure-http (catalog option "
+              + "protector.kms.allow-insecure-http = true, CLI "
+              + "--allow-insecure-http) if the network in between is trusted",
+          shown);
       if (WARNED_INSECURE.add(shown)) {
         LOG.log(
             System.Logger.Level.WARNING,
@@ -618,9 +602,11 @@ final class KeyServerTransport {
     }
 
     private static Duration positive(Duration d, String what) {
-      if (d == null || d.isZero() || d.isNegative()) {
-        throw new IllegalArgumentException(what + " must be positive: " + d);
-      }
+      checkArgument(
+          d != null && !d.isZero() && !d.isNegative(),
+          "Invalid %s: must be positive, got %s",
+          what,
+          d);
       return d;
     }
   }

@@ -1,5 +1,7 @@
 package io.icebergprotector.kms.remote;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import io.icebergprotector.kms.KeyAccessDeniedException;
 import io.icebergprotector.kms.KeyInfo;
 import io.icebergprotector.kms.KeyNotFoundException;
@@ -377,10 +379,8 @@ public final class RemoteKeyService implements KeyService {
       String keyId, int version, String domain, ProtectionMethod method, TokenMode mode) {
     if (mode == TokenMode.SERVER) {
       Objects.requireNonNull(domain, "domain");
-      if (version < 0) {
-        throw new IllegalArgumentException(
-            "Cannot tokenize domain '" + domain + "' with key version " + version);
-      }
+      checkArgument(
+          version >= 0, "Cannot tokenize domain '%s' with key version %s", domain, version);
       segment(keyId); // refuses an empty key id now rather than at the first batch
       return new RemoteTokenizer(
           this, keyId, version, domain, method, tokenBatchValues, tokenBatchChars);
@@ -466,14 +466,10 @@ public final class RemoteKeyService implements KeyService {
               + e.getMessage());
     }
     try {
-      if (data == null) {
-        throw new IllegalArgumentException("empty answer");
-      }
+      checkArgument(data != null, "Empty answer");
       String auditId = JsonCodec.string(data, ProtectorFields.AUDIT_ID);
       String time = JsonCodec.string(data, ProtectorFields.TIME);
-      if (auditId == null || time == null) {
-        throw new IllegalArgumentException("no audit_id or time");
-      }
+      checkArgument(auditId != null && time != null, "No audit_id or time");
       return new DeclassifyReceipt(
           auditId,
           Instant.parse(time),
@@ -572,9 +568,7 @@ public final class RemoteKeyService implements KeyService {
 
   /** Percent-encodes one path segment (RFC 3986 unreserved characters pass). */
   static String segment(String keyId) {
-    if (keyId == null || keyId.isEmpty()) {
-      throw new IllegalArgumentException("key id must not be empty");
-    }
+    checkArgument(keyId != null && !keyId.isEmpty(), "Key id must not be empty");
     StringBuilder sb = new StringBuilder();
     for (byte b : keyId.getBytes(StandardCharsets.UTF_8)) {
       char c = (char) (b & 0xff);
@@ -617,9 +611,10 @@ public final class RemoteKeyService implements KeyService {
      * server's default {@code limits.max-batch-values}); larger batches are split.
      */
     public Builder tokenBatchValues(int values) {
-      if (values < 1 || values > 1_000_000) {
-        throw new IllegalArgumentException("token batch values must be in 1..1000000: " + values);
-      }
+      checkArgument(
+          values >= 1 && values <= 1_000_000,
+          "Token batch values must be in 1..1000000: %s",
+          values);
       this.tokenBatchValues = values;
       return this;
     }
@@ -662,9 +657,7 @@ public final class RemoteKeyService implements KeyService {
      */
     public Builder mount(String mount) {
       String m = Objects.requireNonNull(mount, "mount").replaceAll("^/+|/+$", "");
-      if (m.isEmpty() || m.contains("..")) {
-        throw new IllegalArgumentException("invalid transit mount: " + mount);
-      }
+      checkArgument(!m.isEmpty() && !m.contains(".."), "Invalid transit mount: %s", mount);
       this.mount = m;
       return this;
     }
@@ -727,17 +720,13 @@ public final class RemoteKeyService implements KeyService {
      * How long unwrapped keys are cached; {@link Duration#ZERO} disables the cache. Default 60 s.
      */
     public Builder cacheTtl(Duration ttl) {
-      if (ttl == null || ttl.isNegative()) {
-        throw new IllegalArgumentException("cache TTL must be >= 0: " + ttl);
-      }
+      checkArgument(ttl != null && !ttl.isNegative(), "Cache TTL must be >= 0: %s", ttl);
       this.cacheTtl = ttl;
       return this;
     }
 
     public Builder cacheMaxEntries(int entries) {
-      if (entries < 0) {
-        throw new IllegalArgumentException("cache size must be >= 0: " + entries);
-      }
+      checkArgument(entries >= 0, "Cache size must be >= 0: %s", entries);
       this.cacheMaxEntries = entries;
       return this;
     }

@@ -1,5 +1,8 @@
 package io.icebergprotector.kms.remote;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+import static io.icebergprotector.policy.Preconditions.checkState;
+
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
@@ -52,9 +55,7 @@ final class RemoteTokenizer implements Tokenizer {
       ProtectionMethod method,
       int maxValues,
       long maxBodyChars) {
-    if (!method.tokenizes()) {
-      throw new IllegalArgumentException("Cannot tokenize with method pme: domain " + domain);
-    }
+    checkArgument(method.tokenizes(), "Cannot tokenize with method pme: domain %s", domain);
     this.service = service;
     this.keyId = keyId;
     this.version = version;
@@ -201,9 +202,7 @@ final class RemoteTokenizer implements Tokenizer {
   }
 
   private void requireKind(Kind kind, boolean forward) {
-    if (closed) {
-      throw new IllegalStateException("Cannot use a closed tokenizer of domain " + domain);
-    }
+    checkState(!closed, "Cannot use a closed tokenizer of domain %s", domain);
     boolean ok;
     switch (kind) {
       case LONG:
@@ -359,9 +358,7 @@ final class RemoteTokenizer implements Tokenizer {
           } else if (name.equals(TokenFields.BATCH_RESULTS)) {
             expect(v, JsonToken.START_ARRAY);
             while (p.nextToken() == JsonToken.START_OBJECT) {
-              if (i >= end) {
-                throw new IllegalArgumentException("more results than values");
-              }
+              checkArgument(i < end, "More results than values");
               Object result = null;
               String error = null;
               while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -456,9 +453,7 @@ final class RemoteTokenizer implements Tokenizer {
   }
 
   private static void expect(JsonToken actual, JsonToken expected) {
-    if (actual != expected) {
-      throw new IllegalArgumentException("expected " + expected + ", got " + actual);
-    }
+    checkArgument(actual == expected, "Expected %s, got %s", expected, actual);
   }
 
   private static Long[] box(long[] values, int count) {

@@ -1,5 +1,7 @@
 package io.icebergprotector.kms.remote;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -30,9 +32,7 @@ final class TrustContexts {
         for (Certificate cert : cf.generateCertificates(in)) {
           trust.setCertificateEntry("trusted-" + i++, cert);
         }
-        if (i == 0) {
-          throw new IllegalArgumentException("no certificate found in " + file);
-        }
+        checkArgument(i != 0, "No certificate found in %s", file);
       }
       return trusting(trust);
     } catch (IOException | GeneralSecurityException e) {
@@ -64,6 +64,6 @@ final class TrustContexts {
 
   private static IllegalArgumentException cannotLoad(Path file, Exception e) {
     return new IllegalArgumentException(
-        "cannot load trusted certificates from " + file + ": " + e.getMessage(), e);
+        "Cannot load trusted certificates from " + file + ": " + e.getMessage(), e);
   }
 }

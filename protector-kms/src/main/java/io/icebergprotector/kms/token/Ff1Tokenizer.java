@@ -1,5 +1,7 @@
 package io.icebergprotector.kms.token;
 
+import static io.icebergprotector.policy.Preconditions.checkState;
+
 import io.icebergprotector.policy.ProtectionMethod;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -187,9 +189,7 @@ final class Ff1Tokenizer implements Tokenizer {
 
   private FPEEngine engine(boolean forward) {
     FPEEngine e = forward ? encrypt : decrypt;
-    if (e == null) {
-      throw new IllegalStateException("Cannot use a closed tokenizer of domain " + domain);
-    }
+    checkState(e != null, "Cannot use a closed tokenizer of domain %s", domain);
     return e;
   }
 

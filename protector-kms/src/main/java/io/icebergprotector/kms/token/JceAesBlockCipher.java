@@ -1,5 +1,7 @@
 package io.icebergprotector.kms.token;
 
+import static io.icebergprotector.policy.Preconditions.checkState;
+
 import java.security.GeneralSecurityException;
 import javax.crypto.Cipher;
 import javax.crypto.ShortBufferException;
@@ -49,9 +51,7 @@ public final class JceAesBlockCipher implements BlockCipher {
 
   @Override
   public int processBlock(byte[] in, int inOff, byte[] out, int outOff) {
-    if (cipher == null) {
-      throw new IllegalStateException("Cannot use AES before init");
-    }
+    checkState(cipher != null, "Cannot use AES before init");
     if (in.length - inOff < BLOCK || out.length - outOff < BLOCK) {
       throw new DataLengthException("Cannot process a block: fewer than 16 bytes");
     }

@@ -1,5 +1,7 @@
 package io.icebergprotector.kms.token;
 
+import static io.icebergprotector.policy.Preconditions.checkState;
+
 import com.google.crypto.tink.subtle.AesSiv;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -110,9 +112,7 @@ final class SivTokenizer implements Tokenizer {
   }
 
   private AesSiv siv() {
-    if (siv == null) {
-      throw new IllegalStateException("Cannot use a closed tokenizer of domain " + domain);
-    }
+    checkState(siv != null, "Cannot use a closed tokenizer of domain %s", domain);
     return siv;
   }
 

@@ -1,5 +1,7 @@
 package io.icebergprotector.kms.token;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import io.icebergprotector.policy.ProtectionMethod;
 import java.util.Arrays;
 import java.util.Objects;
@@ -46,13 +48,10 @@ public final class TokenKey implements AutoCloseable {
       byte[] material, String keyId, int version, String domain, ProtectionMethod.Kind kind) {
     Objects.requireNonNull(material, "material");
     Objects.requireNonNull(domain, "domain");
-    if (kind == ProtectionMethod.Kind.PME) {
-      throw new IllegalArgumentException("Cannot derive a token key for method pme: " + domain);
-    }
-    if (version < 1) {
-      throw new IllegalArgumentException(
-          "Cannot derive a token key for key version " + version + " of " + keyId);
-    }
+    checkArgument(
+        kind != ProtectionMethod.Kind.PME, "Cannot derive a token key for method pme: %s", domain);
+    checkArgument(
+        version >= 1, "Cannot derive a token key for key version %s of %s", version, keyId);
     byte[] info =
         (kind.name() + "\u0000" + keyId + "\u0000" + version + "\u0000" + domain)
             .getBytes(java.nio.charset.StandardCharsets.UTF_8);
@@ -67,17 +66,13 @@ public final class TokenKey implements AutoCloseable {
   public static TokenKey of(
       String keyId, int version, String domain, ProtectionMethod.Kind kind, byte[] bytes) {
     int want = kind == ProtectionMethod.Kind.DETERMINISTIC ? 64 : 32;
-    if (bytes == null || bytes.length != want) {
-      throw new IllegalArgumentException(
-          "Cannot use a token key of "
-              + (bytes == null ? "no" : bytes.length)
-              + " bytes for "
-              + kind
-              + " (needs "
-              + want
-              + ") of key "
-              + keyId);
-    }
+    checkArgument(
+        bytes != null && bytes.length == want,
+        "Cannot use a token key of %s bytes for %s (needs %s) of key %s",
+        (bytes == null ? "no" : bytes.length),
+        kind,
+        want,
+        keyId);
     return new TokenKey(keyId, version, domain, kind, bytes);
   }
 
@@ -100,6 +95,8 @@ public final class TokenKey implements AutoCloseable {
 
   /** The key bytes themselves; callers copy what they keep, and never log them. */
   byte[] bytes() {
+    // Every tokenized value reads the key: no check arguments (a boxed version, a varargs array)
+    // are built unless the key is closed.
     if (wiped) {
       throw new IllegalStateException(
           "Cannot use a closed token key: " + keyId + " v" + version + " " + domain);

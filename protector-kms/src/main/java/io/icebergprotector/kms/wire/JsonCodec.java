@@ -1,5 +1,7 @@
 package io.icebergprotector.kms.wire;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.StreamReadConstraints;
@@ -53,13 +55,11 @@ public final class JsonCodec {
    * the input)
    */
   public static Object parse(String text) {
-    if (text == null) {
-      throw new IllegalArgumentException("invalid JSON: no input");
-    }
+    checkArgument(text != null, "Invalid JSON: no input");
     try {
       return MAPPER.readValue(text, Object.class);
     } catch (JacksonException e) {
-      throw new IllegalArgumentException("invalid JSON" + where(e) + ": " + safeMessage(e), e);
+      throw new IllegalArgumentException("Invalid JSON" + where(e) + ": " + safeMessage(e), e);
     }
   }
 
@@ -96,9 +96,7 @@ public final class JsonCodec {
   @SuppressWarnings("unchecked")
   public static Map<String, Object> parseObject(String text) {
     Object value = parse(text);
-    if (!(value instanceof Map)) {
-      throw new IllegalArgumentException("invalid JSON: expected an object");
-    }
+    checkArgument(value instanceof Map, "Invalid JSON: expected an object");
     return (Map<String, Object>) value;
   }
 
@@ -107,16 +105,16 @@ public final class JsonCodec {
     try {
       return MAPPER.writeValueAsString(value);
     } catch (JacksonException e) {
-      throw new IllegalArgumentException("cannot write JSON: " + e.getOriginalMessage(), e);
+      throw new IllegalArgumentException("Cannot write JSON: " + e.getOriginalMessage(), e);
     }
   }
 
   /** An insertion-ordered object: {@code JsonCodec.object("a", 1, "b", "x")}. */
   public static Map<String, Object> object(Object... keysAndValues) {
-    if (keysAndValues.length % 2 != 0) {
-      throw new IllegalArgumentException(
-          "object() needs key/value pairs, got " + keysAndValues.length + " arguments");
-    }
+    checkArgument(
+        keysAndValues.length % 2 == 0,
+        "Cannot build a JSON object: object() needs key/value pairs, got %s arguments",
+        keysAndValues.length);
     Map<String, Object> map = new LinkedHashMap<>();
     for (int i = 0; i < keysAndValues.length; i += 2) {
       map.put(String.valueOf(keysAndValues[i]), keysAndValues[i + 1]);
@@ -133,9 +131,7 @@ public final class JsonCodec {
     if (value == null) {
       return null;
     }
-    if (!(value instanceof String)) {
-      throw new IllegalArgumentException("field '" + member + "' must be a string");
-    }
+    checkArgument(value instanceof String, "Field '%s' must be a string", member);
     return (String) value;
   }
 
@@ -149,9 +145,7 @@ public final class JsonCodec {
     if (value == null) {
       return null;
     }
-    if (!(value instanceof Map)) {
-      throw new IllegalArgumentException("field '" + member + "' must be an object");
-    }
+    checkArgument(value instanceof Map, "Field '%s' must be an object", member);
     return (Map<String, Object>) value;
   }
 
@@ -175,6 +169,6 @@ public final class JsonCodec {
         // fall through to the error below
       }
     }
-    throw new IllegalArgumentException("field '" + member + "' must be an integer");
+    throw new IllegalArgumentException("Field '" + member + "' must be an integer");
   }
 }

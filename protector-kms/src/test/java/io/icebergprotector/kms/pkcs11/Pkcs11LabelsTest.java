@@ -127,12 +127,16 @@ class Pkcs11LabelsTest {
             "name = IcebergProtector\nlibrary = \"/l.so\"\nslotListIndex = 1\nshowInfo = true\n");
     for (String bad : new String[] {"/a\"b.so", "/a\\b.so", "/${user.home}/x.so", "/a\nb.so"}) {
       assertThatThrownBy(() -> Pkcs11Config.quote(Path.of(bad)))
-          .isInstanceOf(IllegalArgumentException.class);
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContainingAll(
+              "Invalid PKCS#11 library path", "SunPKCS11 configuration cannot hold");
     }
     assertThatThrownBy(() -> Pkcs11Config.slotListIndex(-1))
-        .isInstanceOf(IllegalArgumentException.class);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("Invalid PKCS#11 slot list index: -1");
     assertThatThrownBy(() -> Pkcs11Config.slot(1L << 32))
-        .isInstanceOf(IllegalArgumentException.class);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("Invalid PKCS#11 slot id: 4294967296");
   }
 
   @Test

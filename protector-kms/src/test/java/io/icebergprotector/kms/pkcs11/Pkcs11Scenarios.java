@@ -138,12 +138,15 @@ public final class Pkcs11Scenarios {
       assertThatThrownBy(() -> kms.describeKey("nope"))
           .isInstanceOf(KeyNotFoundException.class)
           .hasMessageContaining("key 'nope' does not exist");
-      assertThatThrownBy(() -> kms.wrapKey(dek, "nope")).isInstanceOf(KeyNotFoundException.class);
+      assertThatThrownBy(() -> kms.wrapKey(dek, "nope"))
+          .isInstanceOf(KeyNotFoundException.class)
+          .hasMessageContaining("key 'nope' does not exist on PKCS#11 token");
       assertThatThrownBy(() -> kms.createKey("bad id"))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("Invalid key id 'bad id'");
       assertThatThrownBy(() -> kms.wrapKey(new byte[0], "pii"))
-          .isInstanceOf(IllegalArgumentException.class);
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("Cannot wrap a null or empty data key with key 'pii'");
       assertThat(kms.listKeys()).extracting(KeyInfo::id).containsExactly("pii");
       assertThat(kms.describeKey("pii")).isEqualTo(info);
       assertThat(kms.toString()).contains("slot list index 0").doesNotContain(pin());
@@ -192,7 +195,8 @@ public final class Pkcs11Scenarios {
                   () ->
                       SecretKeyFactory.getInstance("AES", raw).getKeySpec(key, SecretKeySpec.class))
               .as(alias)
-              .isInstanceOf(InvalidKeySpecException.class);
+              .isInstanceOf(InvalidKeySpecException.class)
+              .hasMessageContaining("Could not obtain key bytes");
         }
         // The token itself refuses to export it, even encrypted under a key of its own (C_WrapKey).
         Cipher wrap = Cipher.getInstance("RSA/ECB/PKCS1Padding", raw);
@@ -222,7 +226,9 @@ public final class Pkcs11Scenarios {
       assertThat(kms.rotateKey("pii").versions()).containsExactly(1, 2, 3);
       assertThat(kms.wrapKey(dek1, "pii")).startsWith("vault:v3:");
       assertThat(kms.unwrapKey(w1, "pii")).isEqualTo(dek1);
-      assertThatThrownBy(() -> kms.rotateKey("nope")).isInstanceOf(KeyNotFoundException.class);
+      assertThatThrownBy(() -> kms.rotateKey("nope"))
+          .isInstanceOf(KeyNotFoundException.class)
+          .hasMessageContaining("key 'nope' does not exist on PKCS#11 token");
     }
   }
 
@@ -282,20 +288,24 @@ public final class Pkcs11Scenarios {
       byte[] blob = WrappedKey.parse(wa).blob();
       blob[20] ^= 1;
       assertThatThrownBy(() -> kms.unwrapKey(WrappedKey.format(1, blob), "a"))
-          .isInstanceOf(KeyIntegrityException.class);
+          .isInstanceOf(KeyIntegrityException.class)
+          .hasMessageContaining("cannot unwrap with key 'a' v1: authentication failed");
       byte[] truncated = java.util.Arrays.copyOf(WrappedKey.parse(wa).blob(), 27);
       assertThatThrownBy(() -> kms.unwrapKey(WrappedKey.format(1, truncated), "a"))
           .isInstanceOf(KeyIntegrityException.class)
           .hasMessageContaining("too short");
       assertThatThrownBy(() -> kms.unwrapKey("not a blob", "a"))
-          .isInstanceOf(KeyIntegrityException.class);
+          .isInstanceOf(KeyIntegrityException.class)
+          .hasMessageContaining(
+              "cannot unwrap with key 'a': Invalid wrapped key: expected prefix 'vault:v'");
 
       // A v2 blob relabelled as v1 fails too: the version is authenticated.
       kms.rotateKey("a");
       String w2 = kms.wrapKey(dek, "a");
       String relabelled = "vault:v1:" + w2.substring("vault:v2:".length());
       assertThatThrownBy(() -> kms.unwrapKey(relabelled, "a"))
-          .isInstanceOf(KeyIntegrityException.class);
+          .isInstanceOf(KeyIntegrityException.class)
+          .hasMessageContaining("cannot unwrap with key 'a' v1: authentication failed");
       assertThatThrownBy(() -> kms.unwrapKey("vault:v9:" + w2.substring("vault:v2:".length()), "a"))
           .isInstanceOf(KeyNotFoundException.class)
           .hasMessageContaining("has no version 9");
@@ -316,10 +326,15 @@ public final class Pkcs11Scenarios {
       assertThatThrownBy(() -> kms.unwrapKey(wrapped, "pii"))
           .isInstanceOf(KeyDestroyedException.class)
           .hasMessageContaining("key 'pii' was destroyed");
-      assertThatThrownBy(() -> kms.wrapKey(dek, "pii")).isInstanceOf(KeyDestroyedException.class);
+      assertThatThrownBy(() -> kms.wrapKey(dek, "pii"))
+          .isInstanceOf(KeyDestroyedException.class)
+          .hasMessageContainingAll("key 'pii' was destroyed", "cannot wrap");
       assertThatThrownBy(() -> kms.deriveKey("pii", "ctx"))
-          .isInstanceOf(KeyDestroyedException.class);
-      assertThatThrownBy(() -> kms.rotateKey("pii")).isInstanceOf(KeyDestroyedException.class);
+          .isInstanceOf(KeyDestroyedException.class)
+          .hasMessageContainingAll("key 'pii' was destroyed", "cannot deriveKey");
+      assertThatThrownBy(() -> kms.rotateKey("pii"))
+          .isInstanceOf(KeyDestroyedException.class)
+          .hasMessageContainingAll("key 'pii' was destroyed", "cannot rotate");
       assertThatThrownBy(() -> kms.createKey("pii"))
           .isInstanceOf(KeyDestroyedException.class)
           .hasMessageContaining("never reused");
@@ -334,8 +349,12 @@ public final class Pkcs11Scenarios {
               org.assertj.core.groups.Tuple.tuple("keep", false),
               org.assertj.core.groups.Tuple.tuple("pii", true));
       // "destroyed" is told apart from "never existed".
-      assertThatThrownBy(() -> kms.describeKey("never")).isInstanceOf(KeyNotFoundException.class);
-      assertThatThrownBy(() -> kms.destroyKey("never")).isInstanceOf(KeyNotFoundException.class);
+      assertThatThrownBy(() -> kms.describeKey("never"))
+          .isInstanceOf(KeyNotFoundException.class)
+          .hasMessageContaining("key 'never' does not exist on PKCS#11 token");
+      assertThatThrownBy(() -> kms.destroyKey("never"))
+          .isInstanceOf(KeyNotFoundException.class)
+          .hasMessageContaining("key 'never' does not exist on PKCS#11 token");
       assertThat(kms.unwrapKey(kept, "keep")).isEqualTo(dek);
 
       // Every version object and the HMAC key are gone from the token; only the tombstone is left.
@@ -385,9 +404,11 @@ public final class Pkcs11Scenarios {
           .hasSameSizeAs(WrappedKey.parse(fromLocal).blob());
       // ... but different key material: the token's key never left the token.
       assertThatThrownBy(() -> local.unwrapKey(fromToken, "pii"))
-          .isInstanceOf(KeyIntegrityException.class);
+          .isInstanceOf(KeyIntegrityException.class)
+          .hasMessageContaining("cannot unwrap with key 'pii' v1: authentication failed");
       assertThatThrownBy(() -> token.unwrapKey(fromLocal, "pii"))
-          .isInstanceOf(KeyIntegrityException.class);
+          .isInstanceOf(KeyIntegrityException.class)
+          .hasMessageContaining("cannot unwrap with key 'pii' v1: authentication failed");
       assertThat(token.deriveKey("pii", "ctx")).isNotEqualTo(local.deriveKey("pii", "ctx"));
       assertThat(token.unwrapKey(fromToken, "pii")).isEqualTo(dek);
       assertThat(local.unwrapKey(fromLocal, "pii")).isEqualTo(dek);
@@ -425,7 +446,8 @@ public final class Pkcs11Scenarios {
     List<String> lines = Files.readAllLines(Path.of(System.getenv(ENV_DIR)).resolve("persist.txt"));
     try (Pkcs11KeyService kms = openByIndex()) {
       assertThatThrownBy(() -> kms.unwrapKey(lines.get(1), "pii"))
-          .isInstanceOf(KeyDestroyedException.class);
+          .isInstanceOf(KeyDestroyedException.class)
+          .hasMessageContainingAll("key 'pii' was destroyed", "cannot unwrap");
       assertThat(kms.describeKey("pii").destroyed()).isTrue();
     }
   }
@@ -460,7 +482,9 @@ public final class Pkcs11Scenarios {
                       .tokenLabel("test")
                       .pin(pin)
                       .build())
-          .isInstanceOf(IllegalArgumentException.class);
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(
+              "Select the PKCS#11 token by exactly one of slot list index, slot id or token label (got 2)");
       assertThatThrownBy(() -> Pkcs11KeyService.builder(library()).slotListIndex(0).build())
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("PIN");
@@ -493,7 +517,8 @@ public final class Pkcs11Scenarios {
       other.createKey("pii");
       String wrapped = test.wrapKey(dek, "pii");
       assertThatThrownBy(() -> other.unwrapKey(wrapped, "pii"))
-          .isInstanceOf(KeyIntegrityException.class);
+          .isInstanceOf(KeyIntegrityException.class)
+          .hasMessageContaining("cannot unwrap with key 'pii' v1: authentication failed");
       assertThat(test.toString()).contains("'test'");
       assertThat(other.toString()).contains("'other'");
       try (Passphrase pin = Passphrase.fromEnv(ENV_PIN)) {
@@ -645,7 +670,8 @@ public final class Pkcs11Scenarios {
               () ->
                   new AuthorizingKeyService(byFile, policy, Principal.user("bob"))
                       .unwrapKey(wrapped, "pii"))
-          .isInstanceOf(KeyAccessDeniedException.class);
+          .isInstanceOf(KeyAccessDeniedException.class)
+          .hasMessageContaining("principal 'bob[]' is not allowed to unwrap with key 'pii'");
     }
 
     // A wrong PIN is named as such, never shown; a missing PIN file names the file.

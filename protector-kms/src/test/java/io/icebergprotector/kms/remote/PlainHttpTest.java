@@ -77,7 +77,7 @@ class PlainHttpTest {
       assertThatThrownBy(() -> client(url).build())
           .as(url)
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageStartingWith("refusing plain http:// to key service at " + url + ":")
+          .hasMessageStartingWith("Refusing plain http:// to key service at " + url + ":")
           .hasMessageContaining("token would cross the network in clear")
           .hasMessageContaining("protector.kms.allow-insecure-http")
           .hasMessageContaining("--allow-insecure-http")

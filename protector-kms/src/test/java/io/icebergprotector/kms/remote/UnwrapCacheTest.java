@@ -71,7 +71,8 @@ class UnwrapCacheTest {
   void builderValidatesWithoutEchoingTheToken() {
     assertThatThrownBy(() -> RemoteKeyService.builder().token("secret\ttoken"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageNotContaining("secret");
+        .hasMessageNotContaining("secret")
+        .hasMessageContaining("Token contains a character not allowed in an HTTP header");
     assertThatThrownBy(() -> RemoteKeyService.builder().url("https://h").build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("token");

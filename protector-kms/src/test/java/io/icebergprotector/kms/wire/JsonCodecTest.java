@@ -74,7 +74,7 @@ class JsonCodecTest {
   void rejectsMalformed(String text) {
     assertThatThrownBy(() -> JsonCodec.parse(text))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("invalid JSON");
+        .hasMessageStartingWith("Invalid JSON");
   }
 
   @Test
@@ -92,9 +92,9 @@ class JsonCodecTest {
   @Test
   void typedAccessorsNameTheField() {
     Map<String, Object> m = JsonCodec.parseObject("{\"s\":1,\"v\":\"x\",\"o\":[]}");
-    assertThatThrownBy(() -> JsonCodec.string(m, "s")).hasMessage("field 's' must be a string");
-    assertThatThrownBy(() -> JsonCodec.integer(m, "v")).hasMessage("field 'v' must be an integer");
-    assertThatThrownBy(() -> JsonCodec.object(m, "o")).hasMessage("field 'o' must be an object");
+    assertThatThrownBy(() -> JsonCodec.string(m, "s")).hasMessage("Field 's' must be a string");
+    assertThatThrownBy(() -> JsonCodec.integer(m, "v")).hasMessage("Field 'v' must be an integer");
+    assertThatThrownBy(() -> JsonCodec.object(m, "o")).hasMessage("Field 'o' must be an object");
     assertThat(JsonCodec.string(m, "missing")).isNull();
   }
 
@@ -106,7 +106,7 @@ class JsonCodecTest {
         }) {
       assertThatThrownBy(() -> JsonCodec.parse(text))
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageStartingWith("invalid JSON")
+          .hasMessageStartingWith("Invalid JSON")
           .hasMessageNotContaining("c2VjcmV0");
     }
   }

@@ -83,7 +83,7 @@ public final class AuditLog implements AutoCloseable {
               file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
     } catch (IOException e) {
       throw new IllegalArgumentException(
-          "cannot open audit file " + file + ": " + e.getMessage(), e);
+          "Cannot open audit file " + file + ": " + e.getMessage(), e);
     }
     this.buffer = sync == ServerConfig.AuditSync.NONE ? ByteBuffer.allocate(BUFFER_BYTES) : null;
   }

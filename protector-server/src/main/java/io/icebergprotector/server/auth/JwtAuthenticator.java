@@ -1,5 +1,7 @@
 package io.icebergprotector.server.auth;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import com.nimbusds.jose.JOSEObjectType;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.KeySourceException;
@@ -61,13 +63,11 @@ public final class JwtAuthenticator {
     if (settings.hs256Secret() != null) {
       byte[] secret = secretBytes(settings.hs256Secret());
       try {
-        if (secret.length < 32) {
-          throw new IllegalArgumentException(
-              "the JWT HS256 secret ("
-                  + settings.hs256Secret().describe()
-                  + ") must be at least 32 bytes, got "
-                  + secret.length);
-        }
+        checkArgument(
+            secret.length >= 32,
+            "The JWT HS256 secret (%s) must be at least 32 bytes, got %s",
+            settings.hs256Secret().describe(),
+            secret.length);
         keys.add(new OctetSequenceKey.Builder(secret).build());
         algorithms.add(JWSAlgorithm.HS256);
       } finally {
@@ -80,7 +80,7 @@ public final class JwtAuthenticator {
         set = JWKSet.load(settings.jwksFile().toFile());
       } catch (IOException | ParseException e) {
         throw new IllegalArgumentException(
-            "cannot read JWKS file " + settings.jwksFile() + ": " + e.getMessage(), e);
+            "Cannot read JWKS file " + settings.jwksFile() + ": " + e.getMessage(), e);
       }
       for (JWK key : set.getKeys()) {
         if (key instanceof RSAKey) {
@@ -104,10 +104,9 @@ public final class JwtAuthenticator {
       algorithms.add(JWSAlgorithm.RS256);
       algorithms.add(JWSAlgorithm.ES256);
     }
-    if (keys.isEmpty() && remote == null) {
-      throw new IllegalArgumentException(
-          "JWT authentication is enabled but no verification key is configured");
-    }
+    checkArgument(
+        !keys.isEmpty() || remote != null,
+        "JWT authentication is enabled but no verification key is configured");
     processor.setJWSTypeVerifier(new DefaultJOSEObjectTypeVerifier<>(JOSEObjectType.JWT, null));
     processor.setJWSKeySelector(
         new JWSVerificationKeySelector<>(algorithms, configuredThenProvider(keys, remote)));
@@ -131,7 +130,8 @@ public final class JwtAuthenticator {
     try {
       location = url.uri().toURL();
     } catch (MalformedURLException e) {
-      throw new IllegalArgumentException("auth.jwt.jwks-url " + url.uri() + ": " + e.getMessage());
+      throw new IllegalArgumentException(
+          "Invalid auth.jwt.jwks-url " + url.uri() + ": " + e.getMessage(), e);
     }
     long lifetime = url.cacheLifetime().toMillis();
     return JWKSourceBuilder.<SecurityContext>create(

@@ -1,5 +1,7 @@
 package io.icebergprotector.server.config;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
@@ -325,10 +327,8 @@ public final class ServerConfig {
 
   /** Reads and validates a config file; {@code ${?ENV}} substitutions are resolved. */
   public static ServerConfig load(Path file) {
-    if (!Files.isRegularFile(file)) {
-      throw new IllegalArgumentException(
-          "server config " + file + " does not exist or is not a file");
-    }
+    checkArgument(
+        Files.isRegularFile(file), "Server config %s does not exist or is not a file", file);
     try {
       Config config =
           ConfigFactory.parseFile(
@@ -336,7 +336,7 @@ public final class ServerConfig {
               .resolve();
       return fromConfig(config, file);
     } catch (ConfigException e) {
-      throw new IllegalArgumentException("server config " + file + ": " + e.getMessage(), e);
+      throw new IllegalArgumentException("Server config " + file + ": " + e.getMessage(), e);
     }
   }
 
@@ -345,30 +345,27 @@ public final class ServerConfig {
     try {
       return fromConfig(ConfigFactory.parseString(hocon).resolve(), baseFile);
     } catch (ConfigException e) {
-      throw new IllegalArgumentException("server config: " + e.getMessage(), e);
+      throw new IllegalArgumentException("Server config: " + e.getMessage(), e);
     }
   }
 
   private static ServerConfig fromConfig(Config config, Path origin) {
-    if (!config.hasPath(ROOT)) {
-      throw new IllegalArgumentException(
-          "server config "
-              + (origin == null ? "" : origin + " ")
-              + "has no '"
-              + ROOT
-              + " { ... }' block");
-    }
+    checkArgument(
+        config.hasPath(ROOT),
+        "Server config %shas no '%s { ... }' block",
+        (origin == null ? "" : origin + " "),
+        ROOT);
     try {
       return new ServerConfig(config, origin);
     } catch (ConfigException e) {
       throw new IllegalArgumentException(
-          "server config " + (origin == null ? "" : origin + ": ") + e.getMessage(), e);
+          "Server config " + (origin == null ? "" : origin + ": ") + e.getMessage(), e);
     }
   }
 
   private IllegalArgumentException bad(String key, String problem) {
     return new IllegalArgumentException(
-        "server config "
+        "Server config "
             + (origin == null ? "" : origin + ": ")
             + ROOT
             + "."
@@ -489,7 +486,7 @@ public final class ServerConfig {
     if (!type.equals("local") && !type.equals("pkcs11")) {
       throw bad("keys.type", "must be local or pkcs11, got '" + type + "'");
     }
-    String owner = "server config" + (origin == null ? "" : " " + origin);
+    String owner = "Server config" + (origin == null ? "" : " " + origin);
     try {
       return KmsSettings.fromOptions(options, owner);
     } catch (IllegalArgumentException e) {

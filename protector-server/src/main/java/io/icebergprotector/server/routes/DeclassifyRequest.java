@@ -1,5 +1,7 @@
 package io.icebergprotector.server.routes;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import io.icebergprotector.kms.wire.ProtectorFields;
 import io.icebergprotector.policy.ColumnPolicy;
 import io.icebergprotector.policy.Policy;
@@ -47,13 +49,11 @@ public record DeclassifyRequest(
 
   static DeclassifyRequest parse(Map<String, Object> body, Policy policy) {
     for (String field : body.keySet()) {
-      if (!FIELDS.contains(field)) {
-        throw new IllegalArgumentException(
-            "unknown field '"
-                + Exchange.clip(field)
-                + "'; valid fields: "
-                + String.join(", ", FIELDS));
-      }
+      checkArgument(
+          FIELDS.contains(field),
+          "Unknown field '%s'; valid fields: %s",
+          Exchange.clip(field),
+          String.join(", ", FIELDS));
     }
     String source = text(body, ProtectorFields.SOURCE, MAX_SOURCE);
     TablePolicy entry = entryFor(policy, source);
@@ -82,36 +82,32 @@ public record DeclassifyRequest(
     return entry.orElseThrow(
         () ->
             new IllegalArgumentException(
-                "field 'source': '"
+                "Field 'source': '"
                     + Exchange.clip(source)
                     + "' is neither a table nor a location protected by the server's policy"));
   }
 
   private static List<String> columns(Object value, TablePolicy entry) {
-    if (!(value instanceof List)) {
-      throw new IllegalArgumentException(
-          "field 'columns' is required and must be a list of column names");
-    }
+    checkArgument(
+        value instanceof List, "Field 'columns' is required and must be a list of column names");
     List<?> list = (List<?>) value;
-    if (list.isEmpty()) {
-      throw new IllegalArgumentException("field 'columns' must name at least one protected column");
-    }
-    if (list.size() > MAX_COLUMNS) {
-      throw new IllegalArgumentException(
-          "field 'columns' lists " + list.size() + " columns; at most " + MAX_COLUMNS);
-    }
+    checkArgument(!list.isEmpty(), "Field 'columns' must name at least one protected column");
+    checkArgument(
+        list.size() <= MAX_COLUMNS,
+        "Field 'columns' lists %s columns; at most %s",
+        list.size(),
+        MAX_COLUMNS);
     List<String> out = new ArrayList<>();
     Set<String> seen = new LinkedHashSet<>();
     for (int i = 0; i < list.size(); i++) {
       Object c = list.get(i);
-      String where = "field 'columns' element " + (i + 1);
-      if (!(c instanceof String) || ((String) c).isBlank()) {
-        throw new IllegalArgumentException(where + " must be a non-empty string");
-      }
+      String where = "Field 'columns' element " + (i + 1);
+      checkArgument(
+          c instanceof String && !((String) c).isBlank(), "%s must be a non-empty string", where);
       String column = checked((String) c, where, MAX_COLUMN);
       if (!protects(entry, column)) {
         throw new IllegalArgumentException(
-            "field 'columns': '"
+            "Field 'columns': '"
                 + column
                 + "' is not a protected column of "
                 + entry.name()
@@ -119,9 +115,10 @@ public record DeclassifyRequest(
                 + entry.columns().stream().map(ColumnPolicy::path).collect(Collectors.joining(", "))
                 + ")");
       }
-      if (!seen.add(column.toLowerCase(Locale.ROOT))) {
-        throw new IllegalArgumentException("field 'columns': '" + column + "' is listed twice");
-      }
+      checkArgument(
+          seen.add(column.toLowerCase(Locale.ROOT)),
+          "Field 'columns': '%s' is listed twice",
+          column);
       out.add(column);
     }
     return out;
@@ -141,22 +138,19 @@ public record DeclassifyRequest(
 
   private static String text(Map<String, Object> body, String field, int max) {
     Object value = body.get(field);
-    if (!(value instanceof String) || ((String) value).isBlank()) {
-      throw new IllegalArgumentException(
-          "field '" + field + "' is required and must be a non-empty string");
-    }
-    return checked((String) value, "field '" + field + "'", max);
+    checkArgument(
+        value instanceof String && !((String) value).isBlank(),
+        "Field '%s' is required and must be a non-empty string",
+        field);
+    return checked((String) value, "Field '" + field + "'", max);
   }
 
   private static String checked(String value, String where, int max) {
-    if (value.length() > max) {
-      throw new IllegalArgumentException(
-          where + " is " + value.length() + " characters long; at most " + max);
-    }
+    checkArgument(
+        value.length() <= max, "%s is %s characters long; at most %s", where, value.length(), max);
     for (int i = 0; i < value.length(); i++) {
-      if (Character.isISOControl(value.charAt(i))) {
-        throw new IllegalArgumentException(where + " contains a control character");
-      }
+      checkArgument(
+          !Character.isISOControl(value.charAt(i)), "%s contains a control character", where);
     }
     return value;
   }

@@ -1,5 +1,7 @@
 package io.icebergprotector.server.routes;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -51,9 +53,7 @@ final class TokenBatch {
   static TokenBatch parse(byte[] body) {
     TokenBatch b = new TokenBatch();
     try (JsonParser p = JSON.createParser(body)) {
-      if (p.nextToken() != JsonToken.START_OBJECT) {
-        throw new IllegalArgumentException("invalid JSON: expected an object");
-      }
+      checkArgument(p.nextToken() == JsonToken.START_OBJECT, "Invalid JSON: expected an object");
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String name = p.currentName();
         JsonToken t = p.nextToken();
@@ -90,9 +90,7 @@ final class TokenBatch {
             p.skipChildren();
         }
       }
-      if (p.nextToken() != null) {
-        throw new IllegalArgumentException("invalid JSON: content after the object");
-      }
+      checkArgument(p.nextToken() == null, "Invalid JSON: content after the object");
     } catch (JacksonException e) {
       throw new IllegalArgumentException(JsonCodec.describe(e), e);
     } catch (IOException e) {

@@ -1,5 +1,7 @@
 package io.icebergprotector.server.routes;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import io.icebergprotector.kms.KeyGrants;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
@@ -250,24 +252,21 @@ final class TokenRoutes {
   private static Object transform(
       Tokenizer tokenizer, ProtectionMethod method, boolean binary, boolean encode, Object value) {
     if (method.numeric()) {
-      if (!(value instanceof Long)) {
-        throw new IllegalArgumentException("value must be an integer for method " + method.spec());
-      }
+      checkArgument(value instanceof Long, "Value must be an integer for method %s", method.spec());
       long v = (Long) value;
       return encode ? tokenizer.protect(v) : tokenizer.unprotect(v);
     }
-    if (!(value instanceof String)) {
-      throw new IllegalArgumentException(
-          "value must be a string for method "
-              + method.spec()
-              + (binary ? " (base64 of the bytes)" : ""));
-    }
+    checkArgument(
+        value instanceof String,
+        "Value must be a string for method %s%s",
+        method.spec(),
+        (binary ? " (base64 of the bytes)" : ""));
     if (binary) {
       byte[] in;
       try {
         in = Base64.getDecoder().decode((String) value);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("value is not valid base64");
+        throw new IllegalArgumentException("Value is not valid base64");
       }
       byte[] out = encode ? tokenizer.protect(in) : tokenizer.unprotect(in);
       return Base64.getEncoder().encodeToString(out);

@@ -82,6 +82,8 @@ class AuditLogTest {
     assertThat(Files.readAllLines(file))
         .hasSize(2)
         .allSatisfy(l -> assertThat(l).startsWith("{\"time\":").contains("\"principal\":\"-\""));
-    assertThatThrownBy(() -> audit.record(e)).isInstanceOf(java.io.UncheckedIOException.class);
+    assertThatThrownBy(() -> audit.record(e))
+        .isInstanceOf(java.io.UncheckedIOException.class)
+        .hasMessageContaining("audit.log is closed");
   }
 }

@@ -1,5 +1,7 @@
 package io.icebergprotector.spark.actions;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import io.icebergprotector.spark.access.MaintenanceAccess;
 import io.icebergprotector.spark.binding.BindingBoundary;
 import io.icebergprotector.spark.binding.FileAdmission;
@@ -91,9 +93,7 @@ public final class RewriteProtected {
 
   /** Rewrites files with any key (column or footer) older than this version. */
   public RewriteProtected minKeyVersion(int version) {
-    if (version < 0) {
-      throw new IllegalArgumentException("min key version must be >= 0: " + version);
-    }
+    checkArgument(version >= 0, "Min key version must be >= 0: %s", version);
     this.minKeyVersion = version;
     return this;
   }

@@ -1,5 +1,7 @@
 package io.icebergprotector.spark.core;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.UUID;
@@ -28,12 +30,13 @@ public final class InternalRowStructLike implements StructLike {
 
   public InternalRowStructLike(StructType sparkType, Types.StructType icebergType) {
     List<Types.NestedField> fields = icebergType.fields();
-    if (sparkType.size() != fields.size()) {
-      throw new IllegalArgumentException(
-          String.format(
-              "Spark row type %s has %d fields but the Iceberg struct %s has %d",
-              sparkType.simpleString(), sparkType.size(), icebergType, fields.size()));
-    }
+    checkArgument(
+        sparkType.size() == fields.size(),
+        "Spark row type %s has %s fields but the Iceberg struct %s has %s",
+        sparkType.simpleString(),
+        sparkType.size(),
+        icebergType,
+        fields.size());
     this.sparkTypes = new DataType[fields.size()];
     this.getters = new Getter[fields.size()];
     for (int i = 0; i < fields.size(); i++) {

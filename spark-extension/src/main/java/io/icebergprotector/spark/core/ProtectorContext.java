@@ -1,5 +1,7 @@
 package io.icebergprotector.spark.core;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.icebergprotector.kms.KeyScope;
@@ -82,13 +84,14 @@ public final class ProtectorContext {
     if (kms.type() == KmsSettings.Type.REMOTE) {
       return fromServer(catalogName, options, kms, location);
     }
-    if (location == null || location.isBlank()) {
-      throw new IllegalArgumentException(
-          String.format(
-              "Catalog '%s' has no %s option: set spark.sql.catalog.%s.%s to the policy's path"
-                  + " or URL",
-              catalogName, CatalogOptions.POLICY.key(), catalogName, CatalogOptions.POLICY.key()));
-    }
+    checkArgument(
+        location != null && !location.isBlank(),
+        "Catalog '%s' has no %s option: set spark.sql.catalog.%s.%s to "
+            + "the policy's path or URL",
+        catalogName,
+        CatalogOptions.POLICY.key(),
+        catalogName,
+        CatalogOptions.POLICY.key());
     Policy policy = Policy.parse(readPolicy(location), location);
     ProtectorContext context = new ProtectorContext(() -> policy, kms, user, groups, false);
     if (kms.createMissingKeys()) {
@@ -119,19 +122,18 @@ public final class ProtectorContext {
     }
     if (location != null && !location.isBlank()) {
       Policy local = Policy.parse(readPolicy(location), location);
-      if (served.digest() == null || !served.digest().equals(local.contentDigest())) {
-        throw new IllegalArgumentException(
-            String.format(
-                "Cannot start catalog '%s': its %s %s (content digest %s) is not the policy the key"
-                    + " server at %s enforces (content digest %s). Remove the option to use the"
-                    + " server's policy, or deploy the same policy to both",
-                catalogName,
-                CatalogOptions.POLICY.key(),
-                location,
-                local.contentDigest(),
-                server,
-                served.digest() == null ? "not sent by the server" : served.digest()));
-      }
+      checkArgument(
+          served.digest() != null && served.digest().equals(local.contentDigest()),
+          "Cannot start catalog '%s': its %s %s (content digest %s) is "
+              + "not the policy the key server at %s enforces (content digest "
+              + "%s). Remove the option to use the server's policy, or deploy "
+              + "the same policy to both",
+          catalogName,
+          CatalogOptions.POLICY.key(),
+          location,
+          local.contentDigest(),
+          server,
+          served.digest() == null ? "not sent by the server" : served.digest());
     }
     ServerPolicy policy =
         new ServerPolicy(
@@ -149,15 +151,13 @@ public final class ProtectorContext {
     } catch (NumberFormatException e) {
       seconds = -1;
     }
-    if (seconds < 1 || seconds > CatalogOptions.MAX_POLICY_REFRESH_SECONDS) {
-      throw new IllegalArgumentException(
-          String.format(
-              "Catalog '%s': %s must be a whole number of seconds from 1 to %d, got '%s'",
-              catalogName,
-              CatalogOptions.POLICY_REFRESH_SECONDS.key(),
-              CatalogOptions.MAX_POLICY_REFRESH_SECONDS,
-              text.trim()));
-    }
+    checkArgument(
+        seconds >= 1 && seconds <= CatalogOptions.MAX_POLICY_REFRESH_SECONDS,
+        "Catalog '%s': %s must be a whole number of seconds from 1 to %s, got '%s'",
+        catalogName,
+        CatalogOptions.POLICY_REFRESH_SECONDS.key(),
+        CatalogOptions.MAX_POLICY_REFRESH_SECONDS,
+        text.trim());
     return seconds;
   }
 

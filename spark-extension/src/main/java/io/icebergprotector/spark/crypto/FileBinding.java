@@ -1,5 +1,7 @@
 package io.icebergprotector.spark.crypto;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -54,10 +56,7 @@ public final class FileBinding implements Serializable {
   public static FileBinding of(Table table) {
     Objects.requireNonNull(table, "table");
     UUID uuid = table.uuid();
-    if (uuid == null) {
-      throw new IllegalArgumentException(
-          "Cannot bind files of table " + table.name() + ": it has no UUID");
-    }
+    checkArgument(uuid != null, "Cannot bind files of table %s: it has no UUID", table.name());
     return new FileBinding(uuid.toString());
   }
 
@@ -75,10 +74,7 @@ public final class FileBinding implements Serializable {
     Objects.requireNonNull(location, "location");
     int slash = location.lastIndexOf('/');
     String name = slash >= 0 ? location.substring(slash + 1) : location;
-    if (name.isEmpty()) {
-      throw new IllegalArgumentException(
-          "Cannot bind a file location without a file name: " + location);
-    }
+    checkArgument(!name.isEmpty(), "Cannot bind a file location without a file name: %s", location);
     return name;
   }
 

@@ -1,5 +1,8 @@
 package io.icebergprotector.spark.crypto;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+import static io.icebergprotector.policy.Preconditions.checkState;
+
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.RemovalCause;
@@ -72,18 +75,14 @@ public final class KeyServiceRegistry {
    * @param policy the policy the scope was made for; every key request is checked against it
    */
   public static KeyService obtain(KeyScope scope, Policy policy) {
-    if (!scope.policyDigest().equals(policy.digest())) {
-      throw new IllegalArgumentException(
-          "Cannot open key service of "
-              + scope
-              + ": it was made for another policy than "
-              + policy.origin());
-    }
+    checkArgument(
+        scope.policyDigest().equals(policy.digest()),
+        "Cannot open key service of %s: it was made for another policy than %s",
+        scope,
+        policy.origin());
     Registered registered =
         BY_HANDLE.get(scope.handle(), handle -> new Registered(scope, open(scope, policy)));
-    if (!registered.scope.equals(scope)) {
-      throw new IllegalStateException("Key scope handle collision for " + scope);
-    }
+    checkState(registered.scope.equals(scope), "Key scope handle collision for %s", scope);
     return registered.service;
   }
 

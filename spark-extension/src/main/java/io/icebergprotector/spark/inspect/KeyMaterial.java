@@ -1,5 +1,7 @@
 package io.icebergprotector.spark.inspect;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -67,9 +69,7 @@ public final class KeyMaterial {
    * ({@link #isJson()} false).
    */
   public static KeyMaterial parse(byte[] keyMetadata) {
-    if (keyMetadata == null) {
-      throw new IllegalArgumentException("Invalid key metadata: null");
-    }
+    checkArgument(keyMetadata != null, "Invalid key metadata: null");
     String text = utf8OrNull(keyMetadata);
     if (text != null && text.trim().startsWith("{")) {
       try {

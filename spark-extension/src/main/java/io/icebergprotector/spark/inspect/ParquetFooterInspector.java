@@ -1,5 +1,7 @@
 package io.icebergprotector.spark.inspect;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.inspect.FooterReport.FooterMode;
 import java.io.ByteArrayInputStream;
@@ -61,9 +63,7 @@ public final class ParquetFooterInspector {
   /** Inspects a local file, decrypting an encrypted footer with {@code decryption} if not null. */
   public static FooterReport inspect(
       java.nio.file.Path localFile, FileDecryptionProperties decryption) {
-    if (localFile == null) {
-      throw new IllegalArgumentException("Invalid file: null");
-    }
+    checkArgument(localFile != null, "Invalid file: null");
     return inspect(Files.localInput(localFile.toFile()), decryption);
   }
 
@@ -75,9 +75,7 @@ public final class ParquetFooterInspector {
    * @throws ProtectorException if the footer key cannot be obtained or does not decrypt/verify
    */
   public static FooterReport inspect(InputFile file, FileDecryptionProperties decryption) {
-    if (file == null) {
-      throw new IllegalArgumentException("Invalid file: null");
-    }
+    checkArgument(file != null, "Invalid file: null");
     String location = file.location();
     Tail tail = readTail(file, location);
     if (tail.encryptedFooter) {
@@ -394,16 +392,12 @@ public final class ParquetFooterInspector {
       // local files report length 0 when missing
       throw new IllegalArgumentException("Cannot inspect " + location + ": file not found");
     }
-    if (length < MIN_LENGTH) {
-      throw new IllegalArgumentException(
-          "Not a Parquet file: "
-              + location
-              + " is too short ("
-              + length
-              + " bytes; a Parquet file has at least "
-              + MIN_LENGTH
-              + ")");
-    }
+    checkArgument(
+        length >= MIN_LENGTH,
+        "Not a Parquet file: %s is too short (%s bytes; a Parquet file has at least %s)",
+        location,
+        length,
+        MIN_LENGTH);
     try (SeekableInputStream in = file.newStream()) {
       byte[] head = readAt(in, 0, 4);
       byte[] end = readAt(in, length - 8, 8);
@@ -421,16 +415,12 @@ public final class ParquetFooterInspector {
                 + printable(magic)
                 + "' at its end (expected 'PAR1' or 'PARE'; the file may be truncated)");
       }
-      if (!Arrays.equals(head, magic)) {
-        throw new IllegalArgumentException(
-            "Not a Parquet file: "
-                + location
-                + " starts with magic '"
-                + printable(head)
-                + "' but ends with '"
-                + printable(magic)
-                + "'");
-      }
+      checkArgument(
+          Arrays.equals(head, magic),
+          "Not a Parquet file: %s starts with magic '%s' but ends with '%s'",
+          location,
+          printable(head),
+          printable(magic));
       long footerLength =
           (end[0] & 0xFFL)
               | (end[1] & 0xFFL) << 8

@@ -1,5 +1,7 @@
 package io.icebergprotector.spark.maintenance;
 
+import static io.icebergprotector.policy.Preconditions.checkState;
+
 import io.icebergprotector.spark.table.ProtectedTable;
 import java.util.ArrayList;
 import java.util.List;
@@ -118,9 +120,7 @@ public final class ProtectedProcedures {
 
     private int index(String name) {
       int i = ProcedureParam.indexOf(parameters, name);
-      if (i < 0) {
-        throw new IllegalStateException("Procedure has no parameter " + name);
-      }
+      checkState(i >= 0, "Procedure has no parameter %s", name);
       return i;
     }
 

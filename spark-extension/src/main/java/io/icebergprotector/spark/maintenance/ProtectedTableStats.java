@@ -1,5 +1,7 @@
 package io.icebergprotector.spark.maintenance;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import io.icebergprotector.spark.compat.SparkCompat;
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.core.ProtectorException;
@@ -89,9 +91,7 @@ public final class ProtectedTableStats {
   }
 
   public ProtectedTableStats columns(List<String> names) {
-    if (names == null || names.isEmpty()) {
-      throw new IllegalArgumentException("Columns cannot be null/empty");
-    }
+    checkArgument(names != null && !names.isEmpty(), "Columns cannot be null/empty");
     this.columns = new ArrayList<>(new LinkedHashSet<>(names));
     return this;
   }
@@ -101,9 +101,7 @@ public final class ProtectedTableStats {
     Table iceberg = table.table();
     Snapshot snapshot =
         snapshotId != null ? iceberg.snapshot(snapshotId) : iceberg.currentSnapshot();
-    if (snapshotId != null && snapshot == null) {
-      throw new IllegalArgumentException("Snapshot not found: " + snapshotId);
-    }
+    checkArgument(snapshotId == null || snapshot != null, "Snapshot not found: %s", snapshotId);
     if (snapshot == null) {
       LOG.info("No snapshot to compute stats for table {}", displayName);
       return null;
@@ -162,20 +160,17 @@ public final class ProtectedTableStats {
           names.add(field.name());
         }
       }
-      if (names.isEmpty()) {
-        throw new IllegalArgumentException(
-            "No unprotected columns to compute statistics for in protected table "
-                + displayName
-                + ": NDV sketches of protected columns are never computed");
-      }
+      checkArgument(
+          !names.isEmpty(),
+          "No unprotected columns to compute statistics for in protected "
+              + "table %s: NDV sketches of protected columns are never computed",
+          displayName);
       return names;
     }
     List<String> refused = new ArrayList<>();
     for (String name : columns) {
       Types.NestedField field = schema.findField(name);
-      if (field == null) {
-        throw new IllegalArgumentException("Can't find column " + name + " in " + schema);
-      }
+      checkArgument(field != null, "Can't find column %s in %s", name, schema);
       if (protectedIds.contains(field.fieldId())) {
         refused.add(name);
       } else if (!field.type().isPrimitiveType()) {

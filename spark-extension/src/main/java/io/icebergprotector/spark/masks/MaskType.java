@@ -1,5 +1,7 @@
 package io.icebergprotector.spark.masks;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import io.icebergprotector.policy.ColumnType;
 import java.io.Serializable;
 import java.util.Objects;
@@ -55,17 +57,13 @@ public final class MaskType implements Serializable {
 
   /** Binary values of exactly {@code length} bytes (Iceberg {@code fixed(length)}). */
   public static MaskType fixed(int length) {
-    if (length <= 0) {
-      throw new IllegalArgumentException("Invalid fixed length: " + length);
-    }
+    checkArgument(length > 0, "Invalid fixed length: %s", length);
     return new MaskType(DataTypes.BinaryType, length, ColumnType.BINARY, "fixed[" + length + "]");
   }
 
   /** A type without values a mask can read: nested, or unknown to Spark ({@code name}). */
   public static MaskType unreadable(ColumnType columnType, String name) {
-    if (columnType.isPrimitive()) {
-      throw new IllegalArgumentException("Not an unreadable column type: " + columnType);
-    }
+    checkArgument(!columnType.isPrimitive(), "Not an unreadable column type: %s", columnType);
     return new MaskType(null, 0, columnType, name);
   }
 

@@ -1,5 +1,7 @@
 package io.icebergprotector.spark.read;
 
+import static io.icebergprotector.policy.Preconditions.checkState;
+
 import io.icebergprotector.spark.compat.RowLevelCompat;
 import java.util.HashSet;
 import java.util.List;
@@ -88,14 +90,15 @@ public final class ProtectedCopyOnWriteScan extends ProtectedScan {
   @Override
   public void filter(Predicate[] predicates) {
     Long current = currentSnapshotId();
-    if (!Objects.equals(snapshotId(), current)) {
-      throw new IllegalStateException(
-          String.format(
-              "Runtime file filtering is not possible: table %s was modified concurrently (the"
-                  + " operation's scan read snapshot %s, the table is at %s). Use a separate Spark"
-                  + " session per thread that writes the table",
-              table().name(), snapshotId(), current));
-    }
+    checkState(
+        Objects.equals(snapshotId(), current),
+        "Runtime file filtering is not possible: table %s was modified "
+            + "concurrently (the operation's scan read snapshot %s, the "
+            + "table is at %s). Use a separate Spark session per thread that "
+            + "writes the table",
+        table().name(),
+        snapshotId(),
+        current);
     for (Predicate predicate : predicates) {
       if (!isFileIn(predicate)) {
         LOG.warn("Ignoring an unsupported runtime filter on {}", table().name());

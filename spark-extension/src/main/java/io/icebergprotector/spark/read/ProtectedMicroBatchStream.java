@@ -1,5 +1,7 @@
 package io.icebergprotector.spark.read;
 
+import static io.icebergprotector.policy.Preconditions.checkState;
+
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -51,13 +53,11 @@ final class ProtectedMicroBatchStream implements MicroBatchStream, SupportsTrigg
     // Iceberg's scan of the same table and options, used for offsets and planning only
     Scan iceberg = new SparkTable(table, false).newScanBuilder(options).build();
     MicroBatchStream stream = iceberg.toMicroBatchStream(checkpointLocation);
-    if (!(stream instanceof SparkMicroBatchStream)) {
-      throw new IllegalStateException(
-          "Expected Iceberg's SparkMicroBatchStream for "
-              + table.name()
-              + ", got "
-              + stream.getClass().getName());
-    }
+    checkState(
+        stream instanceof SparkMicroBatchStream,
+        "Expected Iceberg's SparkMicroBatchStream for %s, got %s",
+        table.name(),
+        stream.getClass().getName());
     return new ProtectedMicroBatchStream(scan, (SparkMicroBatchStream) stream);
   }
 
@@ -154,10 +154,10 @@ final class ProtectedMicroBatchStream implements MicroBatchStream, SupportsTrigg
     }
     List<FileScanTask> files = new ArrayList<>();
     for (ScanTask task : group.tasks()) {
-      if (!(task instanceof FileScanTask)) {
-        throw new IllegalStateException(
-            "Iceberg planned a micro-batch task that is not a data file scan: " + task);
-      }
+      checkState(
+          task instanceof FileScanTask,
+          "Iceberg planned a micro-batch task that is not a data file scan: %s",
+          task);
       files.add((FileScanTask) task);
     }
     return files;

@@ -1,5 +1,7 @@
 package io.icebergprotector.spark.read;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.spark.broadcast.Broadcast;
@@ -42,9 +44,8 @@ final class ProtectedReaderFactory implements PartitionReaderFactory {
       Schema filterSchema,
       boolean caseSensitive,
       boolean cacheDeletes) {
-    if (columnar && batchSize <= 0) {
-      throw new IllegalArgumentException("Invalid batch size for columnar reads: " + batchSize);
-    }
+    checkArgument(
+        !columnar || batchSize > 0, "Invalid batch size for columnar reads: %s", batchSize);
     this.columnar = columnar;
     this.batchSize = batchSize;
     this.table = table;
@@ -80,10 +81,10 @@ final class ProtectedReaderFactory implements PartitionReaderFactory {
   }
 
   private static ProtectedInputPartition protectedPartition(InputPartition partition) {
-    if (!(partition instanceof ProtectedInputPartition)) {
-      throw new IllegalArgumentException(
-          "Unknown input partition type: " + partition.getClass().getName());
-    }
+    checkArgument(
+        partition instanceof ProtectedInputPartition,
+        "Unknown input partition type: %s",
+        partition.getClass().getName());
     return (ProtectedInputPartition) partition;
   }
 }

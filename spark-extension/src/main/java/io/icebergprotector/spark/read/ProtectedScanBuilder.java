@@ -1,5 +1,7 @@
 package io.icebergprotector.spark.read;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import io.icebergprotector.spark.access.MaintenanceAccess;
 import io.icebergprotector.spark.core.ProtectionSpec;
 import java.util.ArrayList;
@@ -203,11 +205,10 @@ public class ProtectedScanBuilder
   }
 
   private void checkRowLevelScan() {
-    if (readConf.scanTaskSetId() != null) {
-      throw new IllegalArgumentException(
-          "A rewrite's scan of staged tasks cannot be the scan of a row-level operation on "
-              + table.name());
-    }
+    checkArgument(
+        readConf.scanTaskSetId() == null,
+        "A rewrite's scan of staged tasks cannot be the scan of a row-level operation on %s",
+        table.name());
   }
 
   /** The columns the scan reads: the pruned table columns and the requested metadata columns. */
@@ -262,10 +263,10 @@ public class ProtectedScanBuilder
     }
     String value = snapshotId.toString();
     String fromOptions = options.get(SparkReadOptions.SNAPSHOT_ID);
-    if (fromOptions != null && !fromOptions.equals(value)) {
-      throw new IllegalArgumentException(
-          "Cannot override snapshot ID more than once: " + fromOptions);
-    }
+    checkArgument(
+        fromOptions == null || fromOptions.equals(value),
+        "Cannot override snapshot ID more than once: %s",
+        fromOptions);
     Map<String, String> merged = new HashMap<>(options.asCaseSensitiveMap());
     merged.put(SparkReadOptions.SNAPSHOT_ID, value);
     merged.remove(SparkReadOptions.AS_OF_TIMESTAMP);

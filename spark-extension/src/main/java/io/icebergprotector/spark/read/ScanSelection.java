@@ -1,5 +1,7 @@
 package io.icebergprotector.spark.read;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import java.util.List;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
@@ -53,12 +55,11 @@ final class ScanSelection {
   static ScanSelection from(SparkReadConf conf) {
     Long snapshotId = conf.snapshotId();
     Long asOfTimestamp = conf.asOfTimestamp();
-    if (snapshotId != null && asOfTimestamp != null) {
-      throw new IllegalArgumentException(
-          String.format(
-              "Cannot set both %s and %s to select which table snapshot to scan",
-              SparkReadOptions.SNAPSHOT_ID, SparkReadOptions.AS_OF_TIMESTAMP));
-    }
+    checkArgument(
+        snapshotId == null || asOfTimestamp == null,
+        "Cannot set both %s and %s to select which table snapshot to scan",
+        SparkReadOptions.SNAPSHOT_ID,
+        SparkReadOptions.AS_OF_TIMESTAMP);
     if (conf.startSnapshotId() != null || conf.endSnapshotId() != null) {
       throw new UnsupportedOperationException(
           String.format(
@@ -84,20 +85,17 @@ final class ScanSelection {
    * travel is refused; a table without snapshots has nothing to scan.
    */
   static ScanSelection forRowLevelOperation(org.apache.iceberg.Table table, SparkReadConf conf) {
-    if (conf.snapshotId() != null || conf.asOfTimestamp() != null || conf.tag() != null) {
-      throw new IllegalArgumentException(
-          String.format(
-              "Cannot set time travel options %s, %s, %s for row-level command scans",
-              SparkReadOptions.SNAPSHOT_ID,
-              SparkReadOptions.AS_OF_TIMESTAMP,
-              SparkReadOptions.TAG));
-    }
-    if (conf.startSnapshotId() != null || conf.endSnapshotId() != null) {
-      throw new IllegalArgumentException(
-          String.format(
-              "Cannot set incremental scan options %s and %s for row-level command scans",
-              SparkReadOptions.START_SNAPSHOT_ID, SparkReadOptions.END_SNAPSHOT_ID));
-    }
+    checkArgument(
+        conf.snapshotId() == null && conf.asOfTimestamp() == null && conf.tag() == null,
+        "Cannot set time travel options %s, %s, %s for row-level command scans",
+        SparkReadOptions.SNAPSHOT_ID,
+        SparkReadOptions.AS_OF_TIMESTAMP,
+        SparkReadOptions.TAG);
+    checkArgument(
+        conf.startSnapshotId() == null && conf.endSnapshotId() == null,
+        "Cannot set incremental scan options %s and %s for row-level command scans",
+        SparkReadOptions.START_SNAPSHOT_ID,
+        SparkReadOptions.END_SNAPSHOT_ID);
     org.apache.iceberg.Snapshot latest =
         org.apache.iceberg.util.SnapshotUtil.latestSnapshot(table, conf.branch());
     return new ScanSelection(

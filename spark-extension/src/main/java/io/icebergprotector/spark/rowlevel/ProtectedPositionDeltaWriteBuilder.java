@@ -1,5 +1,7 @@
 package io.icebergprotector.spark.rowlevel;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import io.icebergprotector.spark.compat.RowLevelCompat;
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.core.RecordedColumns;
@@ -96,17 +98,13 @@ final class ProtectedPositionDeltaWriteBuilder implements DeltaWriteBuilder {
   }
 
   private void validateRowIdSchema() {
-    if (info.rowIdSchema().isEmpty()) {
-      throw new IllegalArgumentException("Row ID schema must be set");
-    }
+    checkArgument(!info.rowIdSchema().isEmpty(), "Row ID schema must be set");
     Schema rowIdSchema = SparkSchemaUtil.convert(ROW_ID_SCHEMA, info.rowIdSchema().get());
     validate("row ID", ROW_ID_SCHEMA, rowIdSchema);
   }
 
   private void validateMetadataSchema() {
-    if (info.metadataSchema().isEmpty()) {
-      throw new IllegalArgumentException("Metadata schema must be set");
-    }
+    checkArgument(!info.metadataSchema().isEmpty(), "Metadata schema must be set");
     Schema expected =
         new Schema(
             RowLevelCompat.deltaSpecIdColumn(),

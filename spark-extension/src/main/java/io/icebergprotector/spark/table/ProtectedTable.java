@@ -1,5 +1,7 @@
 package io.icebergprotector.spark.table;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import io.icebergprotector.kms.KeyDestroyedException;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
@@ -144,10 +146,8 @@ public class ProtectedTable extends SparkTable implements RowLevelTable {
   /** The write builder of this table for the principal the active session acts as now. */
   @Override
   public ProtectedWriteBuilder newProtectedWriteBuilder(LogicalWriteInfo info) {
-    if (snapshotId != null) {
-      throw new IllegalArgumentException(
-          "Cannot write to table at a specific snapshot: " + snapshotId);
-    }
+    checkArgument(
+        snapshotId == null, "Cannot write to table at a specific snapshot: %s", snapshotId);
     SparkSession session = SparkSession.active();
     return new ProtectedWriteBuilder(
         session, table(), branch, info, schema -> protection.resolve(session, schema));
@@ -159,10 +159,7 @@ public class ProtectedTable extends SparkTable implements RowLevelTable {
    */
   @Override
   public RowLevelOperationBuilder newRowLevelOperationBuilder(RowLevelOperationInfo info) {
-    if (snapshotId != null) {
-      throw new IllegalArgumentException(
-          "Cannot modify table at a specific snapshot: " + snapshotId);
-    }
+    checkArgument(snapshotId == null, "Cannot modify table at a specific snapshot: %s", snapshotId);
     SparkSession session = SparkSession.active();
     RowLevelAccess.requireWriter(protectionFor(session), info.command().name());
     return new ProtectedRowLevelOperationBuilder(session, this, info);

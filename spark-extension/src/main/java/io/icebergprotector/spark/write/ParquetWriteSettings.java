@@ -1,5 +1,6 @@
 package io.icebergprotector.spark.write;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
 import static org.apache.iceberg.TableProperties.PARQUET_BLOOM_FILTER_COLUMN_ENABLED_PREFIX;
 import static org.apache.iceberg.TableProperties.PARQUET_BLOOM_FILTER_COLUMN_FPP_PREFIX;
 import static org.apache.iceberg.TableProperties.PARQUET_BLOOM_FILTER_COLUMN_NDV_PREFIX;
@@ -109,15 +110,13 @@ final class ParquetWriteSettings {
             props,
             PARQUET_ROW_GROUP_CHECK_MAX_RECORD_COUNT,
             PARQUET_ROW_GROUP_CHECK_MAX_RECORD_COUNT_DEFAULT);
-    if (checkMax < checkMin) {
-      throw new IllegalArgumentException(
-          String.format(
-              "%s (%d) must be >= %s (%d)",
-              PARQUET_ROW_GROUP_CHECK_MAX_RECORD_COUNT,
-              checkMax,
-              PARQUET_ROW_GROUP_CHECK_MIN_RECORD_COUNT,
-              checkMin));
-    }
+    checkArgument(
+        checkMax >= checkMin,
+        "Invalid %s (%s): must be >= %s (%s)",
+        PARQUET_ROW_GROUP_CHECK_MAX_RECORD_COUNT,
+        checkMax,
+        PARQUET_ROW_GROUP_CHECK_MIN_RECORD_COUNT,
+        checkMin);
     int bloomMaxBytes =
         positiveInt(props, PARQUET_BLOOM_FILTER_MAX_BYTES, PARQUET_BLOOM_FILTER_MAX_BYTES_DEFAULT);
     int columnIndexTruncateLength =
@@ -262,10 +261,7 @@ final class ParquetWriteSettings {
 
   private static int positiveInt(Map<String, String> props, String key, int defaultValue) {
     int value = PropertyUtil.propertyAsInt(props, key, defaultValue);
-    if (value <= 0) {
-      throw new IllegalArgumentException(
-          String.format("Table property %s must be > 0, got %d", key, value));
-    }
+    checkArgument(value > 0, "Table property %s must be > 0, got %s", key, value);
     return value;
   }
 

@@ -1,5 +1,7 @@
 package io.icebergprotector.spark.write;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import io.icebergprotector.spark.core.InternalRowStructLike;
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.metrics.TaskKeyCalls;
@@ -119,10 +121,8 @@ public final class ProtectedDataWriterFactory
   private DataWriter<InternalRow> newWriter(int partitionId, long taskId, String operationId) {
     Table table = tableBroadcast.value();
     PartitionSpec spec = table.specs().get(outputSpecId);
-    if (spec == null) {
-      throw new IllegalArgumentException(
-          String.format("Table %s has no partition spec with id %d", table.name(), outputSpecId));
-    }
+    checkArgument(
+        spec != null, "Table %s has no partition spec with id %s", table.name(), outputSpecId);
     // Checked on the driver too; repeated here so no task writes what the policy forbids.
     protection.checkTaskPrincipal();
     protection.checkWritable(writeSchema);

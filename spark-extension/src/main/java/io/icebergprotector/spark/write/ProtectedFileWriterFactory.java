@@ -1,5 +1,7 @@
 package io.icebergprotector.spark.write;
 
+import static io.icebergprotector.policy.Preconditions.checkState;
+
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.crypto.FileBinding;
@@ -94,10 +96,10 @@ public final class ProtectedFileWriterFactory implements FileWriterFactory<Inter
   public DataWriter<InternalRow> newDataWriter(
       EncryptedOutputFile file, PartitionSpec spec, StructLike partition) {
     OutputFile output = file.encryptingOutputFile();
-    if (dataSchema == null) {
-      throw new IllegalStateException(
-          "This writer factory of " + protection.tableName() + " writes delete files only");
-    }
+    checkState(
+        dataSchema != null,
+        "This writer factory of %s writes delete files only",
+        protection.tableName());
     if (file.keyMetadata() != null && file.keyMetadata().buffer() != null) {
       throw new ProtectorException(
           String.format(

@@ -1,5 +1,8 @@
 package io.icebergprotector.spark.write;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+import static io.icebergprotector.policy.Preconditions.checkState;
+
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.crypto.ColumnTokenizers;
@@ -122,6 +125,7 @@ public final class ProtectedParquetAppender implements FileAppender<InternalRow>
 
   @Override
   public void add(InternalRow row) {
+    // Per row: the file's location (a string built by some FileIOs) only once it is closed.
     if (closed) {
       throw new IllegalStateException("Cannot add rows to closed file " + file.location());
     }
@@ -165,9 +169,7 @@ public final class ProtectedParquetAppender implements FileAppender<InternalRow>
 
   @Override
   public Metrics metrics() {
-    if (!closed) {
-      throw new IllegalStateException("Cannot return metrics of unclosed file " + file.location());
-    }
+    checkState(closed, "Cannot return metrics of unclosed file %s", file.location());
     if (writer == null) {
       return NO_ROWS;
     }
@@ -399,22 +401,16 @@ public final class ProtectedParquetAppender implements FileAppender<InternalRow>
     }
 
     public ProtectedParquetAppender build() {
-      if (schema == null) {
-        throw new IllegalArgumentException("Missing write schema for " + file.location());
-      }
-      if (protection == null) {
-        throw new IllegalArgumentException(
-            "Missing protection spec for "
-                + file.location()
-                + ": use Iceberg's writer for unprotected tables");
-      }
-      if (binding == null) {
-        throw new IllegalArgumentException(
-            "Missing file binding for "
-                + file.location()
-                + ": every protected file is bound to its table (binding(FileBinding.of(table))"
-                + " or forTable(table))");
-      }
+      checkArgument(schema != null, "Missing write schema for %s", file.location());
+      checkArgument(
+          protection != null,
+          "Missing protection spec for %s: use Iceberg's writer for unprotected tables",
+          file.location());
+      checkArgument(
+          binding != null,
+          "Missing file binding for %s: every protected file is bound to "
+              + "its table (binding(FileBinding.of(table)) or forTable(table))",
+          file.location());
       return new ProtectedParquetAppender(this);
     }
   }

@@ -1,5 +1,8 @@
 package io.icebergprotector.spark.write;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+import static io.icebergprotector.policy.Preconditions.checkState;
+
 import io.icebergprotector.spark.core.ExpressionRedactor;
 import io.icebergprotector.spark.core.ProtectedLayout;
 import io.icebergprotector.spark.core.ProtectionSpec;
@@ -73,10 +76,9 @@ public class ProtectedWriteBuilder
    */
   public WriteBuilder overwriteFiles(
       ProtectedCopyOnWriteScan scan, Command command, IsolationLevel isolationLevel) {
-    if (overwriteExpr != null || overwriteDynamic) {
-      throw new IllegalStateException(
-          "Cannot overwrite individual files and by filter or dynamically");
-    }
+    checkState(
+        overwriteExpr == null && !overwriteDynamic,
+        "Cannot overwrite individual files and by filter or dynamically");
     this.overwriteFiles = true;
     this.copyOnWriteScan = scan;
     this.copyOnWriteCommand = command;
@@ -86,9 +88,7 @@ public class ProtectedWriteBuilder
 
   @Override
   public WriteBuilder overwriteDynamicPartitions() {
-    if (overwriteFiles) {
-      throw new IllegalStateException("Cannot overwrite individual files and dynamically");
-    }
+    checkState(!overwriteFiles, "Cannot overwrite individual files and dynamically");
     if (overwriteExpr != null) {
       throw new IllegalStateException(
           "Cannot overwrite dynamically and by filter: " + redact(overwriteExpr));
@@ -99,9 +99,7 @@ public class ProtectedWriteBuilder
 
   @Override
   public WriteBuilder overwrite(Predicate[] predicates) {
-    if (overwriteFiles) {
-      throw new IllegalStateException("Cannot overwrite individual files and using filters");
-    }
+    checkState(!overwriteFiles, "Cannot overwrite individual files and using filters");
     Expression expr = SparkV2Filters.convert(predicates);
     if (expr == null) {
       // names the columns only: a predicate's text holds its literals
@@ -152,9 +150,9 @@ public class ProtectedWriteBuilder
     }
     ProtectedWrite.Mode mode;
     if (rewrite != null) {
-      if (overwriteExpr != null || overwriteDynamic || overwriteFiles) {
-        throw new IllegalArgumentException("A protected rewrite must be written as an append");
-      }
+      checkArgument(
+          overwriteExpr == null && !overwriteDynamic && !overwriteFiles,
+          "A protected rewrite must be written as an append");
       mode = ProtectedWrite.Mode.REWRITE;
     } else if (overwriteFiles) {
       mode = ProtectedWrite.Mode.COPY_ON_WRITE;

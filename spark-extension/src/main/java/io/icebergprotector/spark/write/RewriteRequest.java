@@ -1,5 +1,7 @@
 package io.icebergprotector.spark.write;
 
+import static io.icebergprotector.policy.Preconditions.checkArgument;
+
 import io.icebergprotector.spark.core.CatalogOptions;
 import java.util.Map;
 import org.apache.iceberg.spark.FileRewriteCoordinator;
@@ -27,13 +29,11 @@ public final class RewriteRequest {
     String fileSetId = options.get(SparkWriteOptions.REWRITTEN_FILE_SCAN_TASK_SET_ID);
     boolean decrypt = Boolean.parseBoolean(options.get(CatalogOptions.REWRITE_DECRYPT.key()));
     if (fileSetId == null) {
-      if (decrypt) {
-        throw new IllegalArgumentException(
-            CatalogOptions.REWRITE_DECRYPT.key()
-                + " applies only to a rewrite ("
-                + SparkWriteOptions.REWRITTEN_FILE_SCAN_TASK_SET_ID
-                + ")");
-      }
+      checkArgument(
+          !decrypt,
+          "Invalid %s: it applies only to a rewrite (%s)",
+          CatalogOptions.REWRITE_DECRYPT.key(),
+          SparkWriteOptions.REWRITTEN_FILE_SCAN_TASK_SET_ID);
       return null;
     }
     return new RewriteRequest(fileSetId, decrypt);

@@ -27,7 +27,7 @@ class RemoteKeyServicesTest {
     assertThatThrownBy(() -> ProtectorContext.fromOptions("prod", options))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(
-            "refusing plain http:// to key service at http://keys.example.com:8200")
+            "Refusing plain http:// to key service at http://keys.example.com:8200")
         .hasMessageContaining("protector.kms.allow-insecure-http")
         .hasMessageNotContaining(TOKEN);
 

@@ -206,7 +206,8 @@ class RowLevelIsolationTest extends RowLevelTestBase {
                     failingAppend(table, new CommitStateUnknownException(new IOException("lost"))),
                     "append",
                     Expressions.alwaysTrue()))
-        .isInstanceOf(CommitStateUnknownException.class);
+        .isInstanceOf(CommitStateUnknownException.class)
+        .hasMessageContaining("lost");
     committer.abort(List.of(unknown));
     assertThat(Path.of(java.net.URI.create(unknown.location()))).exists();
 
@@ -218,7 +219,8 @@ class RowLevelIsolationTest extends RowLevelTestBase {
                     failingAppend(table, new ValidationException("conflict %s", "x")),
                     "append",
                     null))
-        .isInstanceOf(ValidationException.class);
+        .isInstanceOf(ValidationException.class)
+        .hasMessage("conflict x");
     second.abort(List.of(rejected));
     assertThat(Path.of(java.net.URI.create(rejected.location()))).doesNotExist();
 

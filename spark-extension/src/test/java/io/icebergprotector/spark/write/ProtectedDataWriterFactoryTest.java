@@ -179,7 +179,9 @@ class ProtectedDataWriterFactoryTest {
     assertThat(address.get(0, String.class)).isEqualTo("Paris");
     assertThat(address.get(1, CharSequence.class).toString()).isEqualTo("75001");
     assertThat(view.get(5, Double.class)).isEqualTo(2.5);
-    assertThatThrownBy(() -> view.set(0, 1L)).isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> view.set(0, 1L))
+        .isInstanceOf(UnsupportedOperationException.class)
+        .hasMessageContaining("read-only");
 
     InternalRow nulls = WriteFixture.row(8L, null, null, null, null, null, null);
     assertThat(view.wrap(nulls).get(1, String.class)).isNull();

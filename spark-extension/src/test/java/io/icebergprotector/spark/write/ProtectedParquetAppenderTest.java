@@ -402,7 +402,8 @@ class ProtectedParquetAppenderTest {
     assertThat(appender.length())
         .isEqualTo(WriteFixture.localPath(out.location()).toFile().length());
     assertThatThrownBy(() -> appender.add(WriteFixture.canaryRows(1).get(0)))
-        .isInstanceOf(IllegalStateException.class);
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("Cannot add rows to closed file " + out.location());
   }
 
   @Test
