@@ -4,6 +4,7 @@ import io.icebergprotector.kms.KeyAlreadyExistsException;
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import io.icebergprotector.kms.wire.JsonCodec;
 import io.icebergprotector.policy.Digests;
+import io.icebergprotector.testing.ManagedProcess;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
