@@ -172,6 +172,11 @@ public final class TestPolicy {
     if (BARE.matcher(text).matches() && !text.equals("true") && !text.equals("false")) {
       return text;
     }
+    return quoted(text);
+  }
+
+  /** {@code text} as a quoted HOCON string. */
+  static String quoted(String text) {
     StringBuilder q = new StringBuilder("\"");
     for (char ch : text.toCharArray()) {
       if (ch == '"' || ch == '\\') {
@@ -193,9 +198,23 @@ public final class TestPolicy {
     final List<String> groups = new ArrayList<>();
   }
 
+  /** The settings of a table or column, in the order given; {@code T} is the concrete builder. */
+  public abstract static class Settings<T extends Settings<T>> {
+    final Map<String, String> settings = new LinkedHashMap<>();
+
+    Settings() {}
+
+    /** Any other setting, {@code hocon} written as is (e.g. {@code set("x", "[a, b]")}). */
+    public T set(String key, String hocon) {
+      settings.put(key, hocon);
+      return self();
+    }
+
+    abstract T self();
+  }
+
   /** One table of the policy: its table settings, then its columns in the order given. */
-  public static final class Table {
-    private final Map<String, String> settings = new LinkedHashMap<>();
+  public static final class Table extends Settings<Table> {
     private final Map<String, Column> columns = new LinkedHashMap<>();
 
     private Table() {}
@@ -220,9 +239,8 @@ public final class TestPolicy {
       return set("declassify", list(List.of(roles)));
     }
 
-    /** Any other table setting, {@code hocon} written as is (e.g. {@code set("x", "[a, b]")}). */
-    public Table set(String key, String hocon) {
-      settings.put(key, hocon);
+    @Override
+    Table self() {
       return this;
     }
 
@@ -253,8 +271,7 @@ public final class TestPolicy {
   }
 
   /** One protected column: its key, method and what each role gets. */
-  public static final class Column {
-    private final Map<String, String> settings = new LinkedHashMap<>();
+  public static final class Column extends Settings<Column> {
     private final Map<String, String> masks = new LinkedHashMap<>();
 
     private Column() {}
@@ -291,9 +308,8 @@ public final class TestPolicy {
       return set("on-denied", value(onDenied));
     }
 
-    /** Any other column setting, {@code hocon} written as is. */
-    public Column set(String key, String hocon) {
-      settings.put(key, hocon);
+    @Override
+    Column self() {
       return this;
     }
 
@@ -302,7 +318,8 @@ public final class TestPolicy {
       settings.forEach((k, v) -> fields.add(k + " = " + v));
       if (!masks.isEmpty()) {
         List<String> rendered = new ArrayList<>();
-        masks.forEach((role, mask) -> rendered.add(value(role) + " = " + value(mask)));
+        // always quoted: a mask named null is the mask, not HOCON's null
+        masks.forEach((role, mask) -> rendered.add(value(role) + " = " + quoted(mask)));
         fields.add("masked { " + String.join(", ", rendered) + " }");
       }
       return String.join(", ", fields);
