@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.it.harness.KeyServerStackTestBase;
 import io.icebergprotector.kms.wire.JsonCodec;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -41,28 +42,7 @@ import org.junit.jupiter.api.Test;
  */
 class ForeignPmeReaderTest extends KeyServerStackTestBase {
   private static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles {",
-          "    admin    { users = [\"alice\"] }",
-          "    hr       { users = [\"harry\"] }",
-          "    etl      { users = [\"etl\"] }",
-          "    keyadmin { users = [\"ops\"] }",
-          "  }",
-          "  keys { pii {}, fin {}, footer {} }",
-          "  tables {",
-          "    \"db.people\" {",
-          "      footer-key = footer",
-          "      writers    = [etl]",
-          "      columns {",
-          "        ssn    { key = pii, clear = [admin] }",
-          "        salary { key = fin, clear = [admin, hr] }",
-          "      }",
-          "    }",
-          "  }",
-          "}",
-          "");
+      TestPolicy.resource(ForeignPmeReaderTest.class, "policies/ForeignPmeReaderTest.conf");
   private static final String SSN = "ssn-canary-7731";
 
   /** The server's trust, for the KmsClient that parquet-mr instantiates by class name. */

@@ -3,6 +3,7 @@ package io.icebergprotector.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icebergprotector.it.harness.KeyServerStackTestBase;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -36,24 +37,8 @@ class HalfOpenConnectionsDuringJobTest extends KeyServerStackTestBase {
   private static final int HALF_OPEN = 64;
   private static final int JOBS = 4;
   private static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles {",
-          "    etl      { users = [\"etl\"] }",
-          "    admin    { users = [\"alice\"] }",
-          "    keyadmin { users = [\"ops\"] }",
-          "  }",
-          "  keys { pii {}, footer {} }",
-          "  tables {",
-          "    \"db.people\" {",
-          "      footer-key = footer",
-          "      writers    = [etl]",
-          "      columns { ssn { key = pii, clear = [admin] } }",
-          "    }",
-          "  }",
-          "}",
-          "");
+      TestPolicy.resource(
+          HalfOpenConnectionsDuringJobTest.class, "policies/HalfOpenConnectionsDuringJobTest.conf");
   private static final Pattern BUCKET =
       Pattern.compile(
           "protector_http_request_duration_seconds_bucket\\{[^}]*le=\"([^\"]+)\"[^}]*route=\""

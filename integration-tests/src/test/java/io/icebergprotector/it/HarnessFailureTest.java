@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.it.harness.ItPaths;
-import io.icebergprotector.it.harness.ManagedProcess;
+import io.icebergprotector.testing.ManagedProcess;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

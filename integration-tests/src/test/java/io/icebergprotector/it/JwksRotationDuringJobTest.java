@@ -19,6 +19,7 @@ import io.icebergprotector.it.harness.ProtectorServerProcess;
 import io.icebergprotector.kms.KmsOptions;
 import io.icebergprotector.kms.remote.KeyAuthenticationException;
 import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -55,24 +56,8 @@ import org.junit.jupiter.api.Test;
  */
 class JwksRotationDuringJobTest extends KeyServerStackTestBase {
   private static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles {",
-          "    etl      { users = [\"etl\"] }",
-          "    admin    { users = [\"alice\", \"bob\"] }",
-          "    keyadmin { users = [\"ops\"] }",
-          "  }",
-          "  keys { pii {}, footer {} }",
-          "  tables {",
-          "    \"db.people\" {",
-          "      footer-key = footer",
-          "      writers    = [etl]",
-          "      columns { ssn { key = pii, clear = [admin] } }",
-          "    }",
-          "  }",
-          "}",
-          "");
+      TestPolicy.resource(
+          JwksRotationDuringJobTest.class, "policies/JwksRotationDuringJobTest.conf");
 
   private static final int FILES = 4;
 

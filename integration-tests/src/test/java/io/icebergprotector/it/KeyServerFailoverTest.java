@@ -6,6 +6,7 @@ import io.icebergprotector.it.harness.KeyServerStackTestBase;
 import io.icebergprotector.it.harness.ProtectorServerProcess;
 import io.icebergprotector.it.harness.SqlMetrics;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
+import io.icebergprotector.testing.TestPolicy;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -28,24 +29,7 @@ import org.junit.jupiter.api.Test;
  */
 class KeyServerFailoverTest extends KeyServerStackTestBase {
   private static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles {",
-          "    etl      { users = [\"etl\"] }",
-          "    admin    { users = [\"alice\"] }",
-          "    keyadmin { users = [\"ops\"] }",
-          "  }",
-          "  keys { pii {}, footer {} }",
-          "  tables {",
-          "    \"db.events\" {",
-          "      footer-key = footer",
-          "      writers    = [etl]",
-          "      columns { ssn { key = pii, clear = [admin] } }",
-          "    }",
-          "  }",
-          "}",
-          "");
+      TestPolicy.resource(KeyServerFailoverTest.class, "policies/KeyServerFailoverTest.conf");
   private static final int FILES = 8;
   private static final int ROWS_PER_FILE = 500;
 

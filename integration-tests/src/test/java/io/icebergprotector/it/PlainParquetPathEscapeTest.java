@@ -10,6 +10,7 @@ import io.icebergprotector.it.harness.ProtectorServerProcess;
 import io.icebergprotector.it.harness.StackTestBase;
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -19,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -56,37 +58,26 @@ class PlainParquetPathEscapeTest extends StackTestBase {
   }
 
   String policy() {
-    String ssn =
-        "ssn { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }";
-    return String.join(
-        "\n",
-        "protector {",
-        "  roles {",
-        "    admin    { users = [\"alice\"] }",
-        "    analyst  { users = [\"bob\"] }",
-        "    etl      { users = [\"etl\"] }",
-        "    keyadmin { users = [\"ops\"] }",
-        "  }",
-        "  keys { pii {}, pii-2019 {}, footer {} }",
-        "  retired-keys { pii-2019 { decrypt = [admin] } }",
-        "  paths {",
-        "    \""
-            + s3a("prot/")
-            + "\" { footer-key = footer, writers = [etl], columns { "
-            + ssn
-            + " } }",
-        "    \""
-            + local("prot/")
-            + "\" { footer-key = footer, writers = [etl], columns { "
-            + ssn
-            + " } }",
-        "    \"" + s3a("strict/") + "\" {",
-        "      footer-key = footer, writers = [etl], strict = true, plain-columns = [id, name]",
-        "      columns { " + ssn + " }",
-        "    }",
-        "  }",
-        "}",
-        "");
+    Consumer<TestPolicy.Column> ssn =
+        c -> c.key("pii").clear("admin").masked("analyst", "partial(keep_last=4)");
+    return TestPolicy.builder()
+        .role("admin", "alice")
+        .role("analyst", "bob")
+        .role("etl", "etl")
+        .role("keyadmin", "ops")
+        .keys("pii", "pii-2019", "footer")
+        .path(s3a("prot/"), p -> p.footerKey("footer").writers("etl").column("ssn", ssn))
+        .path(local("prot/"), p -> p.footerKey("footer").writers("etl").column("ssn", ssn))
+        .path(
+            s3a("strict/"),
+            p ->
+                p.footerKey("footer")
+                    .writers("etl")
+                    .set("strict", "true")
+                    .set("plain-columns", "[id, name]")
+                    .column("ssn", ssn))
+        .raw("  retired-keys { pii-2019 { decrypt = [admin] } }")
+        .render();
   }
 
   static String source(int from, int to) {

@@ -8,6 +8,7 @@ import io.icebergprotector.it.harness.BucketScan.Canary;
 import io.icebergprotector.it.harness.BucketScan.Hit;
 import io.icebergprotector.it.harness.BucketScan.Kind;
 import io.icebergprotector.it.harness.StackTestBase;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -52,29 +53,23 @@ class PlainParquetS3aPathTest extends StackTestBase {
   }
 
   String policy() {
-    return String.join(
-        "\n",
-        "protector {",
-        "  roles {",
-        "    admin   { users = [\"alice\"] }",
-        "    analyst { users = [\"bob\"] }",
-        "    etl     { users = [\"etl\"] }",
-        "  }",
-        "  keys { pii {}, fin {}, footer {} }",
-        "  paths {",
-        "    \"s3a://" + BUCKET + "/pii/\" {",
-        "      footer-key = footer",
-        "      writers = [etl]",
-        "      columns {",
-        "        ssn    { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }",
-        "        email  { key = pii, clear = [admin, analyst] }",
-        "        salary { key = fin, clear = [admin], on-denied = null }",
-        "        \"address.zip\" { key = pii, clear = [admin] }",
-        "      }",
-        "    }",
-        "  }",
-        "}",
-        "");
+    return TestPolicy.builder()
+        .role("admin", "alice")
+        .role("analyst", "bob")
+        .role("etl", "etl")
+        .keys("pii", "fin", "footer")
+        .path(
+            "s3a://" + BUCKET + "/pii/",
+            p ->
+                p.footerKey("footer")
+                    .writers("etl")
+                    .column(
+                        "ssn",
+                        c -> c.key("pii").clear("admin").masked("analyst", "partial(keep_last=4)"))
+                    .column("email", c -> c.key("pii").clear("admin", "analyst"))
+                    .column("salary", c -> c.key("fin").clear("admin").onDenied("null"))
+                    .column("address.zip", c -> c.key("pii").clear("admin")))
+        .render();
   }
 
   static String source(long from, long to) {

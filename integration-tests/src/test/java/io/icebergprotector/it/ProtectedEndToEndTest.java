@@ -9,6 +9,7 @@ import io.icebergprotector.it.harness.BucketScan.Hit;
 import io.icebergprotector.it.harness.BucketScan.Kind;
 import io.icebergprotector.it.harness.SharedSpark;
 import io.icebergprotector.it.harness.StackTestBase;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -120,40 +121,34 @@ class ProtectedEndToEndTest extends StackTestBase {
   // ------------------------------------------------------------------ setup
 
   static String policy() {
-    StringBuilder tables = new StringBuilder();
+    TestPolicy policy =
+        TestPolicy.builder()
+            .role("admin", "alice")
+            .roleGroups("admin", "secops")
+            .role("analyst", "bob")
+            .role("etl", "etl")
+            .keys("pii", "fin", "footer");
     for (String table :
         List.of("db.customers", "db.customers_fail", "db.customers_conc", "db.customers_outage")) {
-      tables.append(
-          String.join(
-              "\n",
-              "    \"" + table + "\" {",
-              "      footer-key  = footer",
-              "      footer-mode = encrypted",
-              "      algorithm   = AES_GCM_V1",
-              "      writers     = [etl, admin]",
-              "      columns {",
-              "        ssn    { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" }, on-denied = null }",
-              "        email  { key = pii, clear = [admin], masked { analyst = hash } }",
-              "        salary { key = fin, clear = [admin] }",
-              "        \"address.zip\" { key = pii, clear = [admin] }",
-              "      }",
-              "    }",
-              ""));
+      policy.table(
+          table,
+          t ->
+              t.footerKey("footer")
+                  .footerMode("encrypted")
+                  .algorithm("AES_GCM_V1")
+                  .writers("etl", "admin")
+                  .column(
+                      "ssn",
+                      c ->
+                          c.key("pii")
+                              .clear("admin")
+                              .masked("analyst", "partial(keep_last=4)")
+                              .onDenied("null"))
+                  .column("email", c -> c.key("pii").clear("admin").masked("analyst", "hash"))
+                  .column("salary", c -> c.key("fin").clear("admin"))
+                  .column("address.zip", c -> c.key("pii").clear("admin")));
     }
-    return String.join(
-        "\n",
-        "protector {",
-        "  roles {",
-        "    admin   { users = [\"alice\"], groups = [\"secops\"] }",
-        "    analyst { users = [\"bob\"] }",
-        "    etl     { users = [\"etl\"] }",
-        "  }",
-        "  keys { pii {}, fin {}, footer {} }",
-        "  tables {",
-        tables.toString(),
-        "  }",
-        "}",
-        "");
+    return policy.render();
   }
 
   @BeforeAll

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.icebergprotector.it.harness.ItPaths;
 import io.icebergprotector.it.harness.KeyServerStackTestBase;
 import io.icebergprotector.it.harness.PythonEnv;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -31,117 +33,131 @@ class PythonPackageTest extends KeyServerStackTestBase {
   private static final String SSN = "ssn-canary-4410";
 
   private static String policy(Path paths) {
-    return String.join(
-        "\n",
-        "protector {",
-        "  roles {",
-        "    admin    { users = [\"alice\"] }",
-        "    hr       { users = [\"harry\"] }",
-        "    analyst  { users = [\"bob\"] }",
-        "    etl      { users = [\"etl\"] }",
-        "    keyadmin { users = [\"ops\"] }",
-        "  }",
-        "  keys { pii {}, fin {}, footer {}, footer2 {} }",
-        "  tables {",
-        "    \"db.people\" {",
-        "      footer-key = footer",
-        "      writers    = [etl]",
-        "      columns {",
-        "        ssn    { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }",
-        "        salary { key = fin, clear = [admin, hr, analyst] }",
-        "        \"address.zip\" { key = pii, clear = [admin] }",
-        "      }",
-        "    }",
-        "    \"db.plainfooter\" {",
-        "      footer-key = footer2",
-        "      footer-mode = plaintext",
-        "      algorithm = AES_GCM_CTR_V1",
-        "      writers    = [etl]",
-        "      columns { ssn { key = pii, clear = [admin], masked { analyst = redact } } }",
-        "    }",
-        "    \"db.strict\" {",
-        "      footer-key = footer",
-        "      writers    = [etl]",
-        "      columns { salary { key = fin, clear = [admin], on-denied = fail } }",
-        "    }",
-        "    \"db.cards\" {",
-        "      footer-key = footer",
-        "      writers    = [etl]",
-        "      columns {",
-        "        card { key = pii, method = \"fpe(alphabet = digits, keep = \\\"-\\\")\", domain = card,",
-        "               clear = [admin], token = [hr], masked { analyst = \"partial(keep_last=4)\" } }",
-        "      }",
-        "    }",
-        "    \"db.swapped\" {",
-        "      footer-key = footer",
-        "      writers    = [etl]",
-        "      columns { ssn { key = pii, clear = [admin] } }",
-        "    }",
-        "    \"db.maskvectors\" {",
-        "      footer-key = footer",
-        "      writers    = [etl]",
-        "      columns {",
-        maskVectorColumn("p4", "partial(keep_last=4)"),
-        maskVectorColumn("p3", "partial(keep_last=3)"),
-        maskVectorColumn("p2", "partial(keep_last=2)"),
-        maskVectorColumn("p0", "partial(keep_last=0)"),
-        maskVectorColumn("redacted", "redact"),
-        maskVectorColumn("nulled", "null"),
-        "      }",
-        "    }",
-        rowTable("db.mor"),
-        rowTable("db.dv"),
-        rowTable("db.legacy"),
-        "  }",
-        "  paths {",
-        pathPrefix(paths, "pii", "footer", "encrypted", "AES_GCM_V1"),
-        pathPrefix(paths, "pii-ctr", "footer", "encrypted", "AES_GCM_CTR_V1"),
-        pathPrefix(paths, "pii-pf", "footer2", "plaintext", "AES_GCM_V1"),
-        pathPrefix(paths, "pii-pf-ctr", "footer2", "plaintext", "AES_GCM_CTR_V1"),
-        "  }",
-        "}",
-        "");
+    Consumer<TestPolicy.Column> ssnMasked =
+        c -> c.key("pii").clear("admin").masked("analyst", "partial(keep_last=4)");
+    TestPolicy policy =
+        TestPolicy.builder()
+            .role("admin", "alice")
+            .role("hr", "harry")
+            .role("analyst", "bob")
+            .role("etl", "etl")
+            .role("keyadmin", "ops")
+            .keys("pii", "fin", "footer", "footer2")
+            .table(
+                "db.people",
+                t ->
+                    t.footerKey("footer")
+                        .writers("etl")
+                        .column("ssn", ssnMasked)
+                        .column("salary", c -> c.key("fin").clear("admin", "hr", "analyst"))
+                        .column("address.zip", c -> c.key("pii").clear("admin")))
+            .table(
+                "db.plainfooter",
+                t ->
+                    t.footerKey("footer2")
+                        .footerMode("plaintext")
+                        .algorithm("AES_GCM_CTR_V1")
+                        .writers("etl")
+                        .column(
+                            "ssn", c -> c.key("pii").clear("admin").masked("analyst", "redact")))
+            .table(
+                "db.strict",
+                t ->
+                    t.footerKey("footer")
+                        .writers("etl")
+                        .column("salary", c -> c.key("fin").clear("admin").onDenied("fail")))
+            .table(
+                "db.cards",
+                t ->
+                    t.footerKey("footer")
+                        .writers("etl")
+                        .column(
+                            "card",
+                            c ->
+                                c.key("pii")
+                                    .method("fpe(alphabet = digits, keep = \"-\")")
+                                    .domain("card")
+                                    .clear("admin")
+                                    .token("hr")
+                                    .masked("analyst", "partial(keep_last=4)")))
+            .table(
+                "db.swapped",
+                t ->
+                    t.footerKey("footer")
+                        .writers("etl")
+                        .column("ssn", c -> c.key("pii").clear("admin")))
+            .table(
+                "db.maskvectors",
+                t ->
+                    maskVectorColumns(
+                        t.footerKey("footer").writers("etl"),
+                        "p4",
+                        "partial(keep_last=4)",
+                        "p3",
+                        "partial(keep_last=3)",
+                        "p2",
+                        "partial(keep_last=2)",
+                        "p0",
+                        "partial(keep_last=0)",
+                        "redacted",
+                        "redact",
+                        "nulled",
+                        "null"));
+    for (String table : List.of("db.mor", "db.dv", "db.legacy")) {
+      // a table of (id, ssn) whose ssn only admin reads in clear, and analysts redacted
+      policy.table(
+          table,
+          t ->
+              t.footerKey("footer")
+                  .writers("etl")
+                  .column("ssn", c -> c.key("pii").clear("admin").masked("analyst", "redact")));
+    }
+    // the path prefixes Python writes into (one per footer mode and algorithm)
+    pathPrefix(policy, paths, "pii", "footer", "encrypted", "AES_GCM_V1");
+    pathPrefix(policy, paths, "pii-ctr", "footer", "encrypted", "AES_GCM_CTR_V1");
+    pathPrefix(policy, paths, "pii-pf", "footer2", "plaintext", "AES_GCM_V1");
+    pathPrefix(policy, paths, "pii-pf-ctr", "footer2", "plaintext", "AES_GCM_CTR_V1");
+    return policy.render();
   }
 
   /**
-   * A tokenized column masked for analysts with {@code mask}: pytest has the key server mask the
-   * string values of the shared mask vectors through it ({@code testdata/protection-vectors.json}).
+   * Tokenized columns masked for analysts with each mask: pytest has the key server mask the string
+   * values of the shared mask vectors through them ({@code testdata/protection-vectors.json}).
    */
-  private static String maskVectorColumn(String name, String mask) {
-    return "        "
-        + name
-        + " { key = pii, method = deterministic, domain = mv, clear = [admin],"
-        + " masked { analyst = \""
-        + mask
-        + "\" } }";
+  private static TestPolicy.Table maskVectorColumns(
+      TestPolicy.Table table, String... namesAndMasks) {
+    for (int i = 0; i < namesAndMasks.length; i += 2) {
+      String mask = namesAndMasks[i + 1];
+      table.column(
+          namesAndMasks[i],
+          c ->
+              c.key("pii")
+                  .method("deterministic")
+                  .domain("mv")
+                  .clear("admin")
+                  .masked("analyst", mask));
+    }
+    return table;
   }
 
-  /** A table of (id, ssn) whose ssn only admin reads in clear, and analysts redacted. */
-  private static String rowTable(String name) {
-    return String.join(
-        "\n",
-        "    \"" + name + "\" {",
-        "      footer-key = footer",
-        "      writers    = [etl]",
-        "      columns { ssn { key = pii, clear = [admin], masked { analyst = redact } } }",
-        "    }");
-  }
-
-  /** A path prefix that Python writes into (one per footer mode and algorithm). */
-  private static String pathPrefix(
-      Path paths, String dir, String footerKey, String footerMode, String algorithm) {
-    return String.join(
-        "\n",
-        "    \"file:" + paths.resolve(dir) + "/\" {",
-        "      footer-key  = " + footerKey,
-        "      footer-mode = " + footerMode,
-        "      algorithm   = " + algorithm,
-        "      writers     = [etl]",
-        "      columns {",
-        "        ssn    { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }",
-        "        salary { key = fin, clear = [admin, hr] }",
-        "      }",
-        "    }");
+  private static void pathPrefix(
+      TestPolicy policy,
+      Path paths,
+      String dir,
+      String footerKey,
+      String footerMode,
+      String algorithm) {
+    policy.path(
+        "file:" + paths.resolve(dir) + "/",
+        p ->
+            p.footerKey(footerKey)
+                .footerMode(footerMode)
+                .algorithm(algorithm)
+                .writers("etl")
+                .column(
+                    "ssn",
+                    c -> c.key("pii").clear("admin").masked("analyst", "partial(keep_last=4)"))
+                .column("salary", c -> c.key("fin").clear("admin", "hr")));
   }
 
   /** The prefixes Python writes into, each read back here by Spark as every principal. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.icebergprotector.it.harness.DriverLogCapture;
 import io.icebergprotector.it.harness.KeyServerStackTestBase;
 import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,26 +26,8 @@ import org.junit.jupiter.api.Test;
 class RemoteDeclassificationTest extends KeyServerStackTestBase {
   private static final String CARD = "CARD-RDC-4242";
   private static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles {",
-          "    admin    { users = [\"alice\"] }",
-          "    auditor  { users = [\"carl\"] }",
-          "    etl      { users = [\"etl\"] }",
-          "    keyadmin { users = [\"ops\"] }",
-          "  }",
-          "  keys { pii {}, footer {} }",
-          "  tables {",
-          "    \"db.orders\" {",
-          "      footer-key = footer",
-          "      writers    = [etl]",
-          "      declassify = [admin]",
-          "      columns { card_number { key = pii, clear = [admin, auditor] } }",
-          "    }",
-          "  }",
-          "}",
-          "");
+      TestPolicy.resource(
+          RemoteDeclassificationTest.class, "policies/RemoteDeclassificationTest.conf");
 
   private SparkSession alice;
 

@@ -16,6 +16,7 @@ import io.icebergprotector.kms.KeyAccessDeniedException;
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.spark.ProtectingSparkCatalog;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -65,42 +66,38 @@ class RemoteKeyServerEndToEndTest extends StackTestBase {
   static final String QUERY_COLUMNS = "id, name, ssn, email, salary, region";
 
   static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles {",
-          "    admin    { users = [\"alice\"], groups = [\"secops\"] }",
-          "    analyst  { users = [\"bob\"] }",
-          "    etl      { users = [\"etl\"] }",
-          "    keyadmin { users = [\"ops\"] }",
-          "  }",
-          "  keys { pii {}, fin {}, footer {} }",
-          "  tables {",
-          "    \"db.customers\" {",
-          "      footer-key  = footer",
-          "      footer-mode = encrypted",
-          "      algorithm   = AES_GCM_V1",
-          "      writers     = [etl]",
-          "      columns {",
-          "        ssn    { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }",
-          "        email  { key = pii, clear = [admin], masked { analyst = hash } }",
-          // fin: a key of its own, so "denied" is enforced by the key server, not only by Spark
-          "        salary { key = fin, clear = [admin], on-denied = null }",
-          "      }",
-          "    }",
+      TestPolicy.builder()
+          .role("admin", "alice")
+          .roleGroups("admin", "secops")
+          .role("analyst", "bob")
+          .role("etl", "etl")
+          .role("keyadmin", "ops")
+          .keys("pii", "fin", "footer")
+          .table(
+              "db.customers",
+              t ->
+                  t.footerKey("footer")
+                      .footerMode("encrypted")
+                      .algorithm("AES_GCM_V1")
+                      .writers("etl")
+                      .column(
+                          "ssn",
+                          c ->
+                              c.key("pii").clear("admin").masked("analyst", "partial(keep_last=4)"))
+                      .column("email", c -> c.key("pii").clear("admin").masked("analyst", "hash"))
+                      // fin: a key of its own, so "denied" is enforced by the key server, not only
+                      // by Spark
+                      .column("salary", c -> c.key("fin").clear("admin").onDenied("null")))
           // another protected table under the same keys, for the file-swap test
-          "    \"db.other\" {",
-          "      footer-key = footer",
-          "      writers    = [etl]",
-          "      columns {",
-          "        ssn    { key = pii, clear = [admin] }",
-          "        email  { key = pii, clear = [admin] }",
-          "        salary { key = fin, clear = [admin] }",
-          "      }",
-          "    }",
-          "  }",
-          "}",
-          "");
+          .table(
+              "db.other",
+              t ->
+                  t.footerKey("footer")
+                      .writers("etl")
+                      .column("ssn", c -> c.key("pii").clear("admin"))
+                      .column("email", c -> c.key("pii").clear("admin"))
+                      .column("salary", c -> c.key("fin").clear("admin")))
+          .render();
 
   private ProtectorServerProcess keyServer;
   private DriverLogCapture driverLog;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.it.harness.KeyServerStackTestBase;
 import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.testing.TestPolicy;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -25,27 +26,8 @@ class RemotePrincipalBindingTest extends KeyServerStackTestBase {
 
   /** Also the policy of {@link SeparateJvmPrincipalsTest}, where alice writes as well. */
   static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles {",
-          "    admin    { users = [\"alice\"] }",
-          "    etl      { users = [\"etl\", \"alice\"] }",
-          "    keyadmin { users = [\"ops\"] }",
-          "  }",
-          "  keys { pii {}, fin {}, footer {} }",
-          "  tables {",
-          "    \"db.people\" {",
-          "      footer-key = footer",
-          "      writers    = [etl]",
-          "      columns {",
-          "        ssn    { key = pii, clear = [admin] }",
-          "        salary { key = fin, clear = [admin] }",
-          "      }",
-          "    }",
-          "  }",
-          "}",
-          "");
+      TestPolicy.resource(
+          RemotePrincipalBindingTest.class, "policies/RemotePrincipalBindingTest.conf");
 
   private SparkSession alice;
   private SparkSession mallory;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.icebergprotector.it.harness.KeyServerStackTestBase;
 import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.kms.remote.RemoteKeyService;
+import io.icebergprotector.testing.TestPolicy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -21,32 +22,7 @@ import org.junit.jupiter.api.Test;
  */
 class RevocationBoundTest extends KeyServerStackTestBase {
   private static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles {",
-          "    etl      { users = [\"etl\"] }",
-          "    admin    { users = [\"alice\"] }",
-          "    keyadmin { users = [\"ops\"] }",
-          "  }",
-          "  keys { pii {}, fin {}, footer {} }",
-          "  tables {",
-          "    \"db.people\" {",
-          "      footer-key = footer",
-          "      writers    = [etl]",
-          "      columns {",
-          "        ssn    { key = pii, clear = [admin] }",
-          "        salary { key = fin, clear = [admin], on-denied = fail }",
-          "      }",
-          "    }",
-          "    \"db.visits\" {",
-          "      footer-key = footer",
-          "      writers    = [etl]",
-          "      columns { ssn { key = pii, clear = [admin] } }",
-          "    }",
-          "  }",
-          "}",
-          "");
+      TestPolicy.resource(RevocationBoundTest.class, "policies/RevocationBoundTest.conf");
 
   private static final Duration LIFETIME =
       Duration.ofSeconds(KmsSettings.DEFAULT_KEY_CACHE_SECONDS);

@@ -5,11 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.icebergprotector.it.harness.BucketScan;
 import io.icebergprotector.it.harness.BucketScan.Canary;
 import io.icebergprotector.it.harness.BucketScan.Kind;
-import io.icebergprotector.it.harness.FreePorts;
 import io.icebergprotector.it.harness.ItPaths;
 import io.icebergprotector.it.harness.KeyServerStackTestBase;
-import io.icebergprotector.it.harness.ManagedProcess;
 import io.icebergprotector.it.launch.ClusterJob;
+import io.icebergprotector.testing.FreePorts;
+import io.icebergprotector.testing.ManagedProcess;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
@@ -47,28 +48,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class StandaloneClusterTest extends KeyServerStackTestBase {
   static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles {",
-          "    admin    { users = [\"alice\"] }",
-          "    analyst  { users = [\"bob\"] }",
-          "    etl      { users = [\"etl\"] }",
-          "    keyadmin { users = [\"ops\"] }",
-          "  }",
-          "  keys { pii {}, fin {}, footer {} }",
-          "  tables {",
-          "    \"db.people\" {",
-          "      footer-key = footer",
-          "      writers    = [etl]",
-          "      columns {",
-          "        ssn    { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }",
-          "        salary { key = fin, clear = [admin], on-denied = null }",
-          "      }",
-          "    }",
-          "  }",
-          "}",
-          "");
+      TestPolicy.resource(StandaloneClusterTest.class, "policies/StandaloneClusterTest.conf");
   private static final String TOKEN_VARIABLE = "PROTECTOR_CLUSTER_TOKEN";
   private static final int WORKERS = 2;
   private static final Duration JOB_TIMEOUT = Duration.ofMinutes(6);

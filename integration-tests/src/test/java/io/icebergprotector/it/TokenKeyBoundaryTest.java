@@ -7,6 +7,7 @@ import io.icebergprotector.it.harness.KeyServerStackTestBase;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.wire.JsonCodec;
 import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -42,41 +43,43 @@ import org.junit.jupiter.api.Test;
 class TokenKeyBoundaryTest extends KeyServerStackTestBase {
   private static final String PIN_METHOD = "fpe(alphabet = digits)";
   private static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles {",
-          "    admin    { users = [\"alice\", \"lena\"] }",
-          "    analyst  { users = [\"bob\"] }",
-          "    support  { users = [\"carol\"] }",
-          "    etl      { users = [\"etl\"] }",
-          "    ingest   { users = [\"dan\"] }",
-          "    keyadmin { users = [\"ops\"] }",
-          "  }",
-          "  keys { pii {}, footer {} }",
-          "  tables {",
-          "    \"db.accounts\" {",
-          "      footer-key = footer",
-          "      writers    = [etl, admin]",
-          "      columns {",
-          "        pin  { key = pii, method = \"" + PIN_METHOD + "\", domain = pin,",
-          "               clear = [admin], token = [analyst, ingest],",
-          "               masked { support = hash } }",
-          "        name { key = pii, clear = [admin], masked { support = hash } }",
-          "      }",
-          "    }",
-          "    \"db.orders\" {",
-          "      footer-key = footer",
-          "      writers    = [ingest]",
-          "      columns {",
-          "        pin { key = pii, method = \""
-              + PIN_METHOD
-              + "\", domain = pin, clear = [admin], token = [ingest] }",
-          "      }",
-          "    }",
-          "  }",
-          "}",
-          "");
+      TestPolicy.builder()
+          .role("admin", "alice", "lena")
+          .role("analyst", "bob")
+          .role("support", "carol")
+          .role("etl", "etl")
+          .role("ingest", "dan")
+          .role("keyadmin", "ops")
+          .keys("pii", "footer")
+          .table(
+              "db.accounts",
+              t ->
+                  t.footerKey("footer")
+                      .writers("etl", "admin")
+                      .column(
+                          "pin",
+                          c ->
+                              c.key("pii")
+                                  .method(PIN_METHOD)
+                                  .domain("pin")
+                                  .clear("admin")
+                                  .token("analyst", "ingest")
+                                  .masked("support", "hash"))
+                      .column("name", c -> c.key("pii").clear("admin").masked("support", "hash")))
+          .table(
+              "db.orders",
+              t ->
+                  t.footerKey("footer")
+                      .writers("ingest")
+                      .column(
+                          "pin",
+                          c ->
+                              c.key("pii")
+                                  .method(PIN_METHOD)
+                                  .domain("pin")
+                                  .clear("admin")
+                                  .token("ingest")))
+          .render();
   private static final String PIN = "042424";
   private static final String NAME = "canary-name-alpha";
   private static final Map<String, String> LOCAL = Map.of("protector.kms.token-mode", "local");

@@ -8,6 +8,7 @@ import io.icebergprotector.it.harness.BucketScan.Canary;
 import io.icebergprotector.it.harness.BucketScan.Kind;
 import io.icebergprotector.it.harness.KeyServerStackTestBase;
 import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,52 +33,66 @@ import org.junit.jupiter.params.provider.ValueSource;
  * readers and denied principals never call the server; the files never hold a clear canary.
  */
 class TokenServerModeTablesTest extends KeyServerStackTestBase {
-  private static final String SSN_METHOD = "\"fpe(alphabet = digits, keep = \\\"-\\\")\"";
+  private static final String SSN_METHOD = "fpe(alphabet = digits, keep = \"-\")";
   private static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles {",
-          "    admin    { users = [\"alice\", \"lena\"] }",
-          "    analyst  { users = [\"bob\", \"tina\"] }",
-          "    support  { users = [\"carol\", \"cora\"] }",
-          "    etl      { users = [\"etl\", \"loader\", \"exporter\"] }",
-          "    keyadmin { users = [\"ops\"] }",
-          "  }",
-          "  keys { pii {}, footer {} }",
-          "  tables {",
-          "    \"db.customers\" {",
-          "      footer-key = footer",
-          "      writers    = [etl]",
-          "      columns {",
-          "        email { key = pii, method = deterministic, domain = email, clear = [admin],"
-              + " token = [analyst], masked { support = hash }, on-denied = fail }",
-          "        ssn { key = pii, method = "
-              + SSN_METHOD
-              + ", domain = ssn, clear = [admin],"
-              + " token = [analyst], masked { support = \"partial(keep_last=4)\" } }",
-          "      }",
-          "    }",
-          "    \"db.bulk\" {",
-          "      footer-key = footer",
-          "      writers    = [etl]",
-          "      columns {",
-          "        ssn { key = pii, method = " + SSN_METHOD + ", domain = ssn, clear = [admin] }",
-          "      }",
-          "    }",
-          "    \"db.orders\" {",
-          "      footer-key = footer",
-          "      writers    = [etl]",
-          "      columns {",
-          "        ssn { key = pii, method = "
-              + SSN_METHOD
-              + ", domain = ssn, clear = [admin],"
-              + " token = [analyst] }",
-          "      }",
-          "    }",
-          "  }",
-          "}",
-          "");
+      policy(List.of("alice", "lena"), List.of("bob", "tina"), List.of("carol", "cora"));
+
+  /** The policy with these users in the roles admin, analyst and support. */
+  private static String policy(List<String> admins, List<String> analysts, List<String> support) {
+    return TestPolicy.builder()
+        .role("admin", admins.toArray(String[]::new))
+        .role("analyst", analysts.toArray(String[]::new))
+        .role("support", support.toArray(String[]::new))
+        .role("etl", "etl", "loader", "exporter")
+        .role("keyadmin", "ops")
+        .keys("pii", "footer")
+        .table(
+            "db.customers",
+            t ->
+                t.footerKey("footer")
+                    .writers("etl")
+                    .column(
+                        "email",
+                        c ->
+                            c.key("pii")
+                                .method("deterministic")
+                                .domain("email")
+                                .clear("admin")
+                                .token("analyst")
+                                .masked("support", "hash")
+                                .onDenied("fail"))
+                    .column(
+                        "ssn",
+                        c ->
+                            c.key("pii")
+                                .method(SSN_METHOD)
+                                .domain("ssn")
+                                .clear("admin")
+                                .token("analyst")
+                                .masked("support", "partial(keep_last=4)")))
+        .table(
+            "db.bulk",
+            t ->
+                t.footerKey("footer")
+                    .writers("etl")
+                    .column(
+                        "ssn", c -> c.key("pii").method(SSN_METHOD).domain("ssn").clear("admin")))
+        .table(
+            "db.orders",
+            t ->
+                t.footerKey("footer")
+                    .writers("etl")
+                    .column(
+                        "ssn",
+                        c ->
+                            c.key("pii")
+                                .method(SSN_METHOD)
+                                .domain("ssn")
+                                .clear("admin")
+                                .token("analyst")))
+        .render();
+  }
+
   private static final String[][] CUSTOMERS = {
     {"1", "123-45-6789", "canary.alpha@example.com"},
     {"2", "987-65-4321", "canary.beta@example.com"},
@@ -371,13 +386,7 @@ class TokenServerModeTablesTest extends KeyServerStackTestBase {
   void theServerHasTheLastWordOnEachColumnsView() {
     // carol's (masked) and tina's (token) catalogs hold a policy that made them clear readers;
     // the server withdrew it
-    servePolicy(
-        POLICY
-            .replace("users = [\"carol\", \"cora\"]", "users = [\"cora\"]")
-            .replace(
-                "users = [\"alice\", \"lena\"]",
-                "users = [\"alice\", \"lena\", \"carol\", \"tina\"]")
-            .replace("users = [\"bob\", \"tina\"]", "users = [\"bob\"]"));
+    servePolicy(policy(List.of("alice", "lena", "carol", "tina"), List.of("bob"), List.of("cora")));
     Map<String, String> options = Map.of("protector.kms.token-mode", "server");
     SparkSession carol = spark.newSession();
     configureStaleProt(carol, "carol", options);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.it.harness.KeyServerStackTestBase;
+import io.icebergprotector.testing.TestPolicy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -25,30 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TokenServerModeTest extends KeyServerStackTestBase {
   private static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles {",
-          "    admin    { users = [\"alice\"] }",
-          "    analyst  { users = [\"bob\"] }",
-          "    etl      { users = [\"etl\"] }",
-          "    keyadmin { users = [\"ops\"] }",
-          "  }",
-          "  keys { pii {}, footer {} }",
-          "  tables {",
-          "    \"db.customers\" {",
-          "      footer-key = footer",
-          "      writers    = [etl]",
-          "      columns {",
-          "        email { key = pii, method = deterministic, domain = email, clear = [admin],"
-              + " token = [analyst] }",
-          "        ssn { key = pii, method = \"fpe(alphabet = digits, keep = \\\"-\\\")\","
-              + " domain = ssn, clear = [admin], token = [analyst] }",
-          "      }",
-          "    }",
-          "  }",
-          "}",
-          "");
+      TestPolicy.resource(TokenServerModeTest.class, "policies/TokenServerModeTest.conf");
   private static final int PEOPLE = 2_500;
   private static final String QUERY =
       "SELECT protect('ann@example.com', 'email') AS e, protect('123-45-6789', 'ssn') AS s";

@@ -2,9 +2,9 @@ package io.icebergprotector.cli;
 
 import io.icebergprotector.kms.LocalKeyService;
 import io.icebergprotector.kms.Passphrase;
-import io.icebergprotector.kms.SelfSignedTls;
 import io.icebergprotector.policy.Digests;
 import io.icebergprotector.server.ProtectorServer;
+import io.icebergprotector.testing.SelfSignedTls;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

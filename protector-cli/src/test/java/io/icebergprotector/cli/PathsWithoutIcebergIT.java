@@ -2,11 +2,13 @@ package io.icebergprotector.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icebergprotector.testing.ManagedProcess;
+import io.icebergprotector.testing.SparkSubmit;
+import io.icebergprotector.testing.TestPolicy;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
@@ -39,35 +41,29 @@ class PathsWithoutIcebergIT {
     Path prot = work.resolve("prot");
     Path out = prot.resolve("people");
     Files.writeString(work.resolve("passphrase"), "paths-it passphrase");
-    Files.writeString(
-        work.resolve("policy.conf"),
-        String.join(
-            "\n",
-            "protector {",
-            "  roles { admin { users = [alice] }, analyst { users = [bob] }, etl { users = [etl] } }",
-            "  keys { pii {}, footer {} }",
-            "  paths {",
-            "    \"" + prot.toUri() + "\" {",
-            "      footer-key = footer",
-            "      writers    = [etl]",
-            "      columns {",
-            "        ssn   { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }",
-            "        email { key = pii, clear = [admin], masked { analyst = hash } }",
-            "      }",
-            "    }",
-            "  }",
-            "}"));
-    Path app = tmp.resolve("paths-smoke.jar");
-    PackagesIT.appJar(app, PathsSmokeMain.class);
+    TestPolicy.builder()
+        .role("admin", "alice")
+        .role("analyst", "bob")
+        .role("etl", "etl")
+        .keys("pii", "footer")
+        .path(
+            prot.toUri().toString(),
+            p ->
+                p.footerKey("footer")
+                    .writers("etl")
+                    .column(
+                        "ssn",
+                        c -> c.key("pii").clear("admin").masked("analyst", "partial(keep_last=4)"))
+                    .column("email", c -> c.key("pii").clear("admin").masked("analyst", "hash")))
+        .writeTo(work.resolve("policy.conf"));
+    Path app = SparkSubmit.appJar(tmp.resolve("paths-smoke.jar"), PathsSmokeMain.class);
 
     // spark-submit as docs/spark/paths.md shows it: the runtime jar with --jars, the settings with
     // --conf.
     List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add(ManagedProcess.javaExecutable());
     cmd.add("-Xmx1g");
-    cmd.addAll(
-        Arrays.asList(
-            System.getProperty("spark.java17.opens", PackagesIT.OPENS).trim().split("\\s+")));
+    cmd.addAll(SparkSubmit.opens());
     cmd.add("-cp");
     cmd.add(PackagesIT.sparkClasspathWithoutIceberg());
     cmd.add("org.apache.spark.deploy.SparkSubmit");
@@ -99,7 +95,7 @@ class PathsWithoutIcebergIT {
             out.toString(),
             Long.toString(ROWS)));
 
-    PackagesIT.ChildJvm child = PackagesIT.ChildJvm.run(cmd, work, tmp.resolve("child"));
+    SparkSubmit.Child child = SparkSubmit.run(cmd, work, tmp.resolve("child"));
     String output = child.stdout;
     String both = child.describe();
     assertThat(child.exitCode).as(both).isZero();

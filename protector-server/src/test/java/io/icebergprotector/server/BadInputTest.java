@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import io.icebergprotector.kms.wire.JsonCodec;
+import io.icebergprotector.testing.SelfSignedTls;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
@@ -315,7 +316,7 @@ class BadInputTest {
   }
 
   private static String rawRequest(String request) throws Exception {
-    javax.net.ssl.SSLContext ctx = ServerFixture.trusting(fx.certificate);
+    javax.net.ssl.SSLContext ctx = SelfSignedTls.trusting(fx.certificate);
     try (SSLSocket socket =
         (SSLSocket) ctx.getSocketFactory().createSocket("127.0.0.1", fx.url().getPort())) {
       socket.setSoTimeout(5000);

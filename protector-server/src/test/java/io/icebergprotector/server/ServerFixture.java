@@ -17,10 +17,11 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import io.icebergprotector.kms.LocalKeyService;
 import io.icebergprotector.kms.Passphrase;
-import io.icebergprotector.kms.SelfSignedTls;
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import io.icebergprotector.policy.Digests;
 import io.icebergprotector.server.auth.TokenAuthenticator;
+import io.icebergprotector.testing.SelfSignedTls;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -32,7 +33,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
 import java.security.SecureRandom;
-import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -40,8 +40,6 @@ import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 
 /**
  * A complete key server for tests: self-signed TLS (made with the JDK's keytool), a keystore with
@@ -55,41 +53,7 @@ final class ServerFixture implements AutoCloseable {
   static final String AUDIENCE = "iceberg-protector";
 
   static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles {",
-          "    admin    { users = [\"alice\"], groups = [\"secops\"] }",
-          "    analyst  { users = [\"bob\"], groups = [\"bi\"] }",
-          "    etl      { users = [\"etl\"] }",
-          "    keyadmin { users = [\"ops\"] }",
-          "  }",
-          "  keys { pii {}, fin {}, footer {}, scratch {}, scratch-footer {} }",
-          "  tables {",
-          "    \"db.customers\" {",
-          "      footer-key = footer",
-          "      writers = [etl]",
-          "      declassify = [admin]",
-          "      columns {",
-          "        ssn    { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }",
-          "        salary { key = fin, clear = [admin] }",
-          "      }",
-          "    }",
-          "    \"db.scratch\" {",
-          "      footer-key = scratch-footer",
-          "      writers = [etl]",
-          "      columns { x { key = scratch, clear = [admin] } }",
-          "    }",
-          "  }",
-          "  paths {",
-          "    \"s3a://bucket/pii/\" {",
-          "      footer-key = footer",
-          "      declassify = [analyst]",
-          "      columns { ssn { key = pii, clear = [analyst] } }",
-          "    }",
-          "  }",
-          "}",
-          "");
+      TestPolicy.resource(ServerFixture.class, "policies/ServerFixture.conf");
 
   private static Path tlsDir;
 
@@ -195,7 +159,7 @@ final class ServerFixture implements AutoCloseable {
     this.http =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
-            .sslContext(trusting(certificate))
+            .sslContext(SelfSignedTls.trusting(certificate))
             .connectTimeout(Duration.ofSeconds(5))
             .build();
   }
@@ -342,21 +306,6 @@ final class ServerFixture implements AutoCloseable {
     if (server != null) {
       server.close();
     }
-  }
-
-  static SSLContext trusting(Path pem) throws Exception {
-    KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
-    trust.load(null, null);
-    try (InputStream in = Files.newInputStream(pem)) {
-      trust.setCertificateEntry(
-          "server", CertificateFactory.getInstance("X.509").generateCertificate(in));
-    }
-    TrustManagerFactory tmf =
-        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    tmf.init(trust);
-    SSLContext ctx = SSLContext.getInstance("TLS");
-    ctx.init(null, tmf.getTrustManagers(), null);
-    return ctx;
   }
 
   /** A self-signed EC certificate for 127.0.0.1/localhost, made once per JVM with keytool. */

@@ -14,6 +14,7 @@ import io.icebergprotector.kms.token.Tokenizer;
 import io.icebergprotector.kms.wire.JsonCodec;
 import io.icebergprotector.policy.ProtectionMethod;
 import io.icebergprotector.server.config.ServerConfig;
+import io.icebergprotector.testing.TestPolicy;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -38,35 +39,39 @@ import org.junit.jupiter.api.io.TempDir;
 class ServerMaskedTokensTest {
   private static final String PIN_METHOD = "fpe(alphabet = digits)";
   private static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles {",
-          "    admin    { users = [\"alice\"] }",
-          "    analyst  { users = [\"bob\"] }",
-          "    support  { users = [\"carol\"] }",
-          "    hasher   { users = [\"dave\"] }",
-          "    etl      { users = [\"etl\"] }",
-          "    keyadmin { users = [\"ops\"] }",
-          "  }",
-          "  keys { pii {}, footer {} }",
-          "  tables {",
-          "    \"db.accounts\" {",
-          "      footer-key = footer",
-          "      writers = [etl]",
-          "      columns {",
-          "        pin { key = pii, method = \""
-              + PIN_METHOD
-              + "\", domain = pin, clear = [admin],",
-          "              token = [analyst], masked { support = hash, hasher = redact } }",
-          "        ssn { key = pii, method = \"fpe(alphabet = digits, keep = \\\"-\\\")\","
-              + " domain = ssn, clear = [admin], masked { support = \"partial(keep_last=4)\" } }",
-          "        name { key = pii, clear = [admin], masked { hasher = hash } }",
-          "      }",
-          "    }",
-          "  }",
-          "}",
-          "");
+      TestPolicy.builder()
+          .role("admin", "alice")
+          .role("analyst", "bob")
+          .role("support", "carol")
+          .role("hasher", "dave")
+          .role("etl", "etl")
+          .role("keyadmin", "ops")
+          .keys("pii", "footer")
+          .table(
+              "db.accounts",
+              t ->
+                  t.footerKey("footer")
+                      .writers("etl")
+                      .column(
+                          "pin",
+                          c ->
+                              c.key("pii")
+                                  .method(PIN_METHOD)
+                                  .domain("pin")
+                                  .clear("admin")
+                                  .token("analyst")
+                                  .masked("support", "hash")
+                                  .masked("hasher", "redact"))
+                      .column(
+                          "ssn",
+                          c ->
+                              c.key("pii")
+                                  .method("fpe(alphabet = digits, keep = \"-\")")
+                                  .domain("ssn")
+                                  .clear("admin")
+                                  .masked("support", "partial(keep_last=4)"))
+                      .column("name", c -> c.key("pii").clear("admin").masked("hasher", "hash")))
+          .render();
 
   @TempDir static Path dir;
   static ServerFixture fx;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.kms.remote.RemoteKeyService;
+import io.icebergprotector.testing.SelfSignedTls;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -48,7 +49,7 @@ class SlowClientsTest {
   void sixtyFourHalfOpenTlsConnectionsDoNotBlockUnwrapsOrHealthProbes() throws Exception {
     // 8 workers (the fixture's limits): far fewer than the stalled connections.
     try (ServerFixture fx = ServerFixture.start(dir)) {
-      SSLContext tls = ServerFixture.trusting(fx.certificate);
+      SSLContext tls = SelfSignedTls.trusting(fx.certificate);
       List<SSLSocket> stalled = new ArrayList<>();
       ExecutorService callers = Executors.newFixedThreadPool(4);
       try {
@@ -117,7 +118,7 @@ class SlowClientsTest {
   void aStalledRequestIsClosedAfterTheIdleTimeout() throws Exception {
     try (ServerFixture fx =
         ServerFixture.start(dir, "protector-server.limits.idle-timeout = 300ms")) {
-      try (SSLSocket s = halfOpen(ServerFixture.trusting(fx.certificate), fx.url().getPort())) {
+      try (SSLSocket s = halfOpen(SelfSignedTls.trusting(fx.certificate), fx.url().getPort())) {
         s.setSoTimeout(60_000); // a bound only: the server closes long before
         InputStream in = s.getInputStream();
         // Closed without a request ever being served: end of stream (or a reset).

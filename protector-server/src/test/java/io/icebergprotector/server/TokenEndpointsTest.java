@@ -9,6 +9,7 @@ import io.icebergprotector.kms.token.TokenMode;
 import io.icebergprotector.kms.token.Tokenizer;
 import io.icebergprotector.kms.wire.JsonCodec;
 import io.icebergprotector.policy.ProtectionMethod;
+import io.icebergprotector.testing.TestPolicy;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,34 +32,7 @@ class TokenEndpointsTest {
   static final String DETERMINISTIC = "deterministic";
   static final String SSN_METHOD = "fpe(alphabet = digits, keep = \"-\")";
   static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles {",
-          "    admin    { users = [\"alice\"] }",
-          "    analyst  { users = [\"bob\"] }",
-          "    support  { users = [\"carol\"] }",
-          "    etl      { users = [\"etl\"] }",
-          "    keyadmin { users = [\"ops\"] }",
-          "  }",
-          "  keys { pii {}, fin {}, footer {} }",
-          "  tables {",
-          "    \"db.customers\" {",
-          "      footer-key = footer",
-          "      writers = [etl]",
-          "      columns {",
-          "        ssn { key = pii, method = \"fpe(alphabet = digits, keep = \\\"-\\\")\", domain = ssn,"
-              + " clear = [admin], token = [analyst],"
-              + " masked { support = \"partial(keep_last=4)\" } }",
-          "        email { key = pii, method = deterministic, domain = email, clear = [admin],"
-              + " token = [analyst] }",
-          "        account { key = fin, method = \"fpe(width = 9)\", domain = account,"
-              + " clear = [admin] }",
-          "      }",
-          "    }",
-          "  }",
-          "}",
-          "");
+      TestPolicy.resource(TokenEndpointsTest.class, "policies/TokenEndpointsTest.conf");
 
   @TempDir static Path dir;
   static ServerFixture fx;

@@ -2,15 +2,15 @@ package io.icebergprotector.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icebergprotector.testing.ManagedProcess;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -39,7 +39,7 @@ class PySparkIT {
     RuntimeEndToEndIT.artifacts();
     root = Path.of(System.getProperty("runtime.repo.root")).toAbsolutePath().normalize();
     String pyspark = System.getProperty("runtime.pyspark.version");
-    Path venv = RuntimeEndToEndIT.jar.getParent().resolveSibling("pyspark-venv");
+    Path venv = RuntimeEndToEndIT.runtime.jar().getParent().resolveSibling("pyspark-venv");
     python = venv.resolve("bin").resolve("python");
     if (!Files.isExecutable(python)) {
       run("venv", List.of("python3", "-m", "venv", venv.toString()), Map.of(), INSTALL_MINUTES);
@@ -68,15 +68,17 @@ class PySparkIT {
 
   @Test
   void pysparkTestsPass() throws Exception {
-    Path repo = RuntimeEndToEndIT.fileRepository(tmp.resolve("repo"));
+    Path repo = RuntimeEndToEndIT.runtime.fileRepository(tmp.resolve("repo"));
     Path work = Files.createDirectories(tmp.resolve("work"));
     Map<String, String> env = new TreeMap<>();
     env.put("IP_REPO_ROOT", root.toString());
     env.put(
         "IP_SPARK_TARGET",
-        RuntimeEndToEndIT.artifact.substring("iceberg-protector-spark-runtime-".length()));
+        RuntimeEndToEndIT.runtime
+            .artifact()
+            .substring("iceberg-protector-spark-runtime-".length()));
     env.put("IP_WORK", work.toString());
-    env.put("IP_VERSION", RuntimeEndToEndIT.version);
+    env.put("IP_VERSION", RuntimeEndToEndIT.runtime.version());
     env.put("JAVA_HOME", System.getProperty("java.home"));
     env.put("SPARK_LOCAL_IP", "127.0.0.1");
     // a fresh Ivy cache: a SNAPSHOT cached by an earlier run must not stand in for this build's jar
@@ -110,28 +112,24 @@ class PySparkIT {
 
   /** Runs {@code command} in {@code python/}; its output is printed and returned. */
   private static String run(
-      String name, List<String> command, Map<String, String> env, long minutes)
-      throws IOException, InterruptedException {
+      String name, List<String> command, Map<String, String> env, long minutes) throws IOException {
     Path logs =
-        Files.createDirectories(RuntimeEndToEndIT.jar.getParent().resolveSibling("pyspark"));
+        Files.createDirectories(
+            RuntimeEndToEndIT.runtime.jar().getParent().resolveSibling("pyspark"));
     Path log = logs.resolve(name + ".log");
-    ProcessBuilder builder =
-        new ProcessBuilder(new ArrayList<>(command))
-            .directory(root.resolve("python").toFile())
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile());
-    builder.environment().putAll(env);
-    Process process = builder.start();
-    boolean finished = process.waitFor(minutes, TimeUnit.MINUTES);
-    if (!finished) {
-      process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-    }
+    ManagedProcess process =
+        ManagedProcess.builder(name)
+            .command(command)
+            .env(env)
+            .workDir(root.resolve("python"))
+            .logFile(log)
+            .build()
+            .start();
+    // fails with the tail of the log when it runs longer
+    int exitCode = process.awaitExit(Duration.ofMinutes(minutes));
     String output = Files.readString(log, StandardCharsets.UTF_8);
     System.out.println(output);
-    assertThat(finished).as("%s finished within %d minutes; log %s", name, minutes, log).isTrue();
-    assertThat(process.exitValue())
-        .as("%s exited with %d; log %s:%n%s", name, process.exitValue(), log, output)
-        .isZero();
+    assertThat(exitCode).as("%s exited with %d; log %s:%n%s", name, exitCode, log, output).isZero();
     return output;
   }
 }

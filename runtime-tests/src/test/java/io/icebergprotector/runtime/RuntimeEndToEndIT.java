@@ -2,17 +2,15 @@ package io.icebergprotector.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.icebergprotector.testing.LocalCatalog;
+import io.icebergprotector.testing.SparkSubmit;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.jar.JarEntry;
-import java.util.jar.JarOutputStream;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
@@ -28,159 +26,49 @@ import org.junit.jupiter.api.io.TempDir;
  * are searched for the protected value (never there in clear) and for an unprotected one (there).
  */
 class RuntimeEndToEndIT {
-  static final String GROUP = "io.icebergprotector";
   static final String SSN = "123-45-6789";
   static final String NAME = "Annabel";
 
-  static String artifact;
-  static String version;
-  static Path jar;
-  static Path pom;
+  static SparkSubmit runtime;
 
   @TempDir static Path tmp;
 
   @BeforeAll
   static void artifacts() {
-    artifact = System.getProperty("runtime.artifact");
-    version = System.getProperty("runtime.version");
-    Path dir = Path.of(System.getProperty("runtime.dir"));
-    jar = dir.resolve(artifact + "-" + version + ".jar");
-    pom = dir.resolve(artifact + "-" + version + ".pom");
-    assertThat(jar).as("the runtime jar, copied at package; run 'mvn verify'").isRegularFile();
-    assertThat(pom).as("the runtime pom, copied at package; run 'mvn verify'").isRegularFile();
-  }
-
-  /** A Maven-layout file repository at {@code repo} holding the runtime jar and its pom. */
-  static Path fileRepository(Path repo) throws IOException {
-    Path versionDir = repo.resolve(GROUP.replace('.', '/')).resolve(artifact).resolve(version);
-    Files.createDirectories(versionDir);
-    Files.copy(jar, versionDir.resolve(jar.getFileName()));
-    Files.copy(pom, versionDir.resolve(pom.getFileName()));
-    return repo;
+    runtime =
+        SparkSubmit.of(
+            System.getProperty("runtime.artifact"),
+            System.getProperty("runtime.version"),
+            Path.of(System.getProperty("runtime.dir")));
   }
 
   @Test
   void pomHasNoDependenciesAndNoParent() throws IOException {
-    assertThat(Files.readString(pom))
-        .contains("<artifactId>" + artifact + "</artifactId>")
+    assertThat(Files.readString(runtime.pom()))
+        .contains("<artifactId>" + runtime.artifact() + "</artifactId>")
         .doesNotContain("<dependency>")
         .doesNotContain("<parent>");
   }
 
   @Test
   void installsWithPackagesAndProtects() throws Exception {
-    Path repo = fileRepository(tmp.resolve("repo"));
-    // a default resolver that finds nothing: only --repositories resolves, never ~/.m2 or a network
-    Path ivySettings = tmp.resolve("ivysettings.xml");
-    Files.writeString(
-        ivySettings,
-        "<ivysettings><settings defaultResolver=\"nothing\"/>"
-            + "<resolvers><chain name=\"nothing\"/></resolvers></ivysettings>\n");
     Path work = tmp.resolve("work");
-    Path warehouse = work.resolve("warehouse");
-    Files.createDirectories(work);
-    Files.writeString(work.resolve("passphrase"), "runtime-it passphrase");
-    Files.writeString(
-        work.resolve("policy.conf"),
-        String.join(
-            "\n",
-            "protector {",
-            "  roles { admin { users = [alice] }, analyst { users = [bob] }, etl { users = [etl] } }",
-            "  keys { pii {}, footer {} }",
-            "  tables {",
-            "    \"db.people\" {",
-            "      footer-key = footer",
-            "      writers = [etl, admin]",
-            "      columns { ssn { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } } }",
-            "    }",
-            "  }",
-            "}"));
-    Path app = tmp.resolve("runtime-smoke.jar");
-    appJar(app, RuntimeSmokeMain.class);
-
-    String p = "spark.sql.catalog.prot";
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx1g");
-    cmd.addAll(List.of(OPENS.split(" ")));
-    cmd.addAll(List.of("-cp", sparkClasspath(), "org.apache.spark.deploy.SparkSubmit"));
-    cmd.addAll(
-        List.of(
-            "--master",
-            "local[2]",
-            "--packages",
-            GROUP + ":" + artifact + ":" + version,
-            "--repositories",
-            repo.toUri().toString(),
-            "--conf",
-            "spark.jars.ivy=" + tmp.resolve("ivy"),
-            "--conf",
-            "spark.jars.ivySettings=" + ivySettings,
-            "--conf",
-            "spark.ui.enabled=false",
-            "--conf",
-            "spark.driver.host=127.0.0.1",
-            "--conf",
-            "spark.driver.bindAddress=127.0.0.1",
-            "--conf",
-            "spark.sql.extensions=org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions,"
-                + "io.icebergprotector.spark.ProtectorSparkSessionExtensions",
-            "--conf",
-            p + "=io.icebergprotector.spark.ProtectingSparkCatalog",
-            "--conf",
-            p + ".type=hadoop",
-            "--conf",
-            p + ".warehouse=" + warehouse.toUri(),
-            "--conf",
-            p + ".protector.policy=" + work.resolve("policy.conf"),
-            "--conf",
-            p + ".protector.kms.keystore=" + work.resolve("keys.p12"),
-            "--conf",
-            p + ".protector.kms.passphrase-file=" + work.resolve("passphrase"),
-            "--conf",
-            p + ".protector.kms.create-missing-keys=true",
-            "--conf",
-            p + ".protector.user=etl",
-            "--class",
-            RuntimeSmokeMain.class.getName(),
-            app.toString()));
+    LocalCatalog catalog =
+        LocalCatalog.create(work, SparkSubmit.smokePolicy("etl", "admin"), "runtime-it passphrase");
+    List<String> cmd =
+        runtime.command(
+            tmp, sparkClasspath(), catalog.sparkConf("prot", "etl"), RuntimeSmokeMain.class);
     // kept under target/ for a look after a failure
-    Path logs = jar.getParent().resolveSibling("runtime-it");
-    Files.createDirectories(logs);
-    Path stdout = logs.resolve("stdout.txt");
-    Path stderr = logs.resolve("stderr.txt");
-    Process process =
-        new ProcessBuilder(cmd)
-            .directory(work.toFile())
-            .redirectOutput(stdout.toFile())
-            .redirectError(stderr.toFile())
-            .start();
-    boolean finished = process.waitFor(5, TimeUnit.MINUTES);
-    if (!finished) {
-      process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-    }
-    String out = Files.readString(stdout);
-    String err = Files.readString(stderr);
-    String both =
-        "--- stdout\n"
-            + out
-            + "\n--- stderr: errors\n"
-            + err.lines()
-                .filter(l -> !l.startsWith("\tat ") && l.matches(".*(Exception|Error)\\b.*"))
-                .limit(20)
-                .collect(Collectors.joining("\n"))
-            + "\n--- stderr (tail)\n"
-            + tail(err, 40)
-            + "\n(all of it: "
-            + stderr
-            + ")";
-    assertThat(finished).as("spark-submit finished within 5 minutes%n%s", both).isTrue();
-    assertThat(process.exitValue()).as(both).isZero();
+    Path logs = runtime.jar().getParent().resolveSibling("runtime-it");
+    SparkSubmit.Child child = SparkSubmit.run(cmd, work, logs);
+    String out = child.stdout;
+    String both = child.describe();
+    assertThat(child.exitCode).as(both).isZero();
 
     // exactly our artifact, from the file repository
-    assertThat(err.lines().filter(l -> l.strip().startsWith("found ")))
+    assertThat(SparkSubmit.resolvedLines(child.stderr))
         .as(both)
-        .containsExactly("\tfound " + GROUP + "#" + artifact + ";" + version + " in repo-1");
+        .containsExactly(runtime.resolvedLine());
     String reads = "clear=" + SSN + " masked=*******6789 denied=null";
     assertThat(out)
         .as(both)
@@ -188,12 +76,12 @@ class RuntimeEndToEndIT {
         .containsPattern("RUNTIME-SMOKE rewrite rewritten=[1-9][0-9]* added=[1-9]")
         .contains("RUNTIME-SMOKE rewritten " + reads)
         .contains("RUNTIME-SMOKE from=")
-        .contains(GROUP + "_" + artifact + "-" + version + ".jar");
+        .contains(runtime.resolvedJarName());
     out.lines().filter(l -> l.startsWith("RUNTIME-SMOKE")).forEach(System.out::println);
 
     // canary search: every file of the warehouse, data and metadata
     List<Path> files;
-    try (Stream<Path> walk = Files.walk(warehouse)) {
+    try (Stream<Path> walk = Files.walk(catalog.warehouse())) {
       files = walk.filter(Files::isRegularFile).collect(Collectors.toList());
     }
     List<Path> data =
@@ -220,31 +108,9 @@ class RuntimeEndToEndIT {
     }
   }
 
-  // Spark on Java 17 (the parent pom's spark.java17.opens; surefire passes no properties on).
-  static final String OPENS =
-      "--add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.invoke=ALL-UNNAMED"
-          + " --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED"
-          + " --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/sun.util.calendar=ALL-UNNAMED"
-          + " --add-opens=java.base/java.util.concurrent=ALL-UNNAMED --add-opens=java.base/java.net=ALL-UNNAMED"
-          + " --add-opens=java.base/java.io=ALL-UNNAMED --add-opens=java.base/sun.nio.cs=ALL-UNNAMED"
-          + " --add-opens=java.base/sun.security.action=ALL-UNNAMED";
-
   /** This test's classpath (the target's Spark and Iceberg) without any protector code. */
   static String sparkClasspath() {
-    String cp =
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    List<String> kept = new ArrayList<>();
-    for (String entry : cp.split(File.pathSeparator)) {
-      String e = entry.replace('\\', '/');
-      if (e.isBlank()
-          || e.contains("icebergprotector")
-          || e.contains("iceberg-protector-")
-          || e.endsWith("/classes")
-          || e.endsWith("/test-classes")) {
-        continue;
-      }
-      kept.add(entry);
-    }
+    List<String> kept = SparkSubmit.classpathWithoutProtector(e -> false);
     String scala = "_" + System.getProperty("runtime.scala.binary.version");
     assertThat(kept)
         .anyMatch(
@@ -254,21 +120,5 @@ class RuntimeEndToEndIT {
         .anyMatch(e -> e.contains("iceberg-spark-runtime-") && e.contains(scala))
         .noneMatch(e -> e.contains("spark-core_") && !e.contains("spark-core" + scala));
     return String.join(File.pathSeparator, kept);
-  }
-
-  /** A jar holding just {@code main}. */
-  static void appJar(Path target, Class<?> main) throws IOException {
-    String name = main.getName().replace('.', '/') + ".class";
-    try (InputStream in = main.getClassLoader().getResourceAsStream(name);
-        JarOutputStream out = new JarOutputStream(Files.newOutputStream(target))) {
-      out.putNextEntry(new JarEntry(name));
-      in.transferTo(out);
-      out.closeEntry();
-    }
-  }
-
-  static String tail(String text, int lines) {
-    List<String> all = text.lines().collect(Collectors.toList());
-    return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
   }
 }

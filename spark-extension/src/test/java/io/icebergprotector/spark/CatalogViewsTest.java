@@ -2,8 +2,8 @@ package io.icebergprotector.spark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.icebergprotector.spark.crypto.KeyServiceRegistry;
-import io.icebergprotector.spark.crypto.ProtectorCrypto;
+import io.icebergprotector.spark.testing.TestSessions;
+import io.icebergprotector.testing.LocalCatalog;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.spark.sql.Row;
@@ -22,38 +22,14 @@ class CatalogViewsTest {
   @BeforeAll
   static void start() throws Exception {
     Path root = Files.createTempDirectory("protector-views");
-    Path policy = root.resolve("policy.conf");
-    Files.writeString(policy, SparkTestBase.POLICY);
-    Path passphrase = root.resolve("passphrase");
-    Files.writeString(passphrase, "views-passphrase");
-    String warehouse = root.resolve("warehouse").toUri().toString();
-    KeyServiceRegistry.clear();
-    ProtectorCrypto.forgetAllCachedKeys();
+    LocalCatalog files = LocalCatalog.create(root, SparkTestBase.POLICY, "views-passphrase");
     SparkSession.Builder builder =
-        SparkSession.builder()
-            .master("local[2]")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "2")
-            .config(
-                "spark.sql.extensions",
-                "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions,"
-                    + ProtectorSparkSessionExtensions.class.getName())
-            .config("spark.sql.catalog.spark_catalog", ProtectingSessionCatalog.class.getName());
-    for (String[] catalog :
-        new String[][] {{"spark_catalog", "etl"}, {"as_alice", "alice"}, {"as_bob", "bob"}}) {
-      String prefix = "spark.sql.catalog." + catalog[0];
-      if (!catalog[0].equals("spark_catalog")) {
-        builder.config(prefix, ProtectingSparkCatalog.class.getName());
-      }
-      builder
-          .config(prefix + ".type", "hadoop")
-          .config(prefix + ".warehouse", warehouse)
-          .config(prefix + ".protector.policy", policy.toString())
-          .config(prefix + ".protector.kms.keystore", root.resolve("keys.p12").toString())
-          .config(prefix + ".protector.kms.passphrase-file", passphrase.toString())
-          .config(prefix + ".protector.kms.create-missing-keys", "true")
-          .config(prefix + ".protector.user", catalog[1]);
-    }
+        TestSessions.config(
+            TestSessions.protector("catalog-views"),
+            LocalCatalog.catalogConf(
+                "spark_catalog", ProtectingSessionCatalog.class.getName(), files.options("etl")));
+    TestSessions.withCatalog(builder, "as_alice", files, "alice");
+    TestSessions.withCatalog(builder, "as_bob", files, "bob");
     spark = builder.getOrCreate();
     spark.sql("CREATE NAMESPACE IF NOT EXISTS spark_catalog.db");
     spark.sql(
@@ -66,11 +42,7 @@ class CatalogViewsTest {
 
   @AfterAll
   static void stop() {
-    spark.stop();
-    SparkSession.clearActiveSession();
-    SparkSession.clearDefaultSession();
-    KeyServiceRegistry.clear();
-    ProtectorCrypto.forgetAllCachedKeys();
+    TestSessions.stop(spark);
   }
 
   @Test

@@ -17,6 +17,8 @@ import io.icebergprotector.spark.inspect.FooterReport;
 import io.icebergprotector.spark.inspect.KeyMaterial;
 import io.icebergprotector.spark.inspect.ParquetFooterInspector;
 import io.icebergprotector.spark.table.ProtectedTable;
+import io.icebergprotector.spark.testing.TestSessions;
+import io.icebergprotector.testing.LocalCatalog;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -73,32 +75,14 @@ class KeyLifecycleTest {
   @BeforeAll
   static void start() throws IOException {
     dir = Files.createTempDirectory("protector-lifecycle");
-    policy = dir.resolve("policy.conf");
-    keystore = dir.resolve("keys.p12");
-    passphrase = dir.resolve("passphrase");
-    Files.writeString(passphrase, "lifecycle-passphrase");
-    writePolicy("");
-    KeyServiceRegistry.clear();
-    ProtectorCrypto.forgetAllCachedKeys();
-    String p = "spark.sql.catalog.lc";
+    LocalCatalog files =
+        LocalCatalog.create(dir, BASE_POLICY.replace("%EXTRA%", ""), "lifecycle-passphrase");
+    policy = files.policyFile();
+    keystore = files.keystore();
+    passphrase = files.passphraseFile();
     root =
-        SparkSession.builder()
-            .master("local[2]")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "2")
-            .config(
-                "spark.sql.extensions",
-                "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions,"
-                    + ProtectorSparkSessionExtensions.class.getName())
-            .config(p, ProtectingSparkCatalog.class.getName())
-            .config(p + ".type", "hadoop")
-            .config(p + ".warehouse", dir.resolve("warehouse").toUri().toString())
-            .config(p + ".protector.policy", policy.toString())
-            .config(p + ".protector.kms.keystore", keystore.toString())
-            .config(p + ".protector.kms.passphrase-file", passphrase.toString())
-            .config(p + ".protector.kms.create-missing-keys", "true")
-            .config(p + ".protector.user", "alice")
-            .config(p + ".cache-enabled", "false")
+        TestSessions.withCatalog(TestSessions.protector("key-lifecycle"), "lc", files, "alice")
+            .config("spark.sql.catalog.lc.cache-enabled", "false")
             .getOrCreate();
     spark = root;
     spark.sql("CREATE NAMESPACE IF NOT EXISTS lc.db");
@@ -106,11 +90,7 @@ class KeyLifecycleTest {
 
   @AfterAll
   static void stop() {
-    root.stop();
-    SparkSession.clearActiveSession();
-    SparkSession.clearDefaultSession();
-    KeyServiceRegistry.clear();
-    ProtectorCrypto.forgetAllCachedKeys();
+    TestSessions.stop(root);
   }
 
   private static void writePolicy(String extraTables) throws IOException {

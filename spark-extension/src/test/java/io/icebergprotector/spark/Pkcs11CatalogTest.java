@@ -7,6 +7,9 @@ import io.icebergprotector.kms.KeyServices;
 import io.icebergprotector.kms.KmsOptions;
 import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.kms.pkcs11.SoftHsm;
+import io.icebergprotector.spark.testing.TestSessions;
+import io.icebergprotector.testing.LocalCatalog;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
@@ -39,26 +42,7 @@ class Pkcs11CatalogTest {
   // Written in clear by the test, must not appear in any file of the table.
   private static final String CANARY_SSN = "987-65-4321";
   private static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles {",
-          "    admin   { users = [alice] }",
-          "    analyst { users = [bob] }",
-          "    etl     { users = [etl] }",
-          "  }",
-          "  keys { pii {}, fin {}, footer {} }",
-          "  tables {",
-          "    \"db.customers\" {",
-          "      footer-key = footer",
-          "      writers = [etl]",
-          "      columns {",
-          "        ssn    { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }",
-          "        salary { key = fin, clear = [admin] }",
-          "      }",
-          "    }",
-          "  }",
-          "}");
+      TestPolicy.resource(Pkcs11CatalogTest.class, "policies/Pkcs11CatalogTest.conf");
 
   @TempDir Path dir;
 
@@ -141,17 +125,9 @@ class Pkcs11CatalogTest {
       }
 
       SparkSession.Builder builder =
-          SparkSession.builder()
-              .master("local[2]")
-              .appName("protector-pkcs11")
-              .config("spark.ui.enabled", "false")
-              .config("spark.sql.shuffle.partitions", "2")
-              .config(
-                  "spark.sql.extensions",
-                  "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions,"
-                      + ProtectorSparkSessionExtensions.class.getName())
-              .config("spark.sql.catalog.prot", ProtectingSparkCatalog.class.getName());
-      options.forEach((k, v) -> builder.config("spark.sql.catalog.prot." + k, v));
+          TestSessions.config(
+              TestSessions.protector("protector-pkcs11"),
+              LocalCatalog.catalogConf("prot", LocalCatalog.CATALOG_CLASS, options));
       SparkSession spark = builder.getOrCreate();
       try {
         spark.sql("CREATE NAMESPACE IF NOT EXISTS prot.db");

@@ -4,15 +4,16 @@ import static io.icebergprotector.spark.SparkTestBase.assertRefused;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.icebergprotector.spark.crypto.KeyServiceRegistry;
-import io.icebergprotector.spark.crypto.ProtectorCrypto;
-import io.icebergprotector.spark.paths.PathProtection;
+import io.icebergprotector.spark.testing.TestSessions;
+import io.icebergprotector.testing.LocalCatalog;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.spark.sql.Dataset;
@@ -40,66 +41,36 @@ class SessionCatalogTablesTest {
   static void start() throws IOException {
     root = Files.createTempDirectory("protector-session-tables").toRealPath();
     sparkWarehouse = root.resolve("spark-warehouse");
-    Path policy = root.resolve("policy.conf");
-    Files.writeString(
-        policy,
-        String.join(
-            "\n",
-            "protector {",
-            "  roles { admin { users = [\"alice\"] }, etl { users = [\"etl\"] } }",
-            "  keys { pii {}, footer {} }",
-            "  tables {",
-            "    \"db.sq\"  { footer-key = footer, writers = [etl], columns { ssn { key = pii, clear = [admin] } } }",
-            "    \"db.ice\" { footer-key = footer, writers = [etl], columns { ssn { key = pii, clear = [admin] } } }",
-            "  }",
-            "  paths {",
-            "    \"file:" + root.resolve("prot") + "/\" {",
-            "      footer-key = footer, writers = [etl], columns { ssn { key = pii, clear = [admin] } }",
-            "    }",
-            "  }",
-            "}"));
-    Path passphrase = root.resolve("passphrase");
-    Files.writeString(passphrase, "session-tables-" + System.nanoTime());
-    String keystore = root.resolve("keys.p12").toString();
-    KeyServiceRegistry.clear();
-    ProtectorCrypto.forgetAllCachedKeys();
-    PathProtection.forgetCachedKeys();
-    String c = "spark.sql.catalog.spark_catalog";
+    Consumer<TestPolicy.Table> ssnClearToAdmin =
+        t -> t.footerKey("footer").writers("etl").column("ssn", c -> c.key("pii").clear("admin"));
+    String policy =
+        TestPolicy.builder()
+            .role("admin", "alice")
+            .role("etl", "etl")
+            .keys("pii", "footer")
+            .table("db.sq", ssnClearToAdmin)
+            .table("db.ice", ssnClearToAdmin)
+            .path("file:" + root.resolve("prot") + "/", ssnClearToAdmin)
+            .render();
+    LocalCatalog files =
+        LocalCatalog.create(root, policy, "session-tables-" + System.nanoTime())
+            .withWarehouse(root.resolve("iceberg"));
+    SparkSession.Builder builder =
+        TestSessions.config(
+            TestSessions.protector("session-catalog-tables"),
+            LocalCatalog.catalogConf(
+                "spark_catalog", ProtectingSessionCatalog.class.getName(), files.options("etl")));
     spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "2")
+        TestSessions.config(builder, files.sessionConf("etl"))
             .config("spark.sql.warehouse.dir", sparkWarehouse.toString())
             .config("spark.sql.parquet.compression.codec", "uncompressed")
-            .config(
-                "spark.sql.extensions",
-                "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions,"
-                    + ProtectorSparkSessionExtensions.class.getName())
-            .config(c, ProtectingSessionCatalog.class.getName())
-            .config(c + ".type", "hadoop")
-            .config(c + ".warehouse", root.resolve("iceberg").toUri().toString())
-            .config(c + ".protector.policy", policy.toString())
-            .config(c + ".protector.kms.keystore", keystore)
-            .config(c + ".protector.kms.passphrase-file", passphrase.toString())
-            .config(c + ".protector.kms.create-missing-keys", "true")
-            .config(c + ".protector.user", "etl")
-            .config("spark.protector.policy", policy.toString())
-            .config("spark.protector.kms.keystore", keystore)
-            .config("spark.protector.kms.passphrase-file", passphrase.toString())
-            .config("spark.protector.user", "etl")
             .getOrCreate();
     spark.sql("CREATE NAMESPACE IF NOT EXISTS db");
   }
 
   @AfterAll
   static void stop() {
-    spark.stop();
-    SparkSession.clearActiveSession();
-    SparkSession.clearDefaultSession();
-    KeyServiceRegistry.clear();
-    ProtectorCrypto.forgetAllCachedKeys();
-    PathProtection.forgetCachedKeys();
+    TestSessions.stop(spark);
   }
 
   @AfterEach

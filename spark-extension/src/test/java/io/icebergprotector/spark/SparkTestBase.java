@@ -6,9 +6,10 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.crypto.FileBinding;
-import io.icebergprotector.spark.crypto.KeyServiceRegistry;
-import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.table.ProtectedTable;
+import io.icebergprotector.spark.testing.TestSessions;
+import io.icebergprotector.testing.LocalCatalog;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -30,50 +31,57 @@ import org.junit.jupiter.api.BeforeAll;
  */
 public abstract class SparkTestBase {
   public static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles {",
-          "    admin   { users = [\"alice\"], groups = [\"secops\"] }",
-          "    analyst { users = [\"bob\"] }",
-          "    etl     { users = [\"etl\"] }",
-          "  }",
-          "  keys { pii {}, fin {}, footer {}, footer2 {} }",
-          "  tables {",
-          "    \"db.customers\" {",
-          "      footer-key = footer",
-          "      footer-mode = encrypted",
-          "      algorithm = AES_GCM_V1",
-          "      writers = [etl, admin]",
-          "      columns {",
-          "        ssn    { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" }, on-denied = null }",
-          "        email  { key = pii, clear = [admin], masked { analyst = hash } }",
-          "        salary { key = fin, clear = [admin] }",
-          "        \"address.zip\" { key = pii, clear = [admin] }",
-          "      }",
-          "    }",
-          "    \"db.plainfooter\" {",
-          "      footer-key = footer2",
-          "      footer-mode = plaintext",
-          "      algorithm = AES_GCM_CTR_V1",
-          "      writers = [etl]",
-          "      columns { ssn { key = pii, clear = [admin], masked { analyst = redact } } }",
-          "    }",
-          "    \"db.strict\" {",
-          "      footer-key = footer",
-          "      writers = [etl]",
-          "      columns { salary { key = fin, clear = [admin], on-denied = fail } }",
-          "    }",
-          "    \"db.tokens\" {",
-          "      footer-key = footer",
-          "      writers = [etl, admin]",
-          "      columns {",
-          "        ssn { key = pii, method = \"fpe(alphabet = digits, keep = '-')\", domain = ssn,"
-              + " clear = [admin], token = [analyst] }",
-          "      }",
-          "    }",
-          "  }",
-          "}");
+      TestPolicy.builder()
+          .role("admin", "alice")
+          .roleGroups("admin", "secops")
+          .role("analyst", "bob")
+          .role("etl", "etl")
+          .keys("pii", "fin", "footer", "footer2")
+          .table(
+              "db.customers",
+              t ->
+                  t.footerKey("footer")
+                      .footerMode("encrypted")
+                      .algorithm("AES_GCM_V1")
+                      .writers("etl", "admin")
+                      .column(
+                          "ssn",
+                          c ->
+                              c.key("pii")
+                                  .clear("admin")
+                                  .masked("analyst", "partial(keep_last=4)")
+                                  .onDenied("null"))
+                      .column("email", c -> c.key("pii").clear("admin").masked("analyst", "hash"))
+                      .column("salary", c -> c.key("fin").clear("admin"))
+                      .column("address.zip", c -> c.key("pii").clear("admin")))
+          .table(
+              "db.plainfooter",
+              t ->
+                  t.footerKey("footer2")
+                      .footerMode("plaintext")
+                      .algorithm("AES_GCM_CTR_V1")
+                      .writers("etl")
+                      .column("ssn", c -> c.key("pii").clear("admin").masked("analyst", "redact")))
+          .table(
+              "db.strict",
+              t ->
+                  t.footerKey("footer")
+                      .writers("etl")
+                      .column("salary", c -> c.key("fin").clear("admin").onDenied("fail")))
+          .table(
+              "db.tokens",
+              t ->
+                  t.footerKey("footer")
+                      .writers("etl", "admin")
+                      .column(
+                          "ssn",
+                          c ->
+                              c.key("pii")
+                                  .method("fpe(alphabet = digits, keep = '-')")
+                                  .domain("ssn")
+                                  .clear("admin")
+                                  .token("analyst")))
+          .render();
 
   protected static SparkSession spark;
   protected static Path root;
@@ -85,48 +93,23 @@ public abstract class SparkTestBase {
   @BeforeAll
   static void startSpark() throws IOException {
     root = Files.createTempDirectory("protector-test");
-    warehouse = root.resolve("warehouse");
-    keystore = root.resolve("keys.p12");
-    passphraseFile = root.resolve("passphrase");
-    policyFile = root.resolve("policy.conf");
-    Files.writeString(passphraseFile, "test-passphrase-" + System.nanoTime());
-    Files.writeString(policyFile, POLICY);
-    KeyServiceRegistry.clear();
-    ProtectorCrypto.forgetAllCachedKeys();
+    LocalCatalog catalog = LocalCatalog.create(root, POLICY);
+    warehouse = catalog.warehouse();
+    keystore = catalog.keystore();
+    passphraseFile = catalog.passphraseFile();
+    policyFile = catalog.policyFile();
     spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .appName("protector-tests")
-            .config("spark.ui.enabled", "false")
+        TestSessions.withCatalog(TestSessions.protector("protector-tests"), "prot", catalog, "etl")
             .config("spark.sql.shuffle.partitions", "4")
             .config("spark.default.parallelism", "2")
-            .config(
-                "spark.sql.extensions",
-                "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions,"
-                    + ProtectorSparkSessionExtensions.class.getName())
-            .config("spark.sql.catalog.prot", ProtectingSparkCatalog.class.getName())
-            .config("spark.sql.catalog.prot.type", "hadoop")
-            .config("spark.sql.catalog.prot.warehouse", warehouse.toUri().toString())
-            .config("spark.sql.catalog.prot.protector.policy", policyFile.toString())
-            .config("spark.sql.catalog.prot.protector.kms.keystore", keystore.toString())
-            .config(
-                "spark.sql.catalog.prot.protector.kms.passphrase-file", passphraseFile.toString())
-            .config("spark.sql.catalog.prot.protector.kms.create-missing-keys", "true")
-            .config("spark.sql.catalog.prot.protector.user", "etl")
             .getOrCreate();
     spark.sql("CREATE NAMESPACE IF NOT EXISTS prot.db");
   }
 
   @AfterAll
   static void stopSpark() {
-    if (spark != null) {
-      spark.stop();
-      spark = null;
-    }
-    SparkSession.clearActiveSession();
-    SparkSession.clearDefaultSession();
-    KeyServiceRegistry.clear();
-    ProtectorCrypto.forgetAllCachedKeys();
+    TestSessions.stop(spark);
+    spark = null;
   }
 
   /**

@@ -4,8 +4,9 @@ import io.icebergprotector.kms.KeyAlreadyExistsException;
 import io.icebergprotector.kms.remote.RemoteKeyService;
 import io.icebergprotector.kms.wire.JsonCodec;
 import io.icebergprotector.policy.Digests;
+import io.icebergprotector.testing.ManagedProcess;
+import io.icebergprotector.testing.SelfSignedTls;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,9 +18,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
-import java.security.KeyStore;
 import java.security.SecureRandom;
-import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -29,14 +28,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 
 /**
  * The Iceberg Protector key server ({@code io.icebergprotector.server.ProtectorServer}) in its own
@@ -97,38 +94,8 @@ public final class ProtectorServerProcess implements AutoCloseable {
       env.put(TLS_PASSWORD_ENV, tlsPassword);
       Path tlsKeystore = secrets.resolve("server-tls.p12");
       this.certificate = dir.resolve("server.pem");
-      keytool(
-          "-genkeypair",
-          "-alias",
-          "server",
-          "-keyalg",
-          "EC",
-          "-groupname",
-          "secp256r1",
-          "-validity",
-          "2",
-          "-dname",
-          "CN=localhost",
-          "-ext",
-          "san=ip:127.0.0.1,dns:localhost",
-          "-storetype",
-          "PKCS12",
-          "-keystore",
-          tlsKeystore.toString(),
-          "-storepass:env",
-          TLS_PASSWORD_ENV);
-      keytool(
-          "-exportcert",
-          "-rfc",
-          "-alias",
-          "server",
-          "-keystore",
-          tlsKeystore.toString(),
-          "-storepass:env",
-          TLS_PASSWORD_ENV,
-          "-file",
-          certificate.toString());
-      this.trusting = trusting(certificate);
+      SelfSignedTls.create(tlsKeystore, tlsPassword, certificate);
+      this.trusting = SelfSignedTls.trusting(certificate);
 
       env.put(PASSPHRASE_ENV, "keys-" + randomText(random, 24));
 
@@ -454,7 +421,8 @@ public final class ProtectorServerProcess implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    keytool(
+    SelfSignedTls.keytool(
+        Map.of(),
         "-importcert",
         "-noprompt",
         "-alias",
@@ -566,44 +534,6 @@ public final class ProtectorServerProcess implements AutoCloseable {
       Files.writeString(file, text, StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot write " + file, e);
-    }
-  }
-
-  private void keytool(String... args) {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
-    cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-    pb.environment().put(TLS_PASSWORD_ENV, env.get(TLS_PASSWORD_ENV));
-    try {
-      Process p = pb.start();
-      p.getOutputStream().close();
-      String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-        throw new IllegalStateException("keytool " + args[0] + " failed: " + output);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot run keytool", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("Interrupted while running keytool", e);
-    }
-  }
-
-  private static SSLContext trusting(Path pem) {
-    try (InputStream in = Files.newInputStream(pem)) {
-      KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
-      trust.load(null, null);
-      trust.setCertificateEntry(
-          "server", CertificateFactory.getInstance("X.509").generateCertificate(in));
-      TrustManagerFactory tmf =
-          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-      tmf.init(trust);
-      SSLContext ctx = SSLContext.getInstance("TLS");
-      ctx.init(null, tmf.getTrustManagers(), null);
-      return ctx;
-    } catch (IOException | GeneralSecurityException e) {
-      throw new IllegalStateException("Cannot trust " + pem, e);
     }
   }
 

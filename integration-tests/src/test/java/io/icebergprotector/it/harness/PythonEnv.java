@@ -1,5 +1,6 @@
 package io.icebergprotector.it.harness;
 
+import io.icebergprotector.testing.ManagedProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,7 @@
 package io.icebergprotector.it.harness;
 
+import io.icebergprotector.testing.FreePorts;
+import io.icebergprotector.testing.ManagedProcess;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;

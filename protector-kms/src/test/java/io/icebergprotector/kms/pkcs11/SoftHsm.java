@@ -1,10 +1,12 @@
 package io.icebergprotector.kms.pkcs11;
 
+import io.icebergprotector.testing.ManagedProcess;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -157,37 +159,32 @@ public final class SoftHsm {
       List<String> args,
       Map<String, String> env,
       int timeoutSeconds)
-      throws IOException, InterruptedException {
-    ProcessBuilder pb = javaProcess(mainClass, jvmOptions, args);
-    pb.environment().putAll(env);
-    Path log =
-        Files.createTempFile(
-            dir, mainClass.substring(mainClass.lastIndexOf('.') + 1) + "-", ".log");
-    pb.redirectErrorStream(true);
-    pb.redirectOutput(log.toFile());
-    Process p = pb.start();
-    if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-      p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-      return new Result(-1, "timed out after " + timeoutSeconds + " s\n" + Files.readString(log));
-    }
-    return new Result(p.exitValue(), Files.readString(log));
-  }
-
-  /**
-   * A child JVM running {@code mainClass} of this JVM's classpath, with SOFTHSM2_CONF naming this
-   * installation.
-   */
-  public ProcessBuilder javaProcess(String mainClass, List<String> jvmOptions, List<String> args) {
+      throws IOException {
+    String name = mainClass.substring(mainClass.lastIndexOf('.') + 1);
     List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add(ManagedProcess.javaExecutable());
     command.addAll(jvmOptions);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(mainClass);
     command.addAll(args);
-    ProcessBuilder pb = new ProcessBuilder(command);
-    pb.environment().putAll(environment());
-    return pb;
+    Path log = Files.createTempFile(dir, name + "-", ".log");
+    ManagedProcess process =
+        ManagedProcess.builder(name)
+            .command(command)
+            .env(environment())
+            .env(env)
+            .workDir(dir)
+            .logFile(log)
+            .build()
+            .start();
+    try {
+      return new Result(
+          process.awaitExit(Duration.ofSeconds(timeoutSeconds)), Files.readString(log));
+    } catch (IllegalStateException timedOut) {
+      // killed: the caller reports the output
+      return new Result(-1, timedOut.getMessage() + "\n" + Files.readString(log));
+    }
   }
 
   /** What a process needs in its environment to see this installation's tokens. */

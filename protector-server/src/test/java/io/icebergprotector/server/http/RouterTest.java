@@ -8,6 +8,7 @@ import io.icebergprotector.server.auth.CallerRateLimits;
 import io.icebergprotector.server.auth.TokenAuthenticator;
 import io.icebergprotector.server.config.ServerConfig;
 import io.icebergprotector.server.policy.ServedPolicy;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -26,13 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** The router and the exchange without a network: what every route's answer goes through. */
 class RouterTest {
   private static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles { etl { users = [etl] } }",
-          "  keys { k {}, f {} }",
-          "  tables { \"db.t\" { footer-key = f, writers = [etl], columns { c { key = k } } } }",
-          "}");
+      TestPolicy.resource(RouterTest.class, "policies/RouterTest.conf");
 
   @TempDir Path dir;
   private AuditLog audit;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.icebergprotector.policy.Policy;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,19 +31,26 @@ class TokenColumnViewVectorsTest {
       }
       Policy policy =
           Policy.parse(
-              String.join(
-                  "\n",
-                  "protector {",
-                  "  roles { analyst { users = [\"bob\"] }, etl { users = [\"etl\"] } }",
-                  "  keys { k {}, f {} }",
-                  "  tables { \"db.t\" { footer-key = f, writers = [etl], columns {",
-                  "    c { key = k, method = "
-                      + (type.equals("string") ? "deterministic" : "\"fpe(width = 12)\"")
-                      + ", domain = d, masked { analyst = \""
-                      + c.get("mask").asText().replace("\"", "\\\"")
-                      + "\" } }",
-                  "  } } }",
-                  "}"),
+              TestPolicy.builder()
+                  .role("analyst", "bob")
+                  .role("etl", "etl")
+                  .keys("k", "f")
+                  .table(
+                      "db.t",
+                      t ->
+                          t.footerKey("f")
+                              .writers("etl")
+                              .column(
+                                  "c",
+                                  col ->
+                                      col.key("k")
+                                          .method(
+                                              type.equals("string")
+                                                  ? "deterministic"
+                                                  : "fpe(width = 12)")
+                                          .domain("d")
+                                          .masked("analyst", c.get("mask").asText())))
+                  .render(),
               "mask vector " + c);
       TokenColumnView view =
           TokenColumnView.of(policy, Set.of("analyst"), "k", "d", "db.t", "c", type.equals("int"))

@@ -12,6 +12,7 @@ import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.spark.paths.PathScope;
+import io.icebergprotector.testing.TestPolicy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.hadoop.conf.Configuration;
@@ -27,19 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class CredentialBindingTest {
   private static final String POLICY_TEXT =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles { admin { users = [alice] }, etl { users = [etl, alice] } }",
-          "  keys { pii {}, footer {} }",
-          "  paths {",
-          "    \"file:/binding/\" {",
-          "      footer-key = footer",
-          "      writers = [etl]",
-          "      columns { ssn { key = pii, clear = [admin] } }",
-          "    }",
-          "  }",
-          "}");
+      TestPolicy.resource(CredentialBindingTest.class, "policies/CredentialBindingTest.conf");
 
   @TempDir Path dir;
   Path keystore;

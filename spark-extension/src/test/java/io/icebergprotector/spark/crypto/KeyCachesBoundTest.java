@@ -9,6 +9,7 @@ import io.icebergprotector.kms.KmsSettings;
 import io.icebergprotector.kms.SecretRef;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,21 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class KeyCachesBoundTest {
   private static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles { analyst { groups = [\"analysts\"] }, admin { users = [\"ops\"] } }",
-          "  keys { pii {}, fin {}, footer {} }",
-          "  tables {",
-          "    \"db.t\" {",
-          "      footer-key = footer",
-          "      columns {",
-          "        ssn { key = pii, masked { analyst = hash } }",
-          "        salary { key = fin, masked { analyst = hash } }",
-          "      }",
-          "    }",
-          "  }",
-          "}");
+      TestPolicy.resource(KeyCachesBoundTest.class, "policies/KeyCachesBoundTest.conf");
 
   @TempDir static Path dir;
   private static KmsSettings kms;

@@ -8,11 +8,13 @@ import io.icebergprotector.spark.SparkTestBase;
 import io.icebergprotector.spark.core.CatalogOptions;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.paths.PathProtection;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.core.LogEvent;
@@ -38,56 +40,55 @@ class DataFlowTest extends SparkTestBase {
   private static String prefix;
 
   static String policy(String prefix) {
-    return String.join(
-        "\n",
-        "protector {",
-        "  roles {",
-        "    admin   { users = [\"alice\"] }",
-        "    analyst { users = [\"bob\"] }",
-        "    etl     { users = [\"etl\"] }",
-        "    auditor { users = [\"carl\"] }",
-        "  }",
-        "  keys { pii {}, fin {}, footer {} }",
-        "  tables {",
-        "    \"shop.orders\" {",
-        "      footer-key = footer",
-        "      writers = [etl, admin, analyst]",
-        "      declassify = [admin]",
-        "      columns {",
-        "        card_number { key = pii, clear = [admin, auditor], masked { analyst ="
-            + " \"partial(keep_last=4)\" } }",
-        "        amount { key = fin, clear = [admin, auditor] }",
-        "      }",
-        "    }",
-        "    \"shop.customers\" {",
-        "      footer-key = footer",
-        "      writers = [etl, admin, analyst]",
-        "      declassify = [admin]",
-        "      columns { ssn { key = pii, clear = [admin], masked { analyst ="
-            + " \"partial(keep_last=4)\" } } }",
-        "    }",
-        "    \"shop.archive\" {",
-        "      footer-key = footer",
-        "      writers = [etl, admin]",
-        "      columns { card_number { key = pii, clear = [admin] }, amount { key = fin, clear ="
-            + " [admin] } }",
-        "    }",
-        "    \"shop.vault\" {",
-        "      footer-key = footer",
-        "      writers = [admin, analyst]",
-        "      columns { card_number { key = pii, clear = [admin] } }",
-        "    }",
-        "  }",
-        "  paths {",
-        "    \"" + prefix + "\" {",
-        "      footer-key = footer",
-        "      writers = [etl, admin]",
-        "      declassify = [admin]",
-        "      columns { ssn { key = pii, clear = [admin], masked { analyst ="
-            + " \"partial(keep_last=4)\" } } }",
-        "    }",
-        "  }",
-        "}");
+    Consumer<TestPolicy.Column> ssnMaskedForAnalyst =
+        c -> c.key("pii").clear("admin").masked("analyst", "partial(keep_last=4)");
+    return TestPolicy.builder()
+        .role("admin", "alice")
+        .role("analyst", "bob")
+        .role("etl", "etl")
+        .role("auditor", "carl")
+        .keys("pii", "fin", "footer")
+        .table(
+            "shop.orders",
+            t ->
+                t.footerKey("footer")
+                    .writers("etl", "admin", "analyst")
+                    .declassify("admin")
+                    .column(
+                        "card_number",
+                        c ->
+                            c.key("pii")
+                                .clear("admin", "auditor")
+                                .masked("analyst", "partial(keep_last=4)"))
+                    .column("amount", c -> c.key("fin").clear("admin", "auditor")))
+        .table(
+            "shop.customers",
+            t ->
+                t.footerKey("footer")
+                    .writers("etl", "admin", "analyst")
+                    .declassify("admin")
+                    .column("ssn", ssnMaskedForAnalyst))
+        .table(
+            "shop.archive",
+            t ->
+                t.footerKey("footer")
+                    .writers("etl", "admin")
+                    .column("card_number", c -> c.key("pii").clear("admin"))
+                    .column("amount", c -> c.key("fin").clear("admin")))
+        .table(
+            "shop.vault",
+            t ->
+                t.footerKey("footer")
+                    .writers("admin", "analyst")
+                    .column("card_number", c -> c.key("pii").clear("admin")))
+        .path(
+            prefix,
+            p ->
+                p.footerKey("footer")
+                    .writers("etl", "admin")
+                    .declassify("admin")
+                    .column("ssn", ssnMaskedForAnalyst))
+        .render();
   }
 
   @BeforeAll

@@ -6,6 +6,7 @@ import io.icebergprotector.policy.AccessLevel;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.spark.compat.ScalaCollections;
+import io.icebergprotector.testing.TestPolicy;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
@@ -58,15 +59,7 @@ import scala.collection.immutable.Seq;
 class PlanLineageTest {
   private static final Policy POLICY =
       Policy.parse(
-          String.join(
-              "\n",
-              "protector {",
-              "  roles { admin { users = [alice] } }",
-              "  keys { pii {}, footer {} }",
-              "  tables { \"db.people\" { footer-key = footer, writers = [admin], columns {",
-              "    ssn { key = pii, clear = [admin] }",
-              "    \"address.zip\" { key = pii, clear = [admin] } } } }",
-              "}"),
+          TestPolicy.resource(PlanLineageTest.class, "policies/PlanLineageTest.conf"),
           "test policy");
   private static final FlowSource SOURCE =
       new FlowSource(

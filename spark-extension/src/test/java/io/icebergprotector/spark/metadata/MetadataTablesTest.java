@@ -8,6 +8,7 @@ import io.icebergprotector.spark.SparkTestBase;
 import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.table.ProtectedTable;
+import io.icebergprotector.testing.TestPolicy;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -35,16 +36,7 @@ import org.junit.jupiter.api.Test;
  */
 class MetadataTablesTest extends SparkTestBase {
   private static final String TABLE_POLICY =
-      String.join(
-          "\n",
-          "protector { tables {",
-          "  \"db.%s\" { footer-key = footer, writers = [etl, admin], columns {",
-          "    ssn { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }",
-          "    score { key = fin, clear = [admin] }",
-          "    \"address.zip\" { key = pii, clear = [admin] }",
-          "    contact { key = pii, clear = [admin] }",
-          "  } }",
-          "} }");
+      TestPolicy.resource(MetadataTablesTest.class, "policies/MetadataTablesTest.conf");
   private static final String COLUMNS =
       " (id BIGINT, name STRING, ssn STRING, score DOUBLE, rating DOUBLE,"
           + " address STRUCT<city: STRING, zip: STRING>,"

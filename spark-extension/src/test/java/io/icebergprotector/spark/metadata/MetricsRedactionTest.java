@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.core.RecordedColumns;
+import io.icebergprotector.testing.TestPolicy;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -34,17 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** Rows of Iceberg's metadata table schemas, redacted without Spark. */
 class MetricsRedactionTest {
   private static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles { admin { users = [\"alice\"] } }",
-          "  keys { pii {}, footer {} }",
-          "  tables { \"db.t\" { footer-key = footer, writers = [admin], columns {",
-          "    SSN { key = pii, clear = [admin] }",
-          "    \"address.zip\" { key = pii, clear = [admin] }",
-          "    contact { key = pii, clear = [admin] }",
-          "  } } }",
-          "}");
+      TestPolicy.resource(MetricsRedactionTest.class, "policies/MetricsRedactionTest.conf");
 
   @TempDir static Path dir;
   private static Table table;

@@ -3,6 +3,7 @@ package io.icebergprotector.spark.paths;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,19 +68,13 @@ class CanonicalLocationsTest {
     Path policy = root.resolve("policy.conf");
     Files.writeString(
         policy,
-        String.join(
-            "\n",
-            "protector {",
-            "  keys { pii {}, footer {} }",
-            "  paths {",
-            "    \""
-                + root
-                + "/real/prot/\" { footer-key = footer, columns { ssn { key = pii } } }",
-            "    \"file://"
-                + root
-                + "/aliasprefix\" { footer-key = footer, columns { ssn { key = pii } } }",
-            "  }",
-            "}"));
+        TestPolicy.builder()
+            .keys("pii", "footer")
+            .path(root + "/real/prot/", p -> p.footerKey("footer").column("ssn", c -> c.key("pii")))
+            .path(
+                "file://" + root + "/aliasprefix",
+                p -> p.footerKey("footer").column("ssn", c -> c.key("pii")))
+            .render());
     Path passphrase = root.resolve("passphrase");
     Files.writeString(passphrase, "canonical-test");
     Map<String, String> options = new TreeMap<>();

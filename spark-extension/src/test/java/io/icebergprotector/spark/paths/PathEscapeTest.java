@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.spark.core.CatalogOptions;
 import io.icebergprotector.spark.core.ProtectorException;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
@@ -34,31 +36,25 @@ class PathEscapeTest extends PathSessionTest {
   static final int ROWS = 12;
 
   static String policy(Path root) {
-    String ssn =
-        "ssn { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }";
-    return String.join(
-        "\n",
-        "protector {",
-        "  roles {",
-        "    admin   { users = [\"alice\"] }",
-        "    analyst { users = [\"bob\"] }",
-        "    etl     { users = [\"etl\"] }",
-        "  }",
-        "  keys { pii {}, footer {} }",
-        "  paths {",
+    Consumer<TestPolicy.Column> ssn =
+        c -> c.key("pii").clear("admin").masked("analyst", "partial(keep_last=4)");
+    return TestPolicy.builder()
+        .role("admin", "alice")
+        .role("analyst", "bob")
+        .role("etl", "etl")
+        .keys("pii", "footer")
         // with the trailing slash, as docs/spark/paths.md writes prefixes
-        "    \"file:"
-            + root
-            + "/prot/\" { footer-key = footer, writers = [etl], columns { "
-            + ssn
-            + " } }",
-        "    \"file:" + root + "/strict/\" {",
-        "      footer-key = footer, writers = [etl]",
-        "      strict = true, plain-columns = [id, name, person]",
-        "      columns { " + ssn + " }",
-        "    }",
-        "  }",
-        "}");
+        .path(
+            "file:" + root + "/prot/", p -> p.footerKey("footer").writers("etl").column("ssn", ssn))
+        .path(
+            "file:" + root + "/strict/",
+            p ->
+                p.footerKey("footer")
+                    .writers("etl")
+                    .set("strict", "true")
+                    .set("plain-columns", "[id, name, person]")
+                    .column("ssn", ssn))
+        .render();
   }
 
   static String source(int from, int to) {

@@ -11,6 +11,7 @@ import io.icebergprotector.spark.crypto.ProtectorUnshadedKmsClient;
 import io.icebergprotector.spark.inspect.FooterReport;
 import io.icebergprotector.spark.inspect.ParquetFooterInspector;
 import io.icebergprotector.spark.masks.ExpectedMasks;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -43,43 +44,40 @@ class PathParquetTest extends PathSessionTest {
 
   static String policy(Path root) {
     String base = "file:" + root.toAbsolutePath();
-    return String.join(
-        "\n",
-        "protector {",
-        "  roles {",
-        "    admin   { users = [\"alice\"] }",
-        "    analyst { users = [\"bob\"] }",
-        "    etl     { users = [\"etl\"] }",
-        "  }",
-        "  keys { pii {}, fin {}, footer {} }",
-        "  paths {",
-        "    \"" + base + "/pii/\" {",
-        "      footer-key = footer",
-        "      writers = [etl, admin]",
-        "      columns {",
-        "        ssn    { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }",
-        "        email  { key = pii, clear = [admin, analyst] }",
-        "        phone  { key = pii, clear = [admin], masked { analyst = hash } }",
-        "        salary { key = fin, clear = [admin], masked { analyst = redact } }",
-        "        birth  { key = pii, clear = [admin], masked { analyst = year } }",
-        "        tags   { key = pii, clear = [admin] }",
-        "        \"address.zip\" { key = pii, clear = [admin] }",
-        "      }",
-        "    }",
-        "    \"" + base + "/strict/\" {",
-        "      footer-key = footer",
-        "      writers = [etl]",
-        "      columns { salary { key = fin, clear = [admin], on-denied = fail } }",
-        "    }",
-        "    \"" + base + "/plainfooter/\" {",
-        "      footer-key = footer",
-        "      footer-mode = plaintext",
-        "      algorithm = AES_GCM_CTR_V1",
-        "      writers = [etl]",
-        "      columns { ssn { key = pii, clear = [admin], masked { analyst = redact } } }",
-        "    }",
-        "  }",
-        "}");
+    return TestPolicy.builder()
+        .role("admin", "alice")
+        .role("analyst", "bob")
+        .role("etl", "etl")
+        .keys("pii", "fin", "footer")
+        .path(
+            base + "/pii/",
+            p ->
+                p.footerKey("footer")
+                    .writers("etl", "admin")
+                    .column(
+                        "ssn",
+                        c -> c.key("pii").clear("admin").masked("analyst", "partial(keep_last=4)"))
+                    .column("email", c -> c.key("pii").clear("admin", "analyst"))
+                    .column("phone", c -> c.key("pii").clear("admin").masked("analyst", "hash"))
+                    .column("salary", c -> c.key("fin").clear("admin").masked("analyst", "redact"))
+                    .column("birth", c -> c.key("pii").clear("admin").masked("analyst", "year"))
+                    .column("tags", c -> c.key("pii").clear("admin"))
+                    .column("address.zip", c -> c.key("pii").clear("admin")))
+        .path(
+            base + "/strict/",
+            p ->
+                p.footerKey("footer")
+                    .writers("etl")
+                    .column("salary", c -> c.key("fin").clear("admin").onDenied("fail")))
+        .path(
+            base + "/plainfooter/",
+            p ->
+                p.footerKey("footer")
+                    .footerMode("plaintext")
+                    .algorithm("AES_GCM_CTR_V1")
+                    .writers("etl")
+                    .column("ssn", c -> c.key("pii").clear("admin").masked("analyst", "redact")))
+        .render();
   }
 
   static String source(int from, int to) {

@@ -1,8 +1,8 @@
 package io.icebergprotector.spark.paths;
 
 import io.icebergprotector.spark.ProtectorSparkSessionExtensions;
-import io.icebergprotector.spark.crypto.KeyServiceRegistry;
-import io.icebergprotector.spark.crypto.ProtectorCrypto;
+import io.icebergprotector.spark.testing.TestSessions;
+import io.icebergprotector.testing.LocalCatalog;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,26 +34,15 @@ abstract class PathSessionTest {
   /** Starts the class's session for the policy {@code policy(root)}. */
   static void startSession(String name, Function<Path, String> policy) throws IOException {
     root = Files.createTempDirectory(name).toRealPath();
-    keystore = root.resolve("keys.p12");
-    passphraseFile = root.resolve("passphrase");
-    policyFile = root.resolve("policy.conf");
-    Files.writeString(passphraseFile, name + "-passphrase-" + System.nanoTime());
-    Files.writeString(policyFile, policy.apply(root));
-    KeyServiceRegistry.clear();
-    ProtectorCrypto.forgetAllCachedKeys();
-    PathProtection.forgetCachedKeys();
+    LocalCatalog files =
+        LocalCatalog.create(root, policy.apply(root), name + "-passphrase-" + System.nanoTime());
+    keystore = files.keystore();
+    passphraseFile = files.passphraseFile();
+    policyFile = files.policyFile();
     spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .appName(name)
-            .config("spark.ui.enabled", "false")
+        TestSessions.config(TestSessions.local(name), files.sessionConf("etl"))
             .config("spark.sql.shuffle.partitions", "2")
             .config("spark.sql.extensions", ProtectorSparkSessionExtensions.class.getName())
-            .config("spark.protector.policy", policyFile.toString())
-            .config("spark.protector.kms.keystore", keystore.toString())
-            .config("spark.protector.kms.passphrase-file", passphraseFile.toString())
-            .config("spark.protector.kms.create-missing-keys", "true")
-            .config("spark.protector.user", "etl")
             // uncompressed pages, so that a byte search would see a clear value
             .config("spark.sql.parquet.compression.codec", "uncompressed")
             .config("spark.sql.warehouse.dir", root.resolve("warehouse").toString())
@@ -62,15 +51,8 @@ abstract class PathSessionTest {
 
   @AfterAll
   static void stopSession() {
-    if (spark != null) {
-      spark.stop();
-      spark = null;
-    }
-    SparkSession.clearActiveSession();
-    SparkSession.clearDefaultSession();
-    KeyServiceRegistry.clear();
-    ProtectorCrypto.forgetAllCachedKeys();
-    PathProtection.forgetCachedKeys();
+    TestSessions.stop(spark);
+    spark = null;
   }
 
   /** {@code file:<root>/<relative>}. */

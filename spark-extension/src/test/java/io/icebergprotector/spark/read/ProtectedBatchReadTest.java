@@ -22,7 +22,9 @@ import io.icebergprotector.spark.masks.ColumnMask;
 import io.icebergprotector.spark.masks.ExpectedMasks;
 import io.icebergprotector.spark.masks.MaskEngine;
 import io.icebergprotector.spark.metrics.KeyServiceCallsMetric;
+import io.icebergprotector.spark.testing.TestSessions;
 import io.icebergprotector.spark.write.ProtectedParquetAppender;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -93,30 +95,29 @@ import scala.Function1;
  */
 class ProtectedBatchReadTest {
   static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles { admin { users = [alice] }, analyst { users = [bob] }, etl { users = [etl] } }",
-          "  keys { pii {}, fin {}, ops {}, footer {} }",
-          "  tables {",
-          "    \"db.flat\" {",
-          "      footer-key = footer",
-          "      writers = [etl]",
-          "      columns {",
-          "        ssn    { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\""
-              + " } }",
-          "        email  { key = pii, clear = [admin], masked { analyst = hash } }",
-          "        salary { key = fin, clear = [admin] }",
-          "        birth  { key = pii, clear = [admin], masked { analyst = year } }",
-          "        seen   { key = pii, clear = [admin], masked { analyst = year } }",
-          "        code   { key = ops, clear = [admin], masked { analyst = hash } }",
-          "        card   { key = ops, clear = [admin], masked { analyst = redact } }",
-          "        score  { key = ops, clear = [admin], masked { analyst = redact } }",
-          "        token  { key = ops, clear = [admin], masked { analyst = hash } }",
-          "      }",
-          "    }",
-          "  }",
-          "}");
+      TestPolicy.builder()
+          .role("admin", "alice")
+          .role("analyst", "bob")
+          .role("etl", "etl")
+          .keys("pii", "fin", "ops", "footer")
+          .table(
+              "db.flat",
+              t ->
+                  t.footerKey("footer")
+                      .writers("etl")
+                      .column(
+                          "ssn",
+                          c ->
+                              c.key("pii").clear("admin").masked("analyst", "partial(keep_last=4)"))
+                      .column("email", c -> c.key("pii").clear("admin").masked("analyst", "hash"))
+                      .column("salary", c -> c.key("fin").clear("admin"))
+                      .column("birth", c -> c.key("pii").clear("admin").masked("analyst", "year"))
+                      .column("seen", c -> c.key("pii").clear("admin").masked("analyst", "year"))
+                      .column("code", c -> c.key("ops").clear("admin").masked("analyst", "hash"))
+                      .column("card", c -> c.key("ops").clear("admin").masked("analyst", "redact"))
+                      .column("score", c -> c.key("ops").clear("admin").masked("analyst", "redact"))
+                      .column("token", c -> c.key("ops").clear("admin").masked("analyst", "hash")))
+          .render();
 
   static final Schema SCHEMA =
       new Schema(
@@ -200,12 +201,7 @@ class ProtectedBatchReadTest {
             .passphrase(io.icebergprotector.kms.SecretRef.ofFile(passphraseFile.toString()))
             .build();
     policy = Policy.parse(POLICY, "batch-test-policy");
-    spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .appName("protected-batch-read-test")
-            .config("spark.ui.enabled", "false")
-            .getOrCreate();
+    spark = TestSessions.local("protected-batch-read-test").getOrCreate();
     spark.conf().set("spark.sql.datetime.java8API.enabled", "true");
     table =
         new HadoopTables(new Configuration())
@@ -223,13 +219,7 @@ class ProtectedBatchReadTest {
 
   @AfterAll
   static void tearDown() {
-    if (spark != null) {
-      spark.stop();
-    }
-    SparkSession.clearActiveSession();
-    SparkSession.clearDefaultSession();
-    KeyServiceRegistry.clear();
-    ProtectorCrypto.forgetAllCachedKeys();
+    TestSessions.stop(spark);
   }
 
   static ProtectionSpec spec(String user) {

@@ -7,10 +7,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.core.ProtectorException;
-import io.icebergprotector.spark.crypto.KeyServiceRegistry;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.masks.ExpectedMasks;
 import io.icebergprotector.spark.read.TestTables.Person;
+import io.icebergprotector.spark.testing.TestSessions;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -122,12 +122,7 @@ class ProtectedReadTest {
   @BeforeAll
   static void setUp() {
     fixture = new ReadFixture(dir.resolve("keys"));
-    spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .appName("protected-read-test")
-            .config("spark.ui.enabled", "false")
-            .getOrCreate();
+    spark = TestSessions.local("protected-read-test").getOrCreate();
     spark.conf().set("spark.sql.datetime.java8API.enabled", "true");
     tables = new HadoopTables(new Configuration());
     people = newTable("people");
@@ -138,13 +133,7 @@ class ProtectedReadTest {
 
   @AfterAll
   static void tearDown() {
-    if (spark != null) {
-      spark.stop();
-    }
-    SparkSession.clearActiveSession();
-    SparkSession.clearDefaultSession();
-    KeyServiceRegistry.clear();
-    ProtectorCrypto.forgetAllCachedKeys();
+    TestSessions.stop(spark);
   }
 
   static Table newTable(String name) {

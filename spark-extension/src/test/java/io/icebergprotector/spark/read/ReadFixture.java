@@ -10,6 +10,7 @@ import io.icebergprotector.policy.Policy;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.core.ProtectorContext;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -19,51 +20,7 @@ import org.apache.iceberg.types.Types;
 
 /** A local keystore (keys pii, fin, footer) and a policy, in a temp dir. */
 final class ReadFixture {
-  static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles {",
-          "    admin   { users = [alice] }",
-          "    analyst { users = [bob] }",
-          "    etl     { users = [etl] }",
-          "  }",
-          "  keys { pii {}, fin {}, footer {} }",
-          "  tables {",
-          "    \"db.people\" {",
-          "      footer-key = footer",
-          "      footer-mode = encrypted",
-          "      algorithm = AES_GCM_V1",
-          "      writers = [etl]",
-          "      columns {",
-          "        ssn    { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\""
-              + " } }",
-          "        email  { key = pii, clear = [admin], masked { analyst = hash } }",
-          "        salary { key = fin, clear = [admin] }",
-          "        birth  { key = pii, clear = [admin], masked { analyst = year } }",
-          "        \"address.zip\" { key = pii, clear = [admin], masked { analyst = redact } }",
-          "      }",
-          "    }",
-          "    \"db.pf\" {",
-          "      footer-key = footer",
-          "      footer-mode = plaintext",
-          "      algorithm = AES_GCM_CTR_V1",
-          "      writers = [etl]",
-          "      columns {",
-          "        ssn    { key = pii, clear = [admin], masked { analyst = redact } }",
-          "        salary { key = fin, clear = [admin] }",
-          "      }",
-          "    }",
-          "    \"db.strict\" {",
-          "      footer-key = footer",
-          "      writers = [etl]",
-          "      columns {",
-          "        salary { key = fin, clear = [admin], on-denied = fail }",
-          "        ssn    { key = pii, clear = [admin, analyst] }",
-          "      }",
-          "    }",
-          "  }",
-          "}");
+  static final String POLICY = TestPolicy.resource(ReadFixture.class, "policies/ReadFixture.conf");
 
   /** id, name, ssn, email, salary, birth, address{city, zip}, tags. */
   static final Schema SCHEMA =

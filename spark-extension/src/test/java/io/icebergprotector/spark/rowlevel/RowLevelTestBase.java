@@ -9,6 +9,7 @@ import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.crypto.FileBinding;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
 import io.icebergprotector.spark.table.ProtectedTable;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -52,37 +53,32 @@ abstract class RowLevelTestBase extends SparkTestBase {
   static Path rlWarehouse;
 
   static String policy() {
-    StringBuilder tables = new StringBuilder();
+    TestPolicy policy =
+        TestPolicy.builder()
+            .role("admin", "alice")
+            .role("steward", "dana")
+            .role("etl", "etl")
+            .role("analyst", "bob")
+            .keys("pii", "fin", "footer");
     for (int i = 0; i < TABLES; i++) {
-      tables.append(
-          String.join(
-              "\n",
-              "    \"db.t" + i + "\" {",
-              "      footer-key = footer",
-              "      writers = [admin, steward, etl]",
-              "      columns {",
-              "        ssn    { key = pii, clear = [admin],"
-                  + " masked { steward = \"partial(keep_last=4)\", analyst = \"partial(keep_last=4)\" } }",
-              "        email  { key = pii, clear = [admin, steward], masked { analyst = hash } }",
-              "        salary { key = fin, clear = [admin, steward] }",
-              "      }",
-              "    }",
-              ""));
+      policy.table(
+          "db.t" + i,
+          t ->
+              t.footerKey("footer")
+                  .writers("admin", "steward", "etl")
+                  .column(
+                      "ssn",
+                      c ->
+                          c.key("pii")
+                              .clear("admin")
+                              .masked("steward", "partial(keep_last=4)")
+                              .masked("analyst", "partial(keep_last=4)"))
+                  .column(
+                      "email",
+                      c -> c.key("pii").clear("admin", "steward").masked("analyst", "hash"))
+                  .column("salary", c -> c.key("fin").clear("admin", "steward")));
     }
-    return String.join(
-        "\n",
-        "protector {",
-        "  roles {",
-        "    admin   { users = [\"alice\"] }",
-        "    steward { users = [\"dana\"] }",
-        "    etl     { users = [\"etl\"] }",
-        "    analyst { users = [\"bob\"] }",
-        "  }",
-        "  keys { pii {}, fin {}, footer {} }",
-        "  tables {",
-        tables.toString(),
-        "  }",
-        "}");
+    return policy.render();
   }
 
   @BeforeAll

@@ -5,13 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.icebergprotector.kms.LocalKeyService;
 import io.icebergprotector.kms.Passphrase;
-import io.icebergprotector.spark.ProtectingSparkCatalog;
-import io.icebergprotector.spark.ProtectorSparkSessionExtensions;
 import io.icebergprotector.spark.actions.RewriteProtected;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.crypto.ColumnTokenizers;
-import io.icebergprotector.spark.crypto.KeyServiceRegistry;
-import io.icebergprotector.spark.crypto.ProtectorCrypto;
+import io.icebergprotector.spark.testing.TestSessions;
+import io.icebergprotector.testing.LocalCatalog;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -45,67 +44,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class TokenizedTablesTest {
   private static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles {",
-          "    admin   { users = [\"alice\"] }",
-          "    analyst { users = [\"bob\"] }",
-          "    tokens  { users = [\"tina\"] }",
-          "    etl     { users = [\"etl\"] }",
-          "    other   { users = [\"dan\"] }",
-          "  }",
-          "  keys { tk {}, tk2 {}, rk {}, footer {} }",
-          "  tables {",
-          "    \"db.people\" {",
-          "      footer-key = footer",
-          "      writers = [etl, admin]",
-          "      columns {",
-          "        ssn   { key = tk, method = \"fpe(alphabet = digits, keep = '-')\", domain = ssn,"
-              + " clear = [admin], masked { analyst = \"partial(keep_last=4)\" }, token = [tokens] }",
-          "        email { key = tk, method = deterministic, domain = email, clear = [admin],"
-              + " masked { analyst = hash }, token = [tokens], on-denied = fail }",
-          "        acct  { key = tk2, method = \"fpe(width = 12)\", domain = acct, clear = [admin],"
-              + " token = [tokens] }",
-          "      }",
-          "    }",
-          "    \"db.plainpeople\" {",
-          "      footer-key = footer",
-          "      footer-mode = plaintext",
-          "      writers = [etl, admin]",
-          "      columns {",
-          "        ssn   { key = tk, method = \"fpe(alphabet = digits, keep = '-')\", domain = ssn,"
-              + " pme = false, clear = [admin], masked { analyst = \"partial(keep_last=4)\" },"
-              + " token = [tokens] }",
-          "        email { key = tk, method = deterministic, domain = email, pme = false,"
-              + " clear = [admin], masked { analyst = hash }, token = [tokens], on-denied = fail }",
-          "        acct  { key = tk2, method = \"fpe(width = 12)\", domain = acct, pme = false,"
-              + " clear = [admin], token = [tokens] }",
-          "      }",
-          "    }",
-          "    \"db.changes\" {",
-          "      footer-key = footer",
-          "      writers = [etl, admin]",
-          "      columns {",
-          "        ssn   { key = tk, method = \"fpe(alphabet = digits, keep = '-')\", domain = ssn,"
-              + " clear = [admin], token = [tokens] }",
-          "        email { key = tk, method = deterministic, domain = email, pme = false,"
-              + " clear = [admin], token = [tokens] }",
-          "      }",
-          "    }",
-          "    \"db.rot\" {",
-          "      footer-key = footer",
-          "      footer-mode = plaintext",
-          "      writers = [etl, admin]",
-          "      columns {",
-          "        ssn   { key = rk, method = \"fpe(alphabet = digits, keep = '-')\", domain = rssn,"
-              + " clear = [admin], token = [tokens] }",
-          "        email { key = rk, method = deterministic, domain = remail, clear = [admin],"
-              + " token = [tokens] }",
-          "      }",
-          "    }",
-          "  }",
-          "}");
+      TestPolicy.resource(TokenizedTablesTest.class, "policies/TokenizedTablesTest.conf");
 
   private static final String[][] ROWS = {
     {"1", "123-45-6789", "canary.alpha@example.com", "100000000001"},
@@ -121,33 +60,13 @@ class TokenizedTablesTest {
   @BeforeAll
   static void start() throws IOException {
     dir = Files.createTempDirectory("protector-tokens");
-    Path policy = dir.resolve("policy.conf");
-    keystore = dir.resolve("keys.p12");
-    passphrase = dir.resolve("passphrase");
-    Files.writeString(passphrase, "tokens-passphrase");
-    Files.writeString(policy, POLICY);
-    KeyServiceRegistry.clear();
-    ProtectorCrypto.forgetAllCachedKeys();
-    String p = "spark.sql.catalog.tk";
+    LocalCatalog files = LocalCatalog.create(dir, POLICY, "tokens-passphrase");
+    keystore = files.keystore();
+    passphrase = files.passphraseFile();
     spark =
-        SparkSession.builder()
-            .master("local[2]")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "2")
-            .config(
-                "spark.sql.extensions",
-                "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions,"
-                    + ProtectorSparkSessionExtensions.class.getName())
-            .config(p, ProtectingSparkCatalog.class.getName())
-            .config(p + ".type", "hadoop")
-            .config(p + ".warehouse", dir.resolve("warehouse").toUri().toString())
-            .config(p + ".protector.policy", policy.toString())
-            .config(p + ".protector.kms.keystore", keystore.toString())
-            .config(p + ".protector.kms.passphrase-file", passphrase.toString())
-            .config(p + ".protector.kms.create-missing-keys", "true")
-            // the writer of the fixtures reads the domains in clear: local token mode needs the key
-            .config(p + ".protector.user", "alice")
-            .config(p + ".cache-enabled", "false")
+        // the writer of the fixtures reads the domains in clear: local token mode needs the key
+        TestSessions.withCatalog(TestSessions.protector("tokenized-tables"), "tk", files, "alice")
+            .config("spark.sql.catalog.tk.cache-enabled", "false")
             .getOrCreate();
     spark.sql("CREATE NAMESPACE IF NOT EXISTS tk.db");
     for (String table : List.of("people", "plainpeople")) {
@@ -167,11 +86,7 @@ class TokenizedTablesTest {
 
   @AfterAll
   static void stop() {
-    spark.stop();
-    SparkSession.clearActiveSession();
-    SparkSession.clearDefaultSession();
-    KeyServiceRegistry.clear();
-    ProtectorCrypto.forgetAllCachedKeys();
+    TestSessions.stop(spark);
   }
 
   private static List<Row> as(String user, String sql) {

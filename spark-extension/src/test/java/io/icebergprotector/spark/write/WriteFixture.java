@@ -12,6 +12,7 @@ import io.icebergprotector.policy.Principal;
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.core.ProtectorContext;
 import io.icebergprotector.spark.crypto.ProtectorCrypto;
+import io.icebergprotector.testing.TestPolicy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
@@ -50,42 +51,7 @@ import org.apache.spark.unsafe.types.UTF8String;
 /** A local keystore, a policy and Hadoop tables in a temp dir, shared by the write tests. */
 final class WriteFixture {
   static final String POLICY =
-      String.join(
-          "\n",
-          "protector {",
-          "  roles {",
-          "    admin   { users = [\"alice\"] }",
-          "    etl     { users = [\"etl\"] }",
-          "    analyst { users = [\"bob\"] }",
-          "  }",
-          "  keys { pii {}, fin {}, footer {} }",
-          "  tables {",
-          "    \"db.customers\" {",
-          "      footer-key  = footer",
-          "      footer-mode = encrypted",
-          "      algorithm   = AES_GCM_V1",
-          "      writers     = [etl, admin]",
-          "      columns {",
-          "        ssn    { key = pii, clear = [admin], masked { analyst = \"partial(keep_last=4)\" } }",
-          "        salary { key = fin, clear = [admin] }",
-          "        \"address.zip\" { key = pii, clear = [admin] }",
-          "        score  { key = fin, clear = [admin] }",
-          "      }",
-          "    }",
-          "    \"db.customers_plain\" {",
-          "      footer-key  = footer",
-          "      footer-mode = plaintext",
-          "      algorithm   = AES_GCM_CTR_V1",
-          "      writers     = [etl, admin]",
-          "      columns {",
-          "        ssn    { key = pii, clear = [admin] }",
-          "        salary { key = fin, clear = [admin] }",
-          "        address { zip { key = pii, clear = [admin] } }",
-          "        score  { key = fin, clear = [admin] }",
-          "      }",
-          "    }",
-          "  }",
-          "}");
+      TestPolicy.resource(WriteFixture.class, "policies/WriteFixture.conf");
 
   static final Schema SCHEMA =
       new Schema(

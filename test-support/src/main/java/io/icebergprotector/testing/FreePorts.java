@@ -1,4 +1,4 @@
-package io.icebergprotector.it.harness;
+package io.icebergprotector.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

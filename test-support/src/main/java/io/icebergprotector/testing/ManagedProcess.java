@@ -1,4 +1,4 @@
-package io.icebergprotector.it.harness;
+package io.icebergprotector.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -18,6 +18,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.MatchResult;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -31,7 +35,8 @@ public final class ManagedProcess implements AutoCloseable {
   static {
     // Surefire may end the JVM without running @AfterAll (timeouts, Ctrl-C): never leak servers.
     Runtime.getRuntime()
-        .addShutdownHook(new Thread(() -> LIVE.forEach(ManagedProcess::kill), "it-process-reaper"));
+        .addShutdownHook(
+            new Thread(() -> LIVE.forEach(ManagedProcess::kill), "test-process-reaper"));
   }
 
   private final String name;
@@ -145,6 +150,26 @@ public final class ManagedProcess implements AutoCloseable {
   }
 
   /**
+   * Waits until a line of the log matches {@code readiness} (e.g. a server's "listening on ..."
+   * line) and returns that match; fails like {@link #awaitHealthy} when the process exits first or
+   * the timeout passes.
+   */
+  public MatchResult awaitLine(Duration timeout, Pattern readiness) {
+    AtomicReference<MatchResult> found = new AtomicReference<>();
+    awaitHealthy(
+        timeout,
+        () -> {
+          Matcher m = readiness.matcher(Files.readString(logFile, StandardCharsets.ISO_8859_1));
+          if (m.find()) {
+            found.set(m.toMatchResult());
+            return true;
+          }
+          return false;
+        });
+    return found.get();
+  }
+
+  /**
    * Waits for a process that ends by itself (a job, not a server) and returns its exit code; kills
    * it and fails with the tail of its log when it runs longer than {@code timeout}.
    */
@@ -233,6 +258,11 @@ public final class ManagedProcess implements AutoCloseable {
   /** The java launcher of the JVM running the tests, so servers use the same JDK. */
   public static String javaExecutable() {
     return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
+  /** The class path of the tests (surefire's, when it runs them from a manifest-only jar). */
+  public static String testClasspath() {
+    return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
   }
 
   @FunctionalInterface
