@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The Iceberg Protector contributors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.icebergprotector.kms;
 
 /** createKey on an id that exists or was destroyed (ids are never reused). */

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The Iceberg Protector contributors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.icebergprotector.kms;
 
 /** The key store or remote key service cannot be reached or read (IO, network). */

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The Iceberg Protector contributors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.icebergprotector.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -17,8 +21,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The runtime jar carries the licenses of what it bundles: its own LICENSE and NOTICE (not a
- * bundled library's), and a NOTICE entry for every third-party library relocated into it, so a
- * new shaded dependency without a notice fails here.
+ * bundled library's), and a NOTICE entry for every third-party library relocated into it, so a new
+ * shaded dependency without a notice fails here.
  */
 class RuntimeJarLicenseIT {
   private static final String SHADED = "io/icebergprotector/shaded/";

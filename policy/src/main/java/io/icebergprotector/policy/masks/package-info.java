@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The Iceberg Protector contributors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * The value kernels of the masks ({@link io.icebergprotector.policy.Mask}), in pure Java on plain
  * Java values, so that every engine masks a value alike: the Spark readers call them from their

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The Iceberg Protector contributors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.icebergprotector.kms.wire;
 
 /** The members of Vault Transit's bodies, as the key server serves them. */

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The Iceberg Protector contributors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 /**
  * The key server's API, one class per resource: Transit encrypt, decrypt and hmac; key
  * administration; the protector's token endpoints; policy, whoami and declassification; health and

@@ -1,3 +1,7 @@
+/*
+ * Copyright 2026 The Iceberg Protector contributors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 package io.icebergprotector.spark.compat;
 
 import org.apache.iceberg.MetadataColumns;
