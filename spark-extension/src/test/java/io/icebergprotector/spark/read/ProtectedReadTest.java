@@ -18,6 +18,7 @@ import io.icebergprotector.spark.testing.TestSessions;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.lang.ref.Reference;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.RandomAccessFile;
@@ -185,7 +186,11 @@ class ProtectedReadTest {
   /** Plans, ships (Java serialization, as to executors) and reads every partition. */
   static List<Row> collect(ProtectedScan scan) {
     Batch batch = scan.toBatch();
-    PartitionReaderFactory factory = roundTrip(batch.createReaderFactory());
+    // The driver's factory holds the broadcasts; kept reachable until the reads end (as Spark's
+    // plan keeps them while its tasks run), or the context cleaner may drop their blocks once GC
+    // collects it, and the shipped copy fails with "Failed to get broadcast_N_piece0".
+    PartitionReaderFactory driverFactory = batch.createReaderFactory();
+    PartitionReaderFactory factory = roundTrip(driverFactory);
     Function1<Object, Object> toRow =
         CatalystTypeConverters.createToScalaConverter(scan.readSchema());
     List<Row> rows = new ArrayList<>();
@@ -198,6 +203,7 @@ class ProtectedReadTest {
         throw new RuntimeException(e);
       }
     }
+    Reference.reachabilityFence(driverFactory);
     rows.sort(Comparator.comparingLong(r -> r.getLong(r.fieldIndex("id"))));
     return rows;
   }
