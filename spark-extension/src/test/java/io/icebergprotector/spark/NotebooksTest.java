@@ -140,14 +140,17 @@ class NotebooksTest {
     return found;
   }
 
-  /** The version in spark-runtime/pom.xml (the module publishing the runtime jar). */
+  /**
+   * The version of the default target's runtime jar: spark/3.5_2.13/runtime/pom.xml inherits it
+   * from its parent, whose version it names.
+   */
   private static String runtimeVersion() throws IOException {
-    String pom = Files.readString(Path.of("..", "spark-runtime", "pom.xml"));
+    Path pom = Path.of("..", "spark", "3.5_2.13", "runtime", "pom.xml");
     Matcher m =
         Pattern.compile(
-                "<artifactId>iceberg-protector-spark-runtime-3\\.5_2\\.13</artifactId>\\s*<version>([^<]+)</version>")
-            .matcher(pom);
-    assertThat(m.find()).as("version of spark-runtime/pom.xml").isTrue();
+                "<artifactId>iceberg-protector-spark-runtime-parent</artifactId>\\s*<version>([^<]+)</version>")
+            .matcher(Files.readString(pom));
+    assertThat(m.find()).as("parent version in " + pom).isTrue();
     return m.group(1);
   }
 
