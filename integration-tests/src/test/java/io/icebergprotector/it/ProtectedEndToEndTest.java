@@ -134,23 +134,7 @@ class ProtectedEndToEndTest extends StackTestBase {
             .keys("pii", "fin", "footer");
     for (String table :
         List.of("db.customers", "db.customers_fail", "db.customers_conc", "db.customers_outage")) {
-      policy.table(
-          table,
-          t ->
-              t.footerKey("footer")
-                  .footerMode("encrypted")
-                  .algorithm("AES_GCM_V1")
-                  .writers("etl", "admin")
-                  .column(
-                      "ssn",
-                      c ->
-                          c.key("pii")
-                              .clear("admin")
-                              .masked("analyst", "partial(keep_last=4)")
-                              .onDenied("null"))
-                  .column("email", c -> c.key("pii").clear("admin").masked("analyst", "hash"))
-                  .column("salary", c -> c.key("fin").clear("admin"))
-                  .column("address.zip", c -> c.key("pii").clear("admin")));
+      policy.table(table, TestPolicy.customersTable());
     }
     return policy.render();
   }

@@ -41,23 +41,7 @@ public abstract class SparkTestBase {
           .role("analyst", "bob")
           .role("etl", "etl")
           .keys("pii", "fin", "footer", "footer2")
-          .table(
-              "db.customers",
-              t ->
-                  t.footerKey("footer")
-                      .footerMode("encrypted")
-                      .algorithm("AES_GCM_V1")
-                      .writers("etl", "admin")
-                      .column(
-                          "ssn",
-                          c ->
-                              c.key("pii")
-                                  .clear("admin")
-                                  .masked("analyst", "partial(keep_last=4)")
-                                  .onDenied("null"))
-                      .column("email", c -> c.key("pii").clear("admin").masked("analyst", "hash"))
-                      .column("salary", c -> c.key("fin").clear("admin"))
-                      .column("address.zip", c -> c.key("pii").clear("admin")))
+          .table("db.customers", TestPolicy.customersTable())
           .table(
               "db.plainfooter",
               t ->

@@ -66,6 +66,31 @@ public final class TestPolicy {
     }
   }
 
+  /**
+   * The customers table the Spark tests and the end-to-end tests share: encrypted footer with key
+   * {@code footer}, written by {@code etl} and {@code admin}; {@code ssn} and {@code email} under
+   * {@code pii} (clear for {@code admin}, masked for {@code analyst}), {@code salary} under {@code
+   * fin} and {@code address.zip} under {@code pii}, clear for {@code admin} only. The policy must
+   * declare those roles and keys.
+   */
+  public static Consumer<Table> customersTable() {
+    return t ->
+        t.footerKey("footer")
+            .footerMode("encrypted")
+            .algorithm("AES_GCM_V1")
+            .writers("etl", "admin")
+            .column(
+                "ssn",
+                c ->
+                    c.key("pii")
+                        .clear("admin")
+                        .masked("analyst", "partial(keep_last=4)")
+                        .onDenied("null"))
+            .column("email", c -> c.key("pii").clear("admin").masked("analyst", "hash"))
+            .column("salary", c -> c.key("fin").clear("admin"))
+            .column("address.zip", c -> c.key("pii").clear("admin"));
+  }
+
   /** A role granted to these users. */
   public TestPolicy role(String name, String... users) {
     role(name).users.addAll(List.of(users));
