@@ -69,24 +69,29 @@ public final class ProtectedStreamingWrite implements StreamingWrite {
   private final String queryId;
   private final String branch;
   private final Mode mode;
+  private final boolean mergeAppend;
   private final StreamingDataWriterFactory writerFactory;
   private final Commits commits;
 
   /**
    * @param queryId the streaming query's id, which survives restarts from its checkpoint
    * @param branch the branch the write commits to, or null for {@code main}
+   * @param mergeAppend whether appends merge manifests ({@code use-merge-append-for-streaming}, as
+   *     Iceberg 1.12's streaming append) rather than fast-append them
    */
   public ProtectedStreamingWrite(
       Table table,
       String queryId,
       String branch,
       Mode mode,
+      boolean mergeAppend,
       StreamingDataWriterFactory writerFactory,
       Commits commits) {
     this.table = table;
     this.queryId = queryId;
     this.branch = branch;
     this.mode = mode;
+    this.mergeAppend = mergeAppend;
     this.writerFactory = writerFactory;
     this.commits = commits;
   }
@@ -127,7 +132,7 @@ public final class ProtectedStreamingWrite implements StreamingWrite {
     SnapshotUpdate<?> update;
     String description;
     if (mode == Mode.APPEND) {
-      AppendFiles append = table.newFastAppend();
+      AppendFiles append = mergeAppend ? table.newAppend() : table.newFastAppend();
       files.forEach(append::appendFile);
       update = append;
       description = String.format("streaming append of %d protected data files", files.size());

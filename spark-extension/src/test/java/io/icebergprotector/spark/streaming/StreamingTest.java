@@ -125,6 +125,33 @@ class StreamingTest extends SparkTestBase {
   }
 
   @Test
+  void mergeAppendMergesTheManifestsOfEachEpoch() throws Exception {
+    spark.sql("ALTER TABLE " + T + " SET TBLPROPERTIES ('commit.manifest.min-count-to-merge'='2')");
+    for (int i = 0; i < 3; i++) {
+      writeInput("f" + i, i * 4, i * 4 + 4);
+    }
+    StreamingQuery query =
+        asUser(
+            "strm",
+            "etl",
+            () ->
+                start(
+                    source()
+                        .writeStream()
+                        .outputMode("append")
+                        .option("use-merge-append-for-streaming", "true")));
+    query.processAllAvailable();
+    query.stop();
+    Table table = icebergTable();
+    assertThat(epochs()).containsExactly(0L, 1L, 2L);
+    assertThat(table.currentSnapshot().dataManifests(table.io()))
+        .as("a merge append merged the epochs' manifests (a fast append keeps one per epoch)")
+        .hasSize(1);
+    assertPerRoleReads(12);
+    assertProtectedAtRest();
+  }
+
+  @Test
   void completeModeReplacesTheTableEveryEpoch() throws Exception {
     writeInput("f0", 0, 4); // countries DE, FR, IT, DE
     Dataset<Row> totals =
