@@ -8,6 +8,8 @@ import io.icebergprotector.policy.Principal;
 import io.icebergprotector.policy.TablePolicy;
 import io.icebergprotector.spark.analysis.SchemaChangeCheck;
 import io.icebergprotector.spark.binding.BindingBoundary;
+import io.icebergprotector.spark.compat.IcebergConfs;
+import io.icebergprotector.spark.compat.IcebergRewriteCatalog;
 import io.icebergprotector.spark.core.PrincipalBinding;
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.core.ProtectorContext;
@@ -129,6 +131,19 @@ public class ProtectingSparkCatalog extends CatalogWithProcedures implements Pro
     return protect(super.loadTable(ident));
   }
 
+  // Iceberg's Spark 3.5 and 4.0 catalogs load time travel through loadTable(ident), already
+  // protected here; its Spark 4.1 catalog loads it apart
+
+  @Override
+  public Table loadTable(Identifier ident, String version) throws NoSuchTableException {
+    return protect(super.loadTable(ident, version));
+  }
+
+  @Override
+  public Table loadTable(Identifier ident, long timestamp) throws NoSuchTableException {
+    return protect(super.loadTable(ident, timestamp));
+  }
+
   @Override
   public Table createTable(
       Identifier ident, StructType schema, Transform[] transforms, Map<String, String> properties)
@@ -228,8 +243,17 @@ public class ProtectingSparkCatalog extends CatalogWithProcedures implements Pro
    * since the action pinned the snapshot it rewrites.
    */
   @Override
-  public Table protectCached(SparkTable table) {
-    return protect(table, false);
+  public Table protectCached(Table table, String rewriteGroupId) {
+    if (rewriteGroupId == null) {
+      return protect(table, false);
+    }
+    org.apache.iceberg.Table iceberg = IcebergRewriteCatalog.icebergTable(table);
+    Optional<TablePolicy> policy = policyFor(iceberg.name());
+    if (policy.isEmpty()) {
+      return protect(table, false);
+    }
+    return new ProtectedTable(
+        iceberg, null, null, false, protectionOf(policy.get(), iceberg), rewriteGroupId);
   }
 
   private Table protect(Table table, boolean refresh) {
@@ -262,18 +286,25 @@ public class ProtectingSparkCatalog extends CatalogWithProcedures implements Pro
       }
       return table;
     }
-    SparkSession session = activeSession();
-    TableProtection protection =
-        new TableProtection(
-            catalogName,
-            policy.get().name(),
-            iceberg,
-            resolveProtection(session, policy.get().name(), iceberg, iceberg.schema()));
+    TableProtection protection = protectionOf(policy.get(), iceberg);
     if (table instanceof StagedTable) {
       return new ProtectedStagedTable(sparkTable, protection);
     }
     return new ProtectedTable(
-        iceberg, sparkTable.snapshotId(), sparkTable.branch(), refresh, protection);
+        iceberg,
+        IcebergConfs.pinnedSnapshotId(sparkTable),
+        sparkTable.branch(),
+        refresh,
+        protection);
+  }
+
+  private TableProtection protectionOf(TablePolicy policy, org.apache.iceberg.Table iceberg) {
+    SparkSession session = activeSession();
+    return new TableProtection(
+        catalogName,
+        policy.name(),
+        iceberg,
+        resolveProtection(session, policy.name(), iceberg, iceberg.schema()));
   }
 
   /**

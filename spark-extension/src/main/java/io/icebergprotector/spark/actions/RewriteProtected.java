@@ -9,6 +9,7 @@ import static io.icebergprotector.policy.Preconditions.checkArgument;
 import io.icebergprotector.spark.access.MaintenanceAccess;
 import io.icebergprotector.spark.binding.BindingBoundary;
 import io.icebergprotector.spark.binding.FileAdmission;
+import io.icebergprotector.spark.compat.IcebergOptions;
 import io.icebergprotector.spark.core.CatalogOptions;
 import io.icebergprotector.spark.core.ColumnProtection;
 import io.icebergprotector.spark.core.ProtectionSpec;
@@ -49,8 +50,6 @@ import org.apache.iceberg.spark.CommitMetadata;
 import org.apache.iceberg.spark.FileRewriteCoordinator;
 import org.apache.iceberg.spark.ScanTaskSetManager;
 import org.apache.iceberg.spark.Spark3Util;
-import org.apache.iceberg.spark.SparkReadOptions;
-import org.apache.iceberg.spark.SparkWriteOptions;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -252,7 +251,7 @@ public final class RewriteProtected {
       Dataset<Row> rows =
           spark
               .read()
-              .option(SparkReadOptions.SCAN_TASK_SET_ID, groupId)
+              .option(IcebergOptions.SCAN_TASK_SET_ID, groupId)
               .option(CatalogOptions.REWRITE_DECRYPT.key(), String.valueOf(decrypt))
               .option(CatalogOptions.ACCEPT_UNVERIFIED_FILES.key(), String.valueOf(acceptAll))
               .table(tableName);
@@ -261,7 +260,7 @@ public final class RewriteProtected {
       // options), and its V2Writes rule fails an assertion on the differing options.
       rows.write()
           .format("iceberg")
-          .option(SparkWriteOptions.REWRITTEN_FILE_SCAN_TASK_SET_ID, groupId)
+          .option(IcebergOptions.REWRITTEN_FILE_SCAN_TASK_SET_ID, groupId)
           .option(CatalogOptions.REWRITE_DECRYPT.key(), String.valueOf(decrypt))
           .mode("append")
           .save(tableName);

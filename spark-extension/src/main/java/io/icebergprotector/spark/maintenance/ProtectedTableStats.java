@@ -41,11 +41,11 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.catalog.CatalogPlugin;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
 import org.apache.spark.sql.stats.ThetaSketchAgg;
-import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import scala.Option;
@@ -122,10 +122,7 @@ public final class ProtectedTableStats {
     ProtectedTable atSnapshot = table.copyWithSnapshotId(snapshot.snapshotId());
     DataSourceV2Relation relation =
         DataSourceV2Relation.create(
-            atSnapshot,
-            Option.apply(catalog),
-            Option.apply(ident),
-            CaseInsensitiveStringMap.empty());
+            atSnapshot, Option.<CatalogPlugin>apply(catalog), Option.apply(ident));
     Dataset<Row> rows = SparkCompat.ofRows(spark, relation);
     Column[] sketches =
         names.stream()

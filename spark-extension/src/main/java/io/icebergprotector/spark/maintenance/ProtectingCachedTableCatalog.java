@@ -5,14 +5,13 @@
 package io.icebergprotector.spark.maintenance;
 
 import io.icebergprotector.spark.binding.BindingBoundary;
+import io.icebergprotector.spark.compat.IcebergRewriteCatalog;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.core.RecordedColumns;
 import io.icebergprotector.spark.table.ProtectingCatalog;
 import java.util.Map;
 import org.apache.iceberg.BaseMetadataTable;
 import org.apache.iceberg.PositionDeletesTable;
-import org.apache.iceberg.spark.SparkCachedTableCatalog;
-import org.apache.iceberg.spark.source.SparkTable;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.NoSuchFunctionException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
@@ -31,12 +30,14 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
- * Iceberg's {@link SparkCachedTableCatalog} with protection: the catalog through which Iceberg's
- * actions read and write the tables they put into their {@code SparkTableCache} (the file groups of
- * {@code rewrite_data_files}: {@code spark.read().format("iceberg").option("scan-task-set-id",
- * id).load(id)}, and the matching write). A table that a protecting catalog of the session loaded
- * becomes a {@link ProtectedTable} here as well, so a compaction reads and writes through the
- * protected paths and Iceberg's action commits what they staged. Other tables stay Iceberg's.
+ * Iceberg's rewrite catalog ({@link IcebergRewriteCatalog}: {@code SparkCachedTableCatalog} on
+ * Iceberg's Spark 3.5 and 4.0 modules, {@code SparkRewriteTableCatalog} on 4.1) with protection:
+ * the catalog through which Iceberg's actions read and write the tables they put into their {@code
+ * SparkTableCache} (the file groups of {@code rewrite_data_files}: {@code
+ * spark.read().format("iceberg").option("scan-task-set-id", id).load(id)} on 3.5 and 4.0, {@code
+ * load(id)} on 4.1, and the matching write). A table that a protecting catalog of the session
+ * loaded becomes a {@link ProtectedTable} here as well, so a compaction reads and writes through
+ * the protected paths and Iceberg's action commits what they staged. Other tables stay Iceberg's.
  *
  * <p>Registered as {@value #NAME} (Iceberg's name for it) by the protector before it lets Iceberg
  * rewrite a protected table ({@link #install}). A cached table that holds protected columns but
@@ -48,11 +49,11 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  */
 public class ProtectingCachedTableCatalog implements TableCatalog, FunctionCatalog {
   /** The catalog name Iceberg's source resolves cached tables with. */
-  public static final String NAME = "default_cache_iceberg";
+  public static final String NAME = IcebergRewriteCatalog.NAME;
 
   private static final String CONF = "spark.sql.catalog." + NAME;
 
-  private final SparkCachedTableCatalog delegate = new SparkCachedTableCatalog();
+  private final TableCatalog delegate = IcebergRewriteCatalog.newIcebergCatalog();
 
   /**
    * Makes {@value #NAME} this class in {@code spark}'s conf, so sessions cloned from it from now on
@@ -61,7 +62,7 @@ public class ProtectingCachedTableCatalog implements TableCatalog, FunctionCatal
    */
   public static void install(SparkSession spark) {
     String current = spark.conf().getOption(CONF).getOrElse(() -> null);
-    if (current == null || current.equals(SparkCachedTableCatalog.class.getName())) {
+    if (current == null || current.equals(IcebergRewriteCatalog.ICEBERG_CLASS)) {
       spark.conf().set(CONF, ProtectingCachedTableCatalog.class.getName());
     } else if (!current.equals(ProtectingCachedTableCatalog.class.getName())) {
       throw new ProtectorException(
@@ -84,21 +85,21 @@ public class ProtectingCachedTableCatalog implements TableCatalog, FunctionCatal
 
   @Override
   public Table loadTable(Identifier ident) throws NoSuchTableException {
-    return protect(delegate.loadTable(ident));
+    return protect(ident, delegate.loadTable(ident));
   }
 
   @Override
   public Table loadTable(Identifier ident, String version) throws NoSuchTableException {
-    return protect(delegate.loadTable(ident, version));
+    return protect(ident, delegate.loadTable(ident, version));
   }
 
   @Override
   public Table loadTable(Identifier ident, long timestamp) throws NoSuchTableException {
-    return protect(delegate.loadTable(ident, timestamp));
+    return protect(ident, delegate.loadTable(ident, timestamp));
   }
 
-  private static Table protect(SparkTable table) {
-    org.apache.iceberg.Table iceberg = table.table();
+  private static Table protect(Identifier ident, Table table) {
+    org.apache.iceberg.Table iceberg = IcebergRewriteCatalog.icebergTable(table);
     boolean metadata = iceberg instanceof BaseMetadataTable;
     if (iceberg instanceof PositionDeletesTable) {
       return table;
@@ -106,7 +107,7 @@ public class ProtectingCachedTableCatalog implements TableCatalog, FunctionCatal
     org.apache.iceberg.Table data = metadata ? ((BaseMetadataTable) iceberg).table() : iceberg;
     ProtectingCatalog owner = owner(data.name());
     if (owner != null) {
-      return owner.protectCached(table);
+      return owner.protectCached(table, IcebergRewriteCatalog.rewriteGroupId(ident));
     }
     if (!RecordedColumns.of(data).isEmpty()
         || data.properties().containsKey(BindingBoundary.PROPERTY)) {
@@ -141,7 +142,7 @@ public class ProtectingCachedTableCatalog implements TableCatalog, FunctionCatal
   }
 
   @Override
-  public Identifier[] listTables(String[] namespace) {
+  public Identifier[] listTables(String[] namespace) throws NoSuchNamespaceException {
     return delegate.listTables(namespace);
   }
 
@@ -153,12 +154,12 @@ public class ProtectingCachedTableCatalog implements TableCatalog, FunctionCatal
   @Override
   public Table createTable(
       Identifier ident, StructType schema, Transform[] partitions, Map<String, String> properties)
-      throws TableAlreadyExistsException {
+      throws TableAlreadyExistsException, NoSuchNamespaceException {
     return delegate.createTable(ident, schema, partitions, properties);
   }
 
   @Override
-  public Table alterTable(Identifier ident, TableChange... changes) {
+  public Table alterTable(Identifier ident, TableChange... changes) throws NoSuchTableException {
     return delegate.alterTable(ident, changes);
   }
 
@@ -173,17 +174,18 @@ public class ProtectingCachedTableCatalog implements TableCatalog, FunctionCatal
   }
 
   @Override
-  public void renameTable(Identifier oldIdent, Identifier newIdent) {
+  public void renameTable(Identifier oldIdent, Identifier newIdent)
+      throws NoSuchTableException, TableAlreadyExistsException {
     delegate.renameTable(oldIdent, newIdent);
   }
 
   @Override
   public Identifier[] listFunctions(String[] namespace) throws NoSuchNamespaceException {
-    return delegate.listFunctions(namespace);
+    return ((FunctionCatalog) delegate).listFunctions(namespace);
   }
 
   @Override
   public UnboundFunction loadFunction(Identifier ident) throws NoSuchFunctionException {
-    return delegate.loadFunction(ident);
+    return ((FunctionCatalog) delegate).loadFunction(ident);
   }
 }

@@ -5,6 +5,8 @@
 package io.icebergprotector.spark.metadata;
 
 import io.icebergprotector.policy.TablePolicy;
+import io.icebergprotector.spark.compat.IcebergConfs;
+import io.icebergprotector.spark.compat.PinnedSparkTable;
 import io.icebergprotector.spark.core.ProtectorException;
 import io.icebergprotector.spark.core.RecordedColumns;
 import java.util.Objects;
@@ -31,12 +33,12 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * SparkTable}, so Iceberg's time travel ({@code VERSION AS OF}, {@code TIMESTAMP AS OF}) keeps
  * working and keeps the protection. Writes and deletes through it are refused.
  */
-public final class ProtectedMetadataTable extends SparkTable {
+public final class ProtectedMetadataTable extends PinnedSparkTable {
   private final SparkTable delegate;
   private final TablePolicy policy;
 
   private ProtectedMetadataTable(SparkTable delegate, TablePolicy policy) {
-    super(delegate.table(), delegate.snapshotId(), false);
+    super(delegate.table(), IcebergConfs.pinnedSnapshotId(delegate), delegate.branch(), false);
     this.delegate = delegate;
     this.policy = policy;
   }
@@ -73,9 +75,9 @@ public final class ProtectedMetadataTable extends SparkTable {
     return delegate.branch();
   }
 
-  @Override
+  // overrides SparkTable's on Iceberg's Spark 3.5 and 4.0 modules (4.1 has no such method)
   public SparkTable copyWithSnapshotId(long newSnapshotId) {
-    return new ProtectedMetadataTable(delegate.copyWithSnapshotId(newSnapshotId), policy);
+    return new ProtectedMetadataTable(IcebergConfs.atSnapshot(delegate, newSnapshotId), policy);
   }
 
   @Override

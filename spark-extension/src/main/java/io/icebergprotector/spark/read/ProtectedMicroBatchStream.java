@@ -6,6 +6,7 @@ package io.icebergprotector.spark.read;
 
 import static io.icebergprotector.policy.Preconditions.checkState;
 
+import io.icebergprotector.spark.compat.IcebergConfs;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -15,7 +16,6 @@ import org.apache.iceberg.ScanTask;
 import org.apache.iceberg.ScanTaskGroup;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.spark.source.SparkMicroBatchStream;
-import org.apache.iceberg.spark.source.SparkTable;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
@@ -55,7 +55,7 @@ final class ProtectedMicroBatchStream implements MicroBatchStream, SupportsTrigg
       String checkpointLocation) {
     Table table = scan.table();
     // Iceberg's scan of the same table and options, used for offsets and planning only
-    Scan iceberg = new SparkTable(table, false).newScanBuilder(options).build();
+    Scan iceberg = IcebergConfs.sparkTable(table).newScanBuilder(options).build();
     MicroBatchStream stream = iceberg.toMicroBatchStream(checkpointLocation);
     checkState(
         stream instanceof SparkMicroBatchStream,

@@ -7,6 +7,7 @@ package io.icebergprotector.spark.read;
 import static io.icebergprotector.policy.Preconditions.checkArgument;
 
 import io.icebergprotector.spark.access.MaintenanceAccess;
+import io.icebergprotector.spark.compat.IcebergOptions;
 import io.icebergprotector.spark.core.ProtectionSpec;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,7 +22,6 @@ import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.spark.SparkReadConf;
-import org.apache.iceberg.spark.SparkReadOptions;
 import org.apache.iceberg.spark.SparkSchemaUtil;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
@@ -60,6 +60,7 @@ public class ProtectedScanBuilder
   private final Table table;
   private final Schema schema;
   private final ProtectionSpec spec;
+  private final ReadRequest request;
   private final SparkReadConf readConf;
   private final boolean caseSensitive;
   private final CaseInsensitiveStringMap options;
@@ -100,7 +101,8 @@ public class ProtectedScanBuilder
     this.spec = spec;
     CaseInsensitiveStringMap scanOptions =
         branch != null ? options : withSnapshotId(options, snapshotId);
-    this.readConf = new SparkReadConf(spark, table, branch, scanOptions);
+    this.request = ReadRequest.of(spark, table, branch, scanOptions);
+    this.readConf = request.conf();
     this.caseSensitive = readConf.caseSensitive();
     this.projected = snapshotSchema;
     this.options = options;
@@ -140,12 +142,12 @@ public class ProtectedScanBuilder
   public Scan build() {
     ProtectedProjection projection = ProtectedProjection.of(projectedSchema(), spec);
     ScanSelection selection;
-    if (readConf.scanTaskSetId() != null) {
+    if (request.scanTaskSetId() != null) {
       // a rewrite writes back every value it reads: masked or NULL values would replace real ones
       MaintenanceAccess.requireClearReads(spec, "a rewrite of its data files");
-      selection = ScanSelection.staged(table, readConf);
+      selection = ScanSelection.staged(table, request);
     } else {
-      selection = ScanSelection.from(readConf);
+      selection = ScanSelection.from(request);
     }
     return new ProtectedScan(
             spark,
@@ -169,7 +171,7 @@ public class ProtectedScanBuilder
    */
   public ProtectedScan buildMergeOnReadScan() {
     checkRowLevelScan();
-    ScanSelection selection = ScanSelection.forRowLevelOperation(table, readConf);
+    ScanSelection selection = ScanSelection.forRowLevelOperation(table, request);
     return new ProtectedScan(
         spark,
         table,
@@ -191,11 +193,11 @@ public class ProtectedScanBuilder
    */
   public ProtectedCopyOnWriteScan buildCopyOnWriteScan() {
     checkRowLevelScan();
-    ScanSelection selection = ScanSelection.forRowLevelOperation(table, readConf);
+    ScanSelection selection = ScanSelection.forRowLevelOperation(table, request);
     return new ProtectedCopyOnWriteScan(
         spark,
         table,
-        readConf.branch(),
+        request.branch(),
         ProtectedProjection.of(projectedSchema(), spec),
         schema,
         filters,
@@ -210,7 +212,7 @@ public class ProtectedScanBuilder
 
   private void checkRowLevelScan() {
     checkArgument(
-        readConf.scanTaskSetId() == null,
+        request.scanTaskSetId() == null,
         "A rewrite's scan of staged tasks cannot be the scan of a row-level operation on %s",
         table.name());
   }
@@ -266,16 +268,16 @@ public class ProtectedScanBuilder
       return options;
     }
     String value = snapshotId.toString();
-    String fromOptions = options.get(SparkReadOptions.SNAPSHOT_ID);
+    String fromOptions = options.get(IcebergOptions.SNAPSHOT_ID);
     checkArgument(
         fromOptions == null || fromOptions.equals(value),
         "Cannot override snapshot ID more than once: %s",
         fromOptions);
     Map<String, String> merged = new HashMap<>(options.asCaseSensitiveMap());
-    merged.put(SparkReadOptions.SNAPSHOT_ID, value);
-    merged.remove(SparkReadOptions.AS_OF_TIMESTAMP);
-    merged.remove(SparkReadOptions.BRANCH);
-    merged.remove(SparkReadOptions.TAG);
+    merged.put(IcebergOptions.SNAPSHOT_ID, value);
+    merged.remove(IcebergOptions.AS_OF_TIMESTAMP);
+    merged.remove(IcebergOptions.BRANCH);
+    merged.remove(IcebergOptions.TAG);
     return new CaseInsensitiveStringMap(merged);
   }
 }

@@ -6,6 +6,7 @@ package io.icebergprotector.spark.read;
 
 import static io.icebergprotector.policy.Preconditions.checkArgument;
 
+import io.icebergprotector.spark.compat.IcebergOptions;
 import java.util.List;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
@@ -14,12 +15,11 @@ import org.apache.iceberg.TableScan;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.spark.ScanTaskSetManager;
 import org.apache.iceberg.spark.SparkReadConf;
-import org.apache.iceberg.spark.SparkReadOptions;
 
 /**
  * Which snapshot a scan reads and how it splits files, from the read options (as in Iceberg); or,
- * for a rewrite, exactly the file scan tasks staged under {@value
- * SparkReadOptions#SCAN_TASK_SET_ID} in Iceberg's {@link ScanTaskSetManager}.
+ * for a rewrite, exactly the file scan tasks staged under {@value IcebergOptions#SCAN_TASK_SET_ID}
+ * in Iceberg's {@link ScanTaskSetManager}.
  */
 final class ScanSelection {
   private final Long snapshotId;
@@ -56,25 +56,26 @@ final class ScanSelection {
     this.splitOpenFileCost = splitOpenFileCost;
   }
 
-  static ScanSelection from(SparkReadConf conf) {
-    Long snapshotId = conf.snapshotId();
-    Long asOfTimestamp = conf.asOfTimestamp();
+  static ScanSelection from(ReadRequest request) {
+    SparkReadConf conf = request.conf();
+    Long snapshotId = request.snapshotId();
+    Long asOfTimestamp = request.asOfTimestamp();
     checkArgument(
         snapshotId == null || asOfTimestamp == null,
         "Cannot set both %s and %s to select which table snapshot to scan",
-        SparkReadOptions.SNAPSHOT_ID,
-        SparkReadOptions.AS_OF_TIMESTAMP);
+        IcebergOptions.SNAPSHOT_ID,
+        IcebergOptions.AS_OF_TIMESTAMP);
     if (conf.startSnapshotId() != null || conf.endSnapshotId() != null) {
       throw new UnsupportedOperationException(
           String.format(
               "Incremental reads (%s, %s) are not supported on protected tables",
-              SparkReadOptions.START_SNAPSHOT_ID, SparkReadOptions.END_SNAPSHOT_ID));
+              IcebergOptions.START_SNAPSHOT_ID, IcebergOptions.END_SNAPSHOT_ID));
     }
     return new ScanSelection(
         snapshotId,
         asOfTimestamp,
-        conf.branch(),
-        conf.tag(),
+        request.branch(),
+        request.tag(),
         conf.splitSizeOption(),
         conf.splitLookbackOption(),
         conf.splitOpenFileCostOption(),
@@ -88,20 +89,21 @@ final class ScanSelection {
    * pinned so the commit can validate what changed since (as Iceberg's row-level scans do). Time
    * travel is refused; a table without snapshots has nothing to scan.
    */
-  static ScanSelection forRowLevelOperation(org.apache.iceberg.Table table, SparkReadConf conf) {
+  static ScanSelection forRowLevelOperation(org.apache.iceberg.Table table, ReadRequest request) {
+    SparkReadConf conf = request.conf();
     checkArgument(
-        conf.snapshotId() == null && conf.asOfTimestamp() == null && conf.tag() == null,
+        request.snapshotId() == null && request.asOfTimestamp() == null && request.tag() == null,
         "Cannot set time travel options %s, %s, %s for row-level command scans",
-        SparkReadOptions.SNAPSHOT_ID,
-        SparkReadOptions.AS_OF_TIMESTAMP,
-        SparkReadOptions.TAG);
+        IcebergOptions.SNAPSHOT_ID,
+        IcebergOptions.AS_OF_TIMESTAMP,
+        IcebergOptions.TAG);
     checkArgument(
         conf.startSnapshotId() == null && conf.endSnapshotId() == null,
         "Cannot set incremental scan options %s and %s for row-level command scans",
-        SparkReadOptions.START_SNAPSHOT_ID,
-        SparkReadOptions.END_SNAPSHOT_ID);
+        IcebergOptions.START_SNAPSHOT_ID,
+        IcebergOptions.END_SNAPSHOT_ID);
     org.apache.iceberg.Snapshot latest =
-        org.apache.iceberg.util.SnapshotUtil.latestSnapshot(table, conf.branch());
+        org.apache.iceberg.util.SnapshotUtil.latestSnapshot(table, request.branch());
     return new ScanSelection(
         latest != null ? latest.snapshotId() : null,
         null,
@@ -130,8 +132,9 @@ final class ScanSelection {
    * SparkStagedScan}): a rewrite replaces exactly the files it read, so nothing else is planned.
    * Time travel options do not apply.
    */
-  static ScanSelection staged(Table table, SparkReadConf conf) {
-    String setId = conf.scanTaskSetId();
+  static ScanSelection staged(Table table, ReadRequest request) {
+    SparkReadConf conf = request.conf();
+    String setId = request.scanTaskSetId();
     List<FileScanTask> tasks = ScanTaskSetManager.get().fetchTasks(table, setId);
     ValidationException.check(
         tasks != null,

@@ -5,6 +5,7 @@
 package io.icebergprotector.spark.rowlevel;
 
 import io.icebergprotector.spark.binding.BindingBoundary;
+import io.icebergprotector.spark.compat.BranchWriteConf;
 import io.icebergprotector.spark.core.ExpressionRedactor;
 import io.icebergprotector.spark.core.InternalRowStructLike;
 import io.icebergprotector.spark.core.ProtectionSpec;
@@ -57,7 +58,6 @@ import org.apache.iceberg.io.PartitioningWriter;
 import org.apache.iceberg.io.PositionDeltaWriter;
 import org.apache.iceberg.io.WriteResult;
 import org.apache.iceberg.spark.SparkSchemaUtil;
-import org.apache.iceberg.spark.SparkWriteConf;
 import org.apache.iceberg.spark.SparkWriteRequirements;
 import org.apache.iceberg.spark.source.SerializableTableWithSize;
 import org.apache.iceberg.types.Types;
@@ -112,7 +112,7 @@ final class ProtectedPositionDeltaWrite implements DeltaWrite, RequiresDistribut
       Command command,
       ProtectedScan scan,
       IsolationLevel isolationLevel,
-      SparkWriteConf writeConf,
+      BranchWriteConf writeConf,
       LogicalWriteInfo info,
       Schema dataSchema,
       ProtectionSpec spec) {
@@ -662,7 +662,7 @@ final class ProtectedPositionDeltaWrite implements DeltaWrite, RequiresDistribut
 
     Context(
         Schema dataSchema,
-        SparkWriteConf writeConf,
+        BranchWriteConf writeConf,
         LogicalWriteInfo info,
         SparkWriteRequirements requirements) {
       this.dataSchema = dataSchema;

@@ -6,6 +6,7 @@ package io.icebergprotector.spark.rowlevel;
 
 import static io.icebergprotector.policy.Preconditions.checkArgument;
 
+import io.icebergprotector.spark.compat.BranchWriteConf;
 import io.icebergprotector.spark.compat.RowLevelCompat;
 import io.icebergprotector.spark.core.ProtectionSpec;
 import io.icebergprotector.spark.core.RecordedColumns;
@@ -20,7 +21,6 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.spark.SparkSchemaUtil;
 import org.apache.iceberg.spark.SparkUtil;
-import org.apache.iceberg.spark.SparkWriteConf;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.write.DeltaWrite;
@@ -45,7 +45,7 @@ final class ProtectedPositionDeltaWriteBuilder implements DeltaWriteBuilder {
   private final Command command;
   private final ProtectedScan scan;
   private final IsolationLevel isolationLevel;
-  private final SparkWriteConf writeConf;
+  private final BranchWriteConf writeConf;
   private final LogicalWriteInfo info;
 
   ProtectedPositionDeltaWriteBuilder(
@@ -61,7 +61,7 @@ final class ProtectedPositionDeltaWriteBuilder implements DeltaWriteBuilder {
     this.command = command;
     this.scan = scan;
     this.isolationLevel = isolationLevel;
-    this.writeConf = new SparkWriteConf(spark, table, protectedTable.branch(), info.options());
+    this.writeConf = new BranchWriteConf(spark, table, protectedTable.branch(), info.options());
     this.info = info;
   }
 

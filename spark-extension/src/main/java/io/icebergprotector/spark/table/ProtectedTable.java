@@ -10,6 +10,8 @@ import io.icebergprotector.kms.KeyDestroyedException;
 import io.icebergprotector.kms.KeyService;
 import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.spark.binding.FileAdmission;
+import io.icebergprotector.spark.compat.IcebergOptions;
+import io.icebergprotector.spark.compat.PinnedSparkTable;
 import io.icebergprotector.spark.core.CatalogOptions;
 import io.icebergprotector.spark.core.ColumnProtection;
 import io.icebergprotector.spark.core.ProtectionSpec;
@@ -21,10 +23,10 @@ import io.icebergprotector.spark.rowlevel.ProtectedRowLevelOperationBuilder;
 import io.icebergprotector.spark.rowlevel.RowLevelAccess;
 import io.icebergprotector.spark.rowlevel.RowLevelTable;
 import io.icebergprotector.spark.write.ProtectedWriteBuilder;
+import io.icebergprotector.spark.write.RewriteWriteInfo;
 import java.util.Set;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.spark.SparkReadOptions;
 import org.apache.iceberg.spark.SparkUtil;
 import org.apache.iceberg.spark.source.SparkTable;
 import org.apache.iceberg.util.SnapshotUtil;
@@ -48,12 +50,13 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * writes encrypt the policy columns, and DELETE, UPDATE and MERGE run through both (package {@code
  * rowlevel}).
  */
-public class ProtectedTable extends SparkTable implements RowLevelTable {
+public class ProtectedTable extends PinnedSparkTable implements RowLevelTable {
   private final Long snapshotId;
   private final String branch;
   private final boolean refreshEagerly;
   private final TableProtection protection;
   private final ProtectionSpec spec;
+  private final String rewriteGroupId;
   private StructType lazySchema;
 
   public ProtectedTable(
@@ -62,12 +65,27 @@ public class ProtectedTable extends SparkTable implements RowLevelTable {
       String branch,
       boolean refreshEagerly,
       TableProtection protection) {
-    super(table, snapshotId, refreshEagerly);
+    this(table, snapshotId, branch, refreshEagerly, protection, null);
+  }
+
+  /**
+   * @param rewriteGroupId the rewrite file group every scan and write of this table reads and
+   *     stages (the table of a group in Iceberg's Spark 4.1 rewrite catalog), or null
+   */
+  public ProtectedTable(
+      Table table,
+      Long snapshotId,
+      String branch,
+      boolean refreshEagerly,
+      TableProtection protection,
+      String rewriteGroupId) {
+    super(table, snapshotId, branch, refreshEagerly);
     this.snapshotId = snapshotId;
     this.branch = branch;
     this.refreshEagerly = refreshEagerly;
     this.protection = protection;
     this.spec = protection.loaded();
+    this.rewriteGroupId = rewriteGroupId;
   }
 
   /**
@@ -99,7 +117,7 @@ public class ProtectedTable extends SparkTable implements RowLevelTable {
     return lazySchema;
   }
 
-  @Override
+  // overrides SparkTable's on Iceberg's Spark 3.5 and 4.0 modules (4.1 has no such method)
   public ProtectedTable copyWithSnapshotId(long newSnapshotId) {
     return new ProtectedTable(table(), newSnapshotId, null, refreshEagerly, protection);
   }
@@ -119,9 +137,13 @@ public class ProtectedTable extends SparkTable implements RowLevelTable {
    * operations build their scans from it.
    */
   @Override
-  public ProtectedScanBuilder newProtectedScanBuilder(CaseInsensitiveStringMap options) {
+  public ProtectedScanBuilder newProtectedScanBuilder(CaseInsensitiveStringMap scanOptions) {
+    CaseInsensitiveStringMap options =
+        rewriteGroupId == null
+            ? scanOptions
+            : withOption(scanOptions, IcebergOptions.SCAN_TASK_SET_ID, rewriteGroupId);
     // a rewrite's scan reads the tasks staged for the snapshot its action pinned: no refresh
-    if (refreshEagerly && !options.containsKey(SparkReadOptions.SCAN_TASK_SET_ID)) {
+    if (refreshEagerly && !options.containsKey(IcebergOptions.SCAN_TASK_SET_ID)) {
       table().refresh();
     }
     SparkSession session = SparkSession.active();
@@ -153,8 +175,10 @@ public class ProtectedTable extends SparkTable implements RowLevelTable {
     checkArgument(
         snapshotId == null, "Cannot write to table at a specific snapshot: %s", snapshotId);
     SparkSession session = SparkSession.active();
+    LogicalWriteInfo write =
+        rewriteGroupId == null ? info : new RewriteWriteInfo(info, rewriteGroupId);
     return new ProtectedWriteBuilder(
-        session, table(), branch, info, schema -> protection.resolve(session, schema));
+        session, table(), branch, write, schema -> protection.resolve(session, schema));
   }
 
   /**
@@ -258,6 +282,13 @@ public class ProtectedTable extends SparkTable implements RowLevelTable {
             "%s is not supported on protected table %s: it would rewrite protected columns"
                 + " outside the protected write path",
             operation, spec.tableName()));
+  }
+
+  private static CaseInsensitiveStringMap withOption(
+      CaseInsensitiveStringMap options, String key, String value) {
+    java.util.Map<String, String> merged = new java.util.HashMap<>(options.asCaseSensitiveMap());
+    merged.put(key, value);
+    return new CaseInsensitiveStringMap(merged);
   }
 
   private Schema snapshotSchema() {

@@ -11,7 +11,6 @@ import io.icebergprotector.spark.core.ProtectorContext;
 import io.icebergprotector.spark.core.ProtectorException;
 import java.util.Optional;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.spark.source.SparkTable;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.catalog.CatalogPlugin;
 import org.apache.spark.sql.connector.catalog.Table;
@@ -45,8 +44,14 @@ public interface ProtectingCatalog extends TableCatalog {
   ProtectionSpec resolveProtection(
       SparkSession session, String policyTableName, org.apache.iceberg.Table table, Schema schema);
 
-  /** A table that Iceberg's actions cached for a rewrite, protected like a loaded table. */
-  Table protectCached(SparkTable table);
+  /**
+   * A table that Iceberg's actions load for a rewrite, protected like a loaded table.
+   *
+   * @param table Iceberg's table of its rewrite catalog ({@code IcebergRewriteCatalog})
+   * @param rewriteGroupId the file group every read and write of the table rewrites, or null when
+   *     they name it in their options
+   */
+  Table protectCached(Table table, String rewriteGroupId);
 
   /** A catalog that delegates protection to a protecting catalog (the session catalog wrapper). */
   interface Holder {

@@ -4,6 +4,7 @@
  */
 package io.icebergprotector.spark.write;
 
+import io.icebergprotector.spark.compat.BranchWriteConf;
 import io.icebergprotector.spark.core.ExpressionRedactor;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +16,6 @@ import org.apache.iceberg.exceptions.CleanableFailure;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.spark.CommitMetadata;
-import org.apache.iceberg.spark.SparkWriteConf;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,12 +39,12 @@ public final class ProtectedCommit {
 
   private final String applicationId;
   private final Table table;
-  private final SparkWriteConf writeConf;
+  private final BranchWriteConf writeConf;
   private final ExpressionRedactor redactor;
   private volatile boolean cleanupOnAbort = true;
 
   public ProtectedCommit(
-      SparkSession spark, Table table, SparkWriteConf writeConf, ExpressionRedactor redactor) {
+      SparkSession spark, Table table, BranchWriteConf writeConf, ExpressionRedactor redactor) {
     this.applicationId = spark.sparkContext().applicationId();
     this.table = table;
     this.writeConf = writeConf;

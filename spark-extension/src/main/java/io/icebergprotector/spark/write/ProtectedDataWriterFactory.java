@@ -87,7 +87,7 @@ public final class ProtectedDataWriterFactory
 
   /**
    * @param writeProperties write options that override table properties, as Iceberg's {@code
-   *     SparkWriteConf.writeProperties()} produces (e.g. {@code write.parquet.compression-codec})
+   *     BranchWriteConf.writeProperties()} produces (e.g. {@code write.parquet.compression-codec})
    */
   public ProtectedDataWriterFactory(
       Broadcast<Table> tableBroadcast,

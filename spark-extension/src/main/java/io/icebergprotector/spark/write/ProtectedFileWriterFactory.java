@@ -139,15 +139,22 @@ public final class ProtectedFileWriterFactory implements FileWriterFactory<Inter
     try {
       return FormatModelRegistry.<InternalRow>positionDeleteWriteBuilder(deleteFormat, file)
           .setAll(properties)
-          .metricsConfig(MetricsConfig.forPositionDelete(table))
+          // path and position only: the files hold no row data, so no column of the table's own
+          // metrics modes applies (Iceberg 1.12 keeps only this form)
+          .metricsConfig(MetricsConfig.forPositionDelete())
           .spec(spec)
           .partition(partition)
           .keyMetadata(file.keyMetadata())
           .overwrite()
           .build();
-    } catch (IOException e) {
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      // build() declares an IOException on Iceberg 1.11 and none on 1.12: catching it by name
+      // would not compile on 1.12
       throw new UncheckedIOException(
-          "Failed to create a position delete writer for " + protection.tableName(), e);
+          "Failed to create a position delete writer for " + protection.tableName(),
+          e instanceof IOException io ? io : new IOException(e));
     }
   }
 

@@ -9,6 +9,8 @@ import io.icebergprotector.kms.KeyServiceException;
 import io.icebergprotector.kms.token.TokenMode;
 import io.icebergprotector.policy.Principal;
 import io.icebergprotector.spark.binding.BindingBoundary;
+import io.icebergprotector.spark.compat.BranchWriteConf;
+import io.icebergprotector.spark.compat.IcebergOptions;
 import io.icebergprotector.spark.core.ColumnProtection;
 import io.icebergprotector.spark.core.ExpressionRedactor;
 import io.icebergprotector.spark.core.ProtectionSpec;
@@ -35,7 +37,6 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.spark.FileRewriteCoordinator;
-import org.apache.iceberg.spark.SparkWriteConf;
 import org.apache.iceberg.spark.SparkWriteRequirements;
 import org.apache.iceberg.spark.source.SerializableTableWithSize;
 import org.apache.iceberg.util.ContentFileUtil;
@@ -91,7 +92,7 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
 
   private final SparkSession spark;
   private final Table table;
-  private final SparkWriteConf writeConf;
+  private final BranchWriteConf writeConf;
   private final LogicalWriteInfo info;
   private final Schema writeSchema;
   private final StructType dsSchema;
@@ -106,7 +107,7 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
   ProtectedWrite(
       SparkSession spark,
       Table table,
-      SparkWriteConf writeConf,
+      BranchWriteConf writeConf,
       LogicalWriteInfo info,
       Schema writeSchema,
       StructType dsSchema,
@@ -260,6 +261,7 @@ public class ProtectedWrite implements Write, RequiresDistributionAndOrdering {
         info.queryId(),
         writeConf.branch(),
         streamingMode,
+        info.options().getBoolean(IcebergOptions.USE_MERGE_APPEND_FOR_STREAMING, false),
         writerFactory(operationPrefix),
         new ProtectedStreamingWrite.Commits() {
           @Override

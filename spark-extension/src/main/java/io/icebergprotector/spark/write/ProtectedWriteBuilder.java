@@ -7,6 +7,7 @@ package io.icebergprotector.spark.write;
 import static io.icebergprotector.policy.Preconditions.checkArgument;
 import static io.icebergprotector.policy.Preconditions.checkState;
 
+import io.icebergprotector.spark.compat.BranchWriteConf;
 import io.icebergprotector.spark.core.ExpressionRedactor;
 import io.icebergprotector.spark.core.ProtectedLayout;
 import io.icebergprotector.spark.core.ProtectionSpec;
@@ -23,7 +24,6 @@ import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.spark.SparkSchemaUtil;
 import org.apache.iceberg.spark.SparkV2Filters;
-import org.apache.iceberg.spark.SparkWriteConf;
 import org.apache.iceberg.spark.SparkWriteRequirements;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.spark.sql.SparkSession;
@@ -49,7 +49,7 @@ public class ProtectedWriteBuilder
   private final Table table;
   private final String branch;
   private final LogicalWriteInfo info;
-  private final SparkWriteConf writeConf;
+  private final BranchWriteConf writeConf;
   private final Function<Schema, ProtectionSpec> resolver;
   private Expression overwriteExpr;
   private boolean overwriteDynamic;
@@ -68,7 +68,7 @@ public class ProtectedWriteBuilder
     this.table = table;
     this.branch = branch;
     this.info = info;
-    this.writeConf = new SparkWriteConf(spark, table, branch, info.options());
+    this.writeConf = new BranchWriteConf(spark, table, branch, info.options());
     this.resolver = resolver;
   }
 

@@ -6,10 +6,10 @@ package io.icebergprotector.spark.write;
 
 import static io.icebergprotector.policy.Preconditions.checkArgument;
 
+import io.icebergprotector.spark.compat.IcebergOptions;
 import io.icebergprotector.spark.core.CatalogOptions;
 import java.util.Map;
 import org.apache.iceberg.spark.FileRewriteCoordinator;
-import org.apache.iceberg.spark.SparkWriteOptions;
 
 /**
  * A write that replaces files instead of committing: Iceberg's {@value
@@ -30,14 +30,14 @@ public final class RewriteRequest {
 
   /** The rewrite a write's options ask for, or null for an ordinary write. */
   static RewriteRequest fromOptions(Map<String, String> options) {
-    String fileSetId = options.get(SparkWriteOptions.REWRITTEN_FILE_SCAN_TASK_SET_ID);
+    String fileSetId = options.get(IcebergOptions.REWRITTEN_FILE_SCAN_TASK_SET_ID);
     boolean decrypt = Boolean.parseBoolean(options.get(CatalogOptions.REWRITE_DECRYPT.key()));
     if (fileSetId == null) {
       checkArgument(
           !decrypt,
           "Invalid %s: it applies only to a rewrite (%s)",
           CatalogOptions.REWRITE_DECRYPT.key(),
-          SparkWriteOptions.REWRITTEN_FILE_SCAN_TASK_SET_ID);
+          IcebergOptions.REWRITTEN_FILE_SCAN_TASK_SET_ID);
       return null;
     }
     return new RewriteRequest(fileSetId, decrypt);

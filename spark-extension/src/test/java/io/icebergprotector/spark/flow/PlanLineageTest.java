@@ -313,7 +313,7 @@ class PlanLineageTest {
             people);
     assertThat(lineage(expanded)).containsExactly("ssn", "");
 
-    CTERelationDef def = new CTERelationDef(project(people, ssn), 7L, Option.empty(), false);
+    CTERelationDef def = PlanNodes.cteRelationDef(project(people, ssn), 7L);
     AttributeReference cteSsn = attribute("ssn", DataTypes.StringType);
     LogicalPlan withCte =
         new WithCTE(project(PlanNodes.cteRelationRef(7L, seq(cteSsn)), cteSsn), seq(def));

@@ -132,8 +132,8 @@ class IcebergFreeLinkageTest {
     Map<String, String> reached = reachable(List.of("io.icebergprotector.spark.IcebergRules"));
     assertThat(icebergLinks(reached).values().stream().flatMap(List::stream))
         .contains(
-            "org.apache.spark.sql.catalyst.plans.logical.CallStatement",
-            "org.apache.spark.sql.catalyst.plans.logical.AddPartitionField");
+            "org.apache.spark.sql.catalyst.plans.logical.AddPartitionField",
+            "org.apache.spark.sql.catalyst.plans.logical.SetWriteDistributionAndOrdering");
   }
 
   /** Our classes reachable from {@code roots}, each with the class it was first reached from. */

@@ -52,7 +52,6 @@ import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.GenericAppenderFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.expressions.Expressions;
@@ -236,9 +235,7 @@ class ProtectedBatchReadTest {
 
   static void appendPlaintext(List<Item> items) {
     File file = newDataFile("plain");
-    FileAppender<Record> appender =
-        new GenericAppenderFactory(SCHEMA)
-            .newAppender(org.apache.iceberg.Files.localOutput(file), FileFormat.PARQUET);
+    FileAppender<Record> appender = TestTables.plainAppender(file, SCHEMA);
     try (FileAppender<Record> closing = appender) {
       for (Item item : items) {
         GenericRecord record = GenericRecord.create(SCHEMA);

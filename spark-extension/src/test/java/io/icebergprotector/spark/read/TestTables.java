@@ -21,10 +21,11 @@ import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.GenericAppenderFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetWriter;
 import org.apache.iceberg.io.FileAppender;
+import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.parquet.ParquetSchemaUtil;
 import org.apache.iceberg.shaded.org.apache.parquet.crypto.FileEncryptionProperties;
 import org.apache.iceberg.shaded.org.apache.parquet.example.data.Group;
@@ -61,6 +62,19 @@ final class TestTables {
 
   private TestTables() {}
 
+  /** A plain Parquet appender of records (Iceberg 1.12 has no GenericAppenderFactory). */
+  static FileAppender<Record> plainAppender(File file, Schema schema) {
+    try {
+      return Parquet.write(org.apache.iceberg.Files.localOutput(file))
+          .schema(schema)
+          .createWriterFunc(GenericParquetWriter::create)
+          .overwrite()
+          .build();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   static DataFile appendPlaintext(Table table, List<Person> people) {
     return appendPlaintext(table, people, null);
   }
@@ -71,9 +85,7 @@ final class TestTables {
   static DataFile appendPlaintext(Table table, List<Person> people, String partitionPath) {
     Schema schema = table.schema();
     File file = dataFile(table, "plain");
-    GenericAppenderFactory factory = new GenericAppenderFactory(schema);
-    FileAppender<Record> appender =
-        factory.newAppender(org.apache.iceberg.Files.localOutput(file), FileFormat.PARQUET);
+    FileAppender<Record> appender = plainAppender(file, schema);
     Types.StructType addressType = schema.findType("address").asStructType();
     try (FileAppender<Record> closing = appender) {
       for (Person p : people) {

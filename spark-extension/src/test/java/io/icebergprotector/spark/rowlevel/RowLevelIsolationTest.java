@@ -7,6 +7,7 @@ package io.icebergprotector.spark.rowlevel;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.icebergprotector.spark.compat.BranchWriteConf;
 import io.icebergprotector.spark.compat.ScalaCollections;
 import io.icebergprotector.spark.core.ExpressionRedactor;
 import io.icebergprotector.spark.write.ProtectedCommit;
@@ -37,11 +38,11 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.expressions.Expressions;
-import org.apache.iceberg.spark.SparkWriteConf;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -199,7 +200,8 @@ class RowLevelIsolationTest extends RowLevelTestBase {
     String t = "db.t15";
     create(t, RowLevelOperationsTest.properties(2, "merge-on-read"));
     Table table = iceberg(t);
-    SparkWriteConf conf = new SparkWriteConf(spark, table, Map.of());
+    BranchWriteConf conf =
+        new BranchWriteConf(spark, table, null, CaseInsensitiveStringMap.empty());
     ExpressionRedactor redactor = ExpressionRedactor.all();
 
     DataFile unknown = fakeFile(table, "unknown.parquet");

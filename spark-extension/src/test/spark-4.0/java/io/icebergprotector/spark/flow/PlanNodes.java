@@ -8,6 +8,7 @@ import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.plans.logical.Aggregate;
+import org.apache.spark.sql.catalyst.plans.logical.CTERelationDef;
 import org.apache.spark.sql.catalyst.plans.logical.CTERelationRef;
 import org.apache.spark.sql.catalyst.plans.logical.LocalRelation;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
@@ -37,5 +38,10 @@ final class PlanNodes {
   /** A resolved batch reference to CTE {@code id}, without statistics. */
   static CTERelationRef cteRelationRef(long id, Seq<Attribute> output) {
     return new CTERelationRef(id, true, output, false, Option.empty(), false);
+  }
+
+  /** A CTE definition {@code id} of {@code child}, not recursive. */
+  static CTERelationDef cteRelationDef(LogicalPlan child, long id) {
+    return new CTERelationDef(child, id, Option.empty(), false);
   }
 }
