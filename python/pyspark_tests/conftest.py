@@ -7,7 +7,7 @@ makes the virtual environment, puts the jar built by the same run into a file re
 sets:
 
 - ``IP_REPO_ROOT``: the checkout (docs/python/pyspark.md, conf/policy.conf, notebooks/);
-- ``IP_SPARK_TARGET``: the jar's target, ``3.5_2.12`` or ``4.0_2.13``;
+- ``IP_SPARK_TARGET``: the jar's target, ``3.5_2.12``, ``4.0_2.13`` or ``4.1_2.13``;
 - ``IP_WORK``: a fresh working directory for the session (relative paths of the snippet)."""
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from iceberg_protector.spark import TARGETS
 
 #: The target of the page's snippet; other targets replace it in the coordinates, as the page
-#: tells the reader to.
+#: tells the reader to (with the Iceberg release of that target).
 PAGE_TARGET = "3.5_2.12"
 
 #: The page whose Python blocks (before its first "## " section) the tests run as printed.
@@ -54,6 +55,18 @@ def page_snippets(page: str) -> list[str]:
     return blocks
 
 
+def for_target(code: str, target: str) -> str:
+    """The page's code with the coordinates of ``target``: its Iceberg runtime (at the Iceberg
+    release the package pins for it) and its protector runtime."""
+    page_iceberg = dict(TARGETS.values())[PAGE_TARGET]
+    iceberg = dict(TARGETS.values())[target]
+    code = code.replace(
+        f"iceberg-spark-runtime-{PAGE_TARGET}:{page_iceberg}",
+        f"iceberg-spark-runtime-{target}:{iceberg}",
+    )
+    return code.replace(PAGE_TARGET, target)
+
+
 def page_snippet(page: str) -> str:
     """The first Python block of docs/python/pyspark.md."""
     return page_snippets(page)[0]
@@ -79,7 +92,7 @@ def spark(repo_root: Path, work: Path) -> Any:
     (work / ".protector" / "passphrase").write_text("pyspark-tests-passphrase\n")
     os.chdir(work)
     code = page_snippet((repo_root / PYSPARK_PAGE).read_text())
-    code = code.replace(PAGE_TARGET, target)
+    code = for_target(code, target)
     scope: dict[str, Any] = {}
     exec(compile(code, str(PYSPARK_PAGE), "exec"), scope)  # noqa: S102
     session = scope["spark"]

@@ -17,7 +17,7 @@ from pyspark.errors import IllegalArgumentException
 
 from iceberg_protector.spark import runtime_packages, runtime_target
 
-from .conftest import PAGE_TARGET, PYSPARK_PAGE, page_snippets
+from .conftest import PYSPARK_PAGE, for_target, page_snippets
 
 C = "spark.sql.catalog.prot"
 ROWS = [
@@ -152,7 +152,7 @@ def test_the_helper_names_the_jars_the_page_loads(repo_root: Path, spark: Any) -
     first = page_snippets((repo_root / PYSPARK_PAGE).read_text())[0]
     target = os.environ["IP_SPARK_TARGET"]
     assert runtime_target() == target
-    printed = first.replace(PAGE_TARGET, target)
+    printed = for_target(first, target)
     for coordinate in runtime_packages():
         assert coordinate in printed, coordinate
     assert runtime_packages()[1].endswith(":" + os.environ["IP_VERSION"])

@@ -29,8 +29,9 @@ PROTECTOR_VERSION = "0.1.0-SNAPSHOT"
 #: For each Spark line a ``pyspark`` wheel exists for: the runtime target (Spark and the Scala
 #: the wheel bundles) and the Iceberg release whose Spark runtime the protector is built against.
 TARGETS: dict[str, tuple[str, str]] = {
-    "3.5": ("3.5_2.12", "1.11.0"),
+    "3.5": ("3.5_2.12", "1.12.0"),
     "4.0": ("4.0_2.13", "1.11.0"),
+    "4.1": ("4.1_2.13", "1.12.0"),
 }
 
 ICEBERG_EXTENSIONS = "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"
@@ -39,7 +40,7 @@ _JVM_PACKAGE = "io.icebergprotector."
 
 
 def runtime_target(pyspark_version: str | None = None) -> str:
-    """The runtime target (``3.5_2.12``, ``4.0_2.13``) of a ``pyspark`` version (the installed
+    """The runtime target (``3.5_2.12``, ``4.0_2.13``, ``4.1_2.13``) of a ``pyspark`` version (the installed
     one by default)."""
     return _target(pyspark_version)[0]
 
