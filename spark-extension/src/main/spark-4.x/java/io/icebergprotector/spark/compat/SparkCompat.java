@@ -28,11 +28,11 @@ import org.apache.spark.unsafe.types.UTF8String;
 import scala.Option;
 
 /**
- * Spark 4.0 version of the Spark calls whose form differs between Spark 3.5 and 4.0 (the Spark 3.5
- * version, in src/main/spark-3.5, has the same methods). Spark 4.0 split the Dataset and Column API
- * from the classic engine ({@code org.apache.spark.sql.classic}), gave {@code StaticInvoke} a
- * scalar function, {@code RaiseError} an error class with parameters, and {@code LogicalRelation}
- * and {@code LocalRelation} a stream.
+ * Spark 4.0 and 4.1 version of the Spark calls whose form differs between Spark 3.5 and 4.0 (the
+ * Spark 3.5 version, in src/main/spark-3.5, has the same methods). Spark 4.0 split the Dataset and
+ * Column API from the classic engine ({@code org.apache.spark.sql.classic}), gave {@code
+ * StaticInvoke} a scalar function, {@code RaiseError} an error class with parameters, and {@code
+ * LogicalRelation} and {@code LocalRelation} a stream.
  */
 public final class SparkCompat {
   private static final String ERROR_MESSAGE = "errorMessage";

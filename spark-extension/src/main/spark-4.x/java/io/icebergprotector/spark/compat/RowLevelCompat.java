@@ -9,12 +9,12 @@ import org.apache.iceberg.types.Types;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * Spark 4.0 version of what differs in row-level operations between Spark 3.5 and 4.0 (the Spark
- * 3.5 version, in src/main/spark-3.5, has the same methods; as Iceberg 1.11.0's {@code spark/v3.5}
- * and {@code spark/v4.0}). Spark 4.0 passes the row lineage of a rewritten row in its metadata row
- * ({@code DataWriter.write(metadata, row)}, {@code DeltaWriter.reinsert}), so a copy-on-write scan
- * keeps the lineage columns as metadata columns; and it makes the metadata columns of a position
- * delta write nullable, {@code _spec_id} included.
+ * Spark 4.0 and 4.1 version of what differs in row-level operations between Spark 3.5 and 4.0 (the
+ * Spark 3.5 version, in src/main/spark-3.5, has the same methods; as Iceberg 1.11.0's {@code
+ * spark/v3.5} and {@code spark/v4.0}). Spark 4.0 passes the row lineage of a rewritten row in its
+ * metadata row ({@code DataWriter.write(metadata, row)}, {@code DeltaWriter.reinsert}), so a
+ * copy-on-write scan keeps the lineage columns as metadata columns; and it makes the metadata
+ * columns of a position delta write nullable, {@code _spec_id} included.
  */
 public final class RowLevelCompat {
   private RowLevelCompat() {}

@@ -19,8 +19,8 @@ import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * Spark 4.0 version: procedures as Spark's own {@link UnboundProcedure}, bound to the call's
- * argument types, whose call returns scans (here one {@link LocalScan} of rows, as Iceberg's
+ * Spark 4.0 and 4.1 version: procedures as Spark's own {@link UnboundProcedure}, bound to the
+ * call's argument types, whose call returns scans (here one {@link LocalScan} of rows, as Iceberg's
  * procedures do). The Spark 3.5 version goes through Iceberg's procedure API.
  */
 public final class SparkProcedures {
