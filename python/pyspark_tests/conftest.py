@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from iceberg_protector.spark import TARGETS
 
 #: The target of the page's snippet; other targets replace it in the coordinates, as the page

@@ -40,8 +40,8 @@ _JVM_PACKAGE = "io.icebergprotector."
 
 
 def runtime_target(pyspark_version: str | None = None) -> str:
-    """The runtime target (``3.5_2.12``, ``4.0_2.13``, ``4.1_2.13``) of a ``pyspark`` version (the installed
-    one by default)."""
+    """The runtime target (``3.5_2.12``, ``4.0_2.13``, ``4.1_2.13``) of a ``pyspark`` version
+    (the installed one by default)."""
     return _target(pyspark_version)[0]
 
 
