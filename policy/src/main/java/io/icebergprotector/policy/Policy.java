@@ -389,6 +389,36 @@ public final class Policy implements Serializable {
   }
 
   /**
+   * The keys of {@link #unwrappableKeys} that p needs for what it reads in clear (or as stored
+   * tokens): every footer key, the keys of the PME columns p reads with {@link AccessLevel#CLEAR}
+   * or {@link AccessLevel#TOKEN} access, and the retired keys whose {@code decrypt} roles p holds.
+   * The others, keys p uses only to {@linkplain AccessLevel#MASKED mask}, are the keys a key server
+   * releases only to a trusted runtime acting for p: p itself, holding the key, would read the
+   * values in clear.
+   */
+  public Set<String> clearKeys(Principal p) {
+    Set<String> mine = rolesOf(p);
+    Set<String> out = new LinkedHashSet<>();
+    for (TablePolicy t : allEntries()) {
+      out.add(t.footerKeyId());
+      for (ColumnPolicy c : t.columns()) {
+        if (c.pme()
+            && c.accessFor(mine).canDecrypt()
+            && c.accessFor(mine).level() != AccessLevel.MASKED) {
+          out.add(c.keyId());
+        }
+      }
+    }
+    retiredKeys.forEach(
+        (id, decrypt) -> {
+          if (!Collections.disjoint(decrypt, mine)) {
+            out.add(id);
+          }
+        });
+    return Collections.unmodifiableSet(out);
+  }
+
+  /**
    * Whether p may be given the key of {@code hash} masks under {@code keyId} (the key service's
    * hash-mask derivation): p reads a PME column under that key with a {@code hash} mask, so its
    * cluster computes the mask, and p holds that column's key anyway. Nobody else gets it: hashing

@@ -335,6 +335,20 @@ class PolicyTest {
   }
 
   @Test
+  void clearKeysLeaveOutTheKeysAPrincipalOnlyMasks() {
+    Set<String> footers = Set.of("footer", "logs-footer");
+    assertThat(P.clearKeys(NOBODY)).containsExactlyInAnyOrderElementsOf(footers);
+    // analyst: pii only masked (ssn, email, contact.phone), fin clear on the path's amount
+    assertThat(P.clearKeys(BOB)).containsExactlyInAnyOrder("footer", "logs-footer", "fin");
+    // support: pii only masked
+    assertThat(P.clearKeys(HELP)).containsExactlyInAnyOrderElementsOf(footers);
+    assertThat(P.clearKeys(ALICE)).containsExactlyInAnyOrder("footer", "logs-footer", "pii", "fin");
+    for (Principal p : List.of(NOBODY, ETL, BOB, HELP, ALICE, CAROL_SECOPS)) {
+      assertThat(P.unwrappableKeys(p)).as("%s", p).containsAll(P.clearKeys(p));
+    }
+  }
+
+  @Test
   void principal() {
     Principal p = Principal.of("alice", List.of("secops", "b", "secops"));
     assertThat(p.toString()).isEqualTo("alice[b,secops]");

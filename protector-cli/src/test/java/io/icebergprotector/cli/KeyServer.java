@@ -83,9 +83,13 @@ final class KeyServer implements AutoCloseable {
             "  keys { keystore = \"keys.p12\", passphrase-file = \"passphrase\" }",
             "  policy = \"policy.conf\"",
             "  admin-roles = [keyadmin]",
-            "  auth { tokens = [",
+            "  auth {",
+            "    tokens = [",
             tokens.toString(),
-            "  ] }",
+            "    ]",
+            // the command line acts as one principal, as on a single-user cluster
+            "    release-mask-keys-to-principals = true",
+            "  }",
             "  audit { file = \"audit.log\" }",
             "}",
             ""));

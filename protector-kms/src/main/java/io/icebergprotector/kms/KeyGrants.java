@@ -77,6 +77,8 @@ public final class KeyGrants {
   private final Set<String> roles;
   private final Set<String> wrappable;
   private final Set<String> unwrappable;
+  // the keys of unwrappable the principal needs for what it reads in clear (or as stored tokens)
+  private final Set<String> clearUnwrappable;
   private final boolean admin;
   private final Set<String> hashMaskKeys;
   // "keyId\0domain" of every token key the principal may be given
@@ -92,6 +94,7 @@ public final class KeyGrants {
     this.roles = Set.copyOf(new TreeSet<>(policy.rolesOf(principal)));
     this.wrappable = Set.copyOf(policy.wrappableKeys(principal));
     this.unwrappable = Set.copyOf(policy.unwrappableKeys(principal));
+    this.clearUnwrappable = Set.copyOf(policy.clearKeys(principal));
     this.admin = roles.stream().anyMatch(adminRoles::contains);
     Set<String> hashKeys = new TreeSet<>();
     for (String keyId : policy.keyIds()) {
@@ -154,8 +157,39 @@ public final class KeyGrants {
     return unwrappable;
   }
 
+  /**
+   * The keys of {@link #unwrappable} the principal needs for what it reads in clear (or as stored
+   * tokens): what its own token gets from a key server that releases mask-only keys only to trusted
+   * runtimes.
+   */
+  public Set<String> clearUnwrappable() {
+    return clearUnwrappable;
+  }
+
   public boolean admin() {
     return admin;
+  }
+
+  /**
+   * Whether {@code operation} with {@code keyId}, if {@linkplain #allows allowed}, is allowed only
+   * because the principal reads columns under the key masked: unwrapping or deriving from a key the
+   * principal uses only to mask, or deriving the hash-mask key of a key it does not read in clear.
+   * Holding such a key, the principal would read the values behind the masks; a key server releases
+   * it only to a trusted runtime that applies the masks for the principal.
+   */
+  public boolean masksOnly(Operation operation, String keyId) {
+    if (keyId == null || clearUnwrappable.contains(keyId)) {
+      return false;
+    }
+    switch (operation) {
+      case UNWRAP:
+      case DERIVE:
+        return unwrappable.contains(keyId);
+      case HASH_MASK_KEY:
+        return hashMaskKeys.contains(keyId);
+      default:
+        return false;
+    }
   }
 
   /** Whether the rule allows {@code operation} with {@code keyId} (ignored for {@code ADMIN}). */

@@ -50,6 +50,29 @@ class KeyGrantsTest {
   }
 
   @Test
+  void keysAPrincipalOnlyMasksAreMaskOnly() {
+    KeyGrants analyst = KeyGrants.of(POLICY, Principal.of("dave", List.of("bi")), ADMIN_ROLES);
+    assertThat(analyst.masksOnly(Operation.UNWRAP, "pii"))
+        .as("ssn is masked for analysts")
+        .isTrue();
+    assertThat(analyst.masksOnly(Operation.DERIVE, "pii")).isTrue();
+    assertThat(analyst.masksOnly(Operation.UNWRAP, "footer"))
+        .as("the footer key reveals no protected value")
+        .isFalse();
+    assertThat(analyst.masksOnly(Operation.UNWRAP, "fin")).as("not allowed at all").isFalse();
+    assertThat(analyst.masksOnly(Operation.WRAP, "pii")).isFalse();
+
+    KeyGrants alice = KeyGrants.of(POLICY, Principal.user("alice"), ADMIN_ROLES);
+    assertThat(alice.masksOnly(Operation.UNWRAP, "pii")).as("clear for admins").isFalse();
+    assertThat(alice.masksOnly(Operation.DERIVE, "fin")).isFalse();
+    KeyGrants etl = KeyGrants.of(POLICY, Principal.user("etl"), ADMIN_ROLES);
+    assertThat(etl.masksOnly(Operation.WRAP, "pii"))
+        .as("writers wrap with their own token")
+        .isFalse();
+    assertThat(etl.masksOnly(Operation.UNWRAP, "pii")).as("not allowed at all").isFalse();
+  }
+
+  @Test
   void refusalsNameThePrincipalKeyAndOperationButNotWhyTheKeyIsMissing() {
     KeyGrants mallory = KeyGrants.of(POLICY, Principal.user("mallory"), ADMIN_ROLES);
     for (String key : new String[] {"fin", "no-such-key", null}) {

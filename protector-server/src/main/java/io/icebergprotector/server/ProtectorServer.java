@@ -13,6 +13,7 @@ import io.icebergprotector.server.audit.AuditLog;
 import io.icebergprotector.server.audit.Metrics;
 import io.icebergprotector.server.auth.CallerRateLimits;
 import io.icebergprotector.server.auth.JwtAuthenticator;
+import io.icebergprotector.server.auth.RuntimeAttestation;
 import io.icebergprotector.server.auth.TokenAuthenticator;
 import io.icebergprotector.server.config.ServerConfig;
 import io.icebergprotector.server.http.Exchanges;
@@ -152,6 +153,7 @@ public final class ProtectorServer implements AutoCloseable {
         new Exchanges(
             policy,
             authenticator,
+            runtimeAttestation(config),
             new CallerRateLimits(config.rateLimit()),
             audit,
             metrics,
@@ -201,7 +203,35 @@ public final class ProtectorServer implements AutoCloseable {
           System.Logger.Level.WARNING,
           "serving plain HTTP on loopback (allow-insecure-http = true)");
     }
+    if (config.releaseMaskKeysToPrincipals()) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "auth.release-mask-keys-to-principals = true: a principal's own token gets the keys of"
+              + " the columns it may read only masked, so a masked user can read them in clear"
+              + " outside Spark; keep this for single-user clusters only");
+    }
     return new ProtectorServer(server, housekeeping, keys, audit, metrics, watcher, url);
+  }
+
+  /** Trusted runtimes: {@code auth.runtimes}, their JWTs verified like users' but by audience. */
+  private static RuntimeAttestation runtimeAttestation(ServerConfig config) {
+    JwtAuthenticator runtimeJwt = null;
+    if (config.runtimeJwtAudience() != null) {
+      ServerConfig.JwtSettings users = config.jwt();
+      runtimeJwt =
+          new JwtAuthenticator(
+              new ServerConfig.JwtSettings(
+                  users.issuer(),
+                  java.util.Set.of(config.runtimeJwtAudience()),
+                  users.hs256Secret(),
+                  users.jwksFile(),
+                  users.jwksUrl(),
+                  users.principalClaim(),
+                  users.groupsClaim(),
+                  users.clockSkew()));
+    }
+    return new RuntimeAttestation(
+        config.runtimeTokens(), runtimeJwt, config.releaseMaskKeysToPrincipals());
   }
 
   /**

@@ -216,11 +216,18 @@ final class ServerFixture implements AutoCloseable {
 
   HttpResponse<String> request(String method, String path, String token, String body)
       throws Exception {
+    return request(method, path, token, body, Map.of());
+  }
+
+  HttpResponse<String> request(
+      String method, String path, String token, String body, Map<String, String> headers)
+      throws Exception {
     HttpRequest.Builder b =
         HttpRequest.newBuilder(URI.create(url() + path)).timeout(Duration.ofSeconds(5));
     if (token != null) {
       b.header("X-Vault-Token", token);
     }
+    headers.forEach(b::header);
     b.method(
         method,
         body == null

@@ -77,6 +77,7 @@ public final class ProtectorServerProcess implements AutoCloseable {
   private final String classpath;
   private final Map<String, String> env = new LinkedHashMap<>();
   private final Map<String, Path> tokenFiles = new LinkedHashMap<>();
+  private final Map<String, Path> runtimeFiles = new LinkedHashMap<>();
   private final byte[] jwtSecret;
   private final SSLContext trusting;
   private ManagedProcess process;
@@ -126,6 +127,20 @@ public final class ProtectorServerProcess implements AutoCloseable {
             .append(" }\n");
       }
 
+      StringBuilder runtimeConfig = new StringBuilder();
+      for (String runtime : b.runtimes) {
+        String credential = "ipt_" + randomText(random, 32);
+        Path file = tokens.resolve("runtime-" + runtime + ".token");
+        writePrivate(file, credential + "\n");
+        runtimeFiles.put(runtime, file);
+        runtimeConfig
+            .append("      { name = \"")
+            .append(runtime)
+            .append("\", sha256 = \"")
+            .append(Digests.sha256Hex(credential))
+            .append("\" }\n");
+      }
+
       Files.writeString(dir.resolve("policy.conf"), b.policy, StandardCharsets.UTF_8);
       this.auditFile = dir.resolve("audit/audit.log");
       this.configFile = dir.resolve("server.conf");
@@ -163,6 +178,12 @@ public final class ProtectorServerProcess implements AutoCloseable {
               "      clock-skew = 5s",
               jwksConfig(b),
               "    }",
+              "    runtimes { tokens = [",
+              runtimeConfig.toString(),
+              "    ] }",
+              // one principal per Spark JVM, as on single-user clusters, unless a test says the
+              // server serves shared clusters (trusted runtimes only get mask-only keys)
+              "    release-mask-keys-to-principals = " + b.releaseMaskKeysToPrincipals,
               "  }",
               "  audit { file = \"audit/audit.log\", sync = fsync }",
               "  limits { worker-threads = 8 }",
@@ -368,6 +389,16 @@ public final class ProtectorServerProcess implements AutoCloseable {
   }
 
   /** Every raw token this server accepts. */
+  /** The credential file of trusted runtime {@code runtime} (for its catalogs). */
+  public Path runtimeTokenFile(String runtime) {
+    Path file = runtimeFiles.get(runtime);
+    if (file == null) {
+      throw new IllegalArgumentException(
+          "No runtime '" + runtime + "'; runtimes: " + runtimeFiles.keySet());
+    }
+    return file;
+  }
+
   public List<String> tokens() {
     return tokenFiles.keySet().stream().map(this::token).collect(Collectors.toList());
   }
@@ -564,6 +595,8 @@ public final class ProtectorServerProcess implements AutoCloseable {
     private final Path dir;
     private final List<TokenSpec> tokens = new ArrayList<>();
     private final List<String> adminRoles = new ArrayList<>();
+    private final List<String> runtimes = new ArrayList<>();
+    private boolean releaseMaskKeysToPrincipals = true;
     private String policy;
     private String jwksUrl;
     private Duration jwksCacheLifetime;
@@ -582,6 +615,17 @@ public final class ProtectorServerProcess implements AutoCloseable {
     /** A personal access token called {@code tokenName} authenticating {@code principal}. */
     public Builder token(String tokenName, String principal, String... groups) {
       tokens.add(new TokenSpec(tokenName, principal, List.of(groups)));
+      return this;
+    }
+
+    /**
+     * A server for shared clusters: the keys a principal uses only to mask go only to the trusted
+     * runtime {@code runtime} (a credential of {@code auth.runtimes}, in {@link #runtimeTokenFile})
+     * acting for it, never to the principal's own token.
+     */
+    public Builder sharedClusterRuntime(String runtime) {
+      runtimes.add(Objects.requireNonNull(runtime, "runtime"));
+      this.releaseMaskKeysToPrincipals = false;
       return this;
     }
 

@@ -9,6 +9,13 @@ public final class Endpoints {
   /** The credential of every request (Vault's header; {@code Authorization: Bearer} works too). */
   public static final String TOKEN_HEADER = "X-Vault-Token";
 
+  /**
+   * The credential of a trusted runtime (a shared cluster's Spark Connect server and executors)
+   * acting for the principal whose token the request carries: a key server releases the keys a
+   * principal uses only to mask only with it.
+   */
+  public static final String RUNTIME_TOKEN_HEADER = "X-Protector-Runtime-Token";
+
   /** The content digest of the server's whole policy, on every policy answer. */
   public static final String POLICY_DIGEST_HEADER = "X-Protector-Policy-Digest";
 

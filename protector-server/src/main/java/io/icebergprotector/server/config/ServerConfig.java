@@ -105,6 +105,24 @@ public final class ServerConfig {
   private final Path tlsKeystore;
   private final String tlsKeystoreType;
   private final SecretRef tlsPassword;
+
+  /** A trusted runtime's credential: a name for the audit, the hex SHA-256 of the credential. */
+  public record RuntimeEntry(String name, byte[] sha256) {
+    public RuntimeEntry {
+      sha256 = sha256.clone();
+    }
+
+    @Override
+    public byte[] sha256() {
+      return sha256.clone();
+    }
+
+    @Override
+    public String toString() {
+      return "RuntimeEntry{" + name + "}"; // never the hash
+    }
+  }
+
   private final List<String> tlsProtocols;
   private final KmsSettings keyService;
   private final boolean createKeystore;
@@ -113,6 +131,9 @@ public final class ServerConfig {
   private final Duration policyReloadInterval;
   private final List<TokenEntry> tokens;
   private final JwtSettings jwt;
+  private final List<RuntimeEntry> runtimeTokens;
+  private final String runtimeJwtAudience;
+  private final boolean releaseMaskKeysToPrincipals;
   private final Set<String> adminRoles;
   private final Path auditFile;
   private final AuditSync auditSync;
@@ -247,6 +268,30 @@ public final class ServerConfig {
       throw bad(
           "auth", "configures no tokens and no JWT verification: nobody could use the server");
     }
+
+    runtimeTokens = runtimeTokens(c, entries);
+    runtimeJwtAudience =
+        c.hasPath("auth.runtimes.jwt-audience")
+            ? c.getString("auth.runtimes.jwt-audience").strip()
+            : null;
+    if (runtimeJwtAudience != null) {
+      if (runtimeJwtAudience.isEmpty()) {
+        throw bad("auth.runtimes.jwt-audience", "must not be empty");
+      }
+      if (jwt == null) {
+        throw bad(
+            "auth.runtimes.jwt-audience",
+            "needs auth.jwt: runtime JWTs are verified with its issuer and keys");
+      }
+      if (jwt.audiences().contains(runtimeJwtAudience)) {
+        throw bad(
+            "auth.runtimes.jwt-audience",
+            "'"
+                + runtimeJwtAudience
+                + "' is also in auth.jwt.audience: every user's token would be a runtime's");
+      }
+    }
+    releaseMaskKeysToPrincipals = c.getBoolean("auth.release-mask-keys-to-principals");
 
     adminRoles = Set.copyOf(c.getStringList("admin-roles"));
 
@@ -559,6 +604,71 @@ public final class ServerConfig {
   /** Null when JWT authentication is off. */
   public JwtSettings jwt() {
     return jwt;
+  }
+
+  /** {@code auth.runtimes.tokens}: the credentials of trusted runtimes. */
+  public List<RuntimeEntry> runtimeTokens() {
+    return runtimeTokens;
+  }
+
+  /** {@code auth.runtimes.jwt-audience}: the audience of runtime JWTs, or null. */
+  public String runtimeJwtAudience() {
+    return runtimeJwtAudience;
+  }
+
+  /**
+   * {@code auth.release-mask-keys-to-principals}: whether a principal's own token also gets the
+   * keys it uses only to mask (single-user clusters), instead of only a trusted runtime acting for
+   * it.
+   */
+  public boolean releaseMaskKeysToPrincipals() {
+    return releaseMaskKeysToPrincipals;
+  }
+
+  private List<RuntimeEntry> runtimeTokens(Config c, List<TokenEntry> userTokens) {
+    List<RuntimeEntry> out = new ArrayList<>();
+    List<? extends Config> list = c.getConfigList("auth.runtimes.tokens");
+    Set<String> names = new LinkedHashSet<>();
+    for (int i = 0; i < list.size(); i++) {
+      Config t = list.get(i);
+      String where = "auth.runtimes.tokens[" + i + "]";
+      if (!t.hasPath("name") || t.getString("name").isBlank()) {
+        throw bad(where + ".name", "is required: the audit names the runtime by it");
+      }
+      String name = t.getString("name");
+      if (!names.add(name)) {
+        throw bad(where + ".name", "duplicate runtime name '" + name + "'");
+      }
+      if (t.hasPath("principal")) {
+        throw bad(
+            where + ".principal",
+            "is not a runtime setting: a runtime acts for the principal whose token each request"
+                + " carries");
+      }
+      if (!t.hasPath("sha256")) {
+        throw bad(
+            where + ".sha256",
+            "is required (hex SHA-256 of the credential; see `protector-server new-token`)");
+      }
+      String hex = t.getString("sha256").trim().toLowerCase(Locale.ROOT);
+      if (!hex.matches("[0-9a-f]{64}")) {
+        throw bad(where + ".sha256", "of runtime '" + name + "' must be 64 hex characters");
+      }
+      byte[] hash = HexFormat.of().parseHex(hex);
+      for (TokenEntry user : userTokens) {
+        if (java.security.MessageDigest.isEqual(hash, user.sha256())) {
+          throw bad(
+              where + ".sha256",
+              "of runtime '"
+                  + name
+                  + "' is also the token of principal '"
+                  + user.principal()
+                  + "' (auth.tokens): a runtime credential must never be a user's");
+        }
+      }
+      out.add(new RuntimeEntry(name, hash));
+    }
+    return List.copyOf(out);
   }
 
   public Set<String> adminRoles() {

@@ -54,6 +54,7 @@ public final class Exchange {
   private String op;
   private String rawKey;
   private Caller caller;
+  private String runtime; // the trusted runtime acting for the caller, when one is attested
   private boolean bodyRead;
   private long bodyLimit;
   private Instant time; // when set, the time of the audit line (and of a receipt)
@@ -189,6 +190,26 @@ public final class Exchange {
       header("Retry-After", Long.toString(shared.rateLimits.retryAfterSeconds()));
       throw new HttpError(429, reason);
     }
+    String runtimeToken = call.header(Endpoints.RUNTIME_TOKEN_HEADER);
+    if (runtimeToken != null) {
+      try {
+        runtime = shared.runtimes.authenticate(runtimeToken);
+      } catch (AuthenticationException e) {
+        shared.metrics.authFailure(e.getMessage());
+        String reason = "runtime authentication failed: " + e.getMessage();
+        record(rawKey, null, op, "deny", reason, 401);
+        header("WWW-Authenticate", "Bearer realm=\"iceberg-protector\"");
+        throw new HttpError(401, reason);
+      }
+      details().put("runtime", runtime);
+    }
+  }
+
+  /**
+   * The trusted runtime acting for the caller ({@code token:<name>}, {@code jwt:<sub>}), or null.
+   */
+  public String runtime() {
+    return runtime;
   }
 
   /** The key name of the path, when the path has the route's shape and the name is valid (400). */
@@ -210,7 +231,29 @@ public final class Exchange {
     if (!grants().allows(operation, key)) {
       throw deny(key, operation.refusal());
     }
+    requireRuntimeIfMasksOnly(operation, key);
   }
+
+  /**
+   * Refuses (403, audited) an allowed {@code operation} that would release a key the caller uses
+   * only to mask ({@link KeyGrants#masksOnly}) to anyone but a trusted runtime acting for it:
+   * holding the key, the caller would read the values behind its masks. Single-user servers ({@code
+   * auth.release-mask-keys-to-principals}) release it to the caller's own token.
+   */
+  public void requireRuntimeIfMasksOnly(KeyGrants.Operation operation, String key) {
+    if (!releasesMaskOnlyKeys() && grants().masksOnly(operation, key)) {
+      throw deny(key, MASKS_ONLY_REFUSAL);
+    }
+  }
+
+  /** Whether this request gets the keys its principal uses only to mask. */
+  public boolean releasesMaskOnlyKeys() {
+    return runtime != null || shared.runtimes.releasesMaskKeysToPrincipals();
+  }
+
+  private static final String MASKS_ONLY_REFUSAL =
+      "masked access only: a key the principal uses only to mask is released to a trusted runtime"
+          + " acting for it (X-Protector-Runtime-Token), never to the principal's own token";
 
   /** Audits a refusal with its reason; the answer is the same 403 whatever the reason. */
   public HttpError deny(String key, String reason) {

@@ -7,6 +7,7 @@ package io.icebergprotector.server.http;
 import io.icebergprotector.server.audit.AuditLog;
 import io.icebergprotector.server.audit.Metrics;
 import io.icebergprotector.server.auth.CallerRateLimits;
+import io.icebergprotector.server.auth.RuntimeAttestation;
 import io.icebergprotector.server.auth.TokenAuthenticator;
 import io.icebergprotector.server.policy.ServedPolicy;
 
@@ -16,6 +17,7 @@ import io.icebergprotector.server.policy.ServedPolicy;
  */
 public final class Exchanges {
   final TokenAuthenticator authenticator;
+  final RuntimeAttestation runtimes;
   final CallerRateLimits rateLimits;
   final AuditLog audit;
   final Metrics metrics;
@@ -31,6 +33,7 @@ public final class Exchanges {
   public Exchanges(
       ServedPolicy policy,
       TokenAuthenticator authenticator,
+      RuntimeAttestation runtimes,
       CallerRateLimits rateLimits,
       AuditLog audit,
       Metrics metrics,
@@ -38,6 +41,7 @@ public final class Exchanges {
       long maxBatchBodyBytes) {
     this.served = policy;
     this.authenticator = authenticator;
+    this.runtimes = runtimes;
     this.rateLimits = rateLimits;
     this.audit = audit;
     this.metrics = metrics;

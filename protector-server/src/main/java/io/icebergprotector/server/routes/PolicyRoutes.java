@@ -124,7 +124,11 @@ final class PolicyRoutes {
     data.put(ProtectorFields.GROUPS, new ArrayList<>(x.caller().principal().groups()));
     data.put(ProtectorFields.ROLES, new ArrayList<>(g.roles()));
     data.put(ProtectorFields.WRAPPABLE_KEYS, new ArrayList<>(new TreeSet<>(g.wrappable())));
-    data.put(ProtectorFields.UNWRAPPABLE_KEYS, new ArrayList<>(new TreeSet<>(g.unwrappable())));
+    // what this request could unwrap: mask-only keys only through a trusted runtime
+    data.put(
+        ProtectorFields.UNWRAPPABLE_KEYS,
+        new ArrayList<>(
+            new TreeSet<>(x.releasesMaskOnlyKeys() ? g.unwrappable() : g.clearUnwrappable())));
     data.put(ProtectorFields.ADMIN, g.admin());
     data.put(ProtectorFields.AUTH, x.caller().method());
     data.put(ProtectorFields.POLICY_DIGEST, x.served().digest());

@@ -135,8 +135,11 @@ final class TransitRoutes {
 
   private void hmac(Exchange x, String key, String algorithm) {
     KeyGrants grants = x.grants();
-    if (!grants.allows(KeyGrants.Operation.DERIVE, key)
-        && !grants.allows(KeyGrants.Operation.HASH_MASK_KEY, key)) {
+    if (grants.allows(KeyGrants.Operation.DERIVE, key)) {
+      x.requireRuntimeIfMasksOnly(KeyGrants.Operation.DERIVE, key);
+    } else if (grants.allows(KeyGrants.Operation.HASH_MASK_KEY, key)) {
+      x.requireRuntimeIfMasksOnly(KeyGrants.Operation.HASH_MASK_KEY, key);
+    } else {
       throw x.deny(key, KeyGrants.Operation.DERIVE.refusal());
     }
     Map<String, Object> body = x.readJson(false);

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.icebergprotector.server.audit.AuditLog;
 import io.icebergprotector.server.audit.Metrics;
 import io.icebergprotector.server.auth.CallerRateLimits;
+import io.icebergprotector.server.auth.RuntimeAttestation;
 import io.icebergprotector.server.auth.TokenAuthenticator;
 import io.icebergprotector.server.config.ServerConfig;
 import io.icebergprotector.server.policy.ServedPolicy;
@@ -72,6 +73,7 @@ class RouterTest {
         new Exchanges(
             ServedPolicy.load(policy, Set.of()),
             new TokenAuthenticator(List.of(), null),
+            RuntimeAttestation.none(),
             new CallerRateLimits(new ServerConfig.RateLimit(0, Duration.ofSeconds(1))),
             audit,
             metrics,
