@@ -11,9 +11,18 @@ public class KeyAccessDeniedException extends KeyServiceException {
   private final String operation;
 
   public KeyAccessDeniedException(String principal, String keyId, String operation) {
+    this(principal, keyId, operation, "");
+  }
+
+  /**
+   * @param hint appended to the message: what the caller can do about it, naming no other principal
+   *     and no policy detail the caller cannot see
+   */
+  public KeyAccessDeniedException(String principal, String keyId, String operation, String hint) {
     super(
         String.format(
-            "principal '%s' is not allowed to %s with key '%s'", principal, operation, keyId));
+            "principal '%s' is not allowed to %s with key '%s'%s",
+            principal, operation, keyId, hint));
     this.principal = principal;
     this.keyId = keyId;
     this.operation = operation;

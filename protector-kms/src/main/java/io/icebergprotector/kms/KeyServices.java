@@ -59,6 +59,9 @@ public final class KeyServices {
             // key-cache lifetime, and a second cache behind theirs would stretch the revocation
             // bound to twice that lifetime (an entry refreshed from it just before it expires)
             .cacheTtl(Duration.ZERO);
+    if (settings.runtimeToken() != null) {
+      builder.runtimeToken(settings.runtimeToken().read());
+    }
     if (settings.trustStore() != null) {
       Path trust = Path.of(settings.trustStore());
       String lower = trust.getFileName().toString().toLowerCase(Locale.ROOT);

@@ -111,6 +111,24 @@ public final class KmsOptions {
               + " `protector.token-file`; the default applies when none of the three token"
               + " options is set");
 
+  public static final DocumentedOption RUNTIME_TOKEN_FILE =
+      DocumentedOption.of(
+          "protector.runtime-token-file",
+          null,
+          "remote: file holding the credential of a trusted runtime (a shared cluster's Spark"
+              + " Connect server and executors; `auth.runtimes` of the key server), sent with"
+              + " every request beside the principal's token: the key server releases the keys a"
+              + " principal may use only to mask only to a trusted runtime acting for it. Users"
+              + " never hold it. Set at most one of `protector.runtime-token-file` and"
+              + " `protector.runtime-token-env`");
+
+  public static final DocumentedOption RUNTIME_TOKEN_ENV =
+      DocumentedOption.of(
+          "protector.runtime-token-env",
+          null,
+          "remote: environment variable holding the trusted runtime's credential, by the rule of"
+              + " `protector.runtime-token-file`");
+
   public static final DocumentedOption PKCS11_LIBRARY =
       DocumentedOption.of(
           "protector.kms.pkcs11-library",
@@ -174,6 +192,8 @@ public final class KmsOptions {
           TOKEN,
           TOKEN_FILE,
           TOKEN_ENV,
+          RUNTIME_TOKEN_FILE,
+          RUNTIME_TOKEN_ENV,
           PKCS11_LIBRARY,
           TOKEN_LABEL,
           SLOT,

@@ -13,6 +13,8 @@ import static io.icebergprotector.kms.KmsOptions.PASSPHRASE_FILE;
 import static io.icebergprotector.kms.KmsOptions.PIN_ENV;
 import static io.icebergprotector.kms.KmsOptions.PIN_FILE;
 import static io.icebergprotector.kms.KmsOptions.PKCS11_LIBRARY;
+import static io.icebergprotector.kms.KmsOptions.RUNTIME_TOKEN_ENV;
+import static io.icebergprotector.kms.KmsOptions.RUNTIME_TOKEN_FILE;
 import static io.icebergprotector.kms.KmsOptions.SLOT;
 import static io.icebergprotector.kms.KmsOptions.SLOT_LIST_INDEX;
 import static io.icebergprotector.kms.KmsOptions.TOKEN;
@@ -72,6 +74,7 @@ public final class KmsSettings implements Serializable {
   private final boolean createMissingKeys;
   private final String url;
   private final SecretRef token;
+  private final SecretRef runtimeToken;
   private final String trustStore;
   private final SecretRef trustStorePassword;
   private final boolean allowInsecureHttp;
@@ -90,6 +93,7 @@ public final class KmsSettings implements Serializable {
     this.createMissingKeys = b.createMissingKeys;
     this.url = b.url;
     this.token = b.token;
+    this.runtimeToken = b.runtimeToken;
     this.trustStore = b.trustStore;
     this.trustStorePassword = b.trustStorePassword;
     this.allowInsecureHttp = b.allowInsecureHttp;
@@ -186,6 +190,9 @@ public final class KmsSettings implements Serializable {
         return builder(Type.REMOTE)
             .url(options.get(URL.key()))
             .token(token)
+            .runtimeToken(
+                SecretRef.choose(
+                    options, null, RUNTIME_TOKEN_FILE.key(), RUNTIME_TOKEN_ENV.key(), null))
             .trustStore(options.get(TRUST_STORE.key()))
             .trustStorePassword(
                 trustPasswordEnv == null || trustPasswordEnv.isBlank()
@@ -257,6 +264,11 @@ public final class KmsSettings implements Serializable {
   /** Where the remote token comes from; read it with {@link SecretRef#read()}. */
   public SecretRef token() {
     return token;
+  }
+
+  /** Where a trusted runtime's credential comes from, or null when this client is no runtime. */
+  public SecretRef runtimeToken() {
+    return runtimeToken;
   }
 
   public String trustStore() {
@@ -343,9 +355,11 @@ public final class KmsSettings implements Serializable {
   public String identity() {
     SecretRef credential = credential();
     // the cache lifetime too: a backend's caches expire as the settings that opened it say
+    // and the runtime credential: a runtime gets keys its principals' own tokens do not
     return endpoint()
         + "|"
         + (credential == null ? "" : credential.fingerprint())
+        + (runtimeToken == null ? "" : "|runtime:" + runtimeToken.fingerprint())
         + "|"
         + keyCacheSeconds
         + "s";
@@ -398,6 +412,7 @@ public final class KmsSettings implements Serializable {
     private boolean createMissingKeys;
     private String url;
     private SecretRef token;
+    private SecretRef runtimeToken;
     private String trustStore;
     private SecretRef trustStorePassword;
     private boolean allowInsecureHttp;
@@ -435,6 +450,12 @@ public final class KmsSettings implements Serializable {
 
     public Builder token(SecretRef ref) {
       this.token = ref;
+      return this;
+    }
+
+    /** A trusted runtime's credential (remote only); null when the client is no runtime. */
+    public Builder runtimeToken(SecretRef ref) {
+      this.runtimeToken = ref;
       return this;
     }
 

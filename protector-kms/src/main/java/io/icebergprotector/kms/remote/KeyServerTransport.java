@@ -72,10 +72,18 @@ final class KeyServerTransport {
   /** The operation name under which a 400 means a retired version or a failed integrity check. */
   static final String UNWRAP = "unwrap";
 
+  /** Why a masked reader's unwrap may be refused, and what the deployment can do. */
+  static final String MASK_ONLY_HINT =
+      " (if the principal reads the columns under this key only masked, the key server releases"
+          + " the key only to a trusted runtime acting for it: the cluster's"
+          + " protector.runtime-token-file; or auth.release-mask-keys-to-principals = true on a"
+          + " server for single-user clusters)";
+
   private final List<URI> endpoints; // the first, then replicas to fail over to
   private final AtomicInteger current = new AtomicInteger(); // the endpoint requests go to
   private final String shownUrl; // for messages: scheme://host:port, comma-separated
   private final String token;
+  private final String runtimeToken; // null unless this client is a trusted runtime
   private final HttpClient http;
   private final Duration requestTimeout;
   private final int maxAttempts;
@@ -87,6 +95,7 @@ final class KeyServerTransport {
     this.endpoints = List.copyOf(b.urls);
     this.shownUrl = shown(endpoints);
     this.token = b.token;
+    this.runtimeToken = b.runtimeToken;
     this.requestTimeout = b.requestTimeout;
     this.maxAttempts = b.maxAttempts;
     this.initialBackoffMillis = b.initialBackoff.toMillis();
@@ -195,6 +204,9 @@ final class KeyServerTransport {
             .header(Endpoints.TOKEN_HEADER, token)
             .header("X-Vault-Request", "true")
             .header("Accept", "application/json");
+    if (runtimeToken != null) {
+      rb.header(Endpoints.RUNTIME_TOKEN_HEADER, runtimeToken);
+    }
     headers.forEach(rb::header);
     if (body != null) {
       rb.header("Content-Type", "application/json")
@@ -331,7 +343,10 @@ final class KeyServerTransport {
           return new KeyAccessDeniedException(
               principal == null ? "(token holder)" : principal,
               keyId == null ? "(none)" : keyId,
-              op);
+              op,
+              runtimeToken == null && (UNWRAP.equals(op) || "derive".equals(op))
+                  ? MASK_ONLY_HINT
+                  : "");
         }
       case 404:
         return new KeyNotFoundException((detail == null ? "not found" : detail) + forKey);
@@ -430,6 +445,7 @@ final class KeyServerTransport {
   static final class Builder {
     private final List<URI> urls = new ArrayList<>();
     private String token;
+    private String runtimeToken;
     private Path trustStore;
     private char[] trustStorePassword;
     private Path trustedCertificate;
@@ -489,6 +505,15 @@ final class KeyServerTransport {
 
     void allowInsecureHttp(boolean allow) {
       this.allowInsecureHttp = allow;
+    }
+
+    void runtimeToken(String runtimeToken) {
+      Objects.requireNonNull(runtimeToken, "runtimeToken");
+      String t = runtimeToken.strip();
+      checkArgument(
+          !t.isEmpty() && t.chars().noneMatch(c -> c < 0x21 || c > 0x7e),
+          "Invalid runtime credential: it must be one line of printable ASCII");
+      this.runtimeToken = t;
     }
 
     void token(String token) {

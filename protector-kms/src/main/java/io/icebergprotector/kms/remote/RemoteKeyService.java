@@ -676,6 +676,16 @@ public final class RemoteKeyService implements KeyService {
       return this;
     }
 
+    /**
+     * The credential of a trusted runtime, sent in {@code X-Protector-Runtime-Token} beside the
+     * principal's token: the client is a shared cluster's runtime acting for that principal, and
+     * gets the keys the principal may use only to mask (the key server checks and audits both).
+     */
+    public Builder runtimeToken(String runtimeToken) {
+      transport.runtimeToken(runtimeToken);
+      return this;
+    }
+
     /** Trusts the certificates of a PKCS12 or JKS trust store instead of the JDK's default CAs. */
     public Builder trustStore(Path path, char[] password) {
       transport.trustStore(path, password);

@@ -125,7 +125,14 @@ public final class KeyServiceRegistry {
    * secret. Fails when the credential cannot be read.
    */
   public static String credentialBinding(KmsSettings kms) {
-    return kms.endpoint() + "|" + kms.credential().keyedDigest(BINDING_KEY);
+    // and of the trusted runtime's credential: with it, a key server releases keys the same token
+    // alone does not get, so the two must never share a backend (or its caches)
+    return kms.endpoint()
+        + "|"
+        + kms.credential().keyedDigest(BINDING_KEY)
+        + (kms.runtimeToken() == null
+            ? ""
+            : "|runtime:" + kms.runtimeToken().keyedDigest(BINDING_KEY));
   }
 
   private static KeyService open(KeyScope scope, Policy policy) {

@@ -84,6 +84,28 @@ class CredentialBindingTest {
   }
 
   @Test
+  void aTrustedRuntimesCredentialBindsApartFromTheSameTokenAlone() throws Exception {
+    Path token = Files.writeString(dir.resolve("bob.token"), "ipt_bobs-token\n");
+    Path runtime = Files.writeString(dir.resolve("runtime.token"), "ipt_runtime-credential\n");
+    KmsSettings own =
+        KmsSettings.builder(KmsSettings.Type.REMOTE)
+            .url("https://keys.example:8200")
+            .token(SecretRef.ofFile(token.toString()))
+            .build();
+    KmsSettings attested =
+        KmsSettings.builder(KmsSettings.Type.REMOTE)
+            .url("https://keys.example:8200")
+            .token(SecretRef.ofFile(token.toString()))
+            .runtimeToken(SecretRef.ofFile(runtime.toString()))
+            .build();
+    // the runtime gets keys bob's token alone does not: never one backend (and its caches)
+    assertThat(KeyServiceRegistry.credentialBinding(attested))
+        .isNotEqualTo(KeyServiceRegistry.credentialBinding(own))
+        .doesNotContain("runtime-credential");
+    assertThat(attested.identity()).isNotEqualTo(own.identity());
+  }
+
+  @Test
   void aNewScopeOnTheSameCredentialSourceMustReadTheSecret() throws Exception {
     KeyService alice =
         KeyServiceRegistry.obtain(
