@@ -369,23 +369,7 @@ public final class Policy implements Serializable {
    * the retired keys whose {@code decrypt} roles p holds.
    */
   public Set<String> unwrappableKeys(Principal p) {
-    Set<String> mine = rolesOf(p);
-    Set<String> out = new LinkedHashSet<>();
-    for (TablePolicy t : allEntries()) {
-      out.add(t.footerKeyId());
-      for (ColumnPolicy c : t.columns()) {
-        if (c.pme() && c.accessFor(mine).canDecrypt()) {
-          out.add(c.keyId());
-        }
-      }
-    }
-    retiredKeys.forEach(
-        (id, decrypt) -> {
-          if (!Collections.disjoint(decrypt, mine)) {
-            out.add(id);
-          }
-        });
-    return Collections.unmodifiableSet(out);
+    return keysReadWith(p, Access::canDecrypt);
   }
 
   /**
@@ -397,14 +381,20 @@ public final class Policy implements Serializable {
    * values in clear.
    */
   public Set<String> clearKeys(Principal p) {
+    return keysReadWith(p, a -> a.canDecrypt() && a.level() != AccessLevel.MASKED);
+  }
+
+  /**
+   * Every footer key, the keys of the PME columns p's access to which satisfies {@code reads}, and
+   * the retired keys whose {@code decrypt} roles p holds.
+   */
+  private Set<String> keysReadWith(Principal p, java.util.function.Predicate<Access> reads) {
     Set<String> mine = rolesOf(p);
     Set<String> out = new LinkedHashSet<>();
     for (TablePolicy t : allEntries()) {
       out.add(t.footerKeyId());
       for (ColumnPolicy c : t.columns()) {
-        if (c.pme()
-            && c.accessFor(mine).canDecrypt()
-            && c.accessFor(mine).level() != AccessLevel.MASKED) {
+        if (c.pme() && reads.test(c.accessFor(mine))) {
           out.add(c.keyId());
         }
       }
