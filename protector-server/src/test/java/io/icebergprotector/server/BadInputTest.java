@@ -244,6 +244,10 @@ class BadInputTest {
         "key_version");
     assertVaultError(
         fx.post("/v1/transit/hmac/pii/sha2-512", alice, "{\"input\":\"AAAA\"}"), 400, "sha2-256");
+    assertVaultError(
+        fx.post("/v1/transit/hmac/pii", alice, "{\"input\":\"AAAA\",\"algorithm\":7}"),
+        400,
+        "Field 'algorithm' must be a string");
   }
 
   @Test

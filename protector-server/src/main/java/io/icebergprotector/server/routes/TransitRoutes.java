@@ -144,7 +144,13 @@ final class TransitRoutes {
     }
     Map<String, Object> body = x.readJson(false);
     rejectBatch(x, key, body);
-    String algo = algorithm != null ? algorithm : JsonCodec.string(body, TransitFields.ALGORITHM);
+    String algo;
+    try {
+      algo = algorithm != null ? algorithm : JsonCodec.string(body, TransitFields.ALGORITHM);
+    } catch (IllegalArgumentException e) {
+      // a non-string algorithm is the caller's mistake: 400 naming the field, never a 500
+      throw x.badRequest(key, null, e.getMessage());
+    }
     if (algo != null && !algo.equals("sha2-256")) {
       throw x.badRequest(
           key, null, "unsupported hmac algorithm '" + Exchange.clip(algo) + "': only sha2-256");
