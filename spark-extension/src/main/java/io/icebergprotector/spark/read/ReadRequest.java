@@ -31,10 +31,9 @@ final class ReadRequest {
 
   static ReadRequest of(
       SparkSession spark, Table table, String branch, CaseInsensitiveStringMap options) {
+    SparkReadConf conf = IcebergConfs.readConf(spark, table, branch, options);
     return new ReadRequest(
-        IcebergConfs.readConf(spark, table, branch, options),
-        options,
-        IcebergConfs.readBranch(spark, table, branch, options));
+        conf, options, IcebergConfs.readBranch(conf, spark, table, branch, options));
   }
 
   SparkReadConf conf() {

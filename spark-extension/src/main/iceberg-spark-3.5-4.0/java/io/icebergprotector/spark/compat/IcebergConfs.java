@@ -6,7 +6,6 @@ package io.icebergprotector.spark.compat;
 
 import org.apache.iceberg.Table;
 import org.apache.iceberg.spark.SparkReadConf;
-import org.apache.iceberg.spark.SparkWriteConf;
 import org.apache.iceberg.spark.source.SparkTable;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
@@ -25,21 +24,17 @@ public final class IcebergConfs {
     return new SparkReadConf(spark, table, branch, options);
   }
 
-  /** The branch a scan of {@code branch} with {@code options} reads, or null for main. */
+  /**
+   * The branch a scan of {@code branch} with {@code options} reads, or null for main: {@code conf}
+   * resolved it ({@link #readConf} of the same arguments).
+   */
   public static String readBranch(
-      SparkSession spark, Table table, String branch, CaseInsensitiveStringMap options) {
-    return readConf(spark, table, branch, options).branch();
-  }
-
-  public static SparkWriteConf writeConf(
-      SparkSession spark, Table table, String branch, CaseInsensitiveStringMap options) {
-    return new SparkWriteConf(spark, table, branch, options);
-  }
-
-  /** The branch a write to {@code branch} with {@code options} commits to, or null for main. */
-  public static String writeBranch(
-      SparkSession spark, Table table, String branch, CaseInsensitiveStringMap options) {
-    return writeConf(spark, table, branch, options).branch();
+      SparkReadConf conf,
+      SparkSession spark,
+      Table table,
+      String branch,
+      CaseInsensitiveStringMap options) {
+    return conf.branch();
   }
 
   /** Iceberg's own Spark table of the latest snapshot, never refreshed by itself. */

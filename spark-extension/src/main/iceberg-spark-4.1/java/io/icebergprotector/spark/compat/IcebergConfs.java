@@ -7,7 +7,6 @@ package io.icebergprotector.spark.compat;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.spark.SparkReadConf;
 import org.apache.iceberg.spark.SparkTableUtil;
-import org.apache.iceberg.spark.SparkWriteConf;
 import org.apache.iceberg.spark.TimeTravel;
 import org.apache.iceberg.spark.source.SparkTable;
 import org.apache.spark.sql.SparkSession;
@@ -27,21 +26,17 @@ public final class IcebergConfs {
     return new SparkReadConf(spark, table, options);
   }
 
-  /** The branch a scan of {@code branch} with {@code options} reads, or null for main. */
+  /**
+   * The branch a scan of {@code branch} with {@code options} reads, or null for main ({@code conf},
+   * {@link #readConf} of the same arguments, knows no branch on this module).
+   */
   public static String readBranch(
-      SparkSession spark, Table table, String branch, CaseInsensitiveStringMap options) {
+      SparkReadConf conf,
+      SparkSession spark,
+      Table table,
+      String branch,
+      CaseInsensitiveStringMap options) {
     return SparkTableUtil.determineReadBranch(spark, table, branch, options);
-  }
-
-  public static SparkWriteConf writeConf(
-      SparkSession spark, Table table, String branch, CaseInsensitiveStringMap options) {
-    return new SparkWriteConf(spark, table, options);
-  }
-
-  /** The branch a write to {@code branch} with {@code options} commits to, or null for main. */
-  public static String writeBranch(
-      SparkSession spark, Table table, String branch, CaseInsensitiveStringMap options) {
-    return SparkTableUtil.determineWriteBranch(spark, table, branch, options);
   }
 
   /** Iceberg's own Spark table of the latest snapshot. */
